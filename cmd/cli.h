@@ -1,0 +1,50 @@
+/* cli.h — what every nytp command shares: option parsing, messages in
+ * one format, exit codes, input opening and output files. */
+#ifndef NYTP_CLI_H
+#define NYTP_CLI_H
+
+#include <getopt.h>
+#include <stdbool.h>
+
+#include "nytp/nytp.h"
+
+enum { EXIT_OK = 0, EXIT_BAD_INPUT = 1, EXIT_USAGE = 2 };
+
+/* A command: its name, a one-line summary, its usage text (printed by
+ * --help) and its entry point. */
+typedef struct nytp_command {
+    const char *name;
+    const char *summary;
+    int (*run)(int argc, char **argv);
+} nytp_command;
+
+/* Name of the running command, for messages ("dump"). */
+extern const char *cli_command;
+
+/* "nytp dump: <message>" on stderr. */
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* One-line usage error and exit 2. */
+_Noreturn void cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* "FILE: truncated at offset N, chunk C: message" as an error or a warning. */
+void cli_report(const char *file, const nytp_error *e, bool as_warning);
+/* Warning callback for readers: ctx is the file name. */
+void cli_reader_warning(void *ctx, const nytp_error *w);
+
+/* getopt_long over argv with --help (prints usage, exits 0) and unknown
+ * options (one line, exit 2) handled.  Calls on_opt for every other option;
+ * returns the index of the first operand. */
+int cli_parse(int argc, char **argv, const char *shortopts, const struct option *longopts,
+              const char *usage, void (*on_opt)(int opt, const char *arg, void *ctx),
+              void *ctx);
+
+/* Parse a non-negative integer option value or exit 2. */
+unsigned long cli_parse_count(const char *opt, const char *arg);
+
+/* Output for reports: "-" or NULL is stdout, anything else is written
+ * atomically.  cli_output_close reports errors; returns an exit code. */
+nytp_out *cli_output_open(const char *path);
+int cli_output_close(nytp_out *out, const char *path);
+
+#endif

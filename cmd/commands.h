@@ -1,0 +1,7 @@
+/* commands.h — the entry point of every nytp command. */
+#ifndef NYTP_COMMANDS_H
+#define NYTP_COMMANDS_H
+
+int cmd_dump(int argc, char **argv);
+
+#endif

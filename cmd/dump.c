@@ -1,0 +1,539 @@
+/* dump.c — 'nytp dump': every chunk of a profile as text or JSON Lines. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "dump.h"
+
+static const char usage[] =
+    "usage: nytp dump [options] [FILE|-]\n"
+    "\n"
+    "Print every chunk of an NYTProf profile, one per line, in file order\n"
+    "(default FILE: nytprof.out; '-' reads standard input).\n"
+    "\n"
+    "  --json            JSON Lines: one object per chunk with named fields\n"
+    "  --tags=LIST       only these chunks (comma-separated names, e.g.\n"
+    "                    TIME_LINE,SUB_RETURN)\n"
+    "  --limit=N         stop after N printed chunks\n"
+    "  --strict          a truncated profile is an error (exit 1)\n"
+    "  -o, --output=FILE write to FILE (atomically) instead of standard output\n"
+    "  -h, --help        this help\n"
+    "\n"
+    "Text lines are the chunk name and its fields separated by TAB; strings\n"
+    "escape \\ TAB LF CR as \\\\ \\t \\n \\r and other control bytes as \\xHH.\n"
+    "Exit status: 0 ok (a truncated file only warns), 1 bad input, 2 usage.\n";
+
+/* ---- text ------------------------------------------------------------- */
+
+static char *put_u64(char *o, uint64_t v)
+{
+    char tmp[24];
+    int n = 0;
+    do {
+        tmp[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    while (n)
+        *o++ = tmp[--n];
+    return o;
+}
+
+static char *put_i64(char *o, int64_t v)
+{
+    if (v < 0) {
+        *o++ = '-';
+        return put_u64(o, (uint64_t)0 - (uint64_t)v);
+    }
+    return put_u64(o, (uint64_t)v);
+}
+
+/* A number as perl prints an NV: %.15g, but "0" for -0, Inf, -Inf, NaN. */
+static char *put_nv(char *o, double d)
+{
+    if (isnan(d))
+        return memcpy(o, "NaN", 3), o + 3;
+    if (isinf(d))
+        return d < 0 ? (memcpy(o, "-Inf", 4), o + 4) : (memcpy(o, "Inf", 3), o + 3);
+    if (d == 0)
+        return *o++ = '0', o;
+    if (d == floor(d) && fabs(d) < 1e15)
+        return put_i64(o, (int64_t)d);
+    return o + snprintf(o, 32, "%.15g", d);
+}
+
+static const char hexdigits[] = "0123456789abcdef";
+
+static char *put_escaped(char *o, nytp_str s)
+{
+    const unsigned char *p = (const unsigned char *)s.ptr;
+    for (uint32_t i = 0; i < s.len; i++) {
+        unsigned char b = p[i];
+        if (b >= 0x20 && b != 0x7f && b != '\\') {
+            *o++ = (char)b;
+            continue;
+        }
+        *o++ = '\\';
+        switch (b) {
+        case '\\': *o++ = '\\'; break;
+        case '\t': *o++ = 't'; break;
+        case '\n': *o++ = 'n'; break;
+        case '\r': *o++ = 'r'; break;
+        default:
+            *o++ = 'x';
+            *o++ = hexdigits[b >> 4];
+            *o++ = hexdigits[b & 15];
+        }
+    }
+    return o;
+}
+
+/* Room for any chunk's line: numbers, names, and strings at 4 bytes per
+ * byte at worst. */
+static size_t line_room(const nytp_chunk *c)
+{
+    size_t strings = 0;
+    switch (c->tag) {
+    case NYTP_TAG_COMMENT: strings = c->u.comment.text.len; break;
+    case NYTP_TAG_ATTRIBUTE:
+    case NYTP_TAG_OPTION: strings = c->u.kv.key.len + c->u.kv.value.len; break;
+    case NYTP_TAG_NEW_FID: strings = c->u.new_fid.name.len; break;
+    case NYTP_TAG_SUB_INFO: strings = c->u.sub_info.name.len; break;
+    case NYTP_TAG_SUB_CALLERS:
+        strings = (size_t)c->u.sub_callers.called.len + c->u.sub_callers.caller.len;
+        break;
+    case NYTP_TAG_SRC_LINE: strings = c->u.src_line.text.len; break;
+    case NYTP_TAG_SUB_RETURN: strings = c->u.sub_return.name.len; break;
+    default: break;
+    }
+    return 256 + 6 * strings;
+}
+
+#define TAB() (*o++ = '\t')
+
+int dump_chunk_text(nytp_out *out, const nytp_chunk *c)
+{
+    char *start = (char *)nytp_out_reserve(out, line_room(c));
+    if (!start)
+        return nytp_out_error(out)->status;
+    char *o = start;
+    const char *name = nytp_tag_name(c->tag);
+    size_t nl = strlen(name);
+    memcpy(o, name, nl);
+    o += nl;
+    switch (c->tag) {
+    case NYTP_TAG_VERSION:
+        TAB(); o = put_u64(o, c->u.version.major);
+        TAB(); o = put_u64(o, c->u.version.minor);
+        break;
+    case NYTP_TAG_COMMENT:
+        TAB(); o = put_escaped(o, c->u.comment.text);
+        break;
+    case NYTP_TAG_ATTRIBUTE:
+    case NYTP_TAG_OPTION:
+        TAB(); o = put_escaped(o, c->u.kv.key);
+        TAB(); o = put_escaped(o, c->u.kv.value);
+        break;
+    case NYTP_TAG_START_DEFLATE:
+    case NYTP_TAG_DISCOUNT:
+        break;
+    case NYTP_TAG_PID_START:
+        TAB(); o = put_u64(o, c->u.pid_start.pid);
+        TAB(); o = put_u64(o, c->u.pid_start.ppid);
+        TAB(); o = put_nv(o, c->u.pid_start.time);
+        break;
+    case NYTP_TAG_PID_END:
+        TAB(); o = put_u64(o, c->u.pid_end.pid);
+        TAB(); o = put_nv(o, c->u.pid_end.time);
+        break;
+    case NYTP_TAG_NEW_FID:
+        TAB(); o = put_u64(o, c->u.new_fid.fid);
+        TAB(); o = put_u64(o, c->u.new_fid.eval_fid);
+        TAB(); o = put_u64(o, c->u.new_fid.eval_line);
+        TAB(); o = put_u64(o, c->u.new_fid.flags);
+        TAB(); o = put_u64(o, c->u.new_fid.size);
+        TAB(); o = put_u64(o, c->u.new_fid.mtime);
+        TAB(); o = put_escaped(o, c->u.new_fid.name);
+        break;
+    case NYTP_TAG_TIME_LINE:
+    case NYTP_TAG_TIME_BLOCK:
+        TAB(); o = put_i64(o, c->u.time.ticks);
+        TAB(); o = put_u64(o, c->u.time.fid);
+        TAB(); o = put_u64(o, c->u.time.line);
+        if (c->tag == NYTP_TAG_TIME_BLOCK) {
+            TAB(); o = put_u64(o, c->u.time.block_line);
+            TAB(); o = put_u64(o, c->u.time.sub_line);
+        }
+        break;
+    case NYTP_TAG_SUB_INFO:
+        TAB(); o = put_u64(o, c->u.sub_info.fid);
+        TAB(); o = put_u64(o, c->u.sub_info.first_line);
+        TAB(); o = put_u64(o, c->u.sub_info.last_line);
+        TAB(); o = put_escaped(o, c->u.sub_info.name);
+        break;
+    case NYTP_TAG_SUB_CALLERS:
+        TAB(); o = put_u64(o, c->u.sub_callers.fid);
+        TAB(); o = put_u64(o, c->u.sub_callers.line);
+        TAB(); o = put_u64(o, c->u.sub_callers.count);
+        TAB(); o = put_nv(o, c->u.sub_callers.incl);
+        TAB(); o = put_nv(o, c->u.sub_callers.excl);
+        TAB(); o = put_nv(o, c->u.sub_callers.reci);
+        TAB(); o = put_u64(o, c->u.sub_callers.rec_depth);
+        TAB(); o = put_escaped(o, c->u.sub_callers.called);
+        TAB(); o = put_escaped(o, c->u.sub_callers.caller);
+        break;
+    case NYTP_TAG_SRC_LINE:
+        TAB(); o = put_u64(o, c->u.src_line.fid);
+        TAB(); o = put_u64(o, c->u.src_line.line);
+        TAB(); o = put_escaped(o, c->u.src_line.text);
+        break;
+    case NYTP_TAG_SUB_ENTRY:
+        TAB(); o = put_u64(o, c->u.sub_entry.fid);
+        TAB(); o = put_u64(o, c->u.sub_entry.line);
+        break;
+    case NYTP_TAG_SUB_RETURN:
+        TAB(); o = put_u64(o, c->u.sub_return.depth);
+        TAB(); o = put_nv(o, c->u.sub_return.incl);
+        TAB(); o = put_nv(o, c->u.sub_return.excl);
+        TAB(); o = put_escaped(o, c->u.sub_return.name);
+        break;
+    }
+    *o++ = '\n';
+    nytp_out_commit(out, (size_t)(o - start));
+    return NYTP_OK;
+}
+
+/* ---- JSON ------------------------------------------------------------- */
+
+/* Length of the valid UTF-8 sequence at p (1..4), or 0 if invalid. */
+static size_t utf8_seq(const unsigned char *p, size_t left)
+{
+    unsigned char b = p[0];
+    size_t n;
+    uint32_t cp;
+    if (b < 0x80)
+        return 1;
+    if (b >= 0xC2 && b <= 0xDF) {
+        n = 2;
+        cp = b & 0x1F;
+    } else if (b >= 0xE0 && b <= 0xEF) {
+        n = 3;
+        cp = b & 0x0F;
+    } else if (b >= 0xF0 && b <= 0xF4) {
+        n = 4;
+        cp = b & 0x07;
+    } else {
+        return 0;
+    }
+    if (left < n)
+        return 0;
+    for (size_t i = 1; i < n; i++) {
+        if ((p[i] & 0xC0) != 0x80)
+            return 0;
+        cp = (cp << 6) | (p[i] & 0x3F);
+    }
+    if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
+        (cp >= 0xD800 && cp <= 0xDFFF))
+        return 0;
+    return n;
+}
+
+/* A JSON string.  Valid UTF-8 passes through; a byte that is not part of
+ * valid UTF-8 becomes \u00XX (its Latin-1 reading), so the output is always
+ * valid JSON. */
+static char *put_json_str(char *o, nytp_str s)
+{
+    const unsigned char *p = (const unsigned char *)s.ptr;
+    *o++ = '"';
+    for (size_t i = 0; i < s.len;) {
+        unsigned char b = p[i];
+        if (b >= 0x20 && b < 0x7f && b != '"' && b != '\\') {
+            *o++ = (char)b;
+            i++;
+            continue;
+        }
+        if (b == '"' || b == '\\') {
+            *o++ = '\\';
+            *o++ = (char)b;
+            i++;
+            continue;
+        }
+        size_t n = b >= 0x80 ? utf8_seq(p + i, s.len - i) : 0;
+        if (n > 1) {
+            memcpy(o, p + i, n);
+            o += n;
+            i += n;
+            continue;
+        }
+        *o++ = '\\';
+        switch (b) {
+        case '\n': *o++ = 'n'; break;
+        case '\t': *o++ = 't'; break;
+        case '\r': *o++ = 'r'; break;
+        default:
+            memcpy(o, "u00", 3);
+            o += 3;
+            *o++ = hexdigits[b >> 4];
+            *o++ = hexdigits[b & 15];
+        }
+        i++;
+    }
+    *o++ = '"';
+    return o;
+}
+
+/* JSON has no NaN or infinities: those become null.  Other numbers use the
+ * shortest of %.15g and %.17g that reads back exactly. */
+static char *put_json_nv(char *o, double d)
+{
+    if (isnan(d) || isinf(d))
+        return memcpy(o, "null", 4), o + 4;
+    if (d == floor(d) && fabs(d) < 1e15)
+        return put_i64(o, (int64_t)d);
+    char tmp[40];
+    snprintf(tmp, sizeof tmp, "%.15g", d);
+    if (strtod(tmp, NULL) != d)
+        snprintf(tmp, sizeof tmp, "%.17g", d);
+    size_t n = strlen(tmp);
+    memcpy(o, tmp, n);
+    return o + n;
+}
+
+static char *key(char *o, const char *k)
+{
+    size_t n = strlen(k);
+    *o++ = ',';
+    *o++ = '"';
+    memcpy(o, k, n);
+    o += n;
+    *o++ = '"';
+    *o++ = ':';
+    return o;
+}
+
+#define JU(k, v) (o = key(o, k), o = put_u64(o, (v)))
+#define JI(k, v) (o = key(o, k), o = put_i64(o, (v)))
+#define JN(k, v) (o = key(o, k), o = put_json_nv(o, (v)))
+#define JS(k, v) (o = key(o, k), o = put_json_str(o, (v)))
+
+int dump_chunk_json(nytp_out *out, const nytp_chunk *c)
+{
+    char *start = (char *)nytp_out_reserve(out, line_room(c) + 256);
+    if (!start)
+        return nytp_out_error(out)->status;
+    char *o = start;
+    const char *name = nytp_tag_name(c->tag);
+    o += sprintf(o, "{\"tag\":\"%s\"", name);
+    switch (c->tag) {
+    case NYTP_TAG_VERSION:
+        JU("major", c->u.version.major);
+        JU("minor", c->u.version.minor);
+        break;
+    case NYTP_TAG_COMMENT:
+        JS("text", c->u.comment.text);
+        break;
+    case NYTP_TAG_ATTRIBUTE:
+    case NYTP_TAG_OPTION:
+        JS("key", c->u.kv.key);
+        JS("value", c->u.kv.value);
+        break;
+    case NYTP_TAG_START_DEFLATE:
+    case NYTP_TAG_DISCOUNT:
+        break;
+    case NYTP_TAG_PID_START:
+        JU("pid", c->u.pid_start.pid);
+        JU("parent_pid", c->u.pid_start.ppid);
+        JN("start_time", c->u.pid_start.time);
+        break;
+    case NYTP_TAG_PID_END:
+        JU("pid", c->u.pid_end.pid);
+        JN("end_time", c->u.pid_end.time);
+        break;
+    case NYTP_TAG_NEW_FID:
+        JU("fid", c->u.new_fid.fid);
+        JU("eval_fid", c->u.new_fid.eval_fid);
+        JU("eval_line", c->u.new_fid.eval_line);
+        JU("flags", c->u.new_fid.flags);
+        JU("size", c->u.new_fid.size);
+        JU("mtime", c->u.new_fid.mtime);
+        JS("name", c->u.new_fid.name);
+        if (c->u.new_fid.name.utf8)
+            memcpy(o, ",\"name_utf8\":true", 17), o += 17;
+        break;
+    case NYTP_TAG_TIME_LINE:
+    case NYTP_TAG_TIME_BLOCK:
+        JI("ticks", c->u.time.ticks);
+        JU("fid", c->u.time.fid);
+        JU("line", c->u.time.line);
+        if (c->tag == NYTP_TAG_TIME_BLOCK) {
+            JU("block_line", c->u.time.block_line);
+            JU("sub_line", c->u.time.sub_line);
+        }
+        break;
+    case NYTP_TAG_SUB_INFO:
+        JU("fid", c->u.sub_info.fid);
+        JU("first_line", c->u.sub_info.first_line);
+        JU("last_line", c->u.sub_info.last_line);
+        JS("name", c->u.sub_info.name);
+        break;
+    case NYTP_TAG_SUB_CALLERS:
+        JU("fid", c->u.sub_callers.fid);
+        JU("line", c->u.sub_callers.line);
+        JU("count", c->u.sub_callers.count);
+        JN("incl", c->u.sub_callers.incl);
+        JN("excl", c->u.sub_callers.excl);
+        JN("reci", c->u.sub_callers.reci);
+        JU("rec_depth", c->u.sub_callers.rec_depth);
+        JS("called_name", c->u.sub_callers.called);
+        JS("caller_name", c->u.sub_callers.caller);
+        break;
+    case NYTP_TAG_SRC_LINE:
+        JU("fid", c->u.src_line.fid);
+        JU("line", c->u.src_line.line);
+        JS("text", c->u.src_line.text);
+        break;
+    case NYTP_TAG_SUB_ENTRY:
+        JU("caller_fid", c->u.sub_entry.fid);
+        JU("caller_line", c->u.sub_entry.line);
+        break;
+    case NYTP_TAG_SUB_RETURN:
+        JU("depth", c->u.sub_return.depth);
+        JN("incl_ticks", c->u.sub_return.incl);
+        JN("excl_ticks", c->u.sub_return.excl);
+        JS("name", c->u.sub_return.name);
+        break;
+    }
+    *o++ = '}';
+    *o++ = '\n';
+    nytp_out_commit(out, (size_t)(o - start));
+    return NYTP_OK;
+}
+
+/* ---- the command ------------------------------------------------------ */
+
+struct dump_opts {
+    bool json, strict;
+    bool tags[256];
+    bool filter;
+    unsigned long limit;
+    bool limited;
+    const char *output;
+};
+
+enum { OPT_JSON = 256, OPT_TAGS, OPT_LIMIT, OPT_STRICT };
+
+static void parse_tags(struct dump_opts *o, const char *list)
+{
+    o->filter = true;
+    const char *p = list;
+    while (*p) {
+        const char *e = strchr(p, ',');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        char name[32];
+        if (n == 0 || n >= sizeof name)
+            cli_usage_error("--tags: '%.*s' is not a chunk name", (int)(n > 40 ? 40 : n), p);
+        for (size_t i = 0; i < n; i++)
+            name[i] = (char)(p[i] >= 'a' && p[i] <= 'z' ? p[i] - 32 : p[i]);
+        int tag = nytp_tag_from_name(name, n);
+        if (!tag)
+            cli_usage_error("--tags: '%.*s' is not a chunk name", (int)n, p);
+        o->tags[tag] = true;
+        p += n;
+        if (*p == ',')
+            p++;
+    }
+}
+
+static void on_opt(int opt, const char *arg, void *ctx)
+{
+    struct dump_opts *o = ctx;
+    switch (opt) {
+    case OPT_JSON: o->json = true; break;
+    case OPT_STRICT: o->strict = true; break;
+    case OPT_TAGS: parse_tags(o, arg); break;
+    case OPT_LIMIT:
+        o->limit = cli_parse_count("--limit", arg);
+        o->limited = true;
+        break;
+    case 'o': o->output = arg; break;
+    }
+}
+
+int cmd_dump(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"json", no_argument, NULL, OPT_JSON},
+        {"tags", required_argument, NULL, OPT_TAGS},
+        {"limit", required_argument, NULL, OPT_LIMIT},
+        {"strict", no_argument, NULL, OPT_STRICT},
+        {"output", required_argument, NULL, 'o'},
+        {NULL, 0, NULL, 0},
+    };
+    struct dump_opts o = {0};
+    int first = cli_parse(argc, argv, "o:", longopts, usage, on_opt, &o);
+    if (argc - first > 1)
+        cli_usage_error("takes one profile file, not %d", argc - first);
+    const char *file = first < argc ? argv[first] : "nytprof.out";
+
+    nytp_error e = {0};
+    nytp_reader *r;
+    if (nytp_reader_open(&r, file, &e) < 0) {
+        cli_report(file, &e, false);
+        return EXIT_BAD_INPUT;
+    }
+    nytp_reader_set_warn(r, cli_reader_warning, (void *)file);
+    nytp_out *out = cli_output_open(o.output);
+    if (!out) {
+        nytp_reader_close(r);
+        return EXIT_BAD_INPUT;
+    }
+
+    int (*emit)(nytp_out *, const nytp_chunk *) = o.json ? dump_chunk_json : dump_chunk_text;
+    unsigned long printed = 0;
+    int last_tag = 0;
+    uint64_t last_no = 0, last_off = 0;
+    nytp_chunk c;
+    int st = NYTP_END;
+    while (!(o.limited && printed >= o.limit) && (st = nytp_reader_next(r, &c, &e)) == NYTP_OK) {
+        last_tag = c.tag;
+        last_no = nytp_reader_chunk_number(r);
+        last_off = nytp_reader_chunk_offset(r);
+        if (o.filter && !o.tags[c.tag & 0xff])
+            continue;
+        if (emit(out, &c) < 0)
+            break;
+        printed++;
+    }
+    nytp_reader_close(r);
+
+    int rc = EXIT_OK;
+    if (nytp_out_error(out)->status) {
+        cli_error("%s: %s", o.output ? o.output : "(standard output)", nytp_out_error(out)->msg);
+        nytp_out_abort(out);
+        return EXIT_BAD_INPUT;
+    }
+    if (st == NYTP_E_TRUNCATED) {
+        /* One line: where the cut is, and what was kept before it. */
+        char kept[200] = "; no chunk before it was complete";
+        if (last_tag)
+            snprintf(kept, sizeof kept, "; the last complete chunk is number %llu, a %s at offset %llu",
+                     (unsigned long long)last_no, nytp_tag_name(last_tag),
+                     (unsigned long long)last_off);
+        size_t n = strlen(e.msg);
+        snprintf(e.msg + n, sizeof e.msg - n, "%s", kept);
+        cli_report(file, &e, !o.strict);
+        if (o.strict)
+            rc = EXIT_BAD_INPUT;
+    } else if (st < 0) {
+        cli_report(file, &e, false);
+        rc = EXIT_BAD_INPUT;
+    }
+    if (rc != EXIT_OK && o.output) {
+        nytp_out_abort(out);
+        return rc;
+    }
+    int crc = cli_output_close(out, o.output);
+    return rc != EXIT_OK ? rc : crc;
+}

@@ -1,0 +1,511 @@
+/* codec.c — byte encoding of NYTProf v5 chunks: numbers, strings, and one
+ * encoder and one decoder per chunk kind.  No I/O, no allocation. */
+#include <stdio.h>
+#include <string.h>
+
+#include "nytp/codec.h"
+
+static const struct {
+    int tag;
+    const char *name;
+} tag_names[] = {
+    {NYTP_TAG_VERSION, "VERSION"},         {NYTP_TAG_COMMENT, "COMMENT"},
+    {NYTP_TAG_ATTRIBUTE, "ATTRIBUTE"},     {NYTP_TAG_OPTION, "OPTION"},
+    {NYTP_TAG_START_DEFLATE, "START_DEFLATE"}, {NYTP_TAG_PID_START, "PID_START"},
+    {NYTP_TAG_PID_END, "PID_END"},         {NYTP_TAG_NEW_FID, "NEW_FID"},
+    {NYTP_TAG_TIME_LINE, "TIME_LINE"},     {NYTP_TAG_TIME_BLOCK, "TIME_BLOCK"},
+    {NYTP_TAG_DISCOUNT, "DISCOUNT"},       {NYTP_TAG_SUB_INFO, "SUB_INFO"},
+    {NYTP_TAG_SUB_CALLERS, "SUB_CALLERS"}, {NYTP_TAG_SRC_LINE, "SRC_LINE"},
+    {NYTP_TAG_SUB_ENTRY, "SUB_ENTRY"},     {NYTP_TAG_SUB_RETURN, "SUB_RETURN"},
+};
+
+const char *nytp_tag_name(int tag)
+{
+    for (size_t i = 0; i < sizeof tag_names / sizeof tag_names[0]; i++)
+        if (tag_names[i].tag == tag)
+            return tag_names[i].name;
+    return NULL;
+}
+
+int nytp_tag_from_name(const char *name, size_t len)
+{
+    for (size_t i = 0; i < sizeof tag_names / sizeof tag_names[0]; i++)
+        if (strlen(tag_names[i].name) == len && memcmp(tag_names[i].name, name, len) == 0)
+            return tag_names[i].tag;
+    return 0;
+}
+
+/* ---- numbers ---------------------------------------------------------- */
+
+size_t nytp_encode_u32(uint8_t *o, uint32_t v)
+{
+    if (v < 0x80) {
+        o[0] = (uint8_t)v;
+        return 1;
+    }
+    if (v < 0x4000) {
+        o[0] = (uint8_t)(0x80 | (v >> 8));
+        o[1] = (uint8_t)v;
+        return 2;
+    }
+    if (v < 0x200000) {
+        o[0] = (uint8_t)(0xC0 | (v >> 16));
+        o[1] = (uint8_t)(v >> 8);
+        o[2] = (uint8_t)v;
+        return 3;
+    }
+    if (v < 0x10000000) {
+        o[0] = (uint8_t)(0xE0 | (v >> 24));
+        o[1] = (uint8_t)(v >> 16);
+        o[2] = (uint8_t)(v >> 8);
+        o[3] = (uint8_t)v;
+        return 4;
+    }
+    o[0] = 0xFF;
+    o[1] = (uint8_t)(v >> 24);
+    o[2] = (uint8_t)(v >> 16);
+    o[3] = (uint8_t)(v >> 8);
+    o[4] = (uint8_t)v;
+    return 5;
+}
+
+size_t nytp_decode_u32(const uint8_t *p, const uint8_t *end, uint32_t *v)
+{
+    if (p >= end)
+        return 0;
+    uint8_t b = p[0];
+    if (b < 0x80) {
+        *v = b;
+        return 1;
+    }
+    /* The masks follow the reference reader: 0x7F for the two-byte form
+     * (a writer never sets bit 6 there), 0x1F, 0x0F, and none for 0xFF. */
+    size_t n;
+    uint32_t r;
+    if (b < 0xC0) {
+        n = 2;
+        r = b & 0x7F;
+    } else if (b < 0xE0) {
+        n = 3;
+        r = b & 0x1F;
+    } else if (b < 0xFF) {
+        n = 4;
+        r = b & 0x0F;
+    } else {
+        n = 5;
+        r = 0;
+    }
+    if ((size_t)(end - p) < n)
+        return 0;
+    for (size_t i = 1; i < n; i++)
+        r = (r << 8) | p[i];
+    *v = r;
+    return n;
+}
+
+static void put_nv(uint8_t *o, double d)
+{
+    memcpy(o, &d, sizeof d);
+}
+
+/* ---- decoding --------------------------------------------------------- */
+
+/* A cursor over p..end.  need > 0 means the chunk runs past end and at
+ * least that many bytes (from the chunk start) are required; why != NULL
+ * means the bytes are bad at offset bad. */
+typedef struct cursor {
+    const uint8_t *start, *q, *end;
+    size_t need;
+    const char *why;
+    size_t bad;
+} cursor;
+
+static inline int more(cursor *k, size_t extra)
+{
+    size_t want = (size_t)(k->q - k->start) + extra;
+    size_t have = (size_t)(k->end - k->start);
+    k->need = want > have ? want : have + 1;
+    return 0;
+}
+
+static inline int get_u32(cursor *k, uint32_t *v)
+{
+    size_t n = nytp_decode_u32(k->q, k->end, v);
+    if (!n) {
+        if (k->q >= k->end)
+            return more(k, 1);
+        uint8_t b = *k->q;
+        return more(k, b < 0xC0 ? 2 : b < 0xE0 ? 3 : b < 0xFF ? 4 : 5);
+    }
+    k->q += n;
+    return 1;
+}
+
+static inline int get_nv(cursor *k, double *d)
+{
+    if (k->end - k->q < 8)
+        return more(k, 8);
+    memcpy(d, k->q, 8);
+    k->q += 8;
+    return 1;
+}
+
+static inline int get_str(cursor *k, nytp_str *s)
+{
+    if (k->q >= k->end)
+        return more(k, 1);
+    uint8_t t = *k->q;
+    if (t != NYTP_STR_BYTES && t != NYTP_STR_UTF8) {
+        k->why = "expected a string tag (0x27 or 0x22)";
+        k->bad = (size_t)(k->q - k->start);
+        return 0;
+    }
+    const uint8_t *save = k->q;
+    k->q++;
+    uint32_t len;
+    if (!get_u32(k, &len))
+        return 0;
+    if (len > NYTP_STR_LIMIT) {
+        k->why = "a string length within the 256 MiB limit";
+        k->bad = (size_t)(save - k->start);
+        return 0;
+    }
+    if ((size_t)(k->end - k->q) < len)
+        return more(k, len);
+    s->ptr = (const char *)k->q;
+    s->len = len;
+    s->utf8 = t == NYTP_STR_UTF8;
+    k->q += len;
+    return 1;
+}
+
+/* A text line after the tag byte, up to and including '\n'. */
+static inline int get_line(cursor *k, const uint8_t **line, size_t *len)
+{
+    size_t avail = (size_t)(k->end - k->q);
+    const uint8_t *nl = memchr(k->q, '\n', avail);
+    if (!nl) {
+        if (avail > NYTP_STR_LIMIT) {
+            k->why = "a text line within the 256 MiB limit";
+            k->bad = (size_t)(k->q - k->start);
+            return 0;
+        }
+        k->need = (size_t)(k->end - k->start) + 1;
+        return 0;
+    }
+    *line = k->q;
+    *len = (size_t)(nl - k->q) + 1;
+    k->q = nl + 1;
+    return 1;
+}
+
+#define U32(x) if (!get_u32(&k, &(x))) goto stop
+#define I32(x) do { uint32_t u_; if (!get_u32(&k, &u_)) goto stop; (x) = (int32_t)u_; } while (0)
+#define NV(x) if (!get_nv(&k, &(x))) goto stop
+#define STR(x) if (!get_str(&k, &(x))) goto stop
+
+int nytp_decode_chunk(const uint8_t *p, const uint8_t *end, nytp_chunk *c, size_t *used,
+                      const char **why)
+{
+    cursor k = {p, p + 1, end, 0, NULL, 0};
+    if (p >= end) {
+        *used = 1;
+        return NYTP_DECODE_NEED_MORE;
+    }
+    int tag = *p;
+    c->tag = (enum nytp_tag)tag;
+    switch (tag) {
+    case NYTP_TAG_TIME_LINE:
+        I32(c->u.time.ticks);
+        U32(c->u.time.fid);
+        U32(c->u.time.line);
+        c->u.time.block_line = c->u.time.sub_line = 0;
+        break;
+    case NYTP_TAG_TIME_BLOCK:
+        I32(c->u.time.ticks);
+        U32(c->u.time.fid);
+        U32(c->u.time.line);
+        U32(c->u.time.block_line);
+        U32(c->u.time.sub_line);
+        break;
+    case NYTP_TAG_DISCOUNT:
+    case NYTP_TAG_START_DEFLATE:
+        break;
+    case NYTP_TAG_SUB_RETURN:
+        U32(c->u.sub_return.depth);
+        NV(c->u.sub_return.incl);
+        NV(c->u.sub_return.excl);
+        STR(c->u.sub_return.name);
+        break;
+    case NYTP_TAG_SUB_ENTRY:
+        U32(c->u.sub_entry.fid);
+        U32(c->u.sub_entry.line);
+        break;
+    case NYTP_TAG_NEW_FID:
+        U32(c->u.new_fid.fid);
+        U32(c->u.new_fid.eval_fid);
+        U32(c->u.new_fid.eval_line);
+        U32(c->u.new_fid.flags);
+        U32(c->u.new_fid.size);
+        U32(c->u.new_fid.mtime);
+        STR(c->u.new_fid.name);
+        break;
+    case NYTP_TAG_SUB_INFO:
+        U32(c->u.sub_info.fid);
+        STR(c->u.sub_info.name);
+        U32(c->u.sub_info.first_line);
+        U32(c->u.sub_info.last_line);
+        break;
+    case NYTP_TAG_SUB_CALLERS:
+        U32(c->u.sub_callers.fid);
+        U32(c->u.sub_callers.line);
+        STR(c->u.sub_callers.caller);
+        U32(c->u.sub_callers.count);
+        NV(c->u.sub_callers.incl);
+        NV(c->u.sub_callers.excl);
+        NV(c->u.sub_callers.reci);
+        U32(c->u.sub_callers.rec_depth);
+        STR(c->u.sub_callers.called);
+        break;
+    case NYTP_TAG_SRC_LINE:
+        U32(c->u.src_line.fid);
+        U32(c->u.src_line.line);
+        STR(c->u.src_line.text);
+        break;
+    case NYTP_TAG_PID_START:
+        U32(c->u.pid_start.pid);
+        U32(c->u.pid_start.ppid);
+        NV(c->u.pid_start.time);
+        break;
+    case NYTP_TAG_PID_END:
+        U32(c->u.pid_end.pid);
+        NV(c->u.pid_end.time);
+        break;
+    case NYTP_TAG_COMMENT: {
+        const uint8_t *line;
+        size_t len;
+        if (!get_line(&k, &line, &len))
+            goto stop;
+        c->u.comment.text = (nytp_str){(const char *)line, (uint32_t)len, false};
+        break;
+    }
+    case NYTP_TAG_ATTRIBUTE:
+    case NYTP_TAG_OPTION: {
+        const uint8_t *line;
+        size_t len;
+        if (!get_line(&k, &line, &len))
+            goto stop;
+        len--; /* drop '\n' */
+        const uint8_t *eq = memchr(line, '=', len);
+        if (!eq) {
+            /* No '=': the caller decides (Devel::NYTProf warns and skips). */
+            c->u.kv.key = (nytp_str){(const char *)line, (uint32_t)len, false};
+            c->u.kv.value = (nytp_str){NULL, 0, false};
+        } else {
+            c->u.kv.key = (nytp_str){(const char *)line, (uint32_t)(eq - line), false};
+            c->u.kv.value = (nytp_str){(const char *)eq + 1, (uint32_t)(line + len - eq - 1), false};
+        }
+        break;
+    }
+    default:
+        *why = "a chunk tag";
+        *used = 0;
+        return NYTP_DECODE_BAD;
+    }
+    *used = (size_t)(k.q - p);
+    return NYTP_DECODE_OK;
+stop:
+    if (k.why) {
+        *why = k.why;
+        *used = k.bad;
+        return NYTP_DECODE_BAD;
+    }
+    *used = k.need;
+    return NYTP_DECODE_NEED_MORE;
+}
+
+int nytp_decode_header(const uint8_t *p, const uint8_t *end, nytp_chunk *c, size_t *used,
+                       const char **why)
+{
+    static const char magic[] = "NYTProf ";
+    size_t avail = (size_t)(end - p);
+    size_t m = sizeof magic - 1;
+    size_t cmp = avail < m ? avail : m;
+    if (memcmp(p, magic, cmp) != 0) {
+        *why = "the header line 'NYTProf 5 0'";
+        *used = 0;
+        return NYTP_DECODE_BAD;
+    }
+    if (avail < m) {
+        *used = m + 1;
+        return NYTP_DECODE_NEED_MORE;
+    }
+    /* "NYTProf " digits " " digits "\n" */
+    const uint8_t *q = p + m;
+    uint32_t nums[2];
+    for (int i = 0; i < 2; i++) {
+        uint64_t v = 0;
+        const uint8_t *d = q;
+        while (q < end && *q >= '0' && *q <= '9' && q - d < 10)
+            v = v * 10 + (uint64_t)(*q++ - '0');
+        if (q == end) {
+            *used = avail + 1;
+            return NYTP_DECODE_NEED_MORE;
+        }
+        char want = i == 0 ? ' ' : '\n';
+        if (q == d || *q != want || v > UINT32_MAX) {
+            *why = "the header line 'NYTProf MAJOR MINOR'";
+            *used = (size_t)(q - p);
+            return NYTP_DECODE_BAD;
+        }
+        nums[i] = (uint32_t)v;
+        q++;
+    }
+    c->tag = NYTP_TAG_VERSION;
+    c->u.version.major = nums[0];
+    c->u.version.minor = nums[1];
+    *used = (size_t)(q - p);
+    return NYTP_DECODE_OK;
+}
+
+/* ---- encoding --------------------------------------------------------- */
+
+size_t nytp_chunk_max_size(const nytp_chunk *c)
+{
+    /* tag + up to 6 u32 (5 bytes) + 3 nv + string headers */
+    size_t fixed = 1 + 9 * 5 + 3 * 8 + 2 * 6 + 32;
+    switch (c->tag) {
+    case NYTP_TAG_COMMENT: return fixed + c->u.comment.text.len;
+    case NYTP_TAG_ATTRIBUTE:
+    case NYTP_TAG_OPTION: return fixed + c->u.kv.key.len + c->u.kv.value.len;
+    case NYTP_TAG_NEW_FID: return fixed + c->u.new_fid.name.len;
+    case NYTP_TAG_SUB_INFO: return fixed + c->u.sub_info.name.len;
+    case NYTP_TAG_SUB_CALLERS:
+        return fixed + c->u.sub_callers.called.len + c->u.sub_callers.caller.len;
+    case NYTP_TAG_SRC_LINE: return fixed + c->u.src_line.text.len;
+    case NYTP_TAG_SUB_RETURN: return fixed + c->u.sub_return.name.len;
+    default: return fixed;
+    }
+}
+
+static uint8_t *put_str(uint8_t *o, nytp_str s)
+{
+    *o++ = s.utf8 ? NYTP_STR_UTF8 : NYTP_STR_BYTES;
+    o += nytp_encode_u32(o, s.len);
+    if (s.len)
+        memcpy(o, s.ptr, s.len);
+    return o + s.len;
+}
+
+static bool has_byte(nytp_str s, int b)
+{
+    return s.len && memchr(s.ptr, b, s.len) != NULL;
+}
+
+size_t nytp_encode_chunk(uint8_t *out, const nytp_chunk *c)
+{
+    uint8_t *o = out;
+    if (c->tag == NYTP_TAG_VERSION) {
+        int n = snprintf((char *)o, 32, "NYTProf %u %u\n", (unsigned)c->u.version.major,
+                         (unsigned)c->u.version.minor);
+        return (size_t)n;
+    }
+    *o++ = (uint8_t)c->tag;
+    switch (c->tag) {
+    case NYTP_TAG_TIME_LINE:
+    case NYTP_TAG_TIME_BLOCK:
+        o += nytp_encode_u32(o, (uint32_t)c->u.time.ticks);
+        o += nytp_encode_u32(o, c->u.time.fid);
+        o += nytp_encode_u32(o, c->u.time.line);
+        if (c->tag == NYTP_TAG_TIME_BLOCK) {
+            o += nytp_encode_u32(o, c->u.time.block_line);
+            o += nytp_encode_u32(o, c->u.time.sub_line);
+        }
+        break;
+    case NYTP_TAG_DISCOUNT:
+    case NYTP_TAG_START_DEFLATE:
+        break;
+    case NYTP_TAG_SUB_RETURN:
+        o += nytp_encode_u32(o, c->u.sub_return.depth);
+        put_nv(o, c->u.sub_return.incl);
+        put_nv(o + 8, c->u.sub_return.excl);
+        o = put_str(o + 16, c->u.sub_return.name);
+        break;
+    case NYTP_TAG_SUB_ENTRY:
+        o += nytp_encode_u32(o, c->u.sub_entry.fid);
+        o += nytp_encode_u32(o, c->u.sub_entry.line);
+        break;
+    case NYTP_TAG_NEW_FID:
+        o += nytp_encode_u32(o, c->u.new_fid.fid);
+        o += nytp_encode_u32(o, c->u.new_fid.eval_fid);
+        o += nytp_encode_u32(o, c->u.new_fid.eval_line);
+        o += nytp_encode_u32(o, c->u.new_fid.flags);
+        o += nytp_encode_u32(o, c->u.new_fid.size);
+        o += nytp_encode_u32(o, c->u.new_fid.mtime);
+        o = put_str(o, c->u.new_fid.name);
+        break;
+    case NYTP_TAG_SUB_INFO:
+        o += nytp_encode_u32(o, c->u.sub_info.fid);
+        o = put_str(o, c->u.sub_info.name);
+        o += nytp_encode_u32(o, c->u.sub_info.first_line);
+        o += nytp_encode_u32(o, c->u.sub_info.last_line);
+        break;
+    case NYTP_TAG_SUB_CALLERS:
+        o += nytp_encode_u32(o, c->u.sub_callers.fid);
+        o += nytp_encode_u32(o, c->u.sub_callers.line);
+        o = put_str(o, c->u.sub_callers.caller);
+        o += nytp_encode_u32(o, c->u.sub_callers.count);
+        put_nv(o, c->u.sub_callers.incl);
+        put_nv(o + 8, c->u.sub_callers.excl);
+        put_nv(o + 16, c->u.sub_callers.reci);
+        o += 24;
+        o += nytp_encode_u32(o, c->u.sub_callers.rec_depth);
+        o = put_str(o, c->u.sub_callers.called);
+        break;
+    case NYTP_TAG_SRC_LINE:
+        o += nytp_encode_u32(o, c->u.src_line.fid);
+        o += nytp_encode_u32(o, c->u.src_line.line);
+        o = put_str(o, c->u.src_line.text);
+        break;
+    case NYTP_TAG_PID_START:
+        o += nytp_encode_u32(o, c->u.pid_start.pid);
+        o += nytp_encode_u32(o, c->u.pid_start.ppid);
+        put_nv(o, c->u.pid_start.time);
+        o += 8;
+        break;
+    case NYTP_TAG_PID_END:
+        o += nytp_encode_u32(o, c->u.pid_end.pid);
+        put_nv(o, c->u.pid_end.time);
+        o += 8;
+        break;
+    case NYTP_TAG_COMMENT: {
+        nytp_str t = c->u.comment.text;
+        size_t body = t.len && t.ptr[t.len - 1] == '\n' ? t.len - 1 : t.len;
+        if (body && memchr(t.ptr, '\n', body))
+            return 0;
+        if (body)
+            memcpy(o, t.ptr, body);
+        o += body;
+        *o++ = '\n';
+        break;
+    }
+    case NYTP_TAG_ATTRIBUTE:
+    case NYTP_TAG_OPTION: {
+        nytp_str key = c->u.kv.key, val = c->u.kv.value;
+        if (has_byte(key, '=') || has_byte(key, '\n') || has_byte(val, '\n') || !val.ptr)
+            return 0;
+        if (key.len)
+            memcpy(o, key.ptr, key.len);
+        o += key.len;
+        *o++ = '=';
+        if (val.len)
+            memcpy(o, val.ptr, val.len);
+        o += val.len;
+        *o++ = '\n';
+        break;
+    }
+    default:
+        return 0;
+    }
+    return (size_t)(o - out);
+}

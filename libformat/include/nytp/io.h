@@ -1,0 +1,105 @@
+/* nytp/io.h — byte input and output, plain or zlib, over files, standard
+ * input/output and memory.
+ *
+ * nytp_in gives a window of buffered bytes (peek), consumed with skip and
+ * extended with fill.  After nytp_in_start_inflate everything that follows
+ * is one zlib stream, inflated on the fly; when that stream ends the input
+ * ends, and anything after it in the file (trailer comments) is ignored.
+ *
+ * nytp_out collects bytes in a buffer (reserve/commit or write) and can
+ * switch to deflate at any point.  A file opened with NYTP_OUT_ATOMIC is
+ * written under a temporary name in the same directory and renamed over
+ * the target only by a successful nytp_out_close, so a failure never
+ * leaves a half-written file; nytp_out_abort removes it.
+ */
+#ifndef NYTP_IO_H
+#define NYTP_IO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nytp/error.h"
+
+/* ---- input ------------------------------------------------------------- */
+
+typedef struct nytp_in nytp_in;
+
+/* path "-" reads standard input. */
+int nytp_in_open_file(nytp_in **in, const char *path, nytp_error *err);
+/* Reads fd until end of file; closes it at nytp_in_close if close_fd. */
+int nytp_in_open_fd(nytp_in **in, int fd, bool close_fd, nytp_error *err);
+/* Reads len bytes at data, which must stay valid until nytp_in_close. */
+int nytp_in_open_mem(nytp_in **in, const void *data, size_t len, nytp_error *err);
+void nytp_in_close(nytp_in *in);
+
+/* Bytes buffered at the current position; *avail says how many. */
+const uint8_t *nytp_in_peek(const nytp_in *in, size_t *avail);
+/* Consume n bytes (n <= avail). */
+void nytp_in_skip(nytp_in *in, size_t n);
+/* Try to have at least want bytes buffered.  Returns NYTP_OK when it has
+ * them, NYTP_END when the input ended first (what there is stays
+ * buffered), or an error: I/O, a zlib data error (NYTP_E_FORMAT), or a zlib
+ * stream that stops without its end (NYTP_E_TRUNCATED). */
+int nytp_in_fill(nytp_in *in, size_t want, nytp_error *err);
+
+/* Switch to inflating: the bytes after the current position are a zlib
+ * stream. */
+int nytp_in_start_inflate(nytp_in *in, nytp_error *err);
+bool nytp_in_inflating(const nytp_in *in);
+/* True once the zlib stream has reached its proper end. */
+bool nytp_in_stream_ended(const nytp_in *in);
+/* Offset of the current position: in the file, or in the inflated data. */
+uint64_t nytp_in_offset(const nytp_in *in);
+/* File offset where the zlib stream starts (0 before inflating). */
+uint64_t nytp_in_deflate_start(const nytp_in *in);
+
+/* Inflate and discard everything left; *bytes gets the inflated size.
+ * Exists so benchmarks can time zlib alone through the same I/O path. */
+int nytp_in_drain(nytp_in *in, uint64_t *bytes, nytp_error *err);
+
+/* ---- output ------------------------------------------------------------ */
+
+typedef struct nytp_out nytp_out;
+
+enum nytp_out_flags {
+    NYTP_OUT_ATOMIC = 1     /* temporary name, renamed at close */
+};
+
+/* path "-" writes standard output (never atomic). */
+int nytp_out_open_file(nytp_out **out, const char *path, unsigned flags, nytp_error *err);
+int nytp_out_open_fd(nytp_out **out, int fd, bool close_fd, nytp_error *err);
+/* Collect everything in memory; see nytp_out_mem_data. */
+int nytp_out_open_mem(nytp_out **out, nytp_error *err);
+
+/* Space for n bytes at the end of the buffer, or NULL on error (then
+ * nytp_out_error says why).  Follow with nytp_out_commit(out, used). */
+uint8_t *nytp_out_reserve(nytp_out *out, size_t n);
+void nytp_out_commit(nytp_out *out, size_t n);
+int nytp_out_write(nytp_out *out, const void *data, size_t len);
+int nytp_out_printf(nytp_out *out, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* From here on, deflate at level (0..9). */
+int nytp_out_start_deflate(nytp_out *out, int level);
+bool nytp_out_deflating(const nytp_out *out);
+/* Push buffered bytes to the file (a zlib sync flush when deflating). */
+int nytp_out_flush(nytp_out *out);
+/* Bytes handed to the out so far (before compression). */
+uint64_t nytp_out_total(const nytp_out *out);
+
+/* The first error, if any (sticky: later calls fail the same way). */
+const nytp_error *nytp_out_error(const nytp_out *out);
+
+/* Finish: end the zlib stream and append its trailer comment, flush,
+ * close, and rename an atomic file into place.  Frees out. */
+int nytp_out_close(nytp_out *out, nytp_error *err);
+/* Give up: discard what was written (an atomic file is removed).  Frees out. */
+void nytp_out_abort(nytp_out *out);
+
+/* Memory outs: the bytes so far (valid until the next call on out). */
+const uint8_t *nytp_out_mem_data(const nytp_out *out, size_t *len);
+/* Memory outs: close and hand the buffer to the caller (free() it). */
+int nytp_out_close_mem(nytp_out *out, uint8_t **data, size_t *len, nytp_error *err);
+
+#endif

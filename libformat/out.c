@@ -1,0 +1,370 @@
+/* out.c — buffered byte output to a file descriptor or memory, with an
+ * optional switch to zlib deflate, and atomic replacement of files. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "nytp/io.h"
+
+#define BUF_SIZE (256u * 1024u)
+
+struct nytp_out {
+    uint8_t *buf;           /* bytes not yet handed on (before compression) */
+    size_t cap, len;
+    uint64_t total;         /* bytes committed, before compression */
+
+    int fd;                 /* -1: memory out */
+    bool close_fd;
+    char *path, *tmp_path;  /* atomic files: target and temporary name */
+
+    uint8_t *mem;           /* memory out: the file's bytes */
+    size_t mem_len, mem_cap;
+
+    bool deflating;
+    z_stream zs;
+    uint8_t *zbuf;          /* compressed bytes on their way out */
+    uint64_t raw_at_deflate;
+
+    nytp_error err;         /* sticky first error; err.status == 0 if none */
+};
+
+static int fail(nytp_out *o, int status, const char *fmt, const char *detail)
+{
+    if (o->err.status == 0)
+        nytp_error_set(&o->err, status, fmt, detail);
+    return o->err.status;
+}
+
+static int alloc_out(nytp_out **op, nytp_error *err)
+{
+    nytp_out *o = calloc(1, sizeof *o);
+    if (!o)
+        return nytp_error_set(err, NYTP_E_NOMEM, "out of memory");
+    o->cap = BUF_SIZE;
+    o->buf = malloc(o->cap);
+    if (!o->buf) {
+        free(o);
+        return nytp_error_set(err, NYTP_E_NOMEM, "out of memory");
+    }
+    o->fd = -1;
+    *op = o;
+    return NYTP_OK;
+}
+
+int nytp_out_open_fd(nytp_out **op, int fd, bool close_fd, nytp_error *err)
+{
+    int st = alloc_out(op, err);
+    if (st < 0)
+        return st;
+    (*op)->fd = fd;
+    (*op)->close_fd = close_fd;
+    return NYTP_OK;
+}
+
+int nytp_out_open_mem(nytp_out **op, nytp_error *err)
+{
+    return alloc_out(op, err);
+}
+
+int nytp_out_open_file(nytp_out **op, const char *path, unsigned flags, nytp_error *err)
+{
+    if (strcmp(path, "-") == 0)
+        return nytp_out_open_fd(op, STDOUT_FILENO, false, err);
+    int fd;
+    char *tmp = NULL;
+    if (flags & NYTP_OUT_ATOMIC) {
+        size_t n = strlen(path) + 16;
+        tmp = malloc(n);
+        if (!tmp)
+            return nytp_error_set(err, NYTP_E_NOMEM, "out of memory");
+        snprintf(tmp, n, "%s.tmpXXXXXX", path);
+        fd = mkostemp(tmp, O_CLOEXEC);
+    } else {
+        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    }
+    if (fd < 0) {
+        int e = errno;
+        free(tmp);
+        return nytp_error_set(err, NYTP_E_IO, "cannot create: %s", strerror(e));
+    }
+    if (tmp) {
+        /* Honour the umask as a plain open() would. */
+        mode_t um = umask(0);
+        umask(um);
+        fchmod(fd, 0666 & ~um);
+    }
+    int st = nytp_out_open_fd(op, fd, true, err);
+    if (st < 0) {
+        close(fd);
+        if (tmp)
+            unlink(tmp);
+        free(tmp);
+        return st;
+    }
+    if (tmp) {
+        (*op)->tmp_path = tmp;
+        (*op)->path = strdup(path);
+        if (!(*op)->path) {
+            nytp_out_abort(*op);
+            return nytp_error_set(err, NYTP_E_NOMEM, "out of memory");
+        }
+    }
+    return NYTP_OK;
+}
+
+/* Hand len bytes at p to the destination (file or memory). */
+static int sink(nytp_out *o, const uint8_t *p, size_t len)
+{
+    if (o->fd < 0) {
+        if (o->mem_len + len > o->mem_cap) {
+            size_t ncap = o->mem_cap ? o->mem_cap * 2 : BUF_SIZE;
+            while (ncap < o->mem_len + len)
+                ncap *= 2;
+            uint8_t *n = realloc(o->mem, ncap);
+            if (!n)
+                return fail(o, NYTP_E_NOMEM, "out of memory%s", "");
+            o->mem = n;
+            o->mem_cap = ncap;
+        }
+        memcpy(o->mem + o->mem_len, p, len);
+        o->mem_len += len;
+        return NYTP_OK;
+    }
+    while (len) {
+        ssize_t n = write(o->fd, p, len);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            return fail(o, NYTP_E_IO, "write failed: %s", strerror(errno));
+        }
+        p += n;
+        len -= (size_t)n;
+    }
+    return NYTP_OK;
+}
+
+/* Push o->buf through deflate (with flush mode) to the sink. */
+static int deflate_buf(nytp_out *o, int flush)
+{
+    o->zs.next_in = o->buf;
+    o->zs.avail_in = (uInt)o->len;
+    for (;;) {
+        o->zs.next_out = o->zbuf;
+        o->zs.avail_out = BUF_SIZE;
+        int zst = deflate(&o->zs, flush);
+        if (zst == Z_STREAM_ERROR)
+            return fail(o, NYTP_E_IO, "zlib deflate failed%s", "");
+        size_t have = BUF_SIZE - o->zs.avail_out;
+        if (have && sink(o, o->zbuf, have) < 0)
+            return o->err.status;
+        if (o->zs.avail_out != 0 && o->zs.avail_in == 0)
+            break;
+        if (zst == Z_STREAM_END)
+            break;
+    }
+    o->len = 0;
+    return NYTP_OK;
+}
+
+static int drain(nytp_out *o)
+{
+    if (o->err.status)
+        return o->err.status;
+    if (o->deflating)
+        return deflate_buf(o, Z_NO_FLUSH);
+    int st = sink(o, o->buf, o->len);
+    o->len = 0;
+    return st;
+}
+
+uint8_t *nytp_out_reserve(nytp_out *o, size_t n)
+{
+    if (o->err.status)
+        return NULL;
+    if (o->cap - o->len >= n)
+        return o->buf + o->len;
+    if (drain(o) < 0)
+        return NULL;
+    if (n > o->cap) {
+        uint8_t *b = realloc(o->buf, n);
+        if (!b) {
+            fail(o, NYTP_E_NOMEM, "out of memory%s", "");
+            return NULL;
+        }
+        o->buf = b;
+        o->cap = n;
+    }
+    return o->buf + o->len;
+}
+
+void nytp_out_commit(nytp_out *o, size_t n)
+{
+    o->len += n;
+    o->total += n;
+}
+
+int nytp_out_write(nytp_out *o, const void *data, size_t len)
+{
+    const uint8_t *p = data;
+    while (len) {
+        size_t step = len < BUF_SIZE ? len : BUF_SIZE;
+        uint8_t *d = nytp_out_reserve(o, step);
+        if (!d)
+            return o->err.status;
+        memcpy(d, p, step);
+        nytp_out_commit(o, step);
+        p += step;
+        len -= step;
+    }
+    return o->err.status;
+}
+
+int nytp_out_printf(nytp_out *o, const char *fmt, ...)
+{
+    char small[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(small, sizeof small, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return fail(o, NYTP_E_USAGE, "bad format%s", "");
+    if ((size_t)n < sizeof small)
+        return nytp_out_write(o, small, (size_t)n);
+    char *big = malloc((size_t)n + 1);
+    if (!big)
+        return fail(o, NYTP_E_NOMEM, "out of memory%s", "");
+    va_start(ap, fmt);
+    vsnprintf(big, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    int st = nytp_out_write(o, big, (size_t)n);
+    free(big);
+    return st;
+}
+
+int nytp_out_start_deflate(nytp_out *o, int level)
+{
+    if (o->err.status)
+        return o->err.status;
+    if (o->deflating)
+        return fail(o, NYTP_E_USAGE, "already deflating%s", "");
+    if (level < 0 || level > 9)
+        return fail(o, NYTP_E_USAGE, "compression level must be 0..9%s", "");
+    if (drain(o) < 0)
+        return o->err.status;
+    o->zbuf = malloc(BUF_SIZE);
+    if (!o->zbuf)
+        return fail(o, NYTP_E_NOMEM, "out of memory%s", "");
+    memset(&o->zs, 0, sizeof o->zs);
+    if (deflateInit2(&o->zs, level, Z_DEFLATED, 15, 9, Z_DEFAULT_STRATEGY) != Z_OK)
+        return fail(o, NYTP_E_NOMEM, "zlib deflateInit failed%s", "");
+    o->deflating = true;
+    o->raw_at_deflate = o->total;
+    return NYTP_OK;
+}
+
+bool nytp_out_deflating(const nytp_out *o) { return o->deflating; }
+uint64_t nytp_out_total(const nytp_out *o) { return o->total; }
+const nytp_error *nytp_out_error(const nytp_out *o) { return &o->err; }
+
+int nytp_out_flush(nytp_out *o)
+{
+    if (o->err.status)
+        return o->err.status;
+    if (o->deflating)
+        return deflate_buf(o, Z_SYNC_FLUSH);
+    return drain(o);
+}
+
+/* End the zlib stream and write the plain trailer after it. */
+static int finish_deflate(nytp_out *o)
+{
+    if (deflate_buf(o, Z_FINISH) < 0)
+        return o->err.status;
+    unsigned long in = o->zs.total_in, out = o->zs.total_out;
+    deflateEnd(&o->zs);
+    o->deflating = false;
+    char trailer[160];
+    int n = snprintf(trailer, sizeof trailer,
+                     "#\n# zlib stream ended: %lu bytes deflated to %lu (%.1f%% of the original)\n",
+                     in, out, in ? 100.0 * (double)out / (double)in : 100.0);
+    return sink(o, (const uint8_t *)trailer, (size_t)n);
+}
+
+static void release(nytp_out *o)
+{
+    if (o->deflating)
+        deflateEnd(&o->zs);
+    free(o->buf);
+    free(o->zbuf);
+    free(o->mem);
+    free(o->path);
+    free(o->tmp_path);
+    free(o);
+}
+
+int nytp_out_close(nytp_out *o, nytp_error *err)
+{
+    if (o->deflating && !o->err.status)
+        finish_deflate(o);
+    else if (!o->err.status)
+        drain(o);
+    if (o->fd >= 0 && o->close_fd) {
+        if (close(o->fd) < 0)
+            fail(o, NYTP_E_IO, "close failed: %s", strerror(errno));
+        o->fd = -1;
+    }
+    if (o->tmp_path) {
+        if (o->err.status == 0 && rename(o->tmp_path, o->path) < 0)
+            fail(o, NYTP_E_IO, "cannot rename into place: %s", strerror(errno));
+        if (o->err.status)
+            unlink(o->tmp_path);
+    }
+    int st = o->err.status;
+    if (st && err)
+        *err = o->err;
+    release(o);
+    return st;
+}
+
+void nytp_out_abort(nytp_out *o)
+{
+    if (!o)
+        return;
+    if (o->fd >= 0 && o->close_fd)
+        close(o->fd);
+    if (o->tmp_path)
+        unlink(o->tmp_path);
+    release(o);
+}
+
+const uint8_t *nytp_out_mem_data(const nytp_out *o, size_t *len)
+{
+    *len = o->mem_len;
+    return o->mem;
+}
+
+int nytp_out_close_mem(nytp_out *o, uint8_t **data, size_t *len, nytp_error *err)
+{
+    if (o->deflating && !o->err.status)
+        finish_deflate(o);
+    else if (!o->err.status)
+        drain(o);
+    int st = o->err.status;
+    if (st) {
+        if (err)
+            *err = o->err;
+        release(o);
+        return st;
+    }
+    *data = o->mem;
+    *len = o->mem_len;
+    o->mem = NULL;
+    release(o);
+    return NYTP_OK;
+}

@@ -1,0 +1,318 @@
+/* reader.c — pull chunks one at a time from an nytp_in, telling a clean
+ * end, a cut-off file and corrupt bytes apart. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nytp/reader.h"
+
+struct nytp_reader {
+    nytp_in *in;
+    uint64_t chunk_no, chunk_off;
+    bool chunk_inflated;
+    bool header_done;
+    bool inflate_next;       /* the chunk just returned was START_DEFLATE */
+    nytp_error sticky;       /* status != 0 once reading has stopped */
+    nytp_error pending;      /* raised by the next call (after its chunk) */
+    nytp_warn_fn warn;
+    void *warn_ctx;
+};
+
+int nytp_reader_open_in(nytp_reader **rp, nytp_in *in, nytp_error *err)
+{
+    nytp_reader *r = calloc(1, sizeof *r);
+    if (!r) {
+        nytp_in_close(in);
+        return nytp_error_set(err, NYTP_E_NOMEM, "out of memory");
+    }
+    r->in = in;
+    *rp = r;
+    return NYTP_OK;
+}
+
+int nytp_reader_open(nytp_reader **rp, const char *path, nytp_error *err)
+{
+    nytp_in *in;
+    int st = nytp_in_open_file(&in, path, err);
+    if (st < 0) {
+        if (err) {
+            err->offset = 0;
+            err->inflated = false;
+            err->chunk = 0;
+        }
+        return st;
+    }
+    return nytp_reader_open_in(rp, in, err);
+}
+
+int nytp_reader_open_mem(nytp_reader **rp, const void *data, size_t len, nytp_error *err)
+{
+    nytp_in *in;
+    int st = nytp_in_open_mem(&in, data, len, err);
+    if (st < 0)
+        return st;
+    return nytp_reader_open_in(rp, in, err);
+}
+
+void nytp_reader_close(nytp_reader *r)
+{
+    if (!r)
+        return;
+    nytp_in_close(r->in);
+    free(r);
+}
+
+void nytp_reader_set_warn(nytp_reader *r, nytp_warn_fn fn, void *ctx)
+{
+    r->warn = fn;
+    r->warn_ctx = ctx;
+}
+
+uint64_t nytp_reader_chunk_number(const nytp_reader *r) { return r->chunk_no; }
+uint64_t nytp_reader_chunk_offset(const nytp_reader *r) { return r->chunk_off; }
+bool nytp_reader_chunk_inflated(const nytp_reader *r) { return r->chunk_inflated; }
+nytp_in *nytp_reader_input(nytp_reader *r) { return r->in; }
+
+/* Stop reading with status and a message about the current chunk. */
+static int stop(nytp_reader *r, nytp_error *err, int status, uint64_t offset, const char *fmt,
+                ...) __attribute__((format(printf, 5, 6)));
+
+static int stop(nytp_reader *r, nytp_error *err, int status, uint64_t offset, const char *fmt, ...)
+{
+    nytp_error *e = &r->sticky;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+    va_end(ap);
+    e->status = status;
+    e->offset = offset;
+    e->inflated = nytp_in_inflating(r->in);
+    e->deflate_start = nytp_in_deflate_start(r->in);
+    e->chunk = r->chunk_no;
+    if (err)
+        *err = *e;
+    return status;
+}
+
+/* Stop with an error the input layer reported (it knows its own offset
+ * for zlib data errors). */
+static int stop_io(nytp_reader *r, nytp_error *err, const nytp_error *fe)
+{
+    r->sticky = *fe;
+    if (fe->status != NYTP_E_FORMAT) {
+        r->sticky.offset = nytp_in_offset(r->in);
+        r->sticky.inflated = nytp_in_inflating(r->in);
+        r->sticky.deflate_start = nytp_in_deflate_start(r->in);
+    }
+    r->sticky.chunk = r->chunk_no;
+    if (err)
+        *err = r->sticky;
+    return r->sticky.status;
+}
+
+static void warn(nytp_reader *r, uint64_t offset, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void warn(nytp_reader *r, uint64_t offset, const char *fmt, ...)
+{
+    if (!r->warn)
+        return;
+    nytp_error w = {0};
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(w.msg, sizeof w.msg, fmt, ap);
+    va_end(ap);
+    w.offset = offset;
+    w.inflated = nytp_in_inflating(r->in);
+    w.deflate_start = nytp_in_deflate_start(r->in);
+    w.chunk = r->chunk_no;
+    r->warn(r->warn_ctx, &w);
+}
+
+static int read_header(nytp_reader *r, nytp_chunk *c, nytp_error *err)
+{
+    size_t want = 32;
+    for (;;) {
+        nytp_error fe = {0};
+        int st = nytp_in_fill(r->in, want, &fe);
+        if (st < 0)
+            return stop_io(r, err, &fe);
+        size_t avail;
+        const uint8_t *p = nytp_in_peek(r->in, &avail);
+        if (avail == 0)
+            return stop(r, err, NYTP_E_FORMAT, 0,
+                        "empty file, expected the header line 'NYTProf 5 0'");
+        size_t used;
+        const char *why = NULL;
+        int d = nytp_decode_header(p, p + avail, c, &used, &why);
+        if (d == NYTP_DECODE_BAD)
+            return stop(r, err, NYTP_E_FORMAT, used,
+                        "not an NYTProf profile: expected %s", why);
+        if (d == NYTP_DECODE_NEED_MORE) {
+            if (st == NYTP_END || used > 64) {
+                if (used > 64)
+                    return stop(r, err, NYTP_E_FORMAT, 0,
+                                "not an NYTProf profile: header line too long");
+                return stop(r, err, NYTP_E_TRUNCATED, avail,
+                            "the file ends inside the header line");
+            }
+            want = used;
+            continue;
+        }
+        nytp_in_skip(r->in, used);
+        r->header_done = true;
+        if (c->u.version.major != NYTP_FORMAT_MAJOR)
+            return stop(r, err, NYTP_E_VERSION, 0,
+                        "profile format version %u.%u is not supported (nytp reads version %d.x)",
+                        c->u.version.major, c->u.version.minor, NYTP_FORMAT_MAJOR);
+        if (c->u.version.minor > NYTP_FORMAT_MINOR)
+            warn(r, 0,
+                 "profile format version %u.%u is newer than %d.%d; reading it as %d.%d, errors are likely",
+                 c->u.version.major, c->u.version.minor, NYTP_FORMAT_MAJOR, NYTP_FORMAT_MINOR,
+                 NYTP_FORMAT_MAJOR, NYTP_FORMAT_MINOR);
+        r->chunk_off = 0;
+        r->chunk_inflated = false;
+        return NYTP_OK;
+    }
+}
+
+static bool str_is(nytp_str s, const char *lit)
+{
+    size_t n = strlen(lit);
+    return s.len == n && memcmp(s.ptr, lit, n) == 0;
+}
+
+/* The chunk was decoded; apply the rules that need a look at its content.
+ * Returns 1 to hand it to the caller, 0 to skip it, or an error. */
+static int check_chunk(nytp_reader *r, nytp_chunk *c, nytp_error *err)
+{
+    switch (c->tag) {
+    case NYTP_TAG_START_DEFLATE:
+        if (nytp_in_inflating(r->in))
+            return stop(r, err, NYTP_E_FORMAT, r->chunk_off,
+                        "START_DEFLATE inside data that is already compressed");
+        r->inflate_next = true;
+        return 1;
+    case NYTP_TAG_ATTRIBUTE:
+    case NYTP_TAG_OPTION:
+        if (!c->u.kv.value.ptr) {
+            warn(r, r->chunk_off, "%s line without '=' ignored: '%.*s'",
+                 c->tag == NYTP_TAG_ATTRIBUTE ? "attribute" : "option",
+                 (int)(c->u.kv.key.len > 80 ? 80 : c->u.kv.key.len), c->u.kv.key.ptr);
+            return 0;
+        }
+        if (c->tag == NYTP_TAG_ATTRIBUTE && str_is(c->u.kv.key, "nv_size") &&
+            !str_is(c->u.kv.value, "8")) {
+            /* Hand the attribute over, then stop: the numbers that follow
+             * cannot be read. */
+            nytp_error *e = &r->pending;
+            e->status = NYTP_E_FORMAT;
+            e->offset = r->chunk_off;
+            e->inflated = r->chunk_inflated;
+            e->deflate_start = nytp_in_deflate_start(r->in);
+            e->chunk = r->chunk_no;
+            snprintf(e->msg, sizeof e->msg,
+                     "nv_size=%.*s: only profiles written with 8-byte floating point numbers (nv_size=8) are supported",
+                     (int)(c->u.kv.value.len > 20 ? 20 : c->u.kv.value.len), c->u.kv.value.ptr);
+        }
+        return 1;
+    default:
+        return 1;
+    }
+}
+
+int nytp_reader_next(nytp_reader *r, nytp_chunk *c, nytp_error *err)
+{
+    if (r->sticky.status) {
+        if (err)
+            *err = r->sticky;
+        return r->sticky.status;
+    }
+    if (r->pending.status) {
+        r->sticky = r->pending;
+        if (err)
+            *err = r->sticky;
+        return r->sticky.status;
+    }
+    if (!r->header_done)
+        return read_header(r, c, err);
+    if (r->inflate_next) {
+        r->inflate_next = false;
+        nytp_error fe = {0};
+        int st = nytp_in_start_inflate(r->in, &fe);
+        if (st < 0)
+            return stop_io(r, err, &fe);
+    }
+    for (;;) {
+        size_t avail;
+        const uint8_t *p = nytp_in_peek(r->in, &avail);
+        if (avail == 0) {
+            nytp_error fe = {0};
+            int st = nytp_in_fill(r->in, 1, &fe);
+            if (st == NYTP_END)
+                return NYTP_END; /* clean end at a chunk boundary */
+            if (st < 0) {
+                if (st == NYTP_E_TRUNCATED)
+                    return stop(r, err, st, nytp_in_offset(r->in),
+                                "the zlib stream stops after chunk %llu without its end (the file was cut short)",
+                                (unsigned long long)r->chunk_no);
+                return stop_io(r, err, &fe);
+            }
+            continue;
+        }
+        r->chunk_no++;
+        r->chunk_off = nytp_in_offset(r->in);
+        r->chunk_inflated = nytp_in_inflating(r->in);
+        for (;;) {
+            size_t used;
+            const char *why = NULL;
+            int d = nytp_decode_chunk(p, p + avail, c, &used, &why);
+            if (d == NYTP_DECODE_OK) {
+                nytp_in_skip(r->in, used);
+                break;
+            }
+            if (d == NYTP_DECODE_BAD) {
+                const char *name = nytp_tag_name(*p);
+                if (!name)
+                    return stop(r, err, NYTP_E_FORMAT, r->chunk_off,
+                                "expected a chunk tag, found byte 0x%02x", *p);
+                return stop(r, err, NYTP_E_FORMAT, r->chunk_off + used,
+                            "in a %s chunk: expected %s, found byte 0x%02x", name, why, p[used]);
+            }
+            nytp_error fe = {0};
+            int st = nytp_in_fill(r->in, used, &fe);
+            p = nytp_in_peek(r->in, &avail);
+            if (st == NYTP_OK)
+                continue;
+            const char *name = nytp_tag_name(*p);
+            if (st == NYTP_END && nytp_in_stream_ended(r->in))
+                return stop(r, err, NYTP_E_FORMAT, r->chunk_off + avail,
+                            "the compressed data ends inside a %s chunk that needs at least %zu bytes, %zu present",
+                            name, used, avail);
+            if (st == NYTP_END || st == NYTP_E_TRUNCATED)
+                return stop(r, err, NYTP_E_TRUNCATED, r->chunk_off,
+                            "the file ends inside a %s chunk (it needs at least %zu bytes, %zu present)",
+                            name, used, avail);
+            return stop_io(r, err, &fe);
+        }
+        int keep = check_chunk(r, c, err);
+        if (keep < 0)
+            return keep;
+        if (keep)
+            return NYTP_OK;
+        p = nytp_in_peek(r->in, &avail);
+    }
+}
+
+int nytp_reader_foreach(nytp_reader *r, nytp_chunk_fn fn, void *ctx, nytp_error *err)
+{
+    nytp_chunk c;
+    int st;
+    while ((st = nytp_reader_next(r, &c, err)) == NYTP_OK) {
+        int rc = fn(ctx, &c);
+        if (rc)
+            return rc;
+    }
+    return st == NYTP_END ? NYTP_OK : st;
+}

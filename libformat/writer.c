@@ -1,0 +1,252 @@
+/* writer.c — one call per chunk kind, all through nytp_encode_chunk. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "nytp/writer.h"
+
+struct nytp_writer {
+    nytp_out *out;
+    nytp_error err;
+};
+
+int nytp_writer_open(nytp_writer **wp, nytp_out *out, nytp_error *err)
+{
+    nytp_writer *w = calloc(1, sizeof *w);
+    if (!w) {
+        nytp_out_abort(out);
+        return nytp_error_set(err, NYTP_E_NOMEM, "out of memory");
+    }
+    w->out = out;
+    *wp = w;
+    return NYTP_OK;
+}
+
+nytp_out *nytp_writer_out(nytp_writer *w) { return w->out; }
+
+const nytp_error *nytp_writer_error(const nytp_writer *w)
+{
+    if (w->err.status)
+        return &w->err;
+    return nytp_out_error(w->out);
+}
+
+int nytp_writer_close(nytp_writer *w, nytp_error *err)
+{
+    int st;
+    if (w->err.status) {
+        st = w->err.status;
+        if (err)
+            *err = w->err;
+        nytp_out_abort(w->out);
+    } else {
+        st = nytp_out_close(w->out, err);
+    }
+    free(w);
+    return st;
+}
+
+void nytp_writer_abort(nytp_writer *w)
+{
+    if (!w)
+        return;
+    nytp_out_abort(w->out);
+    free(w);
+}
+
+/* Encode c into the out, without any switch of compression. */
+static int emit(nytp_writer *w, const nytp_chunk *c)
+{
+    if (w->err.status)
+        return w->err.status;
+    uint8_t *p = nytp_out_reserve(w->out, nytp_chunk_max_size(c));
+    if (!p)
+        return nytp_out_error(w->out)->status;
+    size_t n = nytp_encode_chunk(p, c);
+    if (n == 0) {
+        const char *name = nytp_tag_name(c->tag);
+        return nytp_error_set(&w->err, NYTP_E_USAGE,
+                              "cannot encode a %s chunk (a newline or '=' where none may be, or an unknown kind)",
+                              name ? name : "unknown");
+    }
+    nytp_out_commit(w->out, n);
+    return NYTP_OK;
+}
+
+int nytp_write_chunk(nytp_writer *w, const nytp_chunk *c)
+{
+    int st = emit(w, c);
+    if (st == NYTP_OK && c->tag == NYTP_TAG_START_DEFLATE) {
+        st = nytp_out_start_deflate(w->out, NYTP_DEFAULT_COMPRESSION);
+        if (st > 0)
+            st = NYTP_OK;
+    }
+    return st;
+}
+
+int nytp_write_header(nytp_writer *w, uint32_t major, uint32_t minor)
+{
+    nytp_chunk c = {.tag = NYTP_TAG_VERSION};
+    c.u.version.major = major;
+    c.u.version.minor = minor;
+    return nytp_write_chunk(w, &c);
+}
+
+int nytp_write_comment(nytp_writer *w, const char *text)
+{
+    nytp_chunk c = {.tag = NYTP_TAG_COMMENT};
+    c.u.comment.text = nytp_cstr(text, false);
+    return nytp_write_chunk(w, &c);
+}
+
+static int write_kv(nytp_writer *w, int tag, const char *key, const char *value)
+{
+    nytp_chunk c = {.tag = (enum nytp_tag)tag};
+    c.u.kv.key = nytp_cstr(key, false);
+    c.u.kv.value = nytp_cstr(value, false);
+    return nytp_write_chunk(w, &c);
+}
+
+int nytp_write_attribute(nytp_writer *w, const char *key, const char *value)
+{
+    return write_kv(w, NYTP_TAG_ATTRIBUTE, key, value);
+}
+
+int nytp_write_option(nytp_writer *w, const char *key, const char *value)
+{
+    return write_kv(w, NYTP_TAG_OPTION, key, value);
+}
+
+int nytp_write_start_deflate(nytp_writer *w, int level)
+{
+    if (level == 0)
+        return w->err.status;
+    if (level < 0 || level > 9)
+        return nytp_error_set(&w->err, NYTP_E_USAGE, "compression level %d is not 0..9", level);
+    char note[96];
+    snprintf(note, sizeof note, "Compressed at level %d with zlib %s", level, zlibVersion());
+    int st = nytp_write_comment(w, note);
+    if (st < 0)
+        return st;
+    nytp_chunk c = {.tag = NYTP_TAG_START_DEFLATE};
+    st = emit(w, &c);
+    if (st < 0)
+        return st;
+    st = nytp_out_start_deflate(w->out, level);
+    return st < 0 ? st : NYTP_OK;
+}
+
+int nytp_write_pid_start(nytp_writer *w, uint32_t pid, uint32_t ppid, double time)
+{
+    nytp_chunk c = {.tag = NYTP_TAG_PID_START};
+    c.u.pid_start.pid = pid;
+    c.u.pid_start.ppid = ppid;
+    c.u.pid_start.time = time;
+    return nytp_write_chunk(w, &c);
+}
+
+int nytp_write_pid_end(nytp_writer *w, uint32_t pid, double time)
+{
+    nytp_chunk c = {.tag = NYTP_TAG_PID_END};
+    c.u.pid_end.pid = pid;
+    c.u.pid_end.time = time;
+    return nytp_write_chunk(w, &c);
+}
+
+int nytp_write_new_fid(nytp_writer *w, uint32_t fid, uint32_t eval_fid, uint32_t eval_line,
+                       uint32_t flags, uint32_t size, uint32_t mtime, nytp_str name)
+{
+    nytp_chunk c = {.tag = NYTP_TAG_NEW_FID};
+    c.u.new_fid.fid = fid;
+    c.u.new_fid.eval_fid = eval_fid;
+    c.u.new_fid.eval_line = eval_line;
+    c.u.new_fid.flags = flags;
+    c.u.new_fid.size = size;
+    c.u.new_fid.mtime = mtime;
+    c.u.new_fid.name = name;
+    return nytp_write_chunk(w, &c);
+}
+
+int nytp_write_time_line(nytp_writer *w, int32_t ticks, uint32_t fid, uint32_t line)
+{
+    nytp_chunk c = {.tag = NYTP_TAG_TIME_LINE};
+    c.u.time.ticks = ticks;
+    c.u.time.fid = fid;
+    c.u.time.line = line;
+    return nytp_write_chunk(w, &c);
+}
+
+int nytp_write_time_block(nytp_writer *w, int32_t ticks, uint32_t fid, uint32_t line,
+                          uint32_t block_line, uint32_t sub_line)
+{
+    nytp_chunk c = {.tag = NYTP_TAG_TIME_BLOCK};
+    c.u.time.ticks = ticks;
+    c.u.time.fid = fid;
+    c.u.time.line = line;
+    c.u.time.block_line = block_line;
+    c.u.time.sub_line = sub_line;
+    return nytp_write_chunk(w, &c);
+}
+
+int nytp_write_discount(nytp_writer *w)
+{
+    nytp_chunk c = {.tag = NYTP_TAG_DISCOUNT};
+    return nytp_write_chunk(w, &c);
+}
+
+int nytp_write_sub_info(nytp_writer *w, uint32_t fid, uint32_t first_line, uint32_t last_line,
+                        nytp_str name)
+{
+    nytp_chunk c = {.tag = NYTP_TAG_SUB_INFO};
+    c.u.sub_info.fid = fid;
+    c.u.sub_info.first_line = first_line;
+    c.u.sub_info.last_line = last_line;
+    c.u.sub_info.name = name;
+    return nytp_write_chunk(w, &c);
+}
+
+int nytp_write_sub_callers(nytp_writer *w, uint32_t fid, uint32_t line, uint32_t count,
+                           double incl, double excl, double reci, uint32_t rec_depth,
+                           nytp_str called, nytp_str caller)
+{
+    nytp_chunk c = {.tag = NYTP_TAG_SUB_CALLERS};
+    c.u.sub_callers.fid = fid;
+    c.u.sub_callers.line = line;
+    c.u.sub_callers.count = count;
+    c.u.sub_callers.incl = incl;
+    c.u.sub_callers.excl = excl;
+    c.u.sub_callers.reci = reci;
+    c.u.sub_callers.rec_depth = rec_depth;
+    c.u.sub_callers.called = called;
+    c.u.sub_callers.caller = caller;
+    return nytp_write_chunk(w, &c);
+}
+
+int nytp_write_src_line(nytp_writer *w, uint32_t fid, uint32_t line, nytp_str text)
+{
+    nytp_chunk c = {.tag = NYTP_TAG_SRC_LINE};
+    c.u.src_line.fid = fid;
+    c.u.src_line.line = line;
+    c.u.src_line.text = text;
+    return nytp_write_chunk(w, &c);
+}
+
+int nytp_write_sub_entry(nytp_writer *w, uint32_t fid, uint32_t line)
+{
+    nytp_chunk c = {.tag = NYTP_TAG_SUB_ENTRY};
+    c.u.sub_entry.fid = fid;
+    c.u.sub_entry.line = line;
+    return nytp_write_chunk(w, &c);
+}
+
+int nytp_write_sub_return(nytp_writer *w, uint32_t depth, double incl, double excl,
+                          nytp_str name)
+{
+    nytp_chunk c = {.tag = NYTP_TAG_SUB_RETURN};
+    c.u.sub_return.depth = depth;
+    c.u.sub_return.incl = incl;
+    c.u.sub_return.excl = excl;
+    c.u.sub_return.name = name;
+    return nytp_write_chunk(w, &c);
+}
