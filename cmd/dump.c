@@ -494,12 +494,14 @@ int cmd_dump(int argc, char **argv)
     unsigned long printed = 0;
     int last_tag = 0;
     uint64_t last_no = 0, last_off = 0;
+    bool last_inflated = false;
     nytp_chunk c;
     int st = NYTP_END;
     while (!(o.limited && printed >= o.limit) && (st = nytp_reader_next(r, &c, &e)) == NYTP_OK) {
         last_tag = c.tag;
         last_no = nytp_reader_chunk_number(r);
         last_off = nytp_reader_chunk_offset(r);
+        last_inflated = nytp_reader_chunk_inflated(r);
         if (o.filter && !o.tags[c.tag & 0xff])
             continue;
         if (emit(out, &c) < 0)
@@ -518,9 +520,10 @@ int cmd_dump(int argc, char **argv)
         /* One line: where the cut is, and what was kept before it. */
         char kept[200] = "; no chunk before it was complete";
         if (last_tag)
-            snprintf(kept, sizeof kept, "; the last complete chunk is number %llu, a %s at offset %llu",
-                     (unsigned long long)last_no, nytp_tag_name(last_tag),
-                     (unsigned long long)last_off);
+            snprintf(kept, sizeof kept, "; the last complete chunk is number %llu, %s %s at offset %llu%s",
+                     (unsigned long long)last_no, strchr("AEIOU", nytp_tag_name(last_tag)[0]) ? "an" : "a",
+                     nytp_tag_name(last_tag), (unsigned long long)last_off,
+                     last_inflated ? " of the inflated data" : "");
         size_t n = strlen(e.msg);
         snprintf(e.msg + n, sizeof e.msg - n, "%s", kept);
         cli_report(file, &e, !o.strict);

@@ -35,6 +35,11 @@ int nytp_tag_from_name(const char *name, size_t len)
     return 0;
 }
 
+const char nytp_why_tag[] = "a chunk tag";
+const char nytp_why_string_tag[] = "a string tag (0x27 or 0x22)";
+const char nytp_why_string_length[] = "a string length within the 256 MiB limit";
+const char nytp_why_line_length[] = "a text line within the 256 MiB limit";
+
 /* ---- numbers ---------------------------------------------------------- */
 
 size_t nytp_encode_u32(uint8_t *o, uint32_t v)
@@ -156,7 +161,7 @@ static inline int get_str(cursor *k, nytp_str *s)
         return more(k, 1);
     uint8_t t = *k->q;
     if (t != NYTP_STR_BYTES && t != NYTP_STR_UTF8) {
-        k->why = "expected a string tag (0x27 or 0x22)";
+        k->why = nytp_why_string_tag;
         k->bad = (size_t)(k->q - k->start);
         return 0;
     }
@@ -166,7 +171,7 @@ static inline int get_str(cursor *k, nytp_str *s)
     if (!get_u32(k, &len))
         return 0;
     if (len > NYTP_STR_LIMIT) {
-        k->why = "a string length within the 256 MiB limit";
+        k->why = nytp_why_string_length;
         k->bad = (size_t)(save - k->start);
         return 0;
     }
@@ -186,7 +191,7 @@ static inline int get_line(cursor *k, const uint8_t **line, size_t *len)
     const uint8_t *nl = memchr(k->q, '\n', avail);
     if (!nl) {
         if (avail > NYTP_STR_LIMIT) {
-            k->why = "a text line within the 256 MiB limit";
+            k->why = nytp_why_line_length;
             k->bad = (size_t)(k->q - k->start);
             return 0;
         }
@@ -308,7 +313,7 @@ int nytp_decode_chunk(const uint8_t *p, const uint8_t *end, nytp_chunk *c, size_
         break;
     }
     default:
-        *why = "a chunk tag";
+        *why = nytp_why_tag;
         *used = 0;
         return NYTP_DECODE_BAD;
     }

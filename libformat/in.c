@@ -33,6 +33,8 @@ struct nytp_in {
     z_stream zs;
     uint8_t *zin;           /* compressed bytes read from fd */
     uint64_t deflate_start; /* file offset of the zlib stream */
+    nytp_error zerr;        /* a zlib error held back until the bytes
+                               inflated before it have been read */
 };
 
 static int alloc_in(nytp_in **inp, nytp_error *err)
@@ -160,6 +162,11 @@ static int make_room(nytp_in *in, size_t want, nytp_error *err)
 
 static int inflate_more(nytp_in *in, nytp_error *err)
 {
+    if (in->zerr.status) {
+        if (err)
+            *err = in->zerr;
+        return in->zerr.status;
+    }
     for (;;) {
         if (in->zs.avail_in == 0 && !in->eof) {
             if (in->fd >= 0) {
@@ -199,13 +206,17 @@ static int inflate_more(nytp_in *in, nytp_error *err)
         }
         if (zst == Z_BUF_ERROR)
             continue; /* needs input; loop reads more */
-        if (err) {
-            err->offset = in->deflate_start + in->zs.total_in;
-            err->inflated = false;
-            err->deflate_start = in->deflate_start;
-        }
-        return nytp_error_set(err, NYTP_E_FORMAT, "corrupt zlib data (%s)",
-                              in->zs.msg ? in->zs.msg : "inflate failed");
+        nytp_error *z = &in->zerr;
+        z->offset = in->deflate_start + in->zs.total_in;
+        z->inflated = false;
+        z->deflate_start = in->deflate_start;
+        nytp_error_set(z, NYTP_E_FORMAT, "corrupt zlib data (%s)",
+                       in->zs.msg ? in->zs.msg : "inflate failed");
+        if (before != in->zs.avail_out)
+            return NYTP_OK; /* hand over what came before the damage first */
+        if (err)
+            *err = *z;
+        return z->status;
     }
 }
 

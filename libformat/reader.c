@@ -17,6 +17,10 @@ struct nytp_reader {
     nytp_error pending;      /* raised by the next call (after its chunk) */
     nytp_warn_fn warn;
     void *warn_ctx;
+    /* Processes started and not yet ended: a profile whose data stops
+     * with one still open was cut short, even at a chunk boundary. */
+    uint32_t open_pids[8];
+    unsigned n_open, n_started;
 };
 
 int nytp_reader_open_in(nytp_reader **rp, nytp_in *in, nytp_error *err)
@@ -183,11 +187,61 @@ static bool str_is(nytp_str s, const char *lit)
     return s.len == n && memcmp(s.ptr, lit, n) == 0;
 }
 
+/* "a TIME_LINE", "an ATTRIBUTE" */
+static const char *article(const char *name)
+{
+    return name && strchr("AEIOU", name[0]) ? "an" : "a";
+}
+
+static void pid_started(nytp_reader *r, uint32_t pid)
+{
+    r->n_started++;
+    if (r->n_open < sizeof r->open_pids / sizeof r->open_pids[0])
+        r->open_pids[r->n_open] = pid;
+    r->n_open++;
+}
+
+static void pid_ended(nytp_reader *r, uint32_t pid)
+{
+    unsigned kept = r->n_open < 8 ? r->n_open : 8;
+    for (unsigned i = 0; i < kept; i++) {
+        if (r->open_pids[i] == pid) {
+            r->open_pids[i] = r->open_pids[kept - 1];
+            r->n_open--;
+            return;
+        }
+    }
+    if (r->n_open > kept) /* more than we track: count it off */
+        r->n_open--;
+}
+
+/* The data ended cleanly at a chunk boundary: complete, or cut short? */
+static int at_end(nytp_reader *r, nytp_error *err)
+{
+    uint64_t off = nytp_in_offset(r->in);
+    r->chunk_no++; /* the chunk that never came */
+    if (r->n_started == 0)
+        return stop(r, err, NYTP_E_TRUNCATED, off,
+                    "the data ends before any process started (no PID_START): the file was cut short");
+    if (r->n_open > 0)
+        return stop(r, err, NYTP_E_TRUNCATED, off,
+                    "the data ends while process %u is still running (no PID_END): the file was cut short",
+                    r->open_pids[0]);
+    r->chunk_no--;
+    return NYTP_END;
+}
+
 /* The chunk was decoded; apply the rules that need a look at its content.
  * Returns 1 to hand it to the caller, 0 to skip it, or an error. */
 static int check_chunk(nytp_reader *r, nytp_chunk *c, nytp_error *err)
 {
     switch (c->tag) {
+    case NYTP_TAG_PID_START:
+        pid_started(r, c->u.pid_start.pid);
+        return 1;
+    case NYTP_TAG_PID_END:
+        pid_ended(r, c->u.pid_end.pid);
+        return 1;
     case NYTP_TAG_START_DEFLATE:
         if (nytp_in_inflating(r->in))
             return stop(r, err, NYTP_E_FORMAT, r->chunk_off,
@@ -251,12 +305,14 @@ int nytp_reader_next(nytp_reader *r, nytp_chunk *c, nytp_error *err)
             nytp_error fe = {0};
             int st = nytp_in_fill(r->in, 1, &fe);
             if (st == NYTP_END)
-                return NYTP_END; /* clean end at a chunk boundary */
+                return at_end(r, err);
             if (st < 0) {
-                if (st == NYTP_E_TRUNCATED)
+                if (st == NYTP_E_TRUNCATED) {
+                    r->chunk_no++;
                     return stop(r, err, st, nytp_in_offset(r->in),
-                                "the zlib stream stops after chunk %llu without its end (the file was cut short)",
-                                (unsigned long long)r->chunk_no);
+                                "the zlib stream stops without its end after chunk %llu (the file was cut short)",
+                                (unsigned long long)r->chunk_no - 1);
+                }
                 return stop_io(r, err, &fe);
             }
             continue;
@@ -274,11 +330,22 @@ int nytp_reader_next(nytp_reader *r, nytp_chunk *c, nytp_error *err)
             }
             if (d == NYTP_DECODE_BAD) {
                 const char *name = nytp_tag_name(*p);
-                if (!name)
+                if (why == nytp_why_tag)
                     return stop(r, err, NYTP_E_FORMAT, r->chunk_off,
                                 "expected a chunk tag, found byte 0x%02x", *p);
-                return stop(r, err, NYTP_E_FORMAT, r->chunk_off + used,
-                            "in a %s chunk: expected %s, found byte 0x%02x", name, why, p[used]);
+                if (why == nytp_why_string_length) {
+                    uint32_t len = 0;
+                    nytp_decode_u32(p + used + 1, p + avail, &len);
+                    return stop(r, err, NYTP_E_FORMAT, r->chunk_off + used,
+                                "in %s %s chunk: a string length of %u bytes, over the %u MiB limit",
+                                article(name), name, len, NYTP_STR_LIMIT >> 20);
+                }
+                if (why == nytp_why_string_tag)
+                    return stop(r, err, NYTP_E_FORMAT, r->chunk_off + used,
+                                "in %s %s chunk: expected %s, found byte 0x%02x", article(name),
+                                name, why, p[used]);
+                return stop(r, err, NYTP_E_FORMAT, r->chunk_off + used, "in %s %s chunk: expected %s",
+                            article(name), name, why);
             }
             nytp_error fe = {0};
             int st = nytp_in_fill(r->in, used, &fe);
@@ -288,12 +355,12 @@ int nytp_reader_next(nytp_reader *r, nytp_chunk *c, nytp_error *err)
             const char *name = nytp_tag_name(*p);
             if (st == NYTP_END && nytp_in_stream_ended(r->in))
                 return stop(r, err, NYTP_E_FORMAT, r->chunk_off + avail,
-                            "the compressed data ends inside a %s chunk that needs at least %zu bytes, %zu present",
-                            name, used, avail);
+                            "the compressed data ends inside %s %s chunk that needs at least %zu bytes, %zu present",
+                            article(name), name, used, avail);
             if (st == NYTP_END || st == NYTP_E_TRUNCATED)
                 return stop(r, err, NYTP_E_TRUNCATED, r->chunk_off,
-                            "the file ends inside a %s chunk (it needs at least %zu bytes, %zu present)",
-                            name, used, avail);
+                            "the data ends inside %s %s chunk (it needs at least %zu bytes, %zu present)",
+                            article(name), name, used, avail);
             return stop_io(r, err, &fe);
         }
         int keep = check_chunk(r, c, err);

@@ -118,6 +118,13 @@ enum nytp_decode_result {
     NYTP_DECODE_BAD = -1        /* why: see *why (static string) */
 };
 
+/* What a BAD result expected, as *why points to one of these (compare
+ * pointers to tell them apart; each reads as "expected <why>"). */
+extern const char nytp_why_tag[];            /* byte 0 is not a chunk tag */
+extern const char nytp_why_string_tag[];     /* byte at *used is not ' or " */
+extern const char nytp_why_string_length[];  /* string at *used declares > limit */
+extern const char nytp_why_line_length[];    /* no newline within the limit */
+
 /* Decode the chunk that starts at p (its tag byte).  On OK, *used is the
  * chunk's length in bytes.  On NEED_MORE, *used is how many bytes from p
  * are needed at least before trying again (always > end - p).  On BAD,

@@ -1,0 +1,99 @@
+/* fuzz_reader.c — libFuzzer target: the streaming reader and the dump
+ * formatting on arbitrary bytes.  Checks, beyond "no crash": every chunk
+ * the reader returns re-encodes and decodes to the same chunk, and the
+ * reader ends with a clean end or a reported error, never anything else. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dump.h"
+#include "nytp/nytp.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static int same_str(nytp_str a, nytp_str b)
+{
+    return a.len == b.len && a.utf8 == b.utf8 && (a.len == 0 || memcmp(a.ptr, b.ptr, a.len) == 0);
+}
+
+/* Re-encode c, decode it again, and compare the fields that matter. */
+static void check_roundtrip(const nytp_chunk *c)
+{
+    if (c->tag == NYTP_TAG_VERSION)
+        return;
+    size_t cap = nytp_chunk_max_size(c);
+    uint8_t *buf = malloc(cap);
+    if (!buf)
+        return;
+    size_t n = nytp_encode_chunk(buf, c);
+    if (n == 0 || n > cap)
+        __builtin_trap();
+    nytp_chunk d;
+    size_t used;
+    const char *why;
+    if (nytp_decode_chunk(buf, buf + n, &d, &used, &why) != NYTP_DECODE_OK || used != n ||
+        d.tag != c->tag)
+        __builtin_trap();
+    switch (c->tag) {
+    case NYTP_TAG_TIME_LINE:
+    case NYTP_TAG_TIME_BLOCK:
+        if (d.u.time.ticks != c->u.time.ticks || d.u.time.line != c->u.time.line ||
+            d.u.time.sub_line != c->u.time.sub_line)
+            __builtin_trap();
+        break;
+    case NYTP_TAG_SUB_CALLERS:
+        if (!same_str(d.u.sub_callers.called, c->u.sub_callers.called) ||
+            !same_str(d.u.sub_callers.caller, c->u.sub_callers.caller) ||
+            d.u.sub_callers.count != c->u.sub_callers.count)
+            __builtin_trap();
+        break;
+    case NYTP_TAG_ATTRIBUTE:
+    case NYTP_TAG_OPTION:
+        if (!same_str(d.u.kv.key, c->u.kv.key) || !same_str(d.u.kv.value, c->u.kv.value))
+            __builtin_trap();
+        break;
+    case NYTP_TAG_NEW_FID:
+        if (!same_str(d.u.new_fid.name, c->u.new_fid.name) || d.u.new_fid.fid != c->u.new_fid.fid)
+            __builtin_trap();
+        break;
+    default:
+        break;
+    }
+    free(buf);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    nytp_reader *r;
+    nytp_error e = {0};
+    if (nytp_reader_open_mem(&r, data, size, &e) < 0)
+        return 0;
+    nytp_out *text, *json;
+    if (nytp_out_open_mem(&text, &e) < 0) {
+        nytp_reader_close(r);
+        return 0;
+    }
+    if (nytp_out_open_mem(&json, &e) < 0) {
+        nytp_out_abort(text);
+        nytp_reader_close(r);
+        return 0;
+    }
+    nytp_chunk c;
+    int st;
+    while ((st = nytp_reader_next(r, &c, &e)) == NYTP_OK) {
+        dump_chunk_text(text, &c);
+        dump_chunk_json(json, &c);
+        check_roundtrip(&c);
+    }
+    if (st != NYTP_END && st >= 0)
+        __builtin_trap();
+    if (st < 0 && e.msg[0] == 0)
+        __builtin_trap(); /* every error says something */
+    /* an error is sticky */
+    if (st < 0 && nytp_reader_next(r, &c, &e) != st)
+        __builtin_trap();
+    nytp_reader_close(r);
+    nytp_out_abort(text);
+    nytp_out_abort(json);
+    return 0;
+}

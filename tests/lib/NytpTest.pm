@@ -1,0 +1,70 @@
+package NytpTest;
+# Helpers shared by the integration tests: where things are, running a
+# command and capturing its output, making fresh profiles.
+use strict;
+use warnings;
+use Exporter 'import';
+use File::Spec;
+use File::Temp qw(tempdir);
+use Cwd qw(abs_path);
+use FindBin;
+
+our @EXPORT = qw(repo nytp run_cmd slurp_file fresh_profile testdata scratch_dir);
+
+sub repo { return abs_path("$FindBin::Bin/..") }
+sub nytp { return repo() . '/build/nytp' }
+sub testdata { return repo() . '/testdata' }
+
+my $scratch;
+sub scratch_dir { $scratch //= tempdir('nytp-test-XXXXXX', TMPDIR => 1, CLEANUP => 1) }
+
+# run_cmd(\@argv, stdin => $bytes) -> ($exit_status, $stdout, $stderr)
+sub run_cmd {
+    my ($argv, %opt) = @_;
+    my $dir = scratch_dir();
+    my ($in, $out, $err) = map { "$dir/run.$_" } qw(in out err);
+    open my $fh, '>:raw', $in or die "$in: $!";
+    print $fh $opt{stdin} // '';
+    close $fh;
+    my $pid = fork // die "fork: $!";
+    if (!$pid) {
+        open STDIN, '<', $in or die;
+        open STDOUT, '>', $out or die;
+        open STDERR, '>', $err or die;
+        chdir $opt{cwd} if $opt{cwd};
+        exec @$argv or die "exec $argv->[0]: $!";
+    }
+    waitpid $pid, 0;
+    my $status = $? & 127 ? 128 + ($? & 127) : $? >> 8;
+    return ($status, slurp_file($out), slurp_file($err));
+}
+
+sub slurp_file {
+    my $f = shift;
+    open my $fh, '<:raw', $f or return undef;
+    local $/;
+    my $d = <$fh>;
+    return $d // '';
+}
+
+# fresh_profile($name, $perl_source_or_file, $nytprof_options) -> path of a
+# profile written now by Devel::NYTProf, in the scratch directory.
+sub fresh_profile {
+    my ($name, $source, $opts) = @_;
+    my $dir = scratch_dir();
+    my $script = $source;
+    if ($source =~ /\n/) {
+        $script = "$dir/$name.pl";
+        open my $fh, '>:raw', $script or die;
+        print $fh $source;
+        close $fh;
+    }
+    my $file = "$dir/$name.out";
+    unlink $file;
+    local $ENV{NYTPROF} = join ':', grep { length } ($opts // ''), "file=$file";
+    my ($st, $out, $err) = run_cmd([$^X, '-d:NYTProf', $script], cwd => $dir);
+    die "profiling $name failed ($st): $err" if $st != 0 || !-s $file;
+    return $file;
+}
+
+1;

@@ -1,0 +1,386 @@
+/* test_codec.c — numbers, strings and every chunk kind, both directions. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "helpers.h"
+
+static const struct {
+    uint32_t v;
+    size_t size;
+    uint8_t bytes[5];
+} u32_cases[] = {
+    {0, 1, {0x00}},
+    {127, 1, {0x7f}},
+    {128, 2, {0x80, 0x80}},
+    {0x3fff, 2, {0xbf, 0xff}},
+    {0x4000, 3, {0xc0, 0x40, 0x00}},
+    {0x1fffff, 3, {0xdf, 0xff, 0xff}},
+    {0x200000, 4, {0xe0, 0x20, 0x00, 0x00}},
+    {0xfffffff, 4, {0xef, 0xff, 0xff, 0xff}},
+    {0x10000000, 5, {0xff, 0x10, 0x00, 0x00, 0x00}},
+    {0xffffffff, 5, {0xff, 0xff, 0xff, 0xff, 0xff}},
+};
+
+static void u32_boundaries(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof u32_cases / sizeof u32_cases[0]; i++) {
+        uint8_t buf[8] = {0};
+        size_t n = nytp_encode_u32(buf, u32_cases[i].v);
+        assert_int_equal(n, u32_cases[i].size);
+        assert_int_equal(nytp_u32_size(u32_cases[i].v), u32_cases[i].size);
+        assert_memory_equal(buf, u32_cases[i].bytes, n);
+        uint32_t back = 0;
+        assert_int_equal(nytp_decode_u32(buf, buf + n, &back), n);
+        assert_int_equal(back, u32_cases[i].v);
+        /* every shorter prefix asks for more */
+        for (size_t k = 0; k < n; k++)
+            assert_int_equal(nytp_decode_u32(buf, buf + k, &back), 0);
+    }
+}
+
+static void u32_every_width_roundtrips(void **state)
+{
+    (void)state;
+    /* a walk over all magnitudes, both sides of each power of two */
+    for (int bit = 0; bit < 32; bit++) {
+        uint32_t base = (uint32_t)1 << bit;
+        uint32_t vals[] = {base - 1, base, base + 1};
+        for (int j = 0; j < 3; j++) {
+            uint8_t buf[8];
+            uint32_t back;
+            size_t n = nytp_encode_u32(buf, vals[j]);
+            assert_int_equal(nytp_decode_u32(buf, buf + n, &back), n);
+            assert_int_equal(back, vals[j]);
+        }
+    }
+}
+
+static size_t encode(const nytp_chunk *c, uint8_t **out)
+{
+    *out = malloc(nytp_chunk_max_size(c));
+    assert_non_null(*out);
+    return nytp_encode_chunk(*out, c);
+}
+
+static void roundtrip(const nytp_chunk *c)
+{
+    uint8_t *buf;
+    size_t n = encode(c, &buf);
+    assert_true(n > 0);
+    assert_true(n <= nytp_chunk_max_size(c));
+    nytp_chunk d;
+    size_t used = 0;
+    const char *why = NULL;
+    int r = c->tag == NYTP_TAG_VERSION ? nytp_decode_header(buf, buf + n, &d, &used, &why)
+                                       : nytp_decode_chunk(buf, buf + n, &d, &used, &why);
+    assert_int_equal(r, NYTP_DECODE_OK);
+    assert_int_equal(used, n);
+    assert_true(chunk_equal(c, &d));
+    /* every proper prefix is "need more", with a need beyond the prefix */
+    for (size_t k = 0; k < n; k++) {
+        size_t need = 0;
+        r = c->tag == NYTP_TAG_VERSION ? nytp_decode_header(buf, buf + k, &d, &need, &why)
+                                       : nytp_decode_chunk(buf, buf + k, &d, &need, &why);
+        assert_int_equal(r, NYTP_DECODE_NEED_MORE);
+        assert_true(need > k);
+        assert_true(need <= n);
+    }
+    free(buf);
+}
+
+static nytp_str S(const char *s) { return nytp_cstr(s, false); }
+
+static void every_chunk_roundtrips(void **state)
+{
+    (void)state;
+    nytp_chunk c;
+
+    memset(&c, 0, sizeof c);
+    c.tag = NYTP_TAG_VERSION;
+    c.u.version.major = 5;
+    c.u.version.minor = 0;
+    roundtrip(&c);
+
+    memset(&c, 0, sizeof c);
+    c.tag = NYTP_TAG_COMMENT;
+    c.u.comment.text = S("a comment\n");
+    roundtrip(&c);
+
+    memset(&c, 0, sizeof c);
+    c.tag = NYTP_TAG_ATTRIBUTE;
+    c.u.kv.key = S("ticks_per_sec");
+    c.u.kv.value = S("10000000");
+    roundtrip(&c);
+    c.tag = NYTP_TAG_OPTION;
+    c.u.kv.value = S(""); /* empty value is fine */
+    roundtrip(&c);
+
+    memset(&c, 0, sizeof c);
+    c.tag = NYTP_TAG_START_DEFLATE;
+    roundtrip(&c);
+    c.tag = NYTP_TAG_DISCOUNT;
+    roundtrip(&c);
+
+    memset(&c, 0, sizeof c);
+    c.tag = NYTP_TAG_PID_START;
+    c.u.pid_start.pid = 4242;
+    c.u.pid_start.ppid = 1;
+    c.u.pid_start.time = 1795269522.80832;
+    roundtrip(&c);
+
+    memset(&c, 0, sizeof c);
+    c.tag = NYTP_TAG_PID_END;
+    c.u.pid_end.pid = 0xffffffff;
+    c.u.pid_end.time = -0.0;
+    roundtrip(&c);
+
+    memset(&c, 0, sizeof c);
+    c.tag = NYTP_TAG_NEW_FID;
+    c.u.new_fid.fid = 3;
+    c.u.new_fid.eval_fid = 1;
+    c.u.new_fid.eval_line = 0x4000;
+    c.u.new_fid.flags = NYTP_FIDF_IS_EVAL | NYTP_FIDF_HAS_SRC;
+    c.u.new_fid.size = 0x10000000;
+    c.u.new_fid.mtime = 1700000000;
+    c.u.new_fid.name = nytp_cstr("(eval 3)[gr\xc3\xbc\xc3\x9f" "e.pl:12]", true);
+    roundtrip(&c);
+
+    memset(&c, 0, sizeof c);
+    c.tag = NYTP_TAG_TIME_LINE;
+    c.u.time.ticks = -5;
+    c.u.time.fid = 1;
+    c.u.time.line = 128;
+    roundtrip(&c);
+    c.tag = NYTP_TAG_TIME_BLOCK;
+    c.u.time.ticks = INT32_MAX;
+    c.u.time.block_line = 127;
+    c.u.time.sub_line = 0x3fff;
+    roundtrip(&c);
+    c.u.time.ticks = INT32_MIN;
+    roundtrip(&c);
+
+    memset(&c, 0, sizeof c);
+    c.tag = NYTP_TAG_SUB_INFO;
+    c.u.sub_info.fid = 2;
+    c.u.sub_info.first_line = 10;
+    c.u.sub_info.last_line = 20;
+    c.u.sub_info.name = S("Foo::bar");
+    roundtrip(&c);
+
+    memset(&c, 0, sizeof c);
+    c.tag = NYTP_TAG_SUB_CALLERS;
+    c.u.sub_callers.fid = 1;
+    c.u.sub_callers.line = 7;
+    c.u.sub_callers.count = 176;
+    c.u.sub_callers.incl = 0.25;
+    c.u.sub_callers.excl = 1e-7;
+    c.u.sub_callers.reci = 3.5;
+    c.u.sub_callers.rec_depth = 9;
+    c.u.sub_callers.called = S("main::fib");
+    c.u.sub_callers.caller = S("");
+    roundtrip(&c);
+
+    memset(&c, 0, sizeof c);
+    c.tag = NYTP_TAG_SRC_LINE;
+    c.u.src_line.fid = 1;
+    c.u.src_line.line = 1;
+    c.u.src_line.text = S("print \"\\t<script>\";\n");
+    roundtrip(&c);
+
+    memset(&c, 0, sizeof c);
+    c.tag = NYTP_TAG_SUB_ENTRY;
+    c.u.sub_entry.fid = 1;
+    c.u.sub_entry.line = 0xffffffff;
+    roundtrip(&c);
+
+    memset(&c, 0, sizeof c);
+    c.tag = NYTP_TAG_SUB_RETURN;
+    c.u.sub_return.depth = 10000;
+    c.u.sub_return.incl = 77;
+    c.u.sub_return.excl = 64;
+    c.u.sub_return.name = S("main::__ANON__[x.pl:12]");
+    roundtrip(&c);
+}
+
+static void negative_i32_is_five_bytes(void **state)
+{
+    (void)state;
+    nytp_chunk c = {.tag = NYTP_TAG_TIME_LINE};
+    c.u.time.ticks = -1;
+    c.u.time.fid = 1;
+    c.u.time.line = 2;
+    uint8_t buf[64];
+    size_t n = nytp_encode_chunk(buf, &c);
+    const uint8_t want[] = {'+', 0xff, 0xff, 0xff, 0xff, 0xff, 0x01, 0x02};
+    assert_int_equal(n, sizeof want);
+    assert_memory_equal(buf, want, n);
+}
+
+static void strings_empty_and_one_megabyte(void **state)
+{
+    (void)state;
+    nytp_chunk c = {.tag = NYTP_TAG_SRC_LINE};
+    c.u.src_line.fid = 1;
+    c.u.src_line.line = 1;
+    c.u.src_line.text = S("");
+    roundtrip(&c);
+
+    size_t big = 1024 * 1024;
+    char *text = malloc(big);
+    assert_non_null(text);
+    for (size_t i = 0; i < big; i++)
+        text[i] = (char)(i * 7 + 3); /* every byte value, newlines included */
+    c.u.src_line.text = (nytp_str){text, (uint32_t)big, false};
+    uint8_t *buf;
+    size_t n = encode(&c, &buf);
+    assert_int_equal(n, 1 + 1 + 1 + 1 + 3 + big); /* tag fid line strtag len(3: < 0x200000) bytes */
+    nytp_chunk d;
+    size_t used;
+    const char *why;
+    assert_int_equal(nytp_decode_chunk(buf, buf + n, &d, &used, &why), NYTP_DECODE_OK);
+    assert_int_equal(d.u.src_line.text.len, big);
+    assert_memory_equal(d.u.src_line.text.ptr, text, big);
+    /* cut anywhere inside the string: need the whole chunk */
+    assert_int_equal(nytp_decode_chunk(buf, buf + n - 1, &d, &used, &why), NYTP_DECODE_NEED_MORE);
+    assert_int_equal(used, n);
+    free(buf);
+    free(text);
+}
+
+static void utf8_flag_is_kept(void **state)
+{
+    (void)state;
+    nytp_chunk c = {.tag = NYTP_TAG_SUB_INFO};
+    c.u.sub_info.name = nytp_cstr("main::gr\xc3\xbc\xc3\x9f" "e", true);
+    uint8_t buf[128];
+    size_t n = nytp_encode_chunk(buf, &c);
+    assert_int_equal(buf[2], '"');
+    nytp_chunk d;
+    size_t used;
+    const char *why;
+    assert_int_equal(nytp_decode_chunk(buf, buf + n, &d, &used, &why), NYTP_DECODE_OK);
+    assert_true(d.u.sub_info.name.utf8);
+    c.u.sub_info.name.utf8 = false;
+    n = nytp_encode_chunk(buf, &c);
+    assert_int_equal(buf[2], '\'');
+}
+
+static void bad_bytes_are_reported(void **state)
+{
+    (void)state;
+    nytp_chunk d;
+    size_t used = 99;
+    const char *why = NULL;
+    const uint8_t bad_tag[] = {'Q', 1, 2};
+    assert_int_equal(nytp_decode_chunk(bad_tag, bad_tag + 3, &d, &used, &why), NYTP_DECODE_BAD);
+    assert_int_equal(used, 0);
+    assert_ptr_equal(why, nytp_why_tag);
+
+    /* SUB_INFO fid=1 then 'X' where the string tag belongs */
+    const uint8_t bad_str[] = {'s', 1, 'X', 3, 'a', 'b', 'c', 1, 1};
+    assert_int_equal(nytp_decode_chunk(bad_str, bad_str + sizeof bad_str, &d, &used, &why),
+                     NYTP_DECODE_BAD);
+    assert_int_equal(used, 2);
+    assert_ptr_equal(why, nytp_why_string_tag);
+
+    /* a string length of 0x7fffffff is over the limit: bad, not "need more" */
+    const uint8_t huge[] = {'s', 1, '\'', 0xff, 0x7f, 0xff, 0xff, 0xff, 'a'};
+    assert_int_equal(nytp_decode_chunk(huge, huge + sizeof huge, &d, &used, &why),
+                     NYTP_DECODE_BAD);
+    assert_int_equal(used, 2);
+    assert_ptr_equal(why, nytp_why_string_length);
+}
+
+static void header_forms(void **state)
+{
+    (void)state;
+    nytp_chunk c;
+    size_t used;
+    const char *why;
+    const char *good = "NYTProf 5 0\n";
+    assert_int_equal(nytp_decode_header((const uint8_t *)good, (const uint8_t *)good + 12, &c,
+                                        &used, &why),
+                     NYTP_DECODE_OK);
+    assert_int_equal(used, 12);
+    assert_int_equal(c.u.version.major, 5);
+    const char *minor = "NYTProf 5 9\nrest";
+    assert_int_equal(nytp_decode_header((const uint8_t *)minor, (const uint8_t *)minor + 16, &c,
+                                        &used, &why),
+                     NYTP_DECODE_OK);
+    assert_int_equal(c.u.version.minor, 9);
+    const char *bad = "NYTProX 5 0\n";
+    assert_int_equal(nytp_decode_header((const uint8_t *)bad, (const uint8_t *)bad + 12, &c, &used,
+                                        &why),
+                     NYTP_DECODE_BAD);
+    const char *garbage = "NYTProf five\n";
+    assert_int_equal(nytp_decode_header((const uint8_t *)garbage, (const uint8_t *)garbage + 13,
+                                        &c, &used, &why),
+                     NYTP_DECODE_BAD);
+    const char *cut = "NYTProf 5";
+    assert_int_equal(nytp_decode_header((const uint8_t *)cut, (const uint8_t *)cut + 9, &c, &used,
+                                        &why),
+                     NYTP_DECODE_NEED_MORE);
+}
+
+static void text_lines(void **state)
+{
+    (void)state;
+    nytp_chunk c;
+    size_t used;
+    const char *why;
+    const char *noeq = ":novalue\n";
+    assert_int_equal(nytp_decode_chunk((const uint8_t *)noeq, (const uint8_t *)noeq + 9, &c,
+                                       &used, &why),
+                     NYTP_DECODE_OK);
+    assert_null(c.u.kv.value.ptr);
+    const char *two = ":a=b=c\n";
+    assert_int_equal(nytp_decode_chunk((const uint8_t *)two, (const uint8_t *)two + 7, &c, &used,
+                                       &why),
+                     NYTP_DECODE_OK);
+    assert_int_equal(c.u.kv.key.len, 1);
+    assert_int_equal(c.u.kv.value.len, 3); /* split at the first '=' */
+
+    /* the encoder refuses what the decoder could not give back */
+    uint8_t buf[128];
+    nytp_chunk e = {.tag = NYTP_TAG_ATTRIBUTE};
+    e.u.kv.key = S("k");
+    e.u.kv.value = S("two\nlines");
+    assert_int_equal(nytp_encode_chunk(buf, &e), 0);
+    e.u.kv.key = S("a=b");
+    e.u.kv.value = S("v");
+    assert_int_equal(nytp_encode_chunk(buf, &e), 0);
+    nytp_chunk cm = {.tag = NYTP_TAG_COMMENT};
+    cm.u.comment.text = S("no newline at the end");
+    size_t n = nytp_encode_chunk(buf, &cm);
+    assert_int_equal(n, 1 + 21 + 1);
+    assert_int_equal(buf[n - 1], '\n');
+    cm.u.comment.text = S("two\nlines\n");
+    assert_int_equal(nytp_encode_chunk(buf, &cm), 0);
+}
+
+static void tag_names(void **state)
+{
+    (void)state;
+    assert_string_equal(nytp_tag_name(NYTP_TAG_SUB_CALLERS), "SUB_CALLERS");
+    assert_null(nytp_tag_name('Q'));
+    assert_int_equal(nytp_tag_from_name("TIME_BLOCK", 10), NYTP_TAG_TIME_BLOCK);
+    assert_int_equal(nytp_tag_from_name("TIME", 4), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(u32_boundaries),
+        cmocka_unit_test(u32_every_width_roundtrips),
+        cmocka_unit_test(every_chunk_roundtrips),
+        cmocka_unit_test(negative_i32_is_five_bytes),
+        cmocka_unit_test(strings_empty_and_one_megabyte),
+        cmocka_unit_test(utf8_flag_is_kept),
+        cmocka_unit_test(bad_bytes_are_reported),
+        cmocka_unit_test(header_forms),
+        cmocka_unit_test(text_lines),
+        cmocka_unit_test(tag_names),
+    };
+    return cmocka_run_group_tests_name("codec", tests, NULL, NULL);
+}

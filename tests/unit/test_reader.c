@@ -1,0 +1,365 @@
+/* test_reader.c — the streaming reader on every testdata file: real
+ * profiles end cleanly, each broken file stops with its exact error, and
+ * no cut anywhere makes it misbehave. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "helpers.h"
+
+static const char *real_profiles[] = {
+    "demo.out",       "demo-compress0.out", "demo-calls2.out",  "demo-blocks.out",
+    "demo-savesrc0.out", "recursion.out",   "evals.out",        "anon.out",
+    "utf8-names.out", "tricky-strings.out", "tricky-strings-compress0.out",
+    "fork.out",       "fork-child.out",
+};
+
+static void real_profiles_read_to_a_clean_end(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof real_profiles / sizeof real_profiles[0]; i++) {
+        size_t len, n;
+        int st;
+        nytp_error e = {0};
+        uint8_t *d = slurp(td_path(real_profiles[i]), &len);
+        saved_chunk *v = read_all(d, len, &n, &st, &e);
+        if (st != NYTP_END)
+            fail_msg("%s: %s", real_profiles[i], e.msg);
+        assert_true(n > 30);
+        assert_int_equal(v[0].c.tag, NYTP_TAG_VERSION);
+        assert_int_equal(v[0].c.u.version.major, 5);
+        int pid_start = 0, pid_end = 0, fids = 0, deflate = 0;
+        for (size_t k = 0; k < n; k++) {
+            pid_start += v[k].c.tag == NYTP_TAG_PID_START;
+            pid_end += v[k].c.tag == NYTP_TAG_PID_END;
+            fids += v[k].c.tag == NYTP_TAG_NEW_FID;
+            deflate += v[k].c.tag == NYTP_TAG_START_DEFLATE;
+        }
+        assert_int_equal(pid_start, 1);
+        assert_int_equal(pid_end, 1);
+        assert_true(fids >= 1);
+        assert_int_equal(deflate, strstr(real_profiles[i], "compress0") ? 0 : 1);
+        free_chunks(v, n);
+        free(d);
+    }
+}
+
+/* Each broken file: the status, where, and the exact message. */
+static const struct broken_case {
+    const char *file;
+    int status;
+    uint64_t chunk;     /* chunk number in the error */
+    bool inflated;
+    const char *msg;
+    size_t min_chunks;  /* chunks delivered before the error */
+} broken[] = {
+#include "broken_cases.inc"
+};
+
+static void broken_files_give_their_exact_error(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof broken / sizeof broken[0]; i++) {
+        const struct broken_case *b = &broken[i];
+        char name[128];
+        snprintf(name, sizeof name, "broken/%s", b->file);
+        size_t len, n;
+        int st;
+        nytp_error e = {0};
+        uint8_t *d = slurp(td_path(name), &len);
+        saved_chunk *v = read_all(d, len, &n, &st, &e);
+        if (st != b->status || strcmp(e.msg, b->msg) != 0 || e.chunk != b->chunk ||
+            e.inflated != b->inflated || n < b->min_chunks)
+            fail_msg("%s: got status %d chunk %llu inflated %d after %zu chunks: '%s'", b->file,
+                     st, (unsigned long long)e.chunk, e.inflated, n, e.msg);
+        free_chunks(v, n);
+        free(d);
+    }
+}
+
+/* The same file from a file descriptor that is a pipe (like standard
+ * input) gives the same chunks as from memory. */
+static void pipe_gives_the_same_chunks(void **state)
+{
+    (void)state;
+    size_t len, n;
+    int st;
+    nytp_error e = {0};
+    uint8_t *d = slurp(td_path("demo.out"), &len);
+    saved_chunk *v = read_all(d, len, &n, &st, &e);
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        close(fds[0]);
+        for (size_t off = 0; off < len; off += 97) /* odd-sized pieces */
+            if (write(fds[1], d + off, len - off < 97 ? len - off : 97) < 0)
+                _exit(1);
+        _exit(0);
+    }
+    close(fds[1]);
+    nytp_in *in;
+    nytp_reader *r;
+    assert_int_equal(nytp_in_open_fd(&in, fds[0], true, &e), NYTP_OK);
+    assert_int_equal(nytp_reader_open_in(&r, in, &e), NYTP_OK);
+    nytp_chunk c;
+    size_t k = 0;
+    while ((st = nytp_reader_next(r, &c, &e)) == NYTP_OK) {
+        assert_true(k < n);
+        assert_true(chunk_equal(&c, &v[k].c));
+        k++;
+    }
+    assert_int_equal(st, NYTP_END);
+    assert_int_equal(k, n);
+    nytp_reader_close(r);
+    waitpid(pid, NULL, 0);
+    free_chunks(v, n);
+    free(d);
+}
+
+/* Cut a real file at many points: the reader stops with "truncated" (or,
+ * inside the header line's first bytes, a format error for the empty
+ * file), never crashes, and what it delivered is the uncut file's start. */
+static void every_cut_is_truncated(const char *file, size_t stride)
+{
+    size_t len, n;
+    int st;
+    nytp_error e = {0};
+    uint8_t *d = slurp(td_path(file), &len);
+    saved_chunk *full = read_all(d, len, &n, &st, &e);
+    assert_int_equal(st, NYTP_END);
+    /* A cut inside the plain trailer after a complete zlib stream loses
+     * nothing: find where that trailer starts. */
+    size_t trailer = len;
+    static const char mark[] = "#\n# Compressed ";
+    for (size_t i = len >= 16 ? len - 16 : 0; i > 0; i--)
+        if (memcmp(d + i, mark, sizeof mark - 1) == 0) {
+            trailer = i;
+            break;
+        }
+    for (size_t cut = 0; cut < len; cut += (cut < 600 ? 1 : stride)) {
+        uint8_t *part = malloc(cut ? cut : 1);
+        memcpy(part, d, cut);
+        size_t m;
+        saved_chunk *v = read_all(part, cut, &m, &st, &e);
+        if (cut == 0) {
+            assert_int_equal(st, NYTP_E_FORMAT);
+        } else if (cut >= trailer) {
+            assert_int_equal(st, NYTP_END);
+            assert_int_equal(m, n);
+        } else if (st != NYTP_E_TRUNCATED) {
+            fail_msg("%s cut at %zu: status %d (%s)", file, cut, st, e.msg);
+        }
+        assert_true(m <= n);
+        for (size_t k = 0; k < m; k++)
+            assert_true(chunk_equal(&v[k].c, &full[k].c));
+        free_chunks(v, m);
+        free(part);
+    }
+    free_chunks(full, n);
+    free(d);
+}
+
+static void cuts_of_a_plain_profile(void **state)
+{
+    (void)state;
+    every_cut_is_truncated("demo-compress0.out", 7);
+}
+
+static void cuts_of_a_compressed_profile(void **state)
+{
+    (void)state;
+    /* up to the zlib trailer: cuts inside the trailer lose no data */
+    every_cut_is_truncated("demo.out", 5);
+}
+
+static void errors_are_sticky(void **state)
+{
+    (void)state;
+    size_t len;
+    uint8_t *d = slurp(td_path("broken/bad-tag.out"), &len);
+    nytp_reader *r;
+    nytp_error e = {0}, e2 = {0};
+    nytp_chunk c;
+    assert_int_equal(nytp_reader_open_mem(&r, d, len, &e), NYTP_OK);
+    int st;
+    while ((st = nytp_reader_next(r, &c, &e)) == NYTP_OK)
+        ;
+    assert_int_equal(st, NYTP_E_FORMAT);
+    assert_int_equal(nytp_reader_next(r, &c, &e2), NYTP_E_FORMAT);
+    assert_string_equal(e.msg, e2.msg);
+    assert_int_equal(e.offset, e2.offset);
+    nytp_reader_close(r);
+    free(d);
+}
+
+struct warnings {
+    int count;
+    char last[NYTP_ERROR_MSG_MAX];
+};
+
+static void collect(void *ctx, const nytp_error *w)
+{
+    struct warnings *ws = ctx;
+    ws->count++;
+    snprintf(ws->last, sizeof ws->last, "%s", w->msg);
+}
+
+static void newer_minor_warns_once_and_reads(void **state)
+{
+    (void)state;
+    size_t len;
+    uint8_t *d = slurp(td_path("broken/minor9.out"), &len);
+    nytp_reader *r;
+    nytp_error e = {0};
+    nytp_chunk c;
+    struct warnings ws = {0};
+    assert_int_equal(nytp_reader_open_mem(&r, d, len, &e), NYTP_OK);
+    nytp_reader_set_warn(r, collect, &ws);
+    int st, n = 0;
+    while ((st = nytp_reader_next(r, &c, &e)) == NYTP_OK)
+        n++;
+    assert_int_equal(st, NYTP_END);
+    assert_true(n > 100);
+    assert_int_equal(ws.count, 1);
+    assert_string_equal(ws.last,
+                        "profile format version 5.9 is newer than 5.0; reading it as 5.0, errors are likely");
+    nytp_reader_close(r);
+    free(d);
+}
+
+/* A text line without '=' is skipped with a warning, as Devel::NYTProf
+ * does; the chunk numbers still count it. */
+static void attribute_without_equals_is_skipped(void **state)
+{
+    (void)state;
+    static const char prof[] = "NYTProf 5 0\n:broken\n:ok=1\nP\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00"
+                               "p\x01\x00\x00\x00\x00\x00\x00\x00\x00";
+    nytp_reader *r;
+    nytp_error e = {0};
+    nytp_chunk c;
+    struct warnings ws = {0};
+    assert_int_equal(nytp_reader_open_mem(&r, prof, sizeof prof - 1, &e), NYTP_OK);
+    nytp_reader_set_warn(r, collect, &ws);
+    assert_int_equal(nytp_reader_next(r, &c, &e), NYTP_OK); /* VERSION */
+    assert_int_equal(nytp_reader_next(r, &c, &e), NYTP_OK);
+    assert_int_equal(c.tag, NYTP_TAG_ATTRIBUTE);
+    assert_int_equal(nytp_reader_chunk_number(r), 2);
+    assert_int_equal(ws.count, 1);
+    assert_string_equal(ws.last, "attribute line without '=' ignored: 'broken'");
+    assert_int_equal(nytp_reader_next(r, &c, &e), NYTP_OK);
+    assert_int_equal(c.tag, NYTP_TAG_PID_START);
+    assert_int_equal(nytp_reader_next(r, &c, &e), NYTP_OK);
+    assert_int_equal(c.tag, NYTP_TAG_PID_END);
+    assert_int_equal(nytp_reader_next(r, &c, &e), NYTP_END);
+    nytp_reader_close(r);
+}
+
+/* Chunks larger than the reader's buffers, plain (read in 256 KiB steps)
+ * and compressed (inflated in 1 MiB steps). */
+static void chunks_larger_than_the_buffers(void **state)
+{
+    (void)state;
+    size_t big = 3 * 1024 * 1024 + 5;
+    char *text = malloc(big);
+    for (size_t i = 0; i < big; i++)
+        text[i] = (char)('a' + i % 26);
+    for (int level = 0; level <= 1; level++) {
+        char path[] = "/tmp/nytp-test-reader-XXXXXX";
+        int fd = mkstemp(path);
+        close(fd);
+        nytp_out *o;
+        nytp_writer *w;
+        nytp_error e = {0};
+        assert_int_equal(nytp_out_open_file(&o, path, 0, &e), NYTP_OK);
+        assert_int_equal(nytp_writer_open(&w, o, &e), NYTP_OK);
+        nytp_write_header(w, 5, 0);
+        nytp_write_start_deflate(w, level);
+        nytp_write_pid_start(w, 1, 0, 0);
+        for (int k = 0; k < 3; k++) {
+            nytp_write_src_line(w, 1, (uint32_t)k + 1, (nytp_str){text, (uint32_t)big, false});
+            nytp_write_time_line(w, k, 1, 1);
+        }
+        nytp_write_pid_end(w, 1, 0);
+        assert_int_equal(nytp_writer_close(w, &e), NYTP_OK);
+
+        nytp_reader *r;
+        assert_int_equal(nytp_reader_open(&r, path, &e), NYTP_OK);
+        nytp_chunk c;
+        int st, src = 0, lines = 0;
+        while ((st = nytp_reader_next(r, &c, &e)) == NYTP_OK) {
+            if (c.tag == NYTP_TAG_SRC_LINE) {
+                assert_int_equal(c.u.src_line.text.len, big);
+                assert_memory_equal(c.u.src_line.text.ptr, text, big);
+                src++;
+            }
+            lines += c.tag == NYTP_TAG_TIME_LINE;
+        }
+        assert_int_equal(st, NYTP_END);
+        assert_int_equal(src, 3);
+        assert_int_equal(lines, 3);
+        nytp_reader_close(r);
+        unlink(path);
+    }
+    free(text);
+}
+
+static int count_until_ten(void *ctx, const nytp_chunk *c)
+{
+    int *n = ctx;
+    (void)c;
+    return ++*n == 10 ? 42 : 0;
+}
+
+static int count_all(void *ctx, const nytp_chunk *c)
+{
+    int *n = ctx;
+    (void)c;
+    ++*n;
+    return 0;
+}
+
+static void foreach_walks_and_stops(void **state)
+{
+    (void)state;
+    size_t len;
+    uint8_t *d = slurp(td_path("demo.out"), &len);
+    nytp_reader *r;
+    nytp_error e = {0};
+    int n = 0;
+    assert_int_equal(nytp_reader_open_mem(&r, d, len, &e), NYTP_OK);
+    assert_int_equal(nytp_reader_foreach(r, count_until_ten, &n, &e), 42);
+    assert_int_equal(n, 10);
+    nytp_reader_close(r);
+    n = 0;
+    assert_int_equal(nytp_reader_open_mem(&r, d, len, &e), NYTP_OK);
+    assert_int_equal(nytp_reader_foreach(r, count_all, &n, &e), NYTP_OK);
+    assert_true(n > 100);
+    nytp_reader_close(r);
+    free(d);
+    d = slurp(td_path("broken/bad-tag.out"), &len);
+    assert_int_equal(nytp_reader_open_mem(&r, d, len, &e), NYTP_OK);
+    assert_int_equal(nytp_reader_foreach(r, count_all, &n, &e), NYTP_E_FORMAT);
+    nytp_reader_close(r);
+    free(d);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(real_profiles_read_to_a_clean_end),
+        cmocka_unit_test(broken_files_give_their_exact_error),
+        cmocka_unit_test(pipe_gives_the_same_chunks),
+        cmocka_unit_test(cuts_of_a_plain_profile),
+        cmocka_unit_test(cuts_of_a_compressed_profile),
+        cmocka_unit_test(errors_are_sticky),
+        cmocka_unit_test(newer_minor_warns_once_and_reads),
+        cmocka_unit_test(attribute_without_equals_is_skipped),
+        cmocka_unit_test(chunks_larger_than_the_buffers),
+        cmocka_unit_test(foreach_walks_and_stops),
+    };
+    return cmocka_run_group_tests_name("reader", tests, NULL, NULL);
+}

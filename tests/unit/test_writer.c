@@ -1,0 +1,193 @@
+/* test_writer.c — the writer: byte-exact round trip of real profiles,
+ * compression, every chunk call, and errors. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "helpers.h"
+
+/* Decode a real uncompressed profile and write every chunk again: the
+ * bytes must be the same as Devel::NYTProf wrote them. */
+static void roundtrip_bytes(const char *name)
+{
+    size_t len;
+    uint8_t *orig = slurp(td_path(name), &len);
+    size_t n;
+    int st;
+    nytp_error e = {0};
+    saved_chunk *v = read_all(orig, len, &n, &st, &e);
+    assert_int_equal(st, NYTP_END);
+    assert_true(n > 20);
+
+    nytp_out *o;
+    nytp_writer *w;
+    assert_int_equal(nytp_out_open_mem(&o, &e), NYTP_OK);
+    assert_int_equal(nytp_writer_open(&w, o, &e), NYTP_OK);
+    for (size_t i = 0; i < n; i++)
+        assert_int_equal(nytp_write_chunk(w, &v[i].c), NYTP_OK);
+    size_t got_len;
+    const uint8_t *got = nytp_out_mem_data(o, &got_len);
+    (void)got;
+    nytp_out_flush(o);
+    got = nytp_out_mem_data(o, &got_len);
+    assert_int_equal(got_len, len);
+    assert_memory_equal(got, orig, len);
+    nytp_writer_abort(w);
+    free_chunks(v, n);
+    free(orig);
+}
+
+static void uncompressed_profiles_roundtrip_byte_for_byte(void **state)
+{
+    (void)state;
+    roundtrip_bytes("demo-compress0.out");
+    roundtrip_bytes("tricky-strings-compress0.out");
+}
+
+/* A compressed profile re-written through the writer reads back as the
+ * same chunks (the deflated bytes may differ). */
+static void compressed_profile_roundtrips_chunkwise(void **state)
+{
+    (void)state;
+    const char *names[] = {"demo.out", "evals.out", "utf8-names.out", "demo-calls2.out",
+                           "demo-blocks.out"};
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
+        size_t len;
+        uint8_t *orig = slurp(td_path(names[k]), &len);
+        size_t n, n2;
+        int st;
+        nytp_error e = {0};
+        saved_chunk *v = read_all(orig, len, &n, &st, &e);
+        assert_int_equal(st, NYTP_END);
+
+        char path[] = "/tmp/nytp-test-writer-XXXXXX";
+        int fd = mkstemp(path);
+        assert_true(fd >= 0);
+        close(fd);
+        nytp_out *o;
+        nytp_writer *w;
+        assert_int_equal(nytp_out_open_file(&o, path, NYTP_OUT_ATOMIC, &e), NYTP_OK);
+        assert_int_equal(nytp_writer_open(&w, o, &e), NYTP_OK);
+        for (size_t i = 0; i < n; i++)
+            assert_int_equal(nytp_write_chunk(w, &v[i].c), NYTP_OK);
+        assert_true(nytp_out_deflating(o));
+        assert_int_equal(nytp_writer_close(w, &e), NYTP_OK);
+        size_t dlen;
+        uint8_t *data = slurp(path, &dlen);
+        unlink(path);
+        saved_chunk *v2 = read_all(data, dlen, &n2, &st, &e);
+        assert_int_equal(st, NYTP_END);
+        assert_int_equal(n2, n);
+        for (size_t i = 0; i < n; i++)
+            assert_true(chunk_equal(&v[i].c, &v2[i].c));
+        free_chunks(v, n);
+        free_chunks(v2, n2);
+        free(data);
+        free(orig);
+    }
+}
+
+/* Every chunk call, to a file, compressed; read back with the reader. */
+static void every_call_to_a_file(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/nytp-test-writer-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    nytp_error e = {0};
+    nytp_out *o;
+    nytp_writer *w;
+    assert_int_equal(nytp_out_open_file(&o, path, NYTP_OUT_ATOMIC, &e), NYTP_OK);
+    assert_int_equal(nytp_writer_open(&w, o, &e), NYTP_OK);
+    nytp_write_header(w, 5, 0);
+    nytp_write_comment(w, "made by test_writer");
+    nytp_write_attribute(w, "ticks_per_sec", "10000000");
+    nytp_write_option(w, "calls", "2");
+    assert_int_equal(nytp_write_start_deflate(w, 6), NYTP_OK);
+    nytp_write_pid_start(w, 100, 1, 1.5);
+    nytp_write_new_fid(w, 1, 0, 0, NYTP_FIDF_HAS_SRC, 10, 20, nytp_cstr("x.pl", false));
+    nytp_write_time_line(w, 5, 1, 1);
+    nytp_write_discount(w);
+    nytp_write_time_block(w, -3, 1, 2, 1, 0);
+    nytp_write_sub_entry(w, 1, 2);
+    nytp_write_sub_return(w, 1, 7.0, 6.0, nytp_cstr("main::f", false));
+    nytp_write_src_line(w, 1, 1, nytp_cstr("sub f {}\n", false));
+    nytp_write_sub_info(w, 1, 1, 1, nytp_cstr("main::f", false));
+    nytp_write_sub_callers(w, 1, 2, 1, 0.5, 0.25, 0.0, 0, nytp_cstr("main::f", false),
+                           nytp_cstr("main::RUNTIME", false));
+    nytp_write_pid_end(w, 100, 2.5);
+    assert_int_equal(nytp_writer_close(w, &e), NYTP_OK);
+
+    size_t len, n;
+    int st;
+    uint8_t *data = slurp(path, &len);
+    unlink(path);
+    saved_chunk *v = read_all(data, len, &n, &st, &e);
+    assert_int_equal(st, NYTP_END);
+    const int want[] = {NYTP_TAG_VERSION,  NYTP_TAG_COMMENT,     NYTP_TAG_ATTRIBUTE,
+                        NYTP_TAG_OPTION,   NYTP_TAG_COMMENT,     NYTP_TAG_START_DEFLATE,
+                        NYTP_TAG_PID_START, NYTP_TAG_NEW_FID,    NYTP_TAG_TIME_LINE,
+                        NYTP_TAG_DISCOUNT, NYTP_TAG_TIME_BLOCK,  NYTP_TAG_SUB_ENTRY,
+                        NYTP_TAG_SUB_RETURN, NYTP_TAG_SRC_LINE,  NYTP_TAG_SUB_INFO,
+                        NYTP_TAG_SUB_CALLERS, NYTP_TAG_PID_END};
+    assert_int_equal(n, sizeof want / sizeof want[0]);
+    for (size_t i = 0; i < n; i++)
+        assert_int_equal(v[i].c.tag, want[i]);
+    assert_int_equal(v[10].c.u.time.ticks, -3);
+    assert_string_equal(v[15].strs[1], "main::RUNTIME");
+    assert_true(strncmp(v[4].strs[0], "Compressed at level 6 with zlib ", 32) == 0);
+    free_chunks(v, n);
+    free(data);
+}
+
+/* A chunk that cannot be encoded is a sticky error; close reports it and
+ * the atomic target is never created. */
+static void bad_chunk_is_sticky_and_discards(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/nytp-test-writer-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[128];
+    snprintf(path, sizeof path, "%s/p.out", dir);
+    nytp_error e = {0};
+    nytp_out *o;
+    nytp_writer *w;
+    assert_int_equal(nytp_out_open_file(&o, path, NYTP_OUT_ATOMIC, &e), NYTP_OK);
+    assert_int_equal(nytp_writer_open(&w, o, &e), NYTP_OK);
+    nytp_write_header(w, 5, 0);
+    assert_int_equal(nytp_write_attribute(w, "application", "two\nlines"), NYTP_E_USAGE);
+    assert_int_equal(nytp_write_time_line(w, 1, 1, 1), NYTP_E_USAGE);
+    assert_int_equal(nytp_writer_error(w)->status, NYTP_E_USAGE);
+    assert_int_equal(nytp_writer_close(w, &e), NYTP_E_USAGE);
+    assert_non_null(strstr(e.msg, "ATTRIBUTE"));
+    assert_int_equal(access(path, F_OK), -1);
+    assert_int_equal(rmdir(dir), 0); /* empty: no temporary left */
+}
+
+static void level_zero_stays_plain(void **state)
+{
+    (void)state;
+    nytp_error e = {0};
+    nytp_out *o;
+    nytp_writer *w;
+    assert_int_equal(nytp_out_open_mem(&o, &e), NYTP_OK);
+    assert_int_equal(nytp_writer_open(&w, o, &e), NYTP_OK);
+    assert_int_equal(nytp_write_start_deflate(w, 0), NYTP_OK);
+    assert_false(nytp_out_deflating(o));
+    assert_int_equal(nytp_write_start_deflate(w, 12), NYTP_E_USAGE);
+    nytp_writer_abort(w);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(uncompressed_profiles_roundtrip_byte_for_byte),
+        cmocka_unit_test(compressed_profile_roundtrips_chunkwise),
+        cmocka_unit_test(every_call_to_a_file),
+        cmocka_unit_test(bad_chunk_is_sticky_and_discards),
+        cmocka_unit_test(level_zero_stays_plain),
+    };
+    return cmocka_run_group_tests_name("writer", tests, NULL, NULL);
+}
