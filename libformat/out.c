@@ -121,6 +121,8 @@ int nytp_out_open_file(nytp_out **op, const char *path, unsigned flags, nytp_err
 /* Hand len bytes at p to the destination (file or memory). */
 static int sink(nytp_out *o, const uint8_t *p, size_t len)
 {
+    if (len == 0)
+        return NYTP_OK;
     if (o->fd < 0) {
         if (o->mem_len + len > o->mem_cap) {
             size_t ncap = o->mem_cap ? o->mem_cap * 2 : BUF_SIZE;

@@ -54,6 +54,7 @@ static const struct broken_case {
     bool inflated;
     const char *msg;
     size_t min_chunks;  /* chunks delivered before the error */
+    int byte_at;        /* the file's byte at the reported offset, or -1 */
 } broken[] = {
 #include "broken_cases.inc"
 };
@@ -74,6 +75,15 @@ static void broken_files_give_their_exact_error(void **state)
             e.inflated != b->inflated || n < b->min_chunks)
             fail_msg("%s: got status %d chunk %llu inflated %d after %zu chunks: '%s'", b->file,
                      st, (unsigned long long)e.chunk, e.inflated, n, e.msg);
+        /* the offset points at the damage the generator made */
+        if (b->byte_at >= 0) {
+            assert_true(e.offset < len);
+            if (d[e.offset] != b->byte_at)
+                fail_msg("%s: byte at offset %llu is 0x%02x, not 0x%02x", b->file,
+                         (unsigned long long)e.offset, d[e.offset], b->byte_at);
+        }
+        if (b->status == NYTP_E_TRUNCATED && !b->inflated)
+            assert_true(e.offset <= len);
         free_chunks(v, n);
         free(d);
     }
