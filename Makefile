@@ -32,9 +32,10 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/unit/%)
 ASAN_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/asan/%)
 UNIT_HELPER := tests/unit/helpers.c
 
-# Debian packages: build, tests, benchmarks.
+# Debian packages: build, tests, benchmarks.  libclang-rt-dev holds the
+# libFuzzer runtime, which clang only recommends (and deps skips recommends).
 DEB_PACKAGES := build-essential pkg-config libperl-dev zlib1g-dev libbsd-dev \
-	libcmocka-dev clang libdevel-nytprof-perl libdevel-dprof-perl perltidy \
+	libcmocka-dev clang libclang-rt-dev libdevel-nytprof-perl libdevel-dprof-perl perltidy \
 	libjson-pp-perl man-db
 
 .PHONY: all test unit unit-asan integration run deps deps-check install bench \

@@ -316,7 +316,22 @@ static char *key(char *o, const char *k)
 #define JU(k, v) (o = key(o, k), o = put_u64(o, (v)))
 #define JI(k, v) (o = key(o, k), o = put_i64(o, (v)))
 #define JN(k, v) (o = key(o, k), o = put_json_nv(o, (v)))
-#define JS(k, v) (o = key(o, k), o = put_json_str(o, (v)))
+/* A string field, and "<name>_utf8":true after it when the writer flagged
+ * the string as UTF-8 text. */
+static char *json_str_field(char *o, const char *k, nytp_str v)
+{
+    o = key(o, k);
+    o = put_json_str(o, v);
+    if (v.utf8) {
+        o = key(o, k);
+        o -= 2; /* back over '":' to append the suffix to the name */
+        memcpy(o, "_utf8\":true", 11);
+        o += 11;
+    }
+    return o;
+}
+
+#define JS(k, v) (o = json_str_field(o, k, (v)))
 
 int dump_chunk_json(nytp_out *out, const nytp_chunk *c)
 {
@@ -359,8 +374,6 @@ int dump_chunk_json(nytp_out *out, const nytp_chunk *c)
         JU("size", c->u.new_fid.size);
         JU("mtime", c->u.new_fid.mtime);
         JS("name", c->u.new_fid.name);
-        if (c->u.new_fid.name.utf8)
-            memcpy(o, ",\"name_utf8\":true", 17), o += 17;
         break;
     case NYTP_TAG_TIME_LINE:
     case NYTP_TAG_TIME_BLOCK:
@@ -428,7 +441,9 @@ static void parse_tags(struct dump_opts *o, const char *list)
 {
     o->filter = true;
     const char *p = list;
-    while (*p) {
+    if (!*p)
+        cli_usage_error("--tags needs a comma-separated list of chunk names");
+    for (;;) {
         const char *e = strchr(p, ',');
         size_t n = e ? (size_t)(e - p) : strlen(p);
         char name[32];
@@ -441,8 +456,9 @@ static void parse_tags(struct dump_opts *o, const char *list)
             cli_usage_error("--tags: '%.*s' is not a chunk name", (int)n, p);
         o->tags[tag] = true;
         p += n;
-        if (*p == ',')
-            p++;
+        if (!*p)
+            break;
+        p++; /* the comma; an empty name after it is an error above */
     }
 }
 

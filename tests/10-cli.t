@@ -139,4 +139,27 @@ is $bad, 0, '--json: every line is JSON with the right tag';
 my ($tl) = grep { /"tag":"TIME_LINE"/ } @j;
 like $tl, qr/^\{"tag":"TIME_LINE","ticks":-?\d+,"fid":\d+,"line":\d+\}$/, 'TIME_LINE object fields';
 
+# UTF-8 flagged strings (tag '"') keep their flag in JSON; bytes that are
+# not UTF-8 become \u00XX so every line stays valid JSON.  Devel::NYTProf
+# 6.12 never writes the '"' tag, so this small profile is made here.
+{
+    my $f = "$dir/flags.out";
+    open my $pf, '>:raw', $f or die;
+    print $pf "NYTProf 5 0\n", "P\x01\x00", pack('d', 1.5),
+        "s\x01\"\x05caf\xc3\xa9\x02\x03",        # SUB_INFO, UTF-8 name
+        "S\x01\x01'\x03a\xffb",                    # SRC_LINE, not UTF-8
+        "p\x01", pack('d', 2.5);
+    close $pf;
+    ($st, $out, $err) = run_cmd([$nytp, 'dump', '--json', $f]);
+    is $st, 0, 'hand-made profile: exit 0' or diag $err;
+    my @lines = split /\n/, $out;
+    is $lines[2], qq({"tag":"SUB_INFO","fid":1,"first_line":2,"last_line":3,"name":"caf\x{c3}\x{a9}","name_utf8":true}),
+        'JSON: UTF-8 flag kept';
+    is $lines[3], '{"tag":"SRC_LINE","fid":1,"line":1,"text":"a\\u00ffb"}', 'JSON: a stray byte is \\u00ff';
+    ok eval { JSON::PP->new->utf8->decode($_); 1 }, 'valid JSON' for @lines;
+    my ($ost, $oout) = run_cmd([$^X, repo() . '/tests/oracle-dump.pl', $f]);
+    ($st, $out) = run_cmd([$nytp, 'dump', $f]);
+    is $out, $oout, 'hand-made profile: text dump identical to the oracle';
+}
+
 done_testing;
