@@ -18,7 +18,7 @@ CLANG ?= clang
 CFLAGS ?= -O2 -g
 WARN := -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 CPPFLAGS += -D_GNU_SOURCE -Ilibformat/include
-LIBS := -lz -lm
+LIBS := -lz -lm -pthread
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 LIB_SRC := $(wildcard libformat/*.c)
@@ -30,6 +30,7 @@ CMD_HDR := $(wildcard cmd/*.h)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/unit/%)
 ASAN_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/asan/%)
+TSAN_BIN := $(BUILD)/tsan/test_reader $(BUILD)/tsan/test_io
 UNIT_HELPER := tests/unit/helpers.c
 
 # Debian packages: build, tests, benchmarks.  libclang-rt-dev holds the
@@ -38,7 +39,7 @@ DEB_PACKAGES := build-essential pkg-config libperl-dev zlib1g-dev libbsd-dev \
 	libcmocka-dev clang libclang-rt-dev libdevel-nytprof-perl libdevel-dprof-perl perltidy \
 	libjson-pp-perl man-db
 
-.PHONY: all test unit unit-asan integration run deps deps-check install bench \
+.PHONY: all test unit unit-asan unit-tsan integration run deps deps-check install bench \
 	fuzz fuzz-smoke clean
 
 all: $(BUILD)/nytp $(BUILD)/libnytpformat.a
@@ -67,8 +68,20 @@ $(BUILD)/asan/%: tests/unit/%.c $(UNIT_HELPER) tests/unit/helpers.h $(LIB_SRC) $
 	$(CC) $(CPPFLAGS) -Itests/unit $(WARN) -O1 -g $(SAN) -o $@ $< $(UNIT_HELPER) \
 		$(LIB_SRC) -lcmocka $(LIBS)
 
+$(BUILD)/tsan/%: tests/unit/%.c $(UNIT_HELPER) tests/unit/helpers.h $(LIB_SRC) $(LIB_HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Itests/unit $(WARN) -O1 -g -fsanitize=thread -o $@ $< $(UNIT_HELPER) \
+		$(LIB_SRC) -lcmocka $(LIBS)
+
+# Plain unit tests run with the inflate thread off (NYTP_THREADS=0), the
+# sanitizer builds with it on, so both ways of inflating are tested.
 unit: $(UNIT_BIN)
-	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; NYTP_TESTDATA=testdata $$t; done
+	@set -e; for t in $(UNIT_BIN); do echo "== $$t (one thread)"; \
+		NYTP_THREADS=0 NYTP_TESTDATA=testdata $$t; done
+
+unit-tsan: $(TSAN_BIN)
+	@set -e; for t in $(TSAN_BIN); do echo "== $$t (ThreadSanitizer)"; \
+		TSAN_OPTIONS=halt_on_error=1 NYTP_TESTDATA=testdata $$t; done
 
 unit-asan: $(ASAN_BIN)
 	@set -e; for t in $(ASAN_BIN); do echo "== $$t (ASan+UBSan)"; \
@@ -78,7 +91,7 @@ unit-asan: $(ASAN_BIN)
 integration: all
 	prove -v tests/
 
-test: deps-check all unit unit-asan integration fuzz-smoke
+test: deps-check all unit unit-asan unit-tsan integration fuzz-smoke
 
 # ---- fuzzing (libFuzzer, clang) ------------------------------------------
 
@@ -90,12 +103,14 @@ $(FUZZ_BIN): tests/fuzz/fuzz_reader.c $(LIB_SRC) $(LIB_HDR) cmd/dump.c cmd/cli.c
 
 fuzz: $(FUZZ_BIN)
 
+# One thread per input keeps runs fast and repeatable; the threaded
+# inflater is covered by the ASan and TSan unit runs.
 fuzz-smoke: $(FUZZ_BIN)
 	@rm -rf $(BUILD)/fuzz/corpus && mkdir -p $(BUILD)/fuzz/corpus $(BUILD)/fuzz/crashes
 	@find testdata -type f \( -name '*.out' -o -name '*.nytprof' \) -size -256k \
 		-exec cp {} $(BUILD)/fuzz/corpus/ \;
 	@cp tests/fuzz/corpus/* $(BUILD)/fuzz/corpus/ 2>/dev/null || true
-	$(FUZZ_BIN) -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 \
+	NYTP_THREADS=0 $(FUZZ_BIN) -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 \
 		-artifact_prefix=$(BUILD)/fuzz/crashes/ -print_final_stats=1 \
 		$(BUILD)/fuzz/corpus 2>&1 | tail -n 25
 	@if ls $(BUILD)/fuzz/crashes/* >/dev/null 2>&1; then \

@@ -1,41 +1,21 @@
-/* in.c — buffered byte input over a file descriptor or memory, with an
- * optional switch to zlib inflate part way through. */
+/* in.c — buffered byte input over a file descriptor or memory, with a
+ * switch to zlib inflate part way through.
+ *
+ * Inflating is pipelined: a producer thread inflates the next blocks while
+ * the caller decodes the current one, so reading a compressed profile takes
+ * about as long as inflating it.  Without a thread (it could not be made,
+ * or NYTP_THREADS=0 in the environment, or nytp_in_set_threads) the same
+ * producer runs on the caller's thread whenever a block is needed. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <zlib.h>
 
-#include "nytp/io.h"
+#include "in_impl.h"
 
 #define PLAIN_READ (256u * 1024u)   /* bytes asked of read() at a time */
 #define ZIN_SIZE (256u * 1024u)     /* compressed input buffer */
-#define OUT_INITIAL (1024u * 1024u) /* decode window when inflating */
-
-struct nytp_in {
-    /* The decode window: data[pos..lim) is buffered and unread.  data is
-     * own (capacity cap) except for plain memory input, where it is the
-     * caller's bytes. */
-    const uint8_t *data;
-    uint8_t *own;
-    size_t cap, pos, lim;
-    uint64_t base;          /* stream offset of data[0] */
-
-    int fd;                 /* -1 for memory input */
-    bool close_fd;
-    bool eof;               /* the fd (or memory) has nothing more */
-
-    const uint8_t *mem;     /* memory input */
-    size_t mem_len;
-
-    bool inflating, zend;
-    z_stream zs;
-    uint8_t *zin;           /* compressed bytes read from fd */
-    uint64_t deflate_start; /* file offset of the zlib stream */
-    nytp_error zerr;        /* a zlib error held back until the bytes
-                               inflated before it have been read */
-};
 
 static int alloc_in(nytp_in **inp, nytp_error *err)
 {
@@ -43,6 +23,9 @@ static int alloc_in(nytp_in **inp, nytp_error *err)
     if (!in)
         return nytp_error_set(err, NYTP_E_NOMEM, "out of memory");
     in->fd = -1;
+    in->cur_slot = -1;
+    const char *t = getenv("NYTP_THREADS");
+    in->threads = !(t && strcmp(t, "0") == 0);
     *inp = in;
     return NYTP_OK;
 }
@@ -89,22 +72,46 @@ int nytp_in_open_mem(nytp_in **inp, const void *data, size_t len, nytp_error *er
     in->mem_len = len;
     in->data = data;
     in->lim = len;
-    in->cap = len;
     in->eof = true;
     *inp = in;
     return NYTP_OK;
+}
+
+void nytp_in_set_threads(nytp_in *in, bool on)
+{
+    in->threads = on;
+}
+
+static void stop_inflater(nytp_in *in)
+{
+    struct nytp_inflater *z = in->z;
+    if (!z)
+        return;
+    if (z->threaded) {
+        pthread_mutex_lock(&z->mu);
+        z->stop = true;
+        pthread_cond_broadcast(&z->cv);
+        pthread_mutex_unlock(&z->mu);
+        pthread_join(z->thread, NULL);
+        pthread_mutex_destroy(&z->mu);
+        pthread_cond_destroy(&z->cv);
+    }
+    inflateEnd(&z->zs);
+    for (int i = 0; i < NYTP_IN_SLOTS; i++)
+        free(z->slots[i].mem);
+    free(z->zin);
+    free(z);
+    in->z = NULL;
 }
 
 void nytp_in_close(nytp_in *in)
 {
     if (!in)
         return;
-    if (in->inflating)
-        inflateEnd(&in->zs);
+    stop_inflater(in);
     if (in->close_fd && in->fd >= 0)
         close(in->fd);
     free(in->own);
-    free(in->zin);
     free(in);
 }
 
@@ -134,90 +141,200 @@ static ssize_t read_some(int fd, void *buf, size_t len)
     }
 }
 
-/* Make room so that want bytes fit from pos: move the unread bytes to the
- * start of own, growing it if needed. */
-static int make_room(nytp_in *in, size_t want, nytp_error *err)
+/* Make own hold at least want bytes from pos: move the unread bytes to its
+ * start (from wherever the window is), growing it if needed. */
+static int window_to_own(nytp_in *in, size_t want, nytp_error *err)
 {
     size_t unread = in->lim - in->pos;
-    if (in->pos > 0) {
-        if (unread)
-            memmove(in->own, in->own + in->pos, unread);
-        in->base += in->pos;
-        in->pos = 0;
-        in->lim = unread;
-    }
+    if (want < unread)
+        want = unread;
     if (want > in->cap) {
-        size_t ncap = in->cap * 2;
+        size_t ncap = in->cap ? in->cap * 2 : PLAIN_READ;
         if (ncap < want)
             ncap = want;
-        uint8_t *n = realloc(in->own, ncap);
+        uint8_t *n = malloc(ncap);
         if (!n)
             return nytp_error_set(err, NYTP_E_NOMEM, "out of memory for a %zu-byte buffer", ncap);
+        if (unread)
+            memcpy(n, in->data + in->pos, unread);
+        free(in->own);
         in->own = n;
-        in->data = n;
         in->cap = ncap;
+    } else if (unread && (in->data != in->own || in->pos)) {
+        memmove(in->own, in->data + in->pos, unread);
     }
+    in->data = in->own;
+    in->base += in->pos;
+    in->pos = 0;
+    in->lim = unread;
     return NYTP_OK;
 }
 
-static int inflate_more(nytp_in *in, nytp_error *err)
+/* ---- the producer ------------------------------------------------------ */
+
+/* Inflate up to one block into s. */
+static void produce(nytp_in *in, struct nytp_inflater *z, struct nytp_in_slot *s)
 {
-    if (in->zerr.status) {
-        if (err)
-            *err = in->zerr;
-        return in->zerr.status;
+    s->len = 0;
+    s->status = NYTP_OK;
+    if (!s->mem) { /* slots are allocated when first filled */
+        s->mem = malloc(NYTP_IN_HEADROOM + NYTP_IN_BLOCK);
+        if (!s->mem) {
+            s->status = nytp_error_set(&s->err, NYTP_E_NOMEM, "out of memory for inflated data");
+            z->done = true;
+            return;
+        }
     }
+    z->zs.next_out = s->mem + NYTP_IN_HEADROOM;
+    z->zs.avail_out = NYTP_IN_BLOCK;
     for (;;) {
-        if (in->zs.avail_in == 0 && !in->eof) {
+        if (z->zs.avail_in == 0 && !z->input_eof) {
             if (in->fd >= 0) {
-                ssize_t n = read_some(in->fd, in->zin, ZIN_SIZE);
-                if (n < 0)
-                    return nytp_error_set(err, NYTP_E_IO, "read failed: %s", strerror(errno));
+                ssize_t n = read_some(in->fd, z->zin, z->zin_cap);
+                if (n < 0) {
+                    s->status = nytp_error_set(&s->err, NYTP_E_IO, "read failed: %s", strerror(errno));
+                    z->done = true;
+                    return;
+                }
                 if (n == 0)
-                    in->eof = true;
-                in->zs.next_in = in->zin;
-                in->zs.avail_in = (uInt)n;
+                    z->input_eof = true;
+                z->zs.next_in = z->zin;
+                z->zs.avail_in = (uInt)n;
+            } else if (z->mem_left == 0) {
+                z->input_eof = true;
             } else {
-                in->eof = true; /* memory: everything was handed over at start */
+                size_t take = z->mem_left < (1u << 30) ? z->mem_left : (1u << 30);
+                z->zs.next_in = (Bytef *)(uintptr_t)z->mem_next;
+                z->zs.avail_in = (uInt)take;
+                z->mem_next += take;
+                z->mem_left -= take;
             }
         }
-        in->zs.next_out = in->own + in->lim;
-        in->zs.avail_out = (uInt)(in->cap - in->lim);
-        size_t before = in->zs.avail_out;
-        int zst = inflate(&in->zs, Z_NO_FLUSH);
-        in->lim += before - in->zs.avail_out;
+        uInt before = z->zs.avail_out;
+        int zst = inflate(&z->zs, Z_NO_FLUSH);
+        s->len += before - z->zs.avail_out;
         if (zst == Z_STREAM_END) {
-            in->zend = true;
-            return NYTP_OK;
+            s->status = NYTP_END;
+            z->done = true;
+            return;
         }
-        if (zst == Z_OK) {
-            if (before != in->zs.avail_out)
-                return NYTP_OK;
+        if (zst == Z_OK || (zst == Z_BUF_ERROR && !(z->zs.avail_in == 0 && z->input_eof))) {
+            if (z->zs.avail_out == 0)
+                return; /* the block is full */
             continue;
         }
-        if (zst == Z_BUF_ERROR && in->zs.avail_in == 0 && in->eof) {
-            if (err) {
-                err->offset = in->base + in->lim;
-                err->inflated = true;
-                err->deflate_start = in->deflate_start;
-            }
-            return nytp_error_set(err, NYTP_E_TRUNCATED,
-                                  "the zlib stream stops before its end (the file was cut short)");
+        nytp_error *e = &s->err;
+        if (zst == Z_BUF_ERROR) {
+            e->offset = z->zs.total_out;
+            e->inflated = true;
+            s->status = nytp_error_set(e, NYTP_E_TRUNCATED,
+                                       "the zlib stream stops before its end (the file was cut short)");
+        } else {
+            e->offset = in->deflate_start + z->zs.total_in;
+            e->inflated = false;
+            s->status = nytp_error_set(e, NYTP_E_FORMAT, "corrupt zlib data (%s)",
+                                       z->zs.msg ? z->zs.msg : "inflate failed");
         }
-        if (zst == Z_BUF_ERROR)
-            continue; /* needs input; loop reads more */
-        nytp_error *z = &in->zerr;
-        z->offset = in->deflate_start + in->zs.total_in;
-        z->inflated = false;
-        z->deflate_start = in->deflate_start;
-        nytp_error_set(z, NYTP_E_FORMAT, "corrupt zlib data (%s)",
-                       in->zs.msg ? in->zs.msg : "inflate failed");
-        if (before != in->zs.avail_out)
-            return NYTP_OK; /* hand over what came before the damage first */
-        if (err)
-            *err = *z;
-        return z->status;
+        e->deflate_start = in->deflate_start;
+        z->done = true;
+        return;
     }
+}
+
+static void *producer_main(void *arg)
+{
+    nytp_in *in = arg;
+    struct nytp_inflater *z = in->z;
+    pthread_mutex_lock(&z->mu);
+    while (!z->stop && !z->done) {
+        struct nytp_in_slot *s = &z->slots[z->produced % NYTP_IN_SLOTS];
+        while (!z->stop && s->state != SLOT_FREE)
+            pthread_cond_wait(&z->cv, &z->mu);
+        if (z->stop)
+            break;
+        pthread_mutex_unlock(&z->mu);
+        produce(in, z, s);
+        pthread_mutex_lock(&z->mu);
+        s->state = SLOT_FILLED;
+        z->produced++;
+        pthread_cond_broadcast(&z->cv);
+    }
+    pthread_mutex_unlock(&z->mu);
+    return NULL;
+}
+
+/* The next block, in order: waited for, or made here. */
+static struct nytp_in_slot *take_slot(nytp_in *in)
+{
+    struct nytp_inflater *z = in->z;
+    struct nytp_in_slot *s = &z->slots[z->consumed % NYTP_IN_SLOTS];
+    if (z->threaded) {
+        pthread_mutex_lock(&z->mu);
+        while (s->state != SLOT_FILLED)
+            pthread_cond_wait(&z->cv, &z->mu);
+        s->state = SLOT_INUSE;
+        pthread_mutex_unlock(&z->mu);
+    } else {
+        produce(in, z, s);
+        z->produced++;
+        s->state = SLOT_INUSE;
+    }
+    z->consumed++;
+    return s;
+}
+
+static void release_slot(nytp_in *in, int idx)
+{
+    struct nytp_inflater *z = in->z;
+    if (idx < 0)
+        return;
+    if (z->threaded) {
+        pthread_mutex_lock(&z->mu);
+        z->slots[idx].state = SLOT_FREE;
+        pthread_cond_broadcast(&z->cv);
+        pthread_mutex_unlock(&z->mu);
+    } else {
+        z->slots[idx].state = SLOT_FREE;
+    }
+}
+
+/* Move the window on to the next block, keeping the unread bytes in front
+ * of it. */
+static int next_block(nytp_in *in, nytp_error *err)
+{
+    struct nytp_in_slot *s = take_slot(in);
+    int idx = (int)(s - in->z->slots);
+    /* Read the slot's outcome now: once released, the producer refills it. */
+    int status = s->status;
+    if (status < 0)
+        in->zerr = s->err;
+    size_t unread = in->lim - in->pos;
+    if (unread <= NYTP_IN_HEADROOM) {
+        uint8_t *start = s->mem + NYTP_IN_HEADROOM - unread;
+        if (unread)
+            memcpy(start, in->data + in->pos, unread);
+        release_slot(in, in->cur_slot);
+        in->cur_slot = idx;
+        in->data = start;
+        in->base += in->pos;
+        in->pos = 0;
+        in->lim = unread + s->len;
+    } else {
+        /* A chunk bigger than the headroom: gather it in own. */
+        int st = window_to_own(in, unread + s->len, err);
+        if (st < 0) {
+            release_slot(in, idx);
+            return st;
+        }
+        memcpy(in->own + in->lim, s->mem + NYTP_IN_HEADROOM, s->len);
+        in->lim += s->len;
+        release_slot(in, in->cur_slot);
+        in->cur_slot = -1;
+        release_slot(in, idx);
+    }
+    if (status == NYTP_END)
+        in->zend = true;
+    return NYTP_OK;
 }
 
 int nytp_in_fill(nytp_in *in, size_t want, nytp_error *err)
@@ -226,7 +343,7 @@ int nytp_in_fill(nytp_in *in, size_t want, nytp_error *err)
         if (!in->inflating) {
             if (in->eof)
                 return NYTP_END;
-            int st = make_room(in, want < PLAIN_READ ? PLAIN_READ : want, err);
+            int st = window_to_own(in, want < PLAIN_READ ? PLAIN_READ : want, err);
             if (st < 0)
                 return st;
             ssize_t n = read_some(in->fd, in->own + in->lim, in->cap - in->lim);
@@ -235,16 +352,18 @@ int nytp_in_fill(nytp_in *in, size_t want, nytp_error *err)
             if (n == 0)
                 in->eof = true;
             in->lim += (size_t)n;
-        } else {
-            if (in->zend)
-                return NYTP_END;
-            int st = make_room(in, want, err);
-            if (st < 0)
-                return st;
-            st = inflate_more(in, err);
-            if (st < 0)
-                return st;
+            continue;
         }
+        if (in->zerr.status) {
+            if (err)
+                *err = in->zerr;
+            return in->zerr.status;
+        }
+        if (in->zend)
+            return NYTP_END;
+        int st = next_block(in, err);
+        if (st < 0)
+            return st;
     }
     return NYTP_OK;
 }
@@ -253,34 +372,48 @@ int nytp_in_start_inflate(nytp_in *in, nytp_error *err)
 {
     if (in->inflating)
         return nytp_error_set(err, NYTP_E_FORMAT, "a second START_DEFLATE inside compressed data");
-    memset(&in->zs, 0, sizeof in->zs);
+    struct nytp_inflater *z = calloc(1, sizeof *z);
+    if (!z)
+        return nytp_error_set(err, NYTP_E_NOMEM, "out of memory");
+    in->z = z;
     in->deflate_start = in->base + in->pos;
     size_t rest = in->lim - in->pos;
     if (in->fd >= 0) {
-        in->zin = malloc(rest > ZIN_SIZE ? rest : ZIN_SIZE);
-        if (!in->zin)
+        z->zin_cap = rest > ZIN_SIZE ? rest : ZIN_SIZE;
+        z->zin = malloc(z->zin_cap);
+        if (!z->zin) {
+            stop_inflater(in);
             return nytp_error_set(err, NYTP_E_NOMEM, "out of memory");
+        }
         if (rest)
-            memcpy(in->zin, in->data + in->pos, rest);
-        in->zs.next_in = in->zin;
+            memcpy(z->zin, in->data + in->pos, rest);
+        z->zs.next_in = z->zin;
+        z->zs.avail_in = (uInt)rest;
     } else {
-        in->zs.next_in = (Bytef *)(uintptr_t)(in->data + in->pos);
+        z->mem_next = in->data + in->pos;
+        z->mem_left = rest;
     }
-    in->zs.avail_in = (uInt)rest;
-    if (inflateInit(&in->zs) != Z_OK)
+    if (inflateInit(&z->zs) != Z_OK) {
+        stop_inflater(in);
         return nytp_error_set(err, NYTP_E_NOMEM, "zlib inflateInit failed");
-    in->inflating = true;
-    /* The window now holds inflated bytes, counted from 0. */
-    if (!in->own || in->cap < OUT_INITIAL) {
-        free(in->own);
-        in->own = malloc(OUT_INITIAL);
-        if (!in->own)
-            return nytp_error_set(err, NYTP_E_NOMEM, "out of memory");
-        in->cap = OUT_INITIAL;
     }
+    /* The window now counts inflated bytes from 0. */
+    in->inflating = true;
     in->data = in->own;
     in->base = 0;
     in->pos = in->lim = 0;
+    if (in->threads && pthread_mutex_init(&z->mu, NULL) == 0) {
+        if (pthread_cond_init(&z->cv, NULL) == 0) {
+            z->threaded = true;
+            if (pthread_create(&z->thread, NULL, producer_main, in) != 0) {
+                z->threaded = false; /* work on this thread instead */
+                pthread_cond_destroy(&z->cv);
+                pthread_mutex_destroy(&z->mu);
+            }
+        } else {
+            pthread_mutex_destroy(&z->mu);
+        }
+    }
     return NYTP_OK;
 }
 

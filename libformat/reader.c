@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "codec_decode.h"
+#include "in_impl.h"
 #include "nytp/reader.h"
 
 struct nytp_reader {
@@ -13,6 +15,7 @@ struct nytp_reader {
     bool chunk_inflated;
     bool header_done;
     bool inflate_next;       /* the chunk just returned was START_DEFLATE */
+    bool fast;               /* the next chunk may take the fast path */
     nytp_error sticky;       /* status != 0 once reading has stopped */
     nytp_error pending;      /* raised by the next call (after its chunk) */
     nytp_warn_fn warn;
@@ -276,7 +279,9 @@ static int check_chunk(nytp_reader *r, nytp_chunk *c, nytp_error *err)
     }
 }
 
-int nytp_reader_next(nytp_reader *r, nytp_chunk *c, nytp_error *err)
+/* Everything but the common case: errors, the header, the switch to
+ * inflate, refilling the window, and chunks with rules of their own. */
+static __attribute__((noinline)) int next_slow(nytp_reader *r, nytp_chunk *c, nytp_error *err)
 {
     if (r->sticky.status) {
         if (err)
@@ -370,6 +375,39 @@ int nytp_reader_next(nytp_reader *r, nytp_chunk *c, nytp_error *err)
             return NYTP_OK;
         p = nytp_in_peek(r->in, &avail);
     }
+}
+
+/* Chunks that need no look at their content after decoding (see
+ * check_chunk) may be returned by the fast path. */
+static const bool plain_chunk[256] = {
+    [NYTP_TAG_TIME_LINE] = true,  [NYTP_TAG_TIME_BLOCK] = true, [NYTP_TAG_DISCOUNT] = true,
+    [NYTP_TAG_SUB_RETURN] = true, [NYTP_TAG_SUB_ENTRY] = true,  [NYTP_TAG_SRC_LINE] = true,
+    [NYTP_TAG_SUB_INFO] = true,   [NYTP_TAG_SUB_CALLERS] = true, [NYTP_TAG_NEW_FID] = true,
+    [NYTP_TAG_COMMENT] = true,
+};
+
+int nytp_reader_next(nytp_reader *r, nytp_chunk *c, nytp_error *err)
+{
+    if (__builtin_expect(r->fast, 1)) {
+        /* The common case, kept small so it inlines the decoder: a whole
+         * chunk is in the window and needs no further checks. */
+        nytp_in *in = r->in;
+        const uint8_t *p = in->data + in->pos;
+        size_t avail = in->lim - in->pos;
+        size_t used;
+        const char *why;
+        if (avail && plain_chunk[*p] &&
+            nytp_decode_chunk_inline(p, p + avail, c, &used, &why) == NYTP_DECODE_OK) {
+            r->chunk_no++;
+            r->chunk_off = in->base + in->pos;
+            r->chunk_inflated = in->inflating;
+            in->pos += used;
+            return NYTP_OK;
+        }
+    }
+    int st = next_slow(r, c, err);
+    r->fast = r->header_done && !r->inflate_next && !r->sticky.status && !r->pending.status;
+    return st;
 }
 
 int nytp_reader_foreach(nytp_reader *r, nytp_chunk_fn fn, void *ctx, nytp_error *err)

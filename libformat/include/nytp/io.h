@@ -43,8 +43,13 @@ void nytp_in_skip(nytp_in *in, size_t n);
  * stream that stops without its end (NYTP_E_TRUNCATED). */
 int nytp_in_fill(nytp_in *in, size_t want, nytp_error *err);
 
+/* Whether inflating may use a second thread (default: yes, unless the
+ * environment has NYTP_THREADS=0).  Call before nytp_in_start_inflate. */
+void nytp_in_set_threads(nytp_in *in, bool on);
+
 /* Switch to inflating: the bytes after the current position are a zlib
- * stream. */
+ * stream.  Unless threads are off, a producer thread inflates ahead of the
+ * reader from here on. */
 int nytp_in_start_inflate(nytp_in *in, nytp_error *err);
 bool nytp_in_inflating(const nytp_in *in);
 /* True once the zlib stream has reached its proper end. */
