@@ -44,9 +44,17 @@ DEB_PACKAGES := build-essential pkg-config libperl-dev zlib1g-dev libbsd-dev \
 
 all: $(BUILD)/nytp $(BUILD)/libnytpformat.a
 
-$(BUILD)/obj/%.o: %.c $(LIB_HDR) $(CMD_HDR)
+$(BUILD)/obj/%.o: %.c $(LIB_HDR) $(CMD_HDR) $(BUILD)/gen/perl_config.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -fPIC -c $< -o $@
+	$(CC) $(CPPFLAGS) -I$(BUILD)/gen $(WARN) $(CFLAGS) -fPIC -c $< -o $@
+
+# The @INC and version of the system perl, so that 'nytp dump --data' shows
+# file names as Devel::NYTProf on this machine does (override: --inc).
+$(BUILD)/gen/perl_config.h: cmd/perl_config.pl
+	@mkdir -p $(dir $@)
+	@perl cmd/perl_config.pl > $@.tmp 2>/dev/null \
+	|| printf '#define NYTP_PERL_INC ""\n#define NYTP_PERL_VERSION ""\n' > $@.tmp
+	@mv $@.tmp $@
 
 $(BUILD)/libnytpformat.a: $(LIB_OBJ)
 	@mkdir -p $(BUILD)
@@ -96,10 +104,12 @@ test: deps-check all unit unit-asan unit-tsan integration fuzz-smoke
 # ---- fuzzing (libFuzzer, clang) ------------------------------------------
 
 FUZZ_BIN := $(BUILD)/fuzz/fuzz_reader
-$(FUZZ_BIN): tests/fuzz/fuzz_reader.c $(LIB_SRC) $(LIB_HDR) cmd/dump.c cmd/cli.c $(CMD_HDR)
+FUZZ_CMD_SRC := cmd/dump.c cmd/dump_data.c cmd/cli.c cmd/fmt.c
+$(FUZZ_BIN): tests/fuzz/fuzz_reader.c $(LIB_SRC) $(LIB_HDR) $(FUZZ_CMD_SRC) $(CMD_HDR) \
+		$(BUILD)/gen/perl_config.h
 	@mkdir -p $(dir $@)
-	$(CLANG) $(CPPFLAGS) -Icmd $(WARN) -O1 -g -fsanitize=fuzzer,address,undefined \
-		-o $@ tests/fuzz/fuzz_reader.c $(LIB_SRC) cmd/dump.c cmd/cli.c $(LIBS)
+	$(CLANG) $(CPPFLAGS) -Icmd -I$(BUILD)/gen $(WARN) -O1 -g -fsanitize=fuzzer,address,undefined \
+		-o $@ tests/fuzz/fuzz_reader.c $(LIB_SRC) $(FUZZ_CMD_SRC) $(LIBS)
 
 fuzz: $(FUZZ_BIN)
 

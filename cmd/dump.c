@@ -7,14 +7,26 @@
 #include "cli.h"
 #include "commands.h"
 #include "dump.h"
+#include "dump_data.h"
+#include "fmt.h"
+#include "perl_config.h"
 
 static const char usage[] =
     "usage: nytp dump [options] [FILE|-]\n"
+    "       nytp dump --data [--collapse-evals] [--json] [FILE...]\n"
     "\n"
     "Print every chunk of an NYTProf profile, one per line, in file order\n"
-    "(default FILE: nytprof.out; '-' reads standard input).\n"
+    "(default FILE: nytprof.out; '-' reads standard input).  With --data,\n"
+    "load the files into one profile and print that instead, in the layout\n"
+    "of Devel::NYTProf::Data's dump_profile_data.\n"
     "\n"
-    "  --json            JSON Lines: one object per chunk with named fields\n"
+    "  --data            print the loaded profile, not the chunks\n"
+    "  --collapse-evals  with --data: fold sibling string evals with the same\n"
+    "                    source into one, as reports show them\n"
+    "  --inc=DIRS        with --data: strip these directories (':'-separated)\n"
+    "                    from file names instead of the built-in perl @INC\n"
+    "  --json            JSON Lines: one object per chunk with named fields;\n"
+    "                    with --data, one JSON document\n"
     "  --tags=LIST       only these chunks (comma-separated names, e.g.\n"
     "                    TIME_LINE,SUB_RETURN)\n"
     "  --limit=N         stop after N printed chunks\n"
@@ -27,42 +39,6 @@ static const char usage[] =
     "Exit status: 0 ok (a truncated file only warns), 1 bad input, 2 usage.\n";
 
 /* ---- text ------------------------------------------------------------- */
-
-static char *put_u64(char *o, uint64_t v)
-{
-    char tmp[24];
-    int n = 0;
-    do {
-        tmp[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    while (n)
-        *o++ = tmp[--n];
-    return o;
-}
-
-static char *put_i64(char *o, int64_t v)
-{
-    if (v < 0) {
-        *o++ = '-';
-        return put_u64(o, (uint64_t)0 - (uint64_t)v);
-    }
-    return put_u64(o, (uint64_t)v);
-}
-
-/* A number as perl prints an NV: %.15g, but "0" for -0, Inf, -Inf, NaN. */
-static char *put_nv(char *o, double d)
-{
-    if (isnan(d))
-        return memcpy(o, "NaN", 3), o + 3;
-    if (isinf(d))
-        return d < 0 ? (memcpy(o, "-Inf", 4), o + 4) : (memcpy(o, "Inf", 3), o + 3);
-    if (d == 0)
-        return *o++ = '0', o;
-    if (d == floor(d) && fabs(d) < 1e15)
-        return put_i64(o, (int64_t)d);
-    return o + snprintf(o, 32, "%.15g", d);
-}
 
 static const char hexdigits[] = "0123456789abcdef";
 
@@ -125,8 +101,8 @@ int dump_chunk_text(nytp_out *out, const nytp_chunk *c)
     o += nl;
     switch (c->tag) {
     case NYTP_TAG_VERSION:
-        TAB(); o = put_u64(o, c->u.version.major);
-        TAB(); o = put_u64(o, c->u.version.minor);
+        TAB(); o = fmt_u64(o, c->u.version.major);
+        TAB(); o = fmt_u64(o, c->u.version.minor);
         break;
     case NYTP_TAG_COMMENT:
         TAB(); o = put_escaped(o, c->u.comment.text);
@@ -140,63 +116,63 @@ int dump_chunk_text(nytp_out *out, const nytp_chunk *c)
     case NYTP_TAG_DISCOUNT:
         break;
     case NYTP_TAG_PID_START:
-        TAB(); o = put_u64(o, c->u.pid_start.pid);
-        TAB(); o = put_u64(o, c->u.pid_start.ppid);
-        TAB(); o = put_nv(o, c->u.pid_start.time);
+        TAB(); o = fmt_u64(o, c->u.pid_start.pid);
+        TAB(); o = fmt_u64(o, c->u.pid_start.ppid);
+        TAB(); o = fmt_nv(o, c->u.pid_start.time);
         break;
     case NYTP_TAG_PID_END:
-        TAB(); o = put_u64(o, c->u.pid_end.pid);
-        TAB(); o = put_nv(o, c->u.pid_end.time);
+        TAB(); o = fmt_u64(o, c->u.pid_end.pid);
+        TAB(); o = fmt_nv(o, c->u.pid_end.time);
         break;
     case NYTP_TAG_NEW_FID:
-        TAB(); o = put_u64(o, c->u.new_fid.fid);
-        TAB(); o = put_u64(o, c->u.new_fid.eval_fid);
-        TAB(); o = put_u64(o, c->u.new_fid.eval_line);
-        TAB(); o = put_u64(o, c->u.new_fid.flags);
-        TAB(); o = put_u64(o, c->u.new_fid.size);
-        TAB(); o = put_u64(o, c->u.new_fid.mtime);
+        TAB(); o = fmt_u64(o, c->u.new_fid.fid);
+        TAB(); o = fmt_u64(o, c->u.new_fid.eval_fid);
+        TAB(); o = fmt_u64(o, c->u.new_fid.eval_line);
+        TAB(); o = fmt_u64(o, c->u.new_fid.flags);
+        TAB(); o = fmt_u64(o, c->u.new_fid.size);
+        TAB(); o = fmt_u64(o, c->u.new_fid.mtime);
         TAB(); o = put_escaped(o, c->u.new_fid.name);
         break;
     case NYTP_TAG_TIME_LINE:
     case NYTP_TAG_TIME_BLOCK:
-        TAB(); o = put_i64(o, c->u.time.ticks);
-        TAB(); o = put_u64(o, c->u.time.fid);
-        TAB(); o = put_u64(o, c->u.time.line);
+        TAB(); o = fmt_i64(o, c->u.time.ticks);
+        TAB(); o = fmt_u64(o, c->u.time.fid);
+        TAB(); o = fmt_u64(o, c->u.time.line);
         if (c->tag == NYTP_TAG_TIME_BLOCK) {
-            TAB(); o = put_u64(o, c->u.time.block_line);
-            TAB(); o = put_u64(o, c->u.time.sub_line);
+            TAB(); o = fmt_u64(o, c->u.time.block_line);
+            TAB(); o = fmt_u64(o, c->u.time.sub_line);
         }
         break;
     case NYTP_TAG_SUB_INFO:
-        TAB(); o = put_u64(o, c->u.sub_info.fid);
-        TAB(); o = put_u64(o, c->u.sub_info.first_line);
-        TAB(); o = put_u64(o, c->u.sub_info.last_line);
+        TAB(); o = fmt_u64(o, c->u.sub_info.fid);
+        TAB(); o = fmt_u64(o, c->u.sub_info.first_line);
+        TAB(); o = fmt_u64(o, c->u.sub_info.last_line);
         TAB(); o = put_escaped(o, c->u.sub_info.name);
         break;
     case NYTP_TAG_SUB_CALLERS:
-        TAB(); o = put_u64(o, c->u.sub_callers.fid);
-        TAB(); o = put_u64(o, c->u.sub_callers.line);
-        TAB(); o = put_u64(o, c->u.sub_callers.count);
-        TAB(); o = put_nv(o, c->u.sub_callers.incl);
-        TAB(); o = put_nv(o, c->u.sub_callers.excl);
-        TAB(); o = put_nv(o, c->u.sub_callers.reci);
-        TAB(); o = put_u64(o, c->u.sub_callers.rec_depth);
+        TAB(); o = fmt_u64(o, c->u.sub_callers.fid);
+        TAB(); o = fmt_u64(o, c->u.sub_callers.line);
+        TAB(); o = fmt_u64(o, c->u.sub_callers.count);
+        TAB(); o = fmt_nv(o, c->u.sub_callers.incl);
+        TAB(); o = fmt_nv(o, c->u.sub_callers.excl);
+        TAB(); o = fmt_nv(o, c->u.sub_callers.reci);
+        TAB(); o = fmt_u64(o, c->u.sub_callers.rec_depth);
         TAB(); o = put_escaped(o, c->u.sub_callers.called);
         TAB(); o = put_escaped(o, c->u.sub_callers.caller);
         break;
     case NYTP_TAG_SRC_LINE:
-        TAB(); o = put_u64(o, c->u.src_line.fid);
-        TAB(); o = put_u64(o, c->u.src_line.line);
+        TAB(); o = fmt_u64(o, c->u.src_line.fid);
+        TAB(); o = fmt_u64(o, c->u.src_line.line);
         TAB(); o = put_escaped(o, c->u.src_line.text);
         break;
     case NYTP_TAG_SUB_ENTRY:
-        TAB(); o = put_u64(o, c->u.sub_entry.fid);
-        TAB(); o = put_u64(o, c->u.sub_entry.line);
+        TAB(); o = fmt_u64(o, c->u.sub_entry.fid);
+        TAB(); o = fmt_u64(o, c->u.sub_entry.line);
         break;
     case NYTP_TAG_SUB_RETURN:
-        TAB(); o = put_u64(o, c->u.sub_return.depth);
-        TAB(); o = put_nv(o, c->u.sub_return.incl);
-        TAB(); o = put_nv(o, c->u.sub_return.excl);
+        TAB(); o = fmt_u64(o, c->u.sub_return.depth);
+        TAB(); o = fmt_nv(o, c->u.sub_return.incl);
+        TAB(); o = fmt_nv(o, c->u.sub_return.excl);
         TAB(); o = put_escaped(o, c->u.sub_return.name);
         break;
     }
@@ -206,100 +182,6 @@ int dump_chunk_text(nytp_out *out, const nytp_chunk *c)
 }
 
 /* ---- JSON ------------------------------------------------------------- */
-
-/* Length of the valid UTF-8 sequence at p (1..4), or 0 if invalid. */
-static size_t utf8_seq(const unsigned char *p, size_t left)
-{
-    unsigned char b = p[0];
-    size_t n;
-    uint32_t cp;
-    if (b < 0x80)
-        return 1;
-    if (b >= 0xC2 && b <= 0xDF) {
-        n = 2;
-        cp = b & 0x1F;
-    } else if (b >= 0xE0 && b <= 0xEF) {
-        n = 3;
-        cp = b & 0x0F;
-    } else if (b >= 0xF0 && b <= 0xF4) {
-        n = 4;
-        cp = b & 0x07;
-    } else {
-        return 0;
-    }
-    if (left < n)
-        return 0;
-    for (size_t i = 1; i < n; i++) {
-        if ((p[i] & 0xC0) != 0x80)
-            return 0;
-        cp = (cp << 6) | (p[i] & 0x3F);
-    }
-    if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
-        (cp >= 0xD800 && cp <= 0xDFFF))
-        return 0;
-    return n;
-}
-
-/* A JSON string.  Valid UTF-8 passes through; a byte that is not part of
- * valid UTF-8 becomes \u00XX (its Latin-1 reading), so the output is always
- * valid JSON. */
-static char *put_json_str(char *o, nytp_str s)
-{
-    const unsigned char *p = (const unsigned char *)s.ptr;
-    *o++ = '"';
-    for (size_t i = 0; i < s.len;) {
-        unsigned char b = p[i];
-        if (b >= 0x20 && b < 0x7f && b != '"' && b != '\\') {
-            *o++ = (char)b;
-            i++;
-            continue;
-        }
-        if (b == '"' || b == '\\') {
-            *o++ = '\\';
-            *o++ = (char)b;
-            i++;
-            continue;
-        }
-        size_t n = b >= 0x80 ? utf8_seq(p + i, s.len - i) : 0;
-        if (n > 1) {
-            memcpy(o, p + i, n);
-            o += n;
-            i += n;
-            continue;
-        }
-        *o++ = '\\';
-        switch (b) {
-        case '\n': *o++ = 'n'; break;
-        case '\t': *o++ = 't'; break;
-        case '\r': *o++ = 'r'; break;
-        default:
-            memcpy(o, "u00", 3);
-            o += 3;
-            *o++ = hexdigits[b >> 4];
-            *o++ = hexdigits[b & 15];
-        }
-        i++;
-    }
-    *o++ = '"';
-    return o;
-}
-
-/* JSON has no NaN or infinities: those become null.  Other numbers use the
- * shortest of %.15g and %.17g that reads back exactly. */
-static char *put_json_nv(char *o, double d)
-{
-    if (isnan(d) || isinf(d))
-        return memcpy(o, "null", 4), o + 4;
-    if (d == floor(d) && fabs(d) < 1e15)
-        return put_i64(o, (int64_t)d);
-    char tmp[40];
-    snprintf(tmp, sizeof tmp, "%.15g", d);
-    if (strtod(tmp, NULL) != d)
-        snprintf(tmp, sizeof tmp, "%.17g", d);
-    size_t n = strlen(tmp);
-    memcpy(o, tmp, n);
-    return o + n;
-}
 
 static char *key(char *o, const char *k)
 {
@@ -313,15 +195,15 @@ static char *key(char *o, const char *k)
     return o;
 }
 
-#define JU(k, v) (o = key(o, k), o = put_u64(o, (v)))
-#define JI(k, v) (o = key(o, k), o = put_i64(o, (v)))
-#define JN(k, v) (o = key(o, k), o = put_json_nv(o, (v)))
+#define JU(k, v) (o = key(o, k), o = fmt_u64(o, (v)))
+#define JI(k, v) (o = key(o, k), o = fmt_i64(o, (v)))
+#define JN(k, v) (o = key(o, k), o = fmt_json_nv(o, (v)))
 /* A string field, and "<name>_utf8":true after it when the writer flagged
  * the string as UTF-8 text. */
 static char *json_str_field(char *o, const char *k, nytp_str v)
 {
     o = key(o, k);
-    o = put_json_str(o, v);
+    o = fmt_json_str(o, v.ptr, v.len);
     if (v.utf8) {
         o = key(o, k);
         o -= 2; /* back over '":' to append the suffix to the name */
@@ -427,7 +309,8 @@ int dump_chunk_json(nytp_out *out, const nytp_chunk *c)
 /* ---- the command ------------------------------------------------------ */
 
 struct dump_opts {
-    bool json, strict;
+    bool json, strict, data, collapse;
+    const char *inc;
     bool tags[256];
     bool filter;
     unsigned long limit;
@@ -435,7 +318,7 @@ struct dump_opts {
     const char *output;
 };
 
-enum { OPT_JSON = 256, OPT_TAGS, OPT_LIMIT, OPT_STRICT };
+enum { OPT_JSON = 256, OPT_TAGS, OPT_LIMIT, OPT_STRICT, OPT_DATA, OPT_COLLAPSE, OPT_INC };
 
 static void parse_tags(struct dump_opts *o, const char *list)
 {
@@ -468,6 +351,9 @@ static void on_opt(int opt, const char *arg, void *ctx)
     switch (opt) {
     case OPT_JSON: o->json = true; break;
     case OPT_STRICT: o->strict = true; break;
+    case OPT_DATA: o->data = true; break;
+    case OPT_COLLAPSE: o->collapse = true; break;
+    case OPT_INC: o->inc = arg; break;
     case OPT_TAGS: parse_tags(o, arg); break;
     case OPT_LIMIT:
         o->limit = cli_parse_count("--limit", arg);
@@ -475,6 +361,91 @@ static void on_opt(int opt, const char *arg, void *ctx)
         break;
     case 'o': o->output = arg; break;
     }
+}
+
+/* Split DIRS at ':' into a NULL-free array (pointers into a copy). */
+static const char **split_dirs(const char *dirs, size_t *n, char **storage)
+{
+    char *copy = strdup(dirs);
+    *storage = copy;
+    size_t cap = 1;
+    for (const char *c = dirs; *c; c++)
+        cap += *c == ':';
+    const char **v = calloc(cap + 1, sizeof *v);
+    if (!copy || !v) {
+        cli_error("out of memory");
+        exit(EXIT_BAD_INPUT);
+    }
+    *n = 0;
+    for (char *tok = strtok(copy, ":"); tok; tok = strtok(NULL, ":"))
+        v[(*n)++] = tok;
+    /* longest first, as Devel::NYTProf tries them (stable for equal lengths) */
+    for (size_t a = 1; a < *n; a++)
+        for (size_t b = a; b > 0 && strlen(v[b - 1]) < strlen(v[b]); b--) {
+            const char *t = v[b];
+            v[b] = v[b - 1];
+            v[b - 1] = t;
+        }
+    return v;
+}
+
+static int dump_data(struct dump_opts *o, int nfiles, char **files)
+{
+    static char *default_file[] = {"nytprof.out"};
+    if (nfiles == 0) {
+        nfiles = 1;
+        files = default_file;
+    }
+    nytp_profile *p;
+    nytp_error e = {0};
+    if (nytp_profile_new(&p, &e) < 0) {
+        cli_error("%s", e.msg);
+        return EXIT_BAD_INPUT;
+    }
+    int rc = EXIT_OK;
+    for (int i = 0; i < nfiles; i++) {
+        nytp_load_opts lo = {cli_reader_warning, files[i]};
+        int st = nytp_profile_load(p, files[i], &lo, &e);
+        if (st == NYTP_E_TRUNCATED) {
+            size_t n = strlen(e.msg);
+            snprintf(e.msg + n, sizeof e.msg - n, "%s",
+                     o->strict ? "" : "; loaded everything before the cut");
+            cli_report(files[i], &e, !o->strict);
+            if (o->strict)
+                rc = EXIT_BAD_INPUT;
+        } else if (st < 0) {
+            cli_report(files[i], &e, false);
+            rc = EXIT_BAD_INPUT;
+        }
+        if (rc != EXIT_OK) {
+            nytp_profile_free(p);
+            return rc;
+        }
+    }
+    nytp_profile_finish(p);
+    if (o->collapse)
+        nytp_profile_collapse_evals(p);
+
+    dump_data_opts dopts = {0};
+    char *storage;
+    const char **inc = split_dirs(o->inc ? o->inc : NYTP_PERL_INC, &dopts.n_inc, &storage);
+    dopts.inc = inc;
+    dopts.perl_version = NYTP_PERL_VERSION;
+    nytp_out *out = cli_output_open(o->output);
+    if (!out) {
+        nytp_profile_free(p);
+        return EXIT_BAD_INPUT;
+    }
+    int st = o->json ? dump_data_json(out, p, &dopts) : dump_data_text(out, p, &dopts);
+    nytp_profile_free(p);
+    free(storage);
+    free(inc);
+    if (st < 0) {
+        cli_error("%s: %s", o->output ? o->output : "(standard output)", nytp_out_error(out)->msg);
+        nytp_out_abort(out);
+        return EXIT_BAD_INPUT;
+    }
+    return cli_output_close(out, o->output);
 }
 
 int cmd_dump(int argc, char **argv)
@@ -485,10 +456,20 @@ int cmd_dump(int argc, char **argv)
         {"limit", required_argument, NULL, OPT_LIMIT},
         {"strict", no_argument, NULL, OPT_STRICT},
         {"output", required_argument, NULL, 'o'},
+        {"data", no_argument, NULL, OPT_DATA},
+        {"collapse-evals", no_argument, NULL, OPT_COLLAPSE},
+        {"inc", required_argument, NULL, OPT_INC},
         {NULL, 0, NULL, 0},
     };
     struct dump_opts o = {0};
     int first = cli_parse(argc, argv, "o:", longopts, usage, on_opt, &o);
+    if (o.data) {
+        if (o.filter || o.limited)
+            cli_usage_error("--tags and --limit select chunks; they do not go with --data");
+        return dump_data(&o, argc - first, argv + first);
+    }
+    if (o.collapse || o.inc)
+        cli_usage_error("--collapse-evals and --inc go with --data");
     if (argc - first > 1)
         cli_usage_error("takes one profile file, not %d", argc - first);
     const char *file = first < argc ? argv[first] : "nytprof.out";

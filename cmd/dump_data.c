@@ -1,0 +1,874 @@
+/* dump_data.c — 'nytp dump --data': the loaded model as sorted text in
+ * the layout of Devel::NYTProf::Data's dump_profile_data (with a TAB
+ * separator), or as one JSON document. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dump_data.h"
+#include "fmt.h"
+
+/* ---- sorting ------------------------------------------------------------ */
+
+static const nytp_profile *sort_p; /* qsort has no context argument */
+
+static int cmp_name_ids(uint32_t a, uint32_t b)
+{
+    const nytp_profile *p = sort_p;
+    uint32_t la = nytp_profile_strlen(p, a), lb = nytp_profile_strlen(p, b);
+    int c = memcmp(nytp_profile_str(p, a), nytp_profile_str(p, b), la < lb ? la : lb);
+    if (c)
+        return c;
+    return la < lb ? -1 : la > lb;
+}
+
+static int cmp_kv(const void *x, const void *y)
+{
+    return cmp_name_ids(((const nytp_kv *)x)->key, ((const nytp_kv *)y)->key);
+}
+
+static int cmp_sub_ids(const void *x, const void *y)
+{
+    const nytp_profile *p = sort_p;
+    return cmp_name_ids(p->subs[*(const uint32_t *)x].name, p->subs[*(const uint32_t *)y].name);
+}
+
+static int cmp_str_ids(const void *x, const void *y)
+{
+    return cmp_name_ids(*(const uint32_t *)x, *(const uint32_t *)y);
+}
+
+/* call lines of a file: by line, then called sub name */
+static int cmp_site_line_name(const void *x, const void *y)
+{
+    const nytp_site *a = &sort_p->sites[*(const uint32_t *)x];
+    const nytp_site *b = &sort_p->sites[*(const uint32_t *)y];
+    if (a->line != b->line)
+        return a->line < b->line ? -1 : 1;
+    return cmp_name_ids(sort_p->subs[a->called].name, sort_p->subs[b->called].name);
+}
+
+/* called_by lines of a sub: by calling fid, then line */
+static int cmp_site_fid_line(const void *x, const void *y)
+{
+    const nytp_site *a = &sort_p->sites[*(const uint32_t *)x];
+    const nytp_site *b = &sort_p->sites[*(const uint32_t *)y];
+    if (a->fid != b->fid)
+        return a->fid < b->fid ? -1 : 1;
+    return a->line < b->line ? -1 : a->line > b->line;
+}
+
+static uint32_t *sorted_copy(const uint32_t *v, uint32_t n, int (*cmp)(const void *, const void *))
+{
+    uint32_t *c = malloc((n ? n : 1) * sizeof *c);
+    if (!c)
+        return NULL;
+    if (n)
+        memcpy(c, v, n * sizeof *c);
+    qsort(c, n, sizeof *c, cmp);
+    return c;
+}
+
+/* ---- file names as Devel::NYTProf shows them ----------------------------- */
+
+/* Does an anchor of the @INC-stripping rule end just before position i of
+ * s?  Anchors: the start, a '[', or whitespace "defined" whitespace "at"
+ * whitespace.  Returns the anchor's start, or -1. */
+static int is_space(unsigned char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
+}
+
+/* Length of the "\sdefined\sat\s" anchor at s+i, or 0. */
+static size_t defined_at(const char *s, size_t len, size_t i)
+{
+    static const char mid[] = "defined";
+    if (i + 12 > len || !is_space((unsigned char)s[i]) || memcmp(s + i + 1, mid, 7) != 0 ||
+        !is_space((unsigned char)s[i + 8]) || s[i + 9] != 'a' || s[i + 10] != 't' ||
+        !is_space((unsigned char)s[i + 11]))
+        return 0;
+    return 12;
+}
+
+/* Strip the first @INC prefix (longest entries first, then an optional
+ * '/'), then a leading "VERSION/" where '.' matches any byte.  Writes into
+ * out (at least len + 1 bytes); returns the new length. */
+static size_t strip_inc(const char *s, size_t len, const dump_data_opts *o, char *out)
+{
+    size_t done = len;
+    memcpy(out, s, len);
+    if (len && !(len == 1 && s[0] == '0')) {
+        for (size_t i = 0; i <= len && done == len; i++) {
+            size_t anchor_end;
+            if (i == 0)
+                anchor_end = 0;
+            else if (s[i - 1] == '[')
+                anchor_end = i;
+            else
+                anchor_end = SIZE_MAX;
+            size_t starts[2] = {anchor_end, SIZE_MAX};
+            size_t da = defined_at(s, len, i);
+            if (da)
+                starts[1] = i + da;
+            for (int k = 0; k < 2 && done == len; k++) {
+                size_t at = starts[k];
+                if (at == SIZE_MAX)
+                    continue;
+                for (size_t e = 0; e < o->n_inc; e++) {
+                    size_t il = strlen(o->inc[e]);
+                    if (il && at + il <= len && memcmp(s + at, o->inc[e], il) == 0) {
+                        size_t cut = il + (at + il < len && s[at + il] == '/');
+                        memcpy(out + at, s + at + cut, len - at - cut);
+                        done = len - cut;
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    size_t n = done;
+    const char *v = o->perl_version;
+    size_t vl = v ? strlen(v) : 0;
+    if (vl && n > vl) {
+        bool match = out[vl] == '/';
+        for (size_t i = 0; match && i < vl; i++)
+            match = v[i] == '.' || v[i] == out[i];
+        if (match) {
+            memmove(out, out + vl + 1, n - vl - 1);
+            n -= vl + 1;
+        }
+    }
+    out[n] = 0;
+    return n;
+}
+
+/* ---- text ---------------------------------------------------------------- */
+
+typedef struct writer {
+    nytp_out *out;
+    int err;
+} writer;
+
+static void put(writer *w, const char *s, size_t n)
+{
+    if (!w->err && nytp_out_write(w->out, s, n) < 0)
+        w->err = nytp_out_error(w->out)->status;
+}
+
+static void puts_(writer *w, const char *s)
+{
+    put(w, s, strlen(s));
+}
+
+static void put_id(writer *w, const nytp_profile *p, uint32_t id)
+{
+    put(w, nytp_profile_str(p, id), nytp_profile_strlen(p, id));
+}
+
+static void put_u(writer *w, uint64_t v)
+{
+    char b[32];
+    put(w, b, (size_t)(fmt_u64(b, v) - b));
+}
+
+static void put_i(writer *w, int64_t v)
+{
+    char b[32];
+    put(w, b, (size_t)(fmt_i64(b, v) - b));
+}
+
+static void put_nv(writer *w, double d)
+{
+    char b[40];
+    put(w, b, (size_t)(fmt_nv(b, d) - b));
+}
+
+/* A line number that may be unknown. */
+static void put_line_or_undef(writer *w, uint32_t v)
+{
+    if (v == NYTP_NONE)
+        puts_(w, "undef");
+    else
+        put_u(w, v);
+}
+
+static void put_attr(writer *w, const char *key, const char *val)
+{
+    puts_(w, "attribute\t");
+    puts_(w, key);
+    put(w, "\t", 1);
+    puts_(w, val);
+    put(w, "\n", 1);
+}
+
+/* Attributes: those of the file, with the derived ones put in (replacing
+ * any of the same name), all sorted by key. */
+static void dump_attributes(writer *w, const nytp_profile *p)
+{
+    struct derived {
+        const char *key;
+        char val[48];
+        bool present;
+    } d[] = {
+        {"complete", "", true},
+        {"profiler_active", "", true},
+        {"profiler_duration", "", p->have_end},
+        {"profiler_end_time", "", p->have_end},
+        {"profiler_start_time", "", p->have_start},
+        {"total_stmts_discounted", "", true},
+        {"total_stmts_duration", "", true},
+        {"total_stmts_measured", "", true},
+        {"total_sub_calls", "", true},
+    };
+    const char *overhead = nytp_profile_attr(p, "cumulative_overhead_ticks");
+    const char *tps = nytp_profile_attr(p, "ticks_per_sec");
+    double tpsv = tps ? strtod(tps, NULL) : 0;
+    double active = (p->have_end ? p->profiler_duration : 0) -
+                    (overhead && tpsv ? strtod(overhead, NULL) / tpsv : 0);
+    strcpy(d[0].val, p->complete ? "1" : "");
+    *fmt_nv(d[1].val, active) = 0;
+    *fmt_nv(d[2].val, p->profiler_duration) = 0;
+    *fmt_nv(d[3].val, p->profiler_end_time) = 0;
+    *fmt_nv(d[4].val, p->profiler_start_time) = 0;
+    *fmt_nv(d[5].val, (double)p->total_stmts_discounted) = 0;
+    *fmt_nv(d[6].val, p->total_stmts_duration) = 0;
+    *fmt_nv(d[7].val, (double)p->total_stmts_measured) = 0;
+    *fmt_nv(d[8].val, (double)p->total_sub_calls) = 0;
+    size_t nd = sizeof d / sizeof d[0];
+
+    nytp_kv *kv = malloc((p->n_attrs + 1) * sizeof *kv);
+    if (!kv) {
+        w->err = NYTP_E_NOMEM;
+        return;
+    }
+    memcpy(kv, p->attrs, p->n_attrs * sizeof *kv);
+    qsort(kv, p->n_attrs, sizeof *kv, cmp_kv);
+    size_t di = 0;
+    for (uint32_t i = 0; i <= p->n_attrs; i++) {
+        const char *key = i < p->n_attrs ? nytp_profile_str(p, kv[i].key) : NULL;
+        /* derived keys that sort before this one */
+        while (di < nd && (!key || strcmp(d[di].key, key) <= 0)) {
+            if (d[di].present)
+                put_attr(w, d[di].key, d[di].val);
+            bool same = key && strcmp(d[di].key, key) == 0;
+            di++;
+            if (same)
+                goto next;
+        }
+        if (key)
+            put_attr(w, key, nytp_profile_str(p, kv[i].value));
+    next:;
+    }
+    free(kv);
+}
+
+static void dump_kvs(writer *w, const nytp_profile *p, const char *section, const nytp_kv *v,
+                     uint32_t n)
+{
+    nytp_kv *kv = malloc((n + 1) * sizeof *kv);
+    if (!kv) {
+        w->err = NYTP_E_NOMEM;
+        return;
+    }
+    memcpy(kv, v, n * sizeof *kv);
+    qsort(kv, n, sizeof *kv, cmp_kv);
+    for (uint32_t i = 0; i < n; i++) {
+        puts_(w, section);
+        put(w, "\t", 1);
+        put_id(w, p, kv[i].key);
+        put(w, "\t", 1);
+        put_id(w, p, kv[i].value);
+        put(w, "\n", 1);
+    }
+    free(kv);
+}
+
+/* fid_line_time, fid_block_time, fid_sub_time */
+static void dump_times(writer *w, const nytp_profile *p, const char *section, size_t which)
+{
+    bool any = false;
+    for (uint32_t fid = 0; fid < p->n_files; fid++) {
+        const nytp_file *f = &p->files[fid];
+        const nytp_lines *l = which == 0 ? &f->line : which == 1 ? &f->block : &f->sub;
+        for (uint32_t line = 0; line < l->n; line++) {
+            const nytp_linestat *s = &l->v[line];
+            if (!s->set)
+                continue;
+            any = true;
+            puts_(w, section);
+            put(w, "\t", 1);
+            put_u(w, fid);
+            put(w, "\t", 1);
+            put_u(w, line);
+            puts_(w, "\t[ ");
+            put_nv(w, s->time);
+            put(w, " ", 1);
+            put_i(w, s->count);
+            puts_(w, " ]\n");
+        }
+    }
+    if (!any) {
+        puts_(w, section);
+        puts_(w, "\t[  ]\n");
+    }
+}
+
+/* The 8-element bracket of a call site, shared by call and called_by. */
+static void put_site(writer *w, const nytp_profile *p, const nytp_site *s)
+{
+    puts_(w, "[ ");
+    put_u(w, s->count);
+    put(w, " ", 1);
+    put_nv(w, s->incl);
+    put(w, " ", 1);
+    put_nv(w, s->excl);
+    puts_(w, " 0 0 ");
+    put_nv(w, s->reci);
+    put(w, " ", 1);
+    put_u(w, s->rec_depth);
+    put(w, " ", 1);
+    uint32_t *callers = sorted_copy(s->callers, s->n_callers, cmp_str_ids);
+    for (uint32_t i = 0; callers && i < s->n_callers; i++) {
+        if (i)
+            put(w, "|", 1);
+        put_id(w, p, callers[i]);
+    }
+    free(callers);
+    puts_(w, " ]\n");
+}
+
+/* Number of evals nested (at any depth) inside file fid. */
+static uint32_t descendants(const nytp_profile *p, uint32_t fid, int depth)
+{
+    const nytp_file *f = &p->files[fid];
+    uint32_t n = f->n_evals;
+    if (depth > 10000)
+        return n; /* a cycle in a corrupt profile: stop */
+    for (uint32_t i = 0; i < f->n_evals; i++)
+        n += descendants(p, f->evals[i], depth + 1);
+    return n;
+}
+
+static void file_prefix(writer *w, uint32_t fid)
+{
+    puts_(w, "fid_fileinfo\t");
+    put_u(w, fid);
+    put(w, "\t", 1);
+}
+
+static void dump_fileinfo(writer *w, const nytp_profile *p, const dump_data_opts *o)
+{
+    bool any = false;
+    for (uint32_t fid = 0; fid < p->n_files; fid++) {
+        const nytp_file *f = &p->files[fid];
+        if (!f->defined) {
+            if (f->line.n) { /* used by statements but never declared */
+                any = true;
+                file_prefix(w, fid);
+                put(w, "\n", 1);
+            }
+            continue;
+        }
+        any = true;
+        /* header */
+        file_prefix(w, fid);
+        puts_(w, "[ ");
+        uint32_t nl = nytp_profile_strlen(p, f->name);
+        char *name = malloc((size_t)nl + 1);
+        if (!name) {
+            w->err = NYTP_E_NOMEM;
+            return;
+        }
+        size_t n = strip_inc(nytp_profile_str(p, f->name), nl, o, name);
+        put(w, name, n);
+        free(name);
+        put(w, " ", 1);
+        if (f->eval_fid) {
+            put_u(w, f->eval_fid);
+            put(w, " ", 1);
+            put_u(w, f->eval_line);
+        } else {
+            put(w, " ", 1);
+        }
+        put(w, " ", 1);
+        put_u(w, fid);
+        put(w, " ", 1);
+        put_u(w, f->flags);
+        put(w, " ", 1);
+        put_u(w, f->size);
+        put(w, " ", 1);
+        put_u(w, f->mtime);
+        puts_(w, " ]\n");
+
+        /* sub lines */
+        uint32_t *subs = sorted_copy(f->subs, f->n_subs, cmp_sub_ids);
+        for (uint32_t i = 0; subs && i < f->n_subs; i++) {
+            const nytp_sub *s = &p->subs[subs[i]];
+            file_prefix(w, fid);
+            puts_(w, "sub\t");
+            put_id(w, p, s->name);
+            put(w, "\t", 1);
+            put_line_or_undef(w, s->first_line);
+            put(w, "-", 1);
+            put_line_or_undef(w, s->last_line);
+            put(w, "\n", 1);
+        }
+        free(subs);
+
+        /* call lines */
+        uint32_t *sites = sorted_copy(f->sites, f->n_sites, cmp_site_line_name);
+        for (uint32_t i = 0; sites && i < f->n_sites; i++) {
+            const nytp_site *s = &p->sites[sites[i]];
+            file_prefix(w, fid);
+            puts_(w, "call\t");
+            put_u(w, s->line);
+            put(w, "\t", 1);
+            put_id(w, p, p->subs[s->called].name);
+            put(w, "\t", 1);
+            put_site(w, p, s);
+        }
+        free(sites);
+
+        /* eval lines: direct child evals grouped by the line they ran on */
+        uint32_t *lines = malloc((f->n_evals + 1) * sizeof *lines);
+        if (!lines) {
+            w->err = NYTP_E_NOMEM;
+            return;
+        }
+        uint32_t nlines = 0;
+        for (uint32_t i = 0; i < f->n_evals; i++) {
+            uint32_t el = p->files[f->evals[i]].eval_line;
+            bool seen = false;
+            for (uint32_t k = 0; k < nlines; k++)
+                seen |= lines[k] == el;
+            if (!seen)
+                lines[nlines++] = el;
+        }
+        for (uint32_t a = 1; a < nlines; a++) /* few lines: insertion sort */
+            for (uint32_t b = a; b > 0 && lines[b - 1] > lines[b]; b--) {
+                uint32_t t = lines[b];
+                lines[b] = lines[b - 1];
+                lines[b - 1] = t;
+            }
+        for (uint32_t k = 0; k < nlines; k++) {
+            uint32_t count = 0, nested = 0, merged = 0;
+            for (uint32_t i = 0; i < f->n_evals; i++) {
+                const nytp_file *ef = &p->files[f->evals[i]];
+                if (ef->eval_line != lines[k])
+                    continue;
+                count++;
+                nested += descendants(p, ef->fid, 0);
+                merged += ef->merged_evals;
+            }
+            file_prefix(w, fid);
+            puts_(w, "eval\t");
+            put_u(w, lines[k]);
+            puts_(w, "\t[ count ");
+            put_u(w, count);
+            puts_(w, " nested ");
+            put_u(w, nested);
+            puts_(w, " merged ");
+            put_u(w, merged);
+            puts_(w, " ]\n");
+        }
+        free(lines);
+    }
+    if (!any)
+        puts_(w, "fid_fileinfo\t[  ]\n");
+}
+
+static void dump_subinfo(writer *w, const nytp_profile *p)
+{
+    uint32_t *ids = malloc((p->n_subs + 1) * sizeof *ids);
+    if (!ids) {
+        w->err = NYTP_E_NOMEM;
+        return;
+    }
+    for (uint32_t i = 0; i < p->n_subs; i++)
+        ids[i] = i;
+    qsort(ids, p->n_subs, sizeof *ids, cmp_sub_ids);
+    for (uint32_t i = 0; i < p->n_subs; i++) {
+        const nytp_sub *s = &p->subs[ids[i]];
+        puts_(w, "sub_subinfo\t");
+        put_id(w, p, s->name);
+        puts_(w, "\t[ ");
+        put_line_or_undef(w, s->fid);
+        put(w, ":", 1);
+        put_line_or_undef(w, s->first_line);
+        put(w, "-", 1);
+        put_line_or_undef(w, s->last_line);
+        puts_(w, " calls ");
+        put_u(w, s->calls);
+        puts_(w, " times ");
+        put_nv(w, s->incl);
+        put(w, " ", 1);
+        put_nv(w, s->excl);
+        put(w, " ", 1);
+        put_u(w, s->rec_depth);
+        put(w, " ", 1);
+        put_nv(w, s->reci);
+        puts_(w, " ]\n");
+        uint32_t *sites = sorted_copy(s->sites, s->n_sites, cmp_site_fid_line);
+        for (uint32_t k = 0; sites && k < s->n_sites; k++) {
+            const nytp_site *c = &p->sites[sites[k]];
+            puts_(w, "sub_subinfo\t");
+            put_id(w, p, s->name);
+            puts_(w, "\tcalled_by\t");
+            put_u(w, c->fid);
+            put(w, ":", 1);
+            put_u(w, c->line);
+            put(w, "\t", 1);
+            put_site(w, p, c);
+        }
+        free(sites);
+    }
+    free(ids);
+}
+
+int dump_data_text(nytp_out *out, const nytp_profile *p, const dump_data_opts *o)
+{
+    writer w = {out, 0};
+    sort_p = p;
+    dump_attributes(&w, p);
+    if (p->has_blocks)
+        dump_times(&w, p, "fid_block_time", 1);
+    dump_fileinfo(&w, p, o);
+    dump_times(&w, p, "fid_line_time", 0);
+    if (p->has_blocks)
+        dump_times(&w, p, "fid_sub_time", 2);
+    dump_kvs(&w, p, "option", p->options, p->n_options);
+    if (p->has_blocks)
+        puts_(&w, "profile_modes\tfid_block_time\tblock\n");
+    puts_(&w, "profile_modes\tfid_line_time\tline\n");
+    if (p->has_blocks)
+        puts_(&w, "profile_modes\tfid_sub_time\tsub\n");
+    dump_subinfo(&w, p);
+    return w.err;
+}
+
+/* ---- JSON ---------------------------------------------------------------- */
+
+static void jstr(writer *w, const char *s, size_t len)
+{
+    if (w->err)
+        return;
+    uint8_t *d = nytp_out_reserve(w->out, len * 6 + 2);
+    if (!d) {
+        w->err = nytp_out_error(w->out)->status;
+        return;
+    }
+    char *end = fmt_json_str((char *)d, s, len);
+    nytp_out_commit(w->out, (size_t)(end - (char *)d));
+}
+
+static void jid(writer *w, const nytp_profile *p, uint32_t id)
+{
+    jstr(w, nytp_profile_str(p, id), nytp_profile_strlen(p, id));
+}
+
+static void jnv(writer *w, double d)
+{
+    char b[40];
+    put(w, b, (size_t)(fmt_json_nv(b, d) - b));
+}
+
+static void jkey(writer *w, const char *k, bool first)
+{
+    if (!first)
+        put(w, ",", 1);
+    put(w, "\"", 1);
+    puts_(w, k);
+    puts_(w, "\":");
+}
+
+static void jline_or_null(writer *w, uint32_t v)
+{
+    if (v == NYTP_NONE)
+        puts_(w, "null");
+    else
+        put_u(w, v);
+}
+
+static void jkvs(writer *w, const nytp_profile *p, const nytp_kv *v, uint32_t n)
+{
+    nytp_kv *kv = malloc((n + 1) * sizeof *kv);
+    if (!kv) {
+        w->err = NYTP_E_NOMEM;
+        return;
+    }
+    memcpy(kv, v, n * sizeof *kv);
+    qsort(kv, n, sizeof *kv, cmp_kv);
+    put(w, "{", 1);
+    for (uint32_t i = 0; i < n; i++) {
+        if (i)
+            put(w, ",", 1);
+        jid(w, p, kv[i].key);
+        put(w, ":", 1);
+        jid(w, p, kv[i].value);
+    }
+    put(w, "}", 1);
+    free(kv);
+}
+
+static void jlines(writer *w, const nytp_lines *l)
+{
+    put(w, "[", 1);
+    bool first = true;
+    for (uint32_t line = 0; line < l->n; line++) {
+        const nytp_linestat *s = &l->v[line];
+        if (!s->set)
+            continue;
+        if (!first)
+            put(w, ",", 1);
+        first = false;
+        put(w, "[", 1);
+        put_u(w, line);
+        put(w, ",", 1);
+        jnv(w, s->time);
+        put(w, ",", 1);
+        put_i(w, s->count);
+        put(w, "]", 1);
+    }
+    put(w, "]", 1);
+}
+
+static void jsite(writer *w, const nytp_profile *p, const nytp_site *s, bool with_sub)
+{
+    put(w, "{", 1);
+    jkey(w, "fid", true);
+    put_u(w, s->fid);
+    jkey(w, "line", false);
+    put_u(w, s->line);
+    if (with_sub) {
+        jkey(w, "sub", false);
+        jid(w, p, p->subs[s->called].name);
+    }
+    jkey(w, "count", false);
+    put_u(w, s->count);
+    jkey(w, "incl", false);
+    jnv(w, s->incl);
+    jkey(w, "excl", false);
+    jnv(w, s->excl);
+    jkey(w, "reci", false);
+    jnv(w, s->reci);
+    jkey(w, "rec_depth", false);
+    put_u(w, s->rec_depth);
+    jkey(w, "callers", false);
+    put(w, "[", 1);
+    uint32_t *callers = sorted_copy(s->callers, s->n_callers, cmp_str_ids);
+    for (uint32_t i = 0; callers && i < s->n_callers; i++) {
+        if (i)
+            put(w, ",", 1);
+        jid(w, p, callers[i]);
+    }
+    free(callers);
+    puts_(w, "]}");
+}
+
+int dump_data_json(nytp_out *out, const nytp_profile *p, const dump_data_opts *o)
+{
+    writer w = {out, 0};
+    sort_p = p;
+    const char *overhead = nytp_profile_attr(p, "cumulative_overhead_ticks");
+    double active = p->profiler_duration - (overhead ? strtod(overhead, NULL) / p->ticks_per_sec : 0);
+
+    put(&w, "{", 1);
+    jkey(&w, "format", true);
+    puts_(&w, "\"nytp-profile-1\"");
+    jkey(&w, "inputs", false);
+    put_u(&w, p->n_inputs);
+    jkey(&w, "complete", false);
+    puts_(&w, p->complete ? "true" : "false");
+    jkey(&w, "attributes", false);
+    jkvs(&w, p, p->attrs, p->n_attrs);
+    jkey(&w, "options", false);
+    jkvs(&w, p, p->options, p->n_options);
+    jkey(&w, "totals", false);
+    put(&w, "{", 1);
+    jkey(&w, "profiler_start_time", true);
+    if (p->have_start)
+        jnv(&w, p->profiler_start_time);
+    else
+        puts_(&w, "null");
+    jkey(&w, "profiler_end_time", false);
+    if (p->have_end)
+        jnv(&w, p->profiler_end_time);
+    else
+        puts_(&w, "null");
+    jkey(&w, "profiler_duration", false);
+    jnv(&w, p->profiler_duration);
+    jkey(&w, "profiler_active", false);
+    jnv(&w, active);
+    jkey(&w, "total_stmts_measured", false);
+    put_u(&w, p->total_stmts_measured);
+    jkey(&w, "total_stmts_discounted", false);
+    put_u(&w, p->total_stmts_discounted);
+    jkey(&w, "total_stmts_duration", false);
+    jnv(&w, p->total_stmts_duration);
+    jkey(&w, "total_sub_calls", false);
+    put_u(&w, p->total_sub_calls);
+    put(&w, "}", 1);
+
+    jkey(&w, "processes", false);
+    put(&w, "[", 1);
+    for (uint32_t i = 0; i < p->n_procs; i++) {
+        const nytp_process *pr = &p->procs[i];
+        if (i)
+            put(&w, ",", 1);
+        put(&w, "{", 1);
+        jkey(&w, "pid", true);
+        put_u(&w, pr->pid);
+        jkey(&w, "ppid", false);
+        put_u(&w, pr->ppid);
+        jkey(&w, "input", false);
+        put_u(&w, pr->input);
+        jkey(&w, "start_time", false);
+        jnv(&w, pr->start);
+        jkey(&w, "end_time", false);
+        if (pr->ended)
+            jnv(&w, pr->end);
+        else
+            puts_(&w, "null");
+        put(&w, "}", 1);
+    }
+    put(&w, "]", 1);
+
+    jkey(&w, "files", false);
+    put(&w, "[", 1);
+    bool first_file = true;
+    for (uint32_t fid = 0; fid < p->n_files; fid++) {
+        const nytp_file *f = &p->files[fid];
+        if (!f->defined && !f->line.n)
+            continue;
+        if (!first_file)
+            put(&w, ",", 1);
+        first_file = false;
+        put(&w, "{", 1);
+        jkey(&w, "fid", true);
+        put_u(&w, fid);
+        jkey(&w, "defined", false);
+        puts_(&w, f->defined ? "true" : "false");
+        if (f->defined) {
+            jkey(&w, "name", false);
+            jid(&w, p, f->name);
+            uint32_t nl = nytp_profile_strlen(p, f->name);
+            char *shown = malloc((size_t)nl + 1);
+            if (shown) {
+                size_t n = strip_inc(nytp_profile_str(p, f->name), nl, o, shown);
+                jkey(&w, "display_name", false);
+                jstr(&w, shown, n);
+                free(shown);
+            }
+            jkey(&w, "eval_fid", false);
+            if (f->eval_fid)
+                put_u(&w, f->eval_fid);
+            else
+                puts_(&w, "null");
+            jkey(&w, "eval_line", false);
+            if (f->eval_fid)
+                put_u(&w, f->eval_line);
+            else
+                puts_(&w, "null");
+            jkey(&w, "flags", false);
+            put_u(&w, f->flags);
+            jkey(&w, "size", false);
+            put_u(&w, f->size);
+            jkey(&w, "mtime", false);
+            put_u(&w, f->mtime);
+            jkey(&w, "merged_evals", false);
+            put_u(&w, f->merged_evals);
+        }
+        jkey(&w, "evals", false);
+        put(&w, "[", 1);
+        for (uint32_t i = 0; i < f->n_evals; i++) {
+            if (i)
+                put(&w, ",", 1);
+            put_u(&w, f->evals[i]);
+        }
+        put(&w, "]", 1);
+        jkey(&w, "subs_defined", false);
+        put(&w, "[", 1);
+        uint32_t *subs = sorted_copy(f->subs, f->n_subs, cmp_sub_ids);
+        for (uint32_t i = 0; subs && i < f->n_subs; i++) {
+            if (i)
+                put(&w, ",", 1);
+            jid(&w, p, p->subs[subs[i]].name);
+        }
+        free(subs);
+        put(&w, "]", 1);
+        jkey(&w, "calls", false);
+        put(&w, "[", 1);
+        uint32_t *sites = sorted_copy(f->sites, f->n_sites, cmp_site_line_name);
+        for (uint32_t i = 0; sites && i < f->n_sites; i++) {
+            if (i)
+                put(&w, ",", 1);
+            jsite(&w, p, &p->sites[sites[i]], true);
+        }
+        free(sites);
+        put(&w, "]", 1);
+        jkey(&w, "lines", false);
+        jlines(&w, &f->line);
+        if (p->has_blocks) {
+            jkey(&w, "blocks", false);
+            jlines(&w, &f->block);
+            jkey(&w, "sub_lines", false);
+            jlines(&w, &f->sub);
+        }
+        uint32_t saved = 0;
+        for (uint32_t i = 0; i < f->n_src; i++)
+            saved += f->src[i].ptr != NULL;
+        jkey(&w, "source_lines_saved", false);
+        put_u(&w, saved);
+        put(&w, "}", 1);
+    }
+    put(&w, "]", 1);
+
+    jkey(&w, "subs", false);
+    put(&w, "[", 1);
+    uint32_t *ids = malloc((p->n_subs + 1) * sizeof *ids);
+    if (!ids)
+        return NYTP_E_NOMEM;
+    for (uint32_t i = 0; i < p->n_subs; i++)
+        ids[i] = i;
+    qsort(ids, p->n_subs, sizeof *ids, cmp_sub_ids);
+    for (uint32_t i = 0; i < p->n_subs; i++) {
+        const nytp_sub *s = &p->subs[ids[i]];
+        if (i)
+            put(&w, ",", 1);
+        put(&w, "{", 1);
+        jkey(&w, "name", true);
+        jid(&w, p, s->name);
+        jkey(&w, "fid", false);
+        jline_or_null(&w, s->fid);
+        jkey(&w, "first_line", false);
+        jline_or_null(&w, s->first_line);
+        jkey(&w, "last_line", false);
+        jline_or_null(&w, s->last_line);
+        jkey(&w, "xsub", false);
+        puts_(&w, s->xsub || (s->first_line == 0 && s->last_line == 0) ? "true" : "false");
+        jkey(&w, "calls", false);
+        put_u(&w, s->calls);
+        jkey(&w, "incl", false);
+        jnv(&w, s->incl);
+        jkey(&w, "excl", false);
+        jnv(&w, s->excl);
+        jkey(&w, "reci", false);
+        jnv(&w, s->reci);
+        jkey(&w, "rec_depth", false);
+        put_u(&w, s->rec_depth);
+        jkey(&w, "called_by", false);
+        put(&w, "[", 1);
+        uint32_t *sites = sorted_copy(s->sites, s->n_sites, cmp_site_fid_line);
+        for (uint32_t k = 0; sites && k < s->n_sites; k++) {
+            if (k)
+                put(&w, ",", 1);
+            jsite(&w, p, &p->sites[sites[k]], false);
+        }
+        free(sites);
+        puts_(&w, "]}");
+    }
+    free(ids);
+    puts_(&w, "]}\n");
+    return w.err;
+}

@@ -1,0 +1,140 @@
+/* fmt.c — number formatting shared by the commands. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fmt.h"
+
+static const char hexdigits[] = "0123456789abcdef";
+
+char *fmt_u64(char *o, uint64_t v)
+{
+    char tmp[24];
+    int n = 0;
+    do {
+        tmp[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    while (n)
+        *o++ = tmp[--n];
+    return o;
+}
+
+char *fmt_i64(char *o, int64_t v)
+{
+    if (v < 0) {
+        *o++ = '-';
+        return fmt_u64(o, (uint64_t)0 - (uint64_t)v);
+    }
+    return fmt_u64(o, (uint64_t)v);
+}
+
+char *fmt_nv(char *o, double d)
+{
+    if (isnan(d))
+        return memcpy(o, "NaN", 3), o + 3;
+    if (isinf(d))
+        return d < 0 ? (memcpy(o, "-Inf", 4), o + 4) : (memcpy(o, "Inf", 3), o + 3);
+    if (d == 0)
+        return *o++ = '0', o;
+    /* Whole numbers below 1e15 print the same under %.15g: skip snprintf. */
+    if (d == floor(d) && fabs(d) < 1e15)
+        return fmt_i64(o, (int64_t)d);
+    return o + snprintf(o, 32, "%.15g", d);
+}
+
+/* Length of the valid UTF-8 sequence at p (1..4), or 0 if invalid. */
+static size_t utf8_seq(const unsigned char *p, size_t left)
+{
+    unsigned char b = p[0];
+    size_t n;
+    uint32_t cp;
+    if (b < 0x80)
+        return 1;
+    if (b >= 0xC2 && b <= 0xDF) {
+        n = 2;
+        cp = b & 0x1F;
+    } else if (b >= 0xE0 && b <= 0xEF) {
+        n = 3;
+        cp = b & 0x0F;
+    } else if (b >= 0xF0 && b <= 0xF4) {
+        n = 4;
+        cp = b & 0x07;
+    } else {
+        return 0;
+    }
+    if (left < n)
+        return 0;
+    for (size_t i = 1; i < n; i++) {
+        if ((p[i] & 0xC0) != 0x80)
+            return 0;
+        cp = (cp << 6) | (p[i] & 0x3F);
+    }
+    if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
+        (cp >= 0xD800 && cp <= 0xDFFF))
+        return 0;
+    return n;
+}
+
+/* A JSON string.  Valid UTF-8 passes through; a byte that is not part of
+ * valid UTF-8 becomes \u00XX (its Latin-1 reading), so the output is always
+ * valid JSON. */
+char *fmt_json_str(char *o, const char *str, size_t len)
+{
+    const unsigned char *p = (const unsigned char *)str;
+    *o++ = '"';
+    for (size_t i = 0; i < len;) {
+        unsigned char b = p[i];
+        if (b >= 0x20 && b < 0x7f && b != '"' && b != '\\') {
+            *o++ = (char)b;
+            i++;
+            continue;
+        }
+        if (b == '"' || b == '\\') {
+            *o++ = '\\';
+            *o++ = (char)b;
+            i++;
+            continue;
+        }
+        size_t n = b >= 0x80 ? utf8_seq(p + i, len - i) : 0;
+        if (n > 1) {
+            memcpy(o, p + i, n);
+            o += n;
+            i += n;
+            continue;
+        }
+        *o++ = '\\';
+        switch (b) {
+        case '\n': *o++ = 'n'; break;
+        case '\t': *o++ = 't'; break;
+        case '\r': *o++ = 'r'; break;
+        default:
+            memcpy(o, "u00", 3);
+            o += 3;
+            *o++ = hexdigits[b >> 4];
+            *o++ = hexdigits[b & 15];
+        }
+        i++;
+    }
+    *o++ = '"';
+    return o;
+}
+
+/* JSON has no NaN or infinities: those become null.  Other numbers use the
+ * shortest of %.15g and %.17g that reads back exactly. */
+char *fmt_json_nv(char *o, double d)
+{
+    if (isnan(d) || isinf(d))
+        return memcpy(o, "null", 4), o + 4;
+    if (d == floor(d) && fabs(d) < 1e15)
+        return fmt_i64(o, (int64_t)d);
+    char tmp[40];
+    snprintf(tmp, sizeof tmp, "%.15g", d);
+    if (strtod(tmp, NULL) != d)
+        snprintf(tmp, sizeof tmp, "%.17g", d);
+    size_t n = strlen(tmp);
+    memcpy(o, tmp, n);
+    return o + n;
+}
+

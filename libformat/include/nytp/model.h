@@ -1,0 +1,181 @@
+/* nytp/model.h — a profile loaded into memory: what every report reads.
+ *
+ *     nytp_profile *p;
+ *     nytp_profile_new(&p, &e);
+ *     nytp_profile_load(p, "a.out", &opts, &e);   // once per input file
+ *     nytp_profile_load(p, "b.out", &opts, &e);
+ *     nytp_profile_finish(p);                      // derived attributes
+ *     ... read p->files, p->subs, p->sites ...
+ *     nytp_profile_free(p);
+ *
+ * The rules are those of Devel::NYTProf::Data (6.x) loading a file with
+ * skip_collapse_evals: statement time and count per line (a DISCOUNT makes
+ * the next statement add time but no count), call arcs summed per called
+ * sub and calling fid:line, sub totals summed over their arcs, and the
+ * derived attributes (complete, profiler_duration, total_stmts_measured,
+ * ...).  Collapsing sibling string evals is a separate step,
+ * nytp_profile_collapse_evals.
+ *
+ * Memory grows with distinct files, lines, subs and call sites, never with
+ * the number of events.  Lookups by fid and (fid, line) are array indexing;
+ * by file name and sub name, hashing.
+ */
+#ifndef NYTP_MODEL_H
+#define NYTP_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nytp/error.h"
+#include "nytp/reader.h"
+
+#define NYTP_NONE UINT32_MAX
+
+/* Time and count of statements on one line (or block, or sub). */
+typedef struct nytp_linestat {
+    double time;    /* seconds */
+    int64_t count;  /* statements executed; a DISCOUNT adds time but no count */
+    bool set;       /* a statement was seen here */
+} nytp_linestat;
+
+typedef struct nytp_lines {
+    nytp_linestat *v;   /* indexed by line number */
+    uint32_t n;         /* highest line + 1 */
+} nytp_lines;
+
+typedef struct nytp_text {
+    char *ptr;          /* NUL-terminated copy */
+    uint32_t len;
+    bool utf8;
+} nytp_text;
+
+typedef struct nytp_file {
+    uint32_t fid;
+    bool defined;           /* a NEW_FID declared it */
+    uint32_t name;          /* string id (nytp_profile_str) */
+    uint32_t eval_fid;      /* 0 unless a string eval ... */
+    uint32_t eval_line;     /* ... run on this line of eval_fid */
+    uint32_t flags, size, mtime;
+    uint32_t *evals;        /* fids of the string evals run in this file, in NEW_FID order */
+    uint32_t n_evals, cap_evals;
+    uint32_t *subs;         /* subs defined here (ids), in SUB_INFO order, distinct */
+    uint32_t n_subs, cap_subs;
+    uint32_t *sites;        /* call sites on this file's lines (ids) */
+    uint32_t n_sites, cap_sites;
+    nytp_lines line, block, sub;  /* statement time per line; per block and per
+                                     sub first line when the profile has blocks */
+    nytp_text *src;         /* saved source, indexed by line */
+    uint32_t n_src;
+    uint32_t merged_evals;  /* sibling evals folded into this one by collapsing */
+} nytp_file;
+
+typedef struct nytp_sub {
+    uint32_t name;          /* string id */
+    uint32_t fid;           /* NYTP_NONE: not known (no SUB_INFO) */
+    uint32_t first_line, last_line; /* NYTP_NONE when not known */
+    uint64_t calls;
+    double incl, excl, reci;    /* seconds */
+    uint32_t rec_depth;
+    bool xsub;              /* marked as an xsub (a fid 0 SUB_CALLERS) */
+    uint32_t *sites;        /* call sites that call this sub (ids) */
+    uint32_t n_sites, cap_sites;
+} nytp_sub;
+
+/* All calls of one sub from one fid:line, summed. */
+typedef struct nytp_site {
+    uint32_t called;        /* sub id */
+    uint32_t fid, line;
+    uint64_t count;
+    double incl, excl, reci;
+    uint32_t rec_depth;
+    uint32_t *callers;      /* string ids of the calling subs (a set) */
+    uint32_t n_callers, cap_callers;
+} nytp_site;
+
+typedef struct nytp_process {
+    uint32_t pid, ppid;
+    double start, end;
+    bool ended;
+    uint32_t input;         /* which input file (0-based) */
+} nytp_process;
+
+typedef struct nytp_kv {
+    uint32_t key, value;    /* string ids */
+} nytp_kv;
+
+typedef struct nytp_profile nytp_profile;
+
+/* The model.  Read the fields; change them only through the functions. */
+struct nytp_profile {
+    nytp_kv *attrs;          /* in first-seen order; later values replace */
+    uint32_t n_attrs, cap_attrs;
+    nytp_kv *options;
+    uint32_t n_options, cap_options;
+
+    nytp_file *files;        /* indexed by fid; files[0] is never defined */
+    uint32_t n_files;        /* highest fid + 1 */
+    nytp_sub *subs;
+    uint32_t n_subs, cap_subs;
+    nytp_site *sites;
+    uint32_t n_sites, cap_sites;
+    nytp_process *procs;
+    uint32_t n_procs, cap_procs;
+
+    /* Derived, as Devel::NYTProf::Data reports them. */
+    bool complete;
+    bool has_blocks;         /* TIME_BLOCK data was seen */
+    double profiler_start_time, profiler_end_time, profiler_duration;
+    bool have_start, have_end;
+    uint64_t total_stmts_measured, total_stmts_discounted, total_sub_calls;
+    double total_stmts_duration;
+    double ticks_per_sec;
+    uint32_t n_inputs;
+    bool truncated;          /* some input was cut short */
+
+    struct nytp_model_impl *impl; /* indexes, strings, loading state */
+};
+
+typedef struct nytp_load_opts {
+    nytp_warn_fn warn;       /* warnings: truncation, inputs that disagree, ... */
+    void *warn_ctx;
+} nytp_load_opts;
+
+int nytp_profile_new(nytp_profile **p, nytp_error *err);
+void nytp_profile_free(nytp_profile *p);
+
+/* Add one input file ("-" is standard input).  Files of later inputs are
+ * matched to earlier ones by name (string evals by their parent and line);
+ * line, sub and call data are summed.  Returns NYTP_OK; NYTP_E_TRUNCATED
+ * when the input was cut short, in which case everything before the cut
+ * is in the model and it is marked incomplete (err says where); or another
+ * error for a corrupt or unreadable input, after which the model holds
+ * what came before the error. */
+int nytp_profile_load(nytp_profile *p, const char *path, const nytp_load_opts *opts,
+                      nytp_error *err);
+/* The same from a reader (taken over and closed). */
+int nytp_profile_load_reader(nytp_profile *p, nytp_reader *r, const char *name,
+                             const nytp_load_opts *opts, nytp_error *err);
+
+/* After the last load: derive attributes, give homeless subs a file. */
+int nytp_profile_finish(nytp_profile *p);
+
+/* Fold sibling string evals with the same source (and no nested evals)
+ * into one, as reports show them: counts and times of the survivor are the
+ * sums of its siblings. */
+int nytp_profile_collapse_evals(nytp_profile *p);
+
+/* Strings of the model. */
+const char *nytp_profile_str(const nytp_profile *p, uint32_t id);
+uint32_t nytp_profile_strlen(const nytp_profile *p, uint32_t id);
+
+/* Lookups; NYTP_NONE or NULL when absent. */
+const nytp_file *nytp_profile_file(const nytp_profile *p, uint32_t fid);
+uint32_t nytp_profile_fid_by_name(const nytp_profile *p, const char *name, size_t len);
+uint32_t nytp_profile_sub_by_name(const nytp_profile *p, const char *name, size_t len);
+const nytp_linestat *nytp_profile_line(const nytp_profile *p, uint32_t fid, uint32_t line);
+/* The value of attribute/option key, or NULL. */
+const char *nytp_profile_attr(const nytp_profile *p, const char *key);
+const char *nytp_profile_option(const nytp_profile *p, const char *key);
+
+#endif
