@@ -37,7 +37,7 @@ UNIT_HELPER := tests/unit/helpers.c
 # libFuzzer runtime, which clang only recommends (and deps skips recommends).
 DEB_PACKAGES := build-essential pkg-config libperl-dev zlib1g-dev libbsd-dev \
 	libcmocka-dev clang libclang-rt-dev libdevel-nytprof-perl libdevel-dprof-perl perltidy \
-	libjson-pp-perl man-db
+	libjson-pp-perl man-db time
 
 .PHONY: all test unit unit-asan unit-tsan integration run deps deps-check install bench \
 	fuzz fuzz-smoke clean
