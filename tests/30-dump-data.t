@@ -1,0 +1,205 @@
+#!/usr/bin/perl
+# 'nytp dump --data' against the oracle (tests/oracle-data.pl:
+# Devel::NYTProf::Data with skip_collapse_evals, dump_profile_data with a
+# TAB separator): byte for byte on testdata and on profiles of a varied
+# set of programs under every option variant; truncated files against the
+# oracle's view of the same chunks; several inputs; JSON.
+use strict;
+use warnings;
+use Test::More;
+use FindBin;
+use lib "$FindBin::Bin/lib";
+use NytpTest;
+use JSON::PP;
+use Compress::Raw::Zlib;
+
+my $nytp = nytp();
+my $oracle = repo() . '/tests/oracle-data.pl';
+my $td = testdata();
+my $dir = scratch_dir();
+
+sub compare {
+    my ($file, $label, @extra) = @_;
+    my ($ost, $oout, $oerr) = run_cmd([$^X, $oracle, $file]);
+    my ($st, $out, $err) = run_cmd([$nytp, 'dump', '--data', @extra, $file]);
+    is $ost, 0, "$label: the oracle loads it" or diag $oerr;
+    is $st, 0, "$label: nytp exits 0" or diag $err;
+    return same_text($out, $oout, $label);
+}
+
+sub same_text {
+    my ($out, $want, $label) = @_;
+    return pass("$label: identical to the oracle") if $out eq $want;
+    my @a = split /^/, $out;
+    my @b = split /^/, $want;
+    my $i = 0;
+    $i++ while $i < @a && $i < @b && $a[$i] eq $b[$i];
+    fail "$label: identical to the oracle";
+    diag "first difference at line " . ($i + 1) . ":\n nytp:   " . ($a[$i] // "(end)\n")
+        . " oracle: " . ($b[$i] // "(end)\n");
+    return 0;
+}
+
+# Every real profile in testdata.
+opendir my $dh, $td or die;
+compare("$td/$_", $_) for sort grep { /\.out\z/ } readdir $dh;
+compare("$td/broken/minor9.out", 'minor9');
+
+# The test programs under every option variant.
+my @programs = qw(evals-loop closures xsubs-slowops modules fork deep);
+my @variants = ('', 'blocks=1', 'calls=2', 'savesrc=0', 'compress=0', 'slowops=0', 'stmts=0', 'subs=0');
+for my $prog (@programs) {
+    for my $v (@variants) {
+        # Devel::NYTProf 6.12 itself dies (SIGSEGV) with calls=2 once
+        # recursion is about 1,000 deep, so that profile cannot be made.
+        next if $prog eq 'deep' && $v eq 'calls=2';
+        my $name = "$prog-" . ($v || 'default');
+        $name =~ s/=/-/g;
+        my $f = fresh_profile($name, repo() . "/tests/programs/$prog.pl", $v);
+        compare($f, "$prog ($v)");
+        if ($prog eq 'fork') {
+            my @child = glob("$f.*");
+            is scalar(@child), 1, "$prog ($v): the child wrote its own profile";
+            compare($child[0], "$prog child ($v)") if @child;
+        }
+    }
+}
+
+# Truncated files.  The oracle dies on a file cut inside a chunk, so it is
+# given the same chunks as a plain file cut at the last complete chunk:
+# header bytes up to the 'z', then the inflated data, cut at the chunk
+# boundary nytp names.  nytp's model of the cut file must equal the
+# oracle's model of that, except 'complete', which nytp sets to '' for
+# every cut file (the oracle cannot tell a cut at a boundary).
+sub plain_prefix {
+    my ($file, $inflated_offset, $plain_offset) = @_;
+    open my $fh, '<:raw', $file or die;
+    my $bytes = do { local $/; <$fh> };
+    my $z = index $bytes, "\nz";
+    my $out;
+    if ($z >= 0 && defined $inflated_offset) {
+        $z++;
+        my ($inf) = Compress::Raw::Zlib::Inflate->new(-ConsumeInput => 1, -LimitOutput => 0);
+        my $data = substr $bytes, $z + 1;
+        my $plain = '';
+        $inf->inflate($data, $plain);    # partial output of a cut stream is kept
+        $out = substr($bytes, 0, $z) . substr($plain, 0, $inflated_offset);
+    } else {
+        $out = substr $bytes, 0, $plain_offset;
+    }
+    my $cut = "$dir/plain-prefix.out";
+    open my $o, '>:raw', $cut or die;
+    print $o $out;
+    close $o;
+    return $cut;
+}
+
+for my $name (qw(trunc-plain-string trunc-plain-boundary trunc-z-middle trunc-z-end)) {
+    my $file = "$td/broken/$name.out";
+    my ($st, $out, $err) = run_cmd([$nytp, 'dump', '--data', $file]);
+    is $st, 0, "$name: --data exits 0";
+    like $err, qr/^nytp dump: warning: \Q$file\E: truncated at offset \d+.*loaded everything before the cut\n\z/,
+        "$name: one warning naming file and offset";
+    like $out, qr/^attribute\tcomplete\t\n/m, "$name: complete is empty";
+    my ($sst, $sout, $serr) = run_cmd([$nytp, 'dump', '--data', '--strict', $file]);
+    is $sst, 1, "$name: --strict exits 1";
+    is $sout, '', "$name: --strict prints nothing";
+    # where the cut is: the chunk nytp could not complete starts here
+    my ($cst, undef, $cerr) = run_cmd([$nytp, 'dump', $file]);
+    my ($off, $infl) = $cerr =~ /truncated at offset (\d+)( of the inflated data)?/ or die $cerr;
+    my $cut = plain_prefix($file, $infl ? $off : undef, $off);
+    my ($ost, $oout, $oerr) = run_cmd([$^X, $oracle, $cut]);
+    is $ost, 0, "$name: the oracle loads the same chunks" or diag $oerr;
+    $oout =~ s/^attribute\tcomplete\t1\n/attribute\tcomplete\t\n/m;
+    same_text($out, $oout, "$name: model of everything before the cut");
+}
+
+# Corrupt files: exit 1, one line, no output.
+for my $name (qw(bad-tag bad-zlib string-past-end nv-size-4 empty random major4)) {
+    my $file = "$td/broken/$name.out";
+    my ($st, $out, $err) = run_cmd([$nytp, 'dump', '--data', $file]);
+    is $st, 1, "$name: --data exits 1";
+    is $out, '', "$name: prints nothing";
+    is scalar(() = $err =~ /\n/g), 1, "$name: one line on stderr" or diag $err;
+    like $err, qr/^nytp dump: \Q$file\E: /, "$name: names the file";
+}
+
+# Several inputs: a file loaded twice doubles every count and time, keeps
+# the fids, subs and call sites; the parent and child of a fork combine.
+{
+    my $f = "$td/demo.out";
+    my ($st, $one) = run_cmd([$nytp, 'dump', '--data', $f]);
+    my ($st2, $two, $err2) = run_cmd([$nytp, 'dump', '--data', $f, $f]);
+    is $st2, 0, 'same file twice: exit 0' or diag $err2;
+    is $err2, '', 'same file twice: no warning';
+    my (%l1, %l2);
+    for ([$one, \%l1], [$two, \%l2]) {
+        my ($text, $h) = @$_;
+        for (split /\n/, $text) {
+            $h->{"$1\t$2"} = [$3, $4] if /^fid_line_time\t(\d+)\t(\d+)\t\[ (\S+) (-?\d+) \]$/;
+        }
+    }
+    is_deeply [sort keys %l2], [sort keys %l1], 'same file twice: the same lines';
+    my $bad = 0;
+    for my $k (keys %l1) {
+        $bad++ if $l2{$k}[1] != 2 * $l1{$k}[1] || abs($l2{$k}[0] - 2 * $l1{$k}[0]) > 1e-12;
+    }
+    is $bad, 0, 'same file twice: every line count and time doubled';
+    my ($c1) = $one =~ /^attribute\ttotal_sub_calls\t(\d+)$/m;
+    my ($c2) = $two =~ /^attribute\ttotal_sub_calls\t(\d+)$/m;
+    is $c2, 2 * $c1, 'same file twice: total_sub_calls doubled';
+    my @s1 = $one =~ /^sub_subinfo\t([^\t]+)\t\[/mg;
+    my @s2 = $two =~ /^sub_subinfo\t([^\t]+)\t\[/mg;
+    is_deeply \@s2, \@s1, 'same file twice: the same subs';
+    my ($fs) = $one =~ /^(fid_fileinfo\t1\t\[.*)$/m;
+    like $two, qr/^\Q$fs\E$/m, 'same file twice: fid 1 unchanged';
+
+    my ($fst, $fout, $ferr) = run_cmd([$nytp, 'dump', '--data', "$td/fork.out", "$td/fork-child.out"]);
+    is $fst, 0, 'parent and child: exit 0' or diag $ferr;
+    like $fout, qr/^attribute\tcomplete\t1$/m, 'parent and child: complete';
+    my ($m) = $fout =~ /^attribute\ttotal_stmts_measured\t(\d+)$/m;
+    my ($pst, $pout) = run_cmd([$nytp, 'dump', '--data', "$td/fork.out"]);
+    my ($cst, $cout) = run_cmd([$nytp, 'dump', '--data', "$td/fork-child.out"]);
+    my ($pm) = $pout =~ /^attribute\ttotal_stmts_measured\t(\d+)$/m;
+    my ($cm) = $cout =~ /^attribute\ttotal_stmts_measured\t(\d+)$/m;
+    is $m, $pm + $cm, 'parent and child: statements add up';
+
+    my ($wst, $wout, $werr) = run_cmd([$nytp, 'dump', '--data', $f, "$td/broken/minor9.out"]);
+    is $wst, 0, 'different programs: still loads';
+}
+
+# Disagreeing inputs get a warning naming the attribute and values.
+{
+    open my $in, '<:raw', "$td/demo-compress0.out" or die;
+    my $b = do { local $/; <$in> };
+    $b =~ s/^:perl_version=5\.36\.0$/:perl_version=5.99.0/m or die;
+    my $g = "$dir/other-perl.out";
+    open my $o, '>:raw', $g or die;
+    print $o $b;
+    close $o;
+    my ($st, $out, $err) = run_cmd([$nytp, 'dump', '--data', "$td/demo-compress0.out", $g]);
+    is $st, 0, 'other perl version: still loads';
+    like $err, qr/inputs disagree on perl_version: 5\.36\.0 in an earlier input, 5\.99\.0 in \Q$g\E/,
+        'other perl version: a warning with both values';
+}
+
+# JSON: one valid document whose numbers agree with the text form.
+{
+    my ($st, $out, $err) = run_cmd([$nytp, 'dump', '--data', '--json', "$td/evals.out"]);
+    is $st, 0, '--data --json: exit 0' or diag $err;
+    my $doc = eval { JSON::PP->new->decode($out) };
+    ok $doc, '--data --json: valid JSON' or diag $@;
+    my ($tst, $text) = run_cmd([$nytp, 'dump', '--data', "$td/evals.out"]);
+    my %sub_calls = $text =~ /^sub_subinfo\t([^\t]+)\t\[ \S+ calls (\d+) /mg;
+    is_deeply { map { $_->{name} => $_->{calls} } @{ $doc->{subs} } }, \%sub_calls,
+        '--data --json: the same subs and call counts';
+    my $nlines = () = $text =~ /^fid_line_time\t/mg;
+    my $jlines = 0;
+    $jlines += @{ $_->{lines} } for @{ $doc->{files} };
+    is $jlines, $nlines, '--data --json: the same number of lines with statements';
+    is $doc->{totals}{total_stmts_measured},
+        ($text =~ /^attribute\ttotal_stmts_measured\t(\d+)$/m)[0], '--data --json: totals';
+    ok $doc->{complete}, '--data --json: complete';
+}
+
+done_testing;
