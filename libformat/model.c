@@ -823,8 +823,478 @@ int nytp_profile_finish(nytp_profile *p)
     return NYTP_OK;
 }
 
+/* ---- collapsing sibling string evals ------------------------------------ */
+
+typedef struct collapser {
+    nytp_profile *p;
+    bool *dead_site, *dead_sub;
+    bool oom;
+} collapser;
+
+/* A digest of a file's saved source for telling sibling evals apart: line
+ * count, total length and a 64-bit FNV-1a hash of the lines (Devel::NYTProf
+ * uses a 32-bit byte sum; a real hash makes "same source" mean it).
+ * False when no source was saved. */
+static bool src_digest(const nytp_file *f, uint64_t d[3])
+{
+    uint64_t lines = 0, len = 0, h = 14695981039346656037ULL;
+    for (uint32_t i = 1; i < f->n_src; i++) {
+        lines++;
+        h = (h ^ '\n') * 1099511628211ULL; /* line separator */
+        if (!f->src[i].ptr)
+            continue;
+        len += f->src[i].len;
+        for (uint32_t k = 0; k < f->src[i].len; k++)
+            h = (h ^ (unsigned char)f->src[i].ptr[k]) * 1099511628211ULL;
+    }
+    if (len == 0)
+        return false;
+    d[0] = lines;
+    d[1] = len;
+    d[2] = h;
+    return true;
+}
+
+static bool has_byte_seq(const char *s, uint32_t len, const char *needle)
+{
+    size_t n = strlen(needle);
+    for (uint32_t i = 0; i + n <= len; i++)
+        if (memcmp(s + i, needle, n) == 0)
+            return true;
+    return false;
+}
+
+static void remove_id(uint32_t *v, uint32_t *n, uint32_t id)
+{
+    for (uint32_t i = 0; i < *n; i++) {
+        if (v[i] == id) {
+            memmove(v + i, v + i + 1, (*n - i - 1) * sizeof *v);
+            (*n)--;
+            return;
+        }
+    }
+}
+
+/* Merge the counts of site src into dst (Devel::NYTProf's rule: sums of
+ * count and times, the larger depth and recursive time, callers united). */
+static void merge_site(collapser *C, nytp_site *dst, const nytp_site *src)
+{
+    dst->count += src->count;
+    dst->incl += src->incl;
+    dst->excl += src->excl;
+    if (src->rec_depth > dst->rec_depth)
+        dst->rec_depth = src->rec_depth;
+    if (src->reci > dst->reci)
+        dst->reci = src->reci;
+    for (uint32_t i = 0; i < src->n_callers; i++) {
+        bool have = false;
+        for (uint32_t k = 0; k < dst->n_callers; k++)
+            have |= dst->callers[k] == src->callers[i];
+        if (!have && !PUSH(dst->callers, dst->n_callers, dst->cap_callers, src->callers[i]))
+            C->oom = true;
+    }
+}
+
+/* The live site of sub `called` at fid:line, or NYTP_NONE. */
+static uint32_t find_site(collapser *C, uint32_t called, uint32_t fid, uint32_t line)
+{
+    nytp_sub *s = &C->p->subs[called];
+    for (uint32_t i = 0; i < s->n_sites; i++) {
+        nytp_site *x = &C->p->sites[s->sites[i]];
+        if (!C->dead_site[s->sites[i]] && x->fid == fid && x->line == line)
+            return s->sites[i];
+    }
+    return NYTP_NONE;
+}
+
+/* Move site sid to (called, fid): merge into an existing one or re-home it. */
+static void move_site(collapser *C, uint32_t sid, uint32_t called, uint32_t fid)
+{
+    nytp_profile *p = C->p;
+    nytp_site *s = &p->sites[sid];
+    uint32_t old_fid = s->fid, old_called = s->called;
+    uint32_t into = find_site(C, called, fid, s->line);
+    if (into == sid)
+        return;
+    remove_id(p->files[old_fid].sites, &p->files[old_fid].n_sites, sid);
+    if (into != NYTP_NONE) {
+        merge_site(C, &p->sites[into], s);
+        remove_id(p->subs[old_called].sites, &p->subs[old_called].n_sites, sid);
+        C->dead_site[sid] = true;
+        return;
+    }
+    s->fid = fid;
+    nytp_file *f = &p->files[fid];
+    if (!PUSH(f->sites, f->n_sites, f->cap_sites, sid))
+        C->oom = true;
+    if (called != old_called) {
+        remove_id(p->subs[old_called].sites, &p->subs[old_called].n_sites, sid);
+        s->called = called;
+        nytp_sub *ns = &p->subs[called];
+        if (!PUSH(ns->sites, ns->n_sites, ns->cap_sites, sid))
+            C->oom = true;
+    }
+}
+
+static void add_lines(collapser *C, nytp_lines *dst, nytp_lines *src)
+{
+    for (uint32_t line = 0; line < src->n; line++) {
+        nytp_linestat *d = &src->v[line];
+        if (!d->set)
+            continue;
+        if (line >= dst->n) {
+            uint32_t n = dst->n ? dst->n : 16;
+            while (n <= line)
+                n *= 2;
+            nytp_linestat *v = realloc(dst->v, (size_t)n * sizeof *v);
+            if (!v) {
+                C->oom = true;
+                return;
+            }
+            memset(v + dst->n, 0, (size_t)(n - dst->n) * sizeof *v);
+            dst->v = v;
+            dst->n = n;
+        }
+        nytp_linestat *s = &dst->v[line];
+        s->time += d->time;
+        s->count += d->count;
+        s->set = true;
+    }
+    free(src->v);
+    src->v = NULL;
+    src->n = 0;
+}
+
+/* Merge anon subs of the survivor whose names differ only in eval
+ * sequence numbers ("(eval 12)" -> "(eval 0)") into the first by name. */
+static void merge_anon_subs(collapser *C, nytp_file *sf)
+{
+    nytp_profile *p = C->p;
+    uint32_t n = sf->n_subs;
+    char **norm = calloc(n ? n : 1, sizeof *norm);
+    if (!norm) {
+        C->oom = true;
+        return;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        const char *name = nytp_profile_str(p, p->subs[sf->subs[i]].name);
+        uint32_t len = nytp_profile_strlen(p, p->subs[sf->subs[i]].name);
+        if (!has_byte_seq(name, len, "::__ANON__"))
+            continue;
+        char *o = norm[i] = malloc((size_t)len + 1);
+        if (!o) {
+            C->oom = true;
+            break;
+        }
+        uint32_t k = 0;
+        while (k < len) {
+            /* "(eval " or "(re_eval " then digits then ")" */
+            uint32_t pre = 0;
+            if (k + 6 <= len && memcmp(name + k, "(eval ", 6) == 0)
+                pre = 6;
+            else if (k + 9 <= len && memcmp(name + k, "(re_eval ", 9) == 0)
+                pre = 9;
+            uint32_t d = k + pre;
+            while (pre && d < len && name[d] >= '0' && name[d] <= '9')
+                d++;
+            if (pre && d > k + pre && d < len && name[d] == ')') {
+                memcpy(o, name + k, pre);
+                o += pre;
+                *o++ = '0';
+                k = d;
+                continue;
+            }
+            *o++ = name[k++];
+        }
+        *o = 0;
+    }
+    /* survivor of a group: the first by full name (byte order) */
+    for (uint32_t i = 0; i < n; i++) {
+        if (!norm[i] || C->dead_sub[sf->subs[i]])
+            continue;
+        uint32_t surv = i;
+        for (uint32_t j = 0; j < n; j++) {
+            if (j == surv || !norm[j] || C->dead_sub[sf->subs[j]] || strcmp(norm[i], norm[j]) != 0)
+                continue;
+            uint32_t a = p->subs[sf->subs[j]].name, b = p->subs[sf->subs[surv]].name;
+            uint32_t la = nytp_profile_strlen(p, a), lb = nytp_profile_strlen(p, b);
+            int c = memcmp(nytp_profile_str(p, a), nytp_profile_str(p, b), la < lb ? la : lb);
+            if (c < 0 || (c == 0 && la < lb))
+                surv = j;
+        }
+        for (uint32_t j = 0; j < n; j++) {
+            if (j == surv || !norm[j] || C->dead_sub[sf->subs[j]] || strcmp(norm[surv], norm[j]) != 0)
+                continue;
+            nytp_sub *keep = &p->subs[sf->subs[surv]];
+            uint32_t gone_id = sf->subs[j];
+            nytp_sub *gone = &p->subs[gone_id];
+            if (gone->first_line != NYTP_NONE &&
+                (keep->first_line == NYTP_NONE || gone->first_line < keep->first_line))
+                keep->first_line = gone->first_line;
+            if (gone->last_line != NYTP_NONE &&
+                (keep->last_line == NYTP_NONE || gone->last_line > keep->last_line))
+                keep->last_line = gone->last_line;
+            keep->calls += gone->calls;
+            keep->incl += gone->incl;
+            keep->excl += gone->excl;
+            keep->reci += gone->reci;
+            if (gone->rec_depth > keep->rec_depth)
+                keep->rec_depth = gone->rec_depth;
+            uint32_t keep_id = sf->subs[surv];
+            while (gone->n_sites) {
+                uint32_t sid = gone->sites[0];
+                move_site(C, sid, keep_id, p->sites[sid].fid);
+                keep = &p->subs[keep_id];
+                gone = &p->subs[gone_id];
+                if (gone->n_sites && gone->sites[0] == sid) /* re-homed in place */
+                    remove_id(gone->sites, &gone->n_sites, sid);
+            }
+            C->dead_sub[gone_id] = true;
+        }
+    }
+    for (uint32_t i = 0; i < n; i++)
+        free(norm[i]);
+    free(norm);
+    /* drop the merged subs from the file's list */
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < sf->n_subs; i++)
+        if (!C->dead_sub[sf->subs[i]])
+            sf->subs[k++] = sf->subs[i];
+    sf->n_subs = k;
+}
+
+static void free_file_data(nytp_file *f)
+{
+    free(f->evals);
+    free(f->subs);
+    free(f->sites);
+    free(f->line.v);
+    free(f->block.v);
+    free(f->sub.v);
+    for (uint32_t k = 0; k < f->n_src; k++)
+        free(f->src[k].ptr);
+    free(f->src);
+    uint32_t fid = f->fid;
+    memset(f, 0, sizeof *f);
+    f->fid = fid;
+}
+
+/* Fold donors (siblings of survivor) into survivor. */
+static void collapse_into(collapser *C, uint32_t parent, uint32_t survivor, const uint32_t *donors,
+                          uint32_t n)
+{
+    nytp_profile *p = C->p;
+    for (uint32_t d = 0; d < n; d++) {
+        nytp_file *df = &p->files[donors[d]];
+        nytp_file *sf = &p->files[survivor];
+        /* subs defined in the donor move to the survivor */
+        for (uint32_t i = 0; i < df->n_subs; i++) {
+            nytp_sub *s = &p->subs[df->subs[i]];
+            if (s->fid != df->fid)
+                continue;
+            s->fid = survivor;
+            bool have = false;
+            for (uint32_t k = 0; k < sf->n_subs; k++)
+                have |= sf->subs[k] == df->subs[i];
+            if (!have && !PUSH(sf->subs, sf->n_subs, sf->cap_subs, df->subs[i]))
+                C->oom = true;
+            sf = &p->files[survivor];
+            df = &p->files[donors[d]];
+        }
+        /* calls made from the donor move to the survivor's lines */
+        while (df->n_sites) {
+            uint32_t sid = df->sites[0];
+            move_site(C, sid, p->sites[sid].called, survivor);
+            df = &p->files[donors[d]];
+        }
+        sf = &p->files[survivor];
+        add_lines(C, &sf->line, &df->line);
+        add_lines(C, &sf->block, &df->block);
+        add_lines(C, &sf->sub, &df->sub);
+        sf->merged_evals += 1 + df->merged_evals;
+        remove_id(p->files[parent].evals, &p->files[parent].n_evals, donors[d]);
+        free_file_data(&p->files[donors[d]]);
+    }
+    merge_anon_subs(C, &p->files[survivor]);
+}
+
+static void collapse_in(collapser *C, uint32_t parent, int depth)
+{
+    nytp_profile *p = C->p;
+    if (depth > 1000)
+        return;
+    for (uint32_t i = 0; i < p->files[parent].n_evals; i++)
+        collapse_in(C, p->files[parent].evals[i], depth + 1);
+    nytp_file *pf = &p->files[parent];
+    uint32_t n = pf->n_evals;
+    if (n < 2)
+        return;
+    uint32_t *kids = malloc(n * sizeof *kids);
+    uint64_t(*keys)[4] = malloc(n * sizeof *keys);
+    bool *done = calloc(n, sizeof *done);
+    uint32_t *group = malloc(n * sizeof *group);
+    if (!kids || !keys || !done || !group) {
+        C->oom = true;
+        goto out;
+    }
+    memcpy(kids, pf->evals, n * sizeof *kids);
+    for (uint32_t i = 0; i < n; i++) {
+        const nytp_file *f = &p->files[kids[i]];
+        uint64_t d[3] = {0, 0, 0};
+        bool has_src = src_digest(f, d);
+        keys[i][0] = d[0];
+        keys[i][1] = d[1];
+        keys[i][2] = d[2];
+        /* no source: tell apart by whether they run evals or define subs */
+        keys[i][3] = has_src ? 0 : 1 | (f->n_evals ? 2 : 0) | (f->n_subs ? 4 : 0);
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        if (done[i])
+            continue;
+        /* siblings on the same line ... */
+        uint32_t line = p->files[kids[i]].eval_line;
+        uint32_t nsib = 0, nkeys = 0;
+        for (uint32_t j = i; j < n; j++) {
+            if (p->files[kids[j]].eval_line != line)
+                continue;
+            nsib++;
+            bool newkey = true;
+            for (uint32_t k = i; k < j; k++)
+                if (p->files[kids[k]].eval_line == line && memcmp(keys[k], keys[j], sizeof keys[j]) == 0)
+                    newkey = false;
+            nkeys += newkey;
+        }
+        if (nsib < 2) {
+            done[i] = true;
+            continue;
+        }
+        if (nkeys > 200) {
+            /* too many different sources: fold them all into the first */
+            uint32_t g = 0;
+            for (uint32_t j = i + 1; j < n; j++)
+                if (!done[j] && p->files[kids[j]].eval_line == line) {
+                    group[g++] = kids[j];
+                    done[j] = true;
+                }
+            done[i] = true;
+            collapse_into(C, parent, kids[i], group, g);
+            continue;
+        }
+        /* ... with the same source, none running evals of its own */
+        for (uint32_t j = i; j < n; j++) {
+            if (done[j] || p->files[kids[j]].eval_line != line)
+                continue;
+            uint32_t g = 0;
+            bool nested = p->files[kids[j]].n_evals > 0;
+            for (uint32_t k = j + 1; k < n; k++)
+                if (!done[k] && p->files[kids[k]].eval_line == line &&
+                    memcmp(keys[k], keys[j], sizeof keys[j]) == 0) {
+                    group[g++] = kids[k];
+                    nested |= p->files[kids[k]].n_evals > 0;
+                    done[k] = true;
+                }
+            done[j] = true;
+            if (g && !nested)
+                collapse_into(C, parent, kids[j], group, g);
+        }
+    }
+out:
+    free(kids);
+    free(keys);
+    free(done);
+    free(group);
+}
+
+/* Drop dead sites and subs and renumber what refers to them. */
+static int compact(collapser *C)
+{
+    nytp_profile *p = C->p;
+    uint32_t *site_map = malloc((p->n_sites + 1) * sizeof *site_map);
+    uint32_t *sub_map = malloc((p->n_subs + 1) * sizeof *sub_map);
+    if (!site_map || !sub_map) {
+        free(site_map);
+        free(sub_map);
+        return NYTP_E_NOMEM;
+    }
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < p->n_sites; i++) {
+        if (C->dead_site[i]) {
+            free(p->sites[i].callers);
+            site_map[i] = NYTP_NONE;
+            continue;
+        }
+        site_map[i] = k;
+        p->sites[k++] = p->sites[i];
+    }
+    p->n_sites = k;
+    k = 0;
+    for (uint32_t i = 0; i < p->n_subs; i++) {
+        if (C->dead_sub[i]) {
+            free(p->subs[i].sites);
+            sub_map[i] = NYTP_NONE;
+            continue;
+        }
+        sub_map[i] = k;
+        p->subs[k++] = p->subs[i];
+    }
+    p->n_subs = k;
+    for (uint32_t i = 0; i < p->n_sites; i++)
+        p->sites[i].called = sub_map[p->sites[i].called];
+    for (uint32_t i = 0; i < p->n_subs; i++) {
+        nytp_sub *s = &p->subs[i];
+        uint32_t m = 0;
+        for (uint32_t j = 0; j < s->n_sites; j++)
+            if (site_map[s->sites[j]] != NYTP_NONE)
+                s->sites[m++] = site_map[s->sites[j]];
+        s->n_sites = m;
+    }
+    for (uint32_t f = 0; f < p->n_files; f++) {
+        nytp_file *fi = &p->files[f];
+        uint32_t m = 0;
+        for (uint32_t j = 0; j < fi->n_sites; j++)
+            if (site_map[fi->sites[j]] != NYTP_NONE)
+                fi->sites[m++] = site_map[fi->sites[j]];
+        fi->n_sites = m;
+        m = 0;
+        for (uint32_t j = 0; j < fi->n_subs; j++)
+            if (sub_map[fi->subs[j]] != NYTP_NONE)
+                fi->subs[m++] = sub_map[fi->subs[j]];
+        fi->n_subs = m;
+    }
+    /* rebuild the indexes */
+    u64map_free(&p->impl->sub_by_name);
+    u64map_free(&p->impl->site_by_key);
+    int st = NYTP_OK;
+    for (uint32_t i = 0; i < p->n_subs; i++)
+        if (!u64map_put(&p->impl->sub_by_name, p->subs[i].name, i))
+            st = NYTP_E_NOMEM;
+    for (uint32_t i = 0; i < p->n_sites; i++) {
+        const nytp_site *s = &p->sites[i];
+        uint64_t key = ((uint64_t)s->called << 40) ^ ((uint64_t)s->fid << 24) ^ s->line;
+        while (u64map_get(&p->impl->site_by_key, key) != NYTP_NONE)
+            key = mix64(key + 1);
+        if (!u64map_put(&p->impl->site_by_key, key, i))
+            st = NYTP_E_NOMEM;
+    }
+    free(site_map);
+    free(sub_map);
+    return st;
+}
+
 int nytp_profile_collapse_evals(nytp_profile *p)
 {
-    (void)p;
-    return NYTP_OK;
+    collapser C = {p, calloc(p->n_sites + 1, sizeof(bool)), calloc(p->n_subs + 1, sizeof(bool)),
+                   false};
+    if (!C.dead_site || !C.dead_sub) {
+        free(C.dead_site);
+        free(C.dead_sub);
+        return NYTP_E_NOMEM;
+    }
+    for (uint32_t fid = 1; fid < p->n_files; fid++)
+        if (p->files[fid].defined && !p->files[fid].eval_fid)
+            collapse_in(&C, fid, 0);
+    int st = compact(&C);
+    free(C.dead_site);
+    free(C.dead_sub);
+    return C.oom ? NYTP_E_NOMEM : st;
 }

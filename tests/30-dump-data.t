@@ -202,4 +202,88 @@ for my $name (qw(bad-tag bad-zlib string-past-end nv-size-4 empty random major4)
     ok $doc->{complete}, '--data --json: complete';
 }
 
+# Collapsing sibling evals (--collapse-evals), on its own: the survivor of
+# each group holds the sums of its siblings, totals are unchanged, and
+# nothing of the donors is left behind.
+sub parse_data {
+    my $text = shift;
+    my (%line, %files, %evals, %subs, %calls);
+    for (split /\n/, $text) {
+        if (/^fid_line_time\t(\d+)\t(\d+)\t\[ (\S+) (-?\d+) \]$/) { $line{$1}{$2} = [$3, $4] }
+        elsif (/^fid_fileinfo\t(\d+)\t\[ (.*) ((?:\d+ \d+)|) (\d+) (\d+) \d+ \d+ \]$/) {
+            $files{$1} = $2;
+            $evals{$1} = $3;
+        }
+        elsif (/^sub_subinfo\t([^\t]+)\t\[ \S+ calls (\d+) times (\S+) (\S+)/) { $subs{$1} = [$2, $3, $4] }
+    }
+    return { line => \%line, files => \%files, evals => \%evals, subs => \%subs };
+}
+
+{
+    my $f = fresh_profile('collapse', <<'PL');
+my $t = 0;
+for my $i (1 .. 6) {
+    eval 'my $s = 0; $s += $_ for 1 .. 10; $t += $s';
+    my $f = eval 'sub { $_[0] + 1 }';
+    $t = $f->($t);
+}
+eval "\$t += $_" for 1 .. 3;
+print "$t\n";
+PL
+    my ($st, $plain) = run_cmd([$nytp, 'dump', '--data', $f]);
+    my ($cst, $coll, $cerr) = run_cmd([$nytp, 'dump', '--data', '--collapse-evals', $f]);
+    is $cst, 0, 'collapse: exit 0' or diag $cerr;
+    my $a = parse_data($plain);
+    my $b = parse_data($coll);
+    my $evals_before = grep { $a->{evals}{$_} } keys %{ $a->{evals} };
+    my $evals_after = grep { $b->{evals}{$_} } keys %{ $b->{evals} };
+    is $evals_before, 15, 'collapse: 15 string evals before';
+    is $evals_after, 5, 'collapse: 3 survivors for the loop, 2 for the different sources';
+    like $coll, qr/^fid_fileinfo\t1\teval\t3\t\[ count 1 nested 0 merged 5 \]$/m,
+        'collapse: the eval line says how many were merged';
+    # every fid still shown has its file; no donor leaves line data behind
+    for my $fid (keys %{ $b->{line} }) {
+        ok exists $b->{files}{$fid}, "collapse: lines of fid $fid belong to a file";
+    }
+    # statement counts and time per source line of the survivors
+    my %sum_a;
+    for my $fid (keys %{ $a->{line} }) {
+        my $key = $a->{evals}{$fid} ? "eval:$a->{evals}{$fid}" : "fid:$fid";
+        for my $line (keys %{ $a->{line}{$fid} }) {
+            $sum_a{"$key:$line"}[0] += $a->{line}{$fid}{$line}[0];
+            $sum_a{"$key:$line"}[1] += $a->{line}{$fid}{$line}[1];
+        }
+    }
+    # the three different-source evals stay apart, so group only the loop's
+    my ($loop_surv) = grep { $b->{evals}{$_} eq '1 3' } keys %{ $b->{evals} };
+    is $b->{line}{$loop_surv}{1}[1], $sum_a{'eval:1 3:1'}[1], 'collapse: survivor count = sum of siblings';
+    ok abs($b->{line}{$loop_surv}{1}[0] - $sum_a{'eval:1 3:1'}[0]) < 1e-12,
+        'collapse: survivor time = sum of siblings';
+    my ($n_a, $n_b, $t_a, $t_b) = (0, 0, 0, 0);
+    for my $x ([$a, \$n_a, \$t_a], [$b, \$n_b, \$t_b]) {
+        for my $fid (keys %{ $x->[0]{line} }) {
+            for (values %{ $x->[0]{line}{$fid} }) { ${ $x->[1] } += $_->[1]; ${ $x->[2] } += $_->[0] }
+        }
+    }
+    is $n_b, $n_a, 'collapse: total statement count unchanged';
+    ok abs($t_b - $t_a) < 1e-9, 'collapse: total statement time unchanged';
+    my @anon_a = grep { /__ANON__\[\(eval/ } keys %{ $a->{subs} };
+    my @anon_b = grep { /__ANON__\[\(eval/ } keys %{ $b->{subs} };
+    is scalar(@anon_a), 6, 'collapse: 6 anon subs from evals before';
+    is scalar(@anon_b), 1, 'collapse: merged into 1';
+    my $calls_a = 0;
+    $calls_a += $a->{subs}{$_}[0] for @anon_a;
+    is $b->{subs}{ $anon_b[0] }[0], $calls_a, 'collapse: its calls are the sum';
+    my ($tc_a) = $plain =~ /^attribute\ttotal_sub_calls\t(\d+)/m;
+    my ($tc_b) = $coll =~ /^attribute\ttotal_sub_calls\t(\d+)/m;
+    is $tc_b, $tc_a, 'collapse: total sub calls unchanged';
+    my @gone = grep { !exists $b->{files}{$_} } keys %{ $a->{files} };
+    is scalar(@gone), 10, 'collapse: the 10 donors are gone';
+    my $left = grep { my $g = $_; $coll =~ /^(fid_\w+|sub_subinfo\t[^\t]+)\t$g\t/m } @gone;
+    is $left, 0, 'collapse: no line of the output names a donor fid';
+    # the collapsed model is still consistent in JSON
+    my ($jst, $json) = run_cmd([$nytp, 'dump', '--data', '--collapse-evals', '--json', $f]);
+    ok eval { JSON::PP->new->decode($json) }, 'collapse: JSON still valid';
+}
+
 done_testing;
