@@ -14,7 +14,16 @@ typedef struct u64map {
     uint32_t n, nslots;
 } u64map;
 
+/* Safety bounds for line and file arrays, which are indexed by number:
+ * garbage numbers must not make them huge.  Real profiles stay far below:
+ * the slots are bounded by the lines of the files profiled. */
+#define MAX_FID (1u << 22)
+#define MAX_LINE (1u << 26)
+#define FREE_SLOTS (1ull << 24)   /* slots allowed beyond 64 per statement line */
+
 struct nytp_model_impl {
+    uint64_t slots;             /* line and source slots allocated */
+    uint64_t lines_set;         /* distinct lines with statements or source */
     strtab strs;
     u64map file_by_name;    /* name id -> fid (real files only) */
     u64map sub_by_name;     /* name id -> sub id */
@@ -248,6 +257,7 @@ typedef struct loader {
     u64map eval_seen;        /* (model parent fid, line) -> evals seen there in this input */
     bool first_input;
     bool oom;
+    nytp_error bad;          /* numbers no real profile has (status 0: none) */
 } loader;
 
 static void lwarn(loader *L, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -275,6 +285,13 @@ static uint32_t intern(loader *L, const char *s, size_t len)
 static nytp_file *file_at(loader *L, uint32_t fid)
 {
     nytp_profile *p = L->p;
+    if (fid >= MAX_FID) {
+        if (!L->bad.status)
+            nytp_error_set(&L->bad, NYTP_E_FORMAT,
+                           "file id %u is beyond what nytp handles (%u): the profile is corrupt", fid,
+                           MAX_FID);
+        return NULL;
+    }
     if (fid >= p->n_files) {
         uint32_t n = fid + 1;
         uint32_t cap = p->n_files;
@@ -307,6 +324,13 @@ static uint32_t map_fid(loader *L, uint32_t fid)
 
 static bool set_fidmap(loader *L, uint32_t fid, uint32_t model)
 {
+    if (fid >= MAX_FID) {
+        if (!L->bad.status)
+            nytp_error_set(&L->bad, NYTP_E_FORMAT,
+                           "file id %u is beyond what nytp handles (%u): the profile is corrupt", fid,
+                           MAX_FID);
+        return true; /* reported as corruption, not as lack of memory */
+    }
     if (fid >= L->n_fidmap) {
         uint32_t n = L->n_fidmap ? L->n_fidmap : 16;
         while (n <= fid)
@@ -323,17 +347,45 @@ static bool set_fidmap(loader *L, uint32_t fid, uint32_t model)
     return true;
 }
 
+/* May an array grow to n slots from old?  Refuses numbers no real
+ * profile has, and growth far beyond the lines actually recorded. */
+static bool slots_ok(loader *L, uint32_t line, uint64_t old, uint64_t n)
+{
+    struct nytp_model_impl *m = L->p->impl;
+    if (line < MAX_LINE && m->slots + (n - old) <= FREE_SLOTS + 64 * (m->lines_set + 1)) {
+        m->slots += n - old;
+        return true;
+    }
+    if (!L->bad.status)
+        nytp_error_set(&L->bad, NYTP_E_FORMAT,
+                       "line number %u is implausible for the %llu lines recorded so far: the profile is corrupt",
+                       line, (unsigned long long)m->lines_set);
+    return false;
+}
+
+/* The new size of an array of old slots that must hold index line: room
+ * to grow (doubling), but never past the bounds; 0 when line is refused. */
+static uint32_t grown_size(loader *L, uint32_t line, uint32_t old)
+{
+    if (!slots_ok(L, line, old, (uint64_t)line + 1))
+        return 0;
+    struct nytp_model_impl *m = L->p->impl;
+    m->slots -= (uint64_t)line + 1 - old;
+    uint64_t n = old ? old : 64;
+    while (n <= line)
+        n *= 2;
+    if (n > MAX_LINE || m->slots + (n - old) > FREE_SLOTS + 64 * (m->lines_set + 1))
+        n = (uint64_t)line + 1; /* just enough */
+    m->slots += n - old;
+    return (uint32_t)n;
+}
+
 static nytp_linestat *line_slot(loader *L, nytp_lines *l, uint32_t line)
 {
     if (line >= l->n) {
-        uint32_t n = l->n ? l->n : 64;
-        while (n <= line) {
-            if (n > UINT32_MAX / 2) {
-                n = line + 1;
-                break;
-            }
-            n *= 2;
-        }
+        uint32_t n = grown_size(L, line, l->n);
+        if (!n)
+            return NULL;
         nytp_linestat *v = realloc(l->v, (size_t)n * sizeof *v);
         if (!v) {
             L->oom = true;
@@ -354,6 +406,7 @@ static void add_stmt(loader *L, nytp_lines *l, uint32_t line, double secs, int64
     if (!s)
         return;
     if (!s->set) {
+        L->p->impl->lines_set++;
         s->set = true;
         s->time = secs;
         s->count = delta;
@@ -527,9 +580,9 @@ static void on_src_line(loader *L, const nytp_chunk *c)
         return;
     uint32_t line = c->u.src_line.line;
     if (line >= f->n_src) {
-        uint32_t n = f->n_src ? f->n_src : 64;
-        while (n <= line)
-            n = n > UINT32_MAX / 2 ? line + 1 : n * 2;
+        uint32_t n = grown_size(L, line, f->n_src);
+        if (!n)
+            return;
         nytp_text *v = realloc(f->src, (size_t)n * sizeof *v);
         if (!v) {
             L->oom = true;
@@ -542,6 +595,8 @@ static void on_src_line(loader *L, const nytp_chunk *c)
     nytp_text *t = &f->src[line];
     if (t->ptr && !L->first_input)
         return; /* kept once */
+    if (!t->ptr)
+        L->p->impl->lines_set++;
     char *copy = malloc((size_t)c->u.src_line.text.len + 1);
     if (!copy) {
         L->oom = true;
@@ -749,6 +804,8 @@ static int apply(loader *L, const nytp_chunk *c)
         break;
     default: break; /* VERSION, COMMENT, START_DEFLATE, SUB_ENTRY, SUB_RETURN */
     }
+    if (L->bad.status)
+        return L->bad.status;
     return L->oom ? NYTP_E_NOMEM : NYTP_OK;
 }
 
@@ -766,8 +823,20 @@ int nytp_profile_load_reader(nytp_profile *p, nytp_reader *r, const char *name,
     nytp_chunk c;
     int st;
     while ((st = nytp_reader_next(r, &c, err)) == NYTP_OK) {
-        if (apply(&L, &c) < 0) {
-            st = nytp_error_set(err, NYTP_E_NOMEM, "out of memory while loading");
+        int ast = apply(&L, &c);
+        if (ast < 0) {
+            if (L.bad.status && err) {
+                *err = L.bad;
+                err->offset = nytp_reader_chunk_offset(r);
+                err->inflated = nytp_reader_chunk_inflated(r);
+                err->deflate_start = nytp_in_deflate_start(nytp_reader_input(r));
+                err->chunk = nytp_reader_chunk_number(r);
+                st = L.bad.status;
+            } else if (L.bad.status) {
+                st = L.bad.status;
+            } else {
+                st = nytp_error_set(err, NYTP_E_NOMEM, "out of memory while loading");
+            }
             break;
         }
     }

@@ -1,5 +1,6 @@
-/* fuzz_reader.c — libFuzzer target: the streaming reader and the dump
- * formatting on arbitrary bytes.  Checks, beyond "no crash": every chunk
+/* fuzz_reader.c — libFuzzer target: the streaming reader, the dump
+ * formatting, and the model (load, collapse, dump --data) on arbitrary
+ * bytes.  Checks, beyond "no crash": every chunk
  * the reader returns re-encodes and decodes to the same chunk, and the
  * reader ends with a clean end or a reported error, never anything else. */
 #include <stdint.h>
@@ -7,6 +8,8 @@
 #include <string.h>
 
 #include "dump.h"
+#include "dump_data.h"
+#include "nytp/model.h"
 #include "nytp/nytp.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -95,5 +98,30 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     nytp_reader_close(r);
     nytp_out_abort(text);
     nytp_out_abort(json);
+
+    /* The model: load (twice, as two inputs), finish, print, collapse,
+     * print again. */
+    nytp_profile *p;
+    if (nytp_profile_new(&p, &e) < 0)
+        return 0;
+    for (int k = 0; k < 2; k++) {
+        if (nytp_reader_open_mem(&r, data, size, &e) < 0)
+            break;
+        int ls = nytp_profile_load_reader(p, r, "fuzz", NULL, &e);
+        if (ls < 0 && ls != NYTP_E_TRUNCATED)
+            break;
+    }
+    nytp_profile_finish(p);
+    static const char *inc[] = {"/usr/share/perl5", "/usr/lib"};
+    dump_data_opts dopts = {inc, 2, "5.36.0"};
+    nytp_out *o;
+    if (nytp_out_open_mem(&o, &e) == 0) {
+        dump_data_text(o, p, &dopts);
+        dump_data_json(o, p, &dopts);
+        nytp_profile_collapse_evals(p);
+        dump_data_text(o, p, &dopts);
+        nytp_out_abort(o);
+    }
+    nytp_profile_free(p);
     return 0;
 }

@@ -1,0 +1,264 @@
+/* test_model.c — the loaded profile: lookups, sums, several inputs,
+ * truncated and corrupt inputs, collapsing evals. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "helpers.h"
+#include "nytp/model.h"
+
+static nytp_profile *load(const char *const *names, size_t n, int *last_status, nytp_error *e)
+{
+    nytp_profile *p;
+    assert_int_equal(nytp_profile_new(&p, e), NYTP_OK);
+    for (size_t i = 0; i < n; i++)
+        *last_status = nytp_profile_load(p, td_path(names[i]), NULL, e);
+    nytp_profile_finish(p);
+    return p;
+}
+
+/* Sum of all statement counts and times over every file and line. */
+static void line_totals(const nytp_profile *p, int64_t *count, double *time)
+{
+    *count = 0;
+    *time = 0;
+    for (uint32_t f = 0; f < p->n_files; f++)
+        for (uint32_t l = 0; l < p->files[f].line.n; l++)
+            if (p->files[f].line.v[l].set) {
+                *count += p->files[f].line.v[l].count;
+                *time += p->files[f].line.v[l].time;
+            }
+}
+
+/* What a profile says about itself agrees with what the model holds. */
+static void totals_agree_with_lines(void **state)
+{
+    (void)state;
+    const char *files[] = {"demo.out",        "demo-blocks.out", "evals.out",
+                           "recursion.out",   "anon.out",        "tricky-strings.out"};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        nytp_error e = {0};
+        int st;
+        nytp_profile *p = load(&files[i], 1, &st, &e);
+        assert_int_equal(st, NYTP_OK);
+        assert_true(p->complete);
+        int64_t count;
+        double time;
+        line_totals(p, &count, &time);
+        /* every measured statement adds 1, except the discounted ones */
+        assert_int_equal(count, (int64_t)(p->total_stmts_measured - p->total_stmts_discounted));
+        assert_true(fabs(time - p->total_stmts_duration) < 1e-9);
+        /* sub call totals are the sums over call sites (xsub marks add 0) */
+        uint64_t calls = 0;
+        for (uint32_t s = 0; s < p->n_sites; s++)
+            calls += p->sites[s].count;
+        assert_int_equal(calls, p->total_sub_calls);
+        for (uint32_t s = 0; s < p->n_subs; s++) {
+            const nytp_sub *sub = &p->subs[s];
+            uint64_t c = 0;
+            for (uint32_t k = 0; k < sub->n_sites; k++) {
+                assert_int_equal(p->sites[sub->sites[k]].called, s);
+                c += p->sites[sub->sites[k]].count;
+            }
+            assert_int_equal(c, sub->calls);
+        }
+        nytp_profile_free(p);
+    }
+}
+
+static void lookups(void **state)
+{
+    (void)state;
+    nytp_error e = {0};
+    int st;
+    const char *f = "demo.out";
+    nytp_profile *p = load(&f, 1, &st, &e);
+    assert_int_equal(st, NYTP_OK);
+    const nytp_file *f1 = nytp_profile_file(p, 1);
+    assert_non_null(f1);
+    const char *name = nytp_profile_str(p, f1->name);
+    assert_true(strlen(name) > 8 && strcmp(name + strlen(name) - 8, "/demo.pl") == 0);
+    assert_int_equal(nytp_profile_fid_by_name(p, name, strlen(name)), 1);
+    assert_int_equal(nytp_profile_fid_by_name(p, "nope.pl", 7), NYTP_NONE);
+    assert_null(nytp_profile_file(p, 0));
+    assert_null(nytp_profile_file(p, 100000));
+    uint32_t fib = nytp_profile_sub_by_name(p, "main::fib", 9);
+    assert_int_not_equal(fib, NYTP_NONE);
+    assert_int_equal(p->subs[fib].fid, 1);
+    assert_true(p->subs[fib].calls > 10);
+    assert_true(p->subs[fib].rec_depth > 1);
+    assert_int_equal(nytp_profile_sub_by_name(p, "main::nope", 10), NYTP_NONE);
+    /* the line of fib's first statement ran as often as fib was called */
+    const nytp_linestat *ls = nytp_profile_line(p, 1, p->subs[fib].first_line);
+    assert_non_null(ls);
+    assert_true(ls->count >= (int64_t)p->subs[fib].calls);
+    assert_null(nytp_profile_line(p, 1, 1000000));
+    assert_string_equal(nytp_profile_attr(p, "nv_size"), "8");
+    assert_string_equal(nytp_profile_option(p, "calls"), "1");
+    assert_null(nytp_profile_attr(p, "no_such_attribute"));
+    assert_int_equal(p->n_procs, 1);
+    assert_true(p->procs[0].ended);
+    assert_true(p->profiler_duration > 0);
+    nytp_profile_free(p);
+}
+
+/* Loading a file twice doubles counts and times and adds no file, sub
+ * or call site. */
+static void same_file_twice(void **state)
+{
+    (void)state;
+    nytp_error e = {0};
+    int st;
+    const char *one[] = {"evals.out"};
+    const char *two[] = {"evals.out", "evals.out"};
+    nytp_profile *a = load(one, 1, &st, &e);
+    nytp_profile *b = load(two, 2, &st, &e);
+    assert_int_equal(st, NYTP_OK);
+    assert_int_equal(b->n_subs, a->n_subs);
+    assert_int_equal(b->n_sites, a->n_sites);
+    assert_int_equal(b->total_stmts_measured, 2 * a->total_stmts_measured);
+    assert_int_equal(b->total_sub_calls, 2 * a->total_sub_calls);
+    uint32_t defined_a = 0, defined_b = 0;
+    for (uint32_t f = 0; f < a->n_files; f++)
+        defined_a += a->files[f].defined;
+    for (uint32_t f = 0; f < b->n_files; f++)
+        defined_b += b->files[f].defined;
+    assert_int_equal(defined_b, defined_a);
+    for (uint32_t f = 0; f < a->n_files; f++) {
+        for (uint32_t l = 0; l < a->files[f].line.n; l++) {
+            const nytp_linestat *x = &a->files[f].line.v[l], *y = &b->files[f].line.v[l];
+            if (!x->set)
+                continue;
+            assert_int_equal(y->count, 2 * x->count);
+            assert_true(fabs(y->time - 2 * x->time) < 1e-12);
+        }
+    }
+    assert_int_equal(b->n_procs, 2);
+    nytp_profile_free(a);
+    nytp_profile_free(b);
+}
+
+/* A truncated input keeps what came before the cut; a corrupt one stops
+ * with an error and the model keeps what was loaded before it. */
+static void truncated_and_corrupt(void **state)
+{
+    (void)state;
+    nytp_error e = {0};
+    int st;
+    const char *cut = "broken/trunc-z-middle.out";
+    nytp_profile *p = load(&cut, 1, &st, &e);
+    assert_int_equal(st, NYTP_E_TRUNCATED);
+    assert_false(p->complete);
+    assert_true(p->truncated);
+    assert_true(p->total_stmts_measured > 100);
+    assert_true(e.inflated);
+    nytp_profile_free(p);
+
+    const char *two[] = {"demo.out", "broken/bad-tag.out"};
+    p = load(two, 2, &st, &e);
+    assert_int_equal(st, NYTP_E_FORMAT);
+    assert_string_equal(e.msg, "expected a chunk tag, found byte 0x51");
+    assert_true(p->n_subs > 0); /* demo.out is still there */
+    nytp_profile_free(p);
+
+    /* Found by the fuzzer: a statement on line 198,507,774 made the line
+     * array take 4.5 GB.  Numbers no real profile has are corruption. */
+    const char *huge = "fuzz/huge-line.out";
+    p = load(&huge, 1, &st, &e);
+    assert_int_equal(st, NYTP_E_FORMAT);
+    assert_string_equal(e.msg, "line number 198507774 is implausible for the 51 lines recorded so far: the profile is corrupt");
+    assert_int_equal(e.chunk, 1436);
+    nytp_profile_free(p);
+
+    /* Found by the fuzzer: line 4294967295 made the array growth loop
+     * overflow and spin for ever. */
+    const char *spin = "fuzz/line-4294967295.out";
+    p = load(&spin, 1, &st, &e);
+    assert_int_equal(st, NYTP_E_FORMAT);
+    assert_string_equal(e.msg, "line number 4294967295 is implausible for the 51 lines recorded so far: the profile is corrupt");
+    nytp_profile_free(p);
+
+    nytp_profile *q;
+    assert_int_equal(nytp_profile_new(&q, &e), NYTP_OK);
+    assert_int_equal(nytp_profile_load(q, td_path("no-such-file.out"), NULL, &e), NYTP_E_IO);
+    nytp_profile_free(q);
+}
+
+/* Collapsing: nothing is lost from the totals, the evals of one line with
+ * one source fold into one. */
+static void collapse_keeps_totals(void **state)
+{
+    (void)state;
+    nytp_error e = {0};
+    int st;
+    const char *f = "evals.out";
+    nytp_profile *p = load(&f, 1, &st, &e);
+    int64_t c0;
+    double t0;
+    line_totals(p, &c0, &t0);
+    uint32_t evals0 = 0;
+    for (uint32_t i = 0; i < p->n_files; i++)
+        evals0 += p->files[i].defined && p->files[i].eval_fid;
+    uint64_t calls0 = 0;
+    for (uint32_t s = 0; s < p->n_subs; s++)
+        calls0 += p->subs[s].calls;
+    assert_int_equal(nytp_profile_collapse_evals(p), NYTP_OK);
+    int64_t c1;
+    double t1;
+    line_totals(p, &c1, &t1);
+    assert_int_equal(c1, c0);
+    assert_true(fabs(t1 - t0) < 1e-12);
+    uint32_t evals1 = 0, merged = 0;
+    for (uint32_t i = 0; i < p->n_files; i++) {
+        evals1 += p->files[i].defined && p->files[i].eval_fid;
+        merged += p->files[i].merged_evals;
+        if (!p->files[i].defined)
+            assert_int_equal(p->files[i].line.n, 0); /* nothing left behind */
+    }
+    assert_true(evals1 < evals0);
+    assert_int_equal(evals1 + merged, evals0);
+    uint64_t calls1 = 0;
+    for (uint32_t s = 0; s < p->n_subs; s++)
+        calls1 += p->subs[s].calls;
+    assert_int_equal(calls1, calls0);
+    /* lookups still work after the renumbering */
+    for (uint32_t s = 0; s < p->n_subs; s++) {
+        const char *name = nytp_profile_str(p, p->subs[s].name);
+        assert_int_equal(nytp_profile_sub_by_name(p, name, nytp_profile_strlen(p, p->subs[s].name)), s);
+    }
+    nytp_profile_free(p);
+}
+
+/* A file id of 2^32-1 in a second input: the fid map must not try to
+ * grow to it (its doubling overflowed and never ended). */
+static void huge_fid_in_second_input(void **state)
+{
+    (void)state;
+    static const uint8_t prof[] = "NYTProf 5 0\n:ticks_per_sec=10000000\n"
+                                  "P\x01\x00\x00\x00\x00\x00\x00\x00\xf0\x3f"
+                                  "@\xff\xff\xff\xff\xff\x00\x00\x00\x00\x00'\x04" "a.pl"
+                                  "p\x01\x00\x00\x00\x00\x00\x00\x00\x40";
+    nytp_error e = {0};
+    nytp_profile *p;
+    assert_int_equal(nytp_profile_new(&p, &e), NYTP_OK);
+    assert_int_equal(nytp_profile_load(p, td_path("demo.out"), NULL, &e), NYTP_OK);
+    nytp_reader *r;
+    assert_int_equal(nytp_reader_open_mem(&r, prof, sizeof prof - 1, &e), NYTP_OK);
+    assert_int_equal(nytp_profile_load_reader(p, r, "mem", NULL, &e), NYTP_E_FORMAT);
+    assert_string_equal(e.msg, "file id 4294967295 is beyond what nytp handles (4194304): the profile is corrupt");
+    nytp_profile_free(p);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(totals_agree_with_lines),
+        cmocka_unit_test(lookups),
+        cmocka_unit_test(same_file_twice),
+        cmocka_unit_test(truncated_and_corrupt),
+        cmocka_unit_test(collapse_keeps_totals),
+        cmocka_unit_test(huge_fid_in_second_input),
+    };
+    return cmocka_run_group_tests_name("model", tests, NULL, NULL);
+}
