@@ -35,7 +35,7 @@ UNIT_HELPER := tests/unit/helpers.c
 
 # Debian packages: build, tests, benchmarks.  libclang-rt-dev holds the
 # libFuzzer runtime, which clang only recommends (and deps skips recommends).
-DEB_PACKAGES := build-essential pkg-config libperl-dev zlib1g-dev libbsd-dev \
+DEB_PACKAGES := build-essential pkg-config libperl-dev zlib1g-dev libbsd-dev valgrind chromium \
 	libcmocka-dev clang libclang-rt-dev libdevel-nytprof-perl libdevel-dprof-perl perltidy \
 	libjson-pp-perl man-db time
 

@@ -4,7 +4,11 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <fcntl.h>
+#include <ftw.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -161,4 +165,166 @@ int cli_output_close(nytp_out *out, const char *path)
         return EXIT_BAD_INPUT;
     }
     return EXIT_OK;
+}
+
+nytp_profile *cli_load_profile(int nfiles, char **files, bool strict, int *rc)
+{
+    static char *default_file[] = {"nytprof.out"};
+    if (nfiles == 0) {
+        nfiles = 1;
+        files = default_file;
+    }
+    nytp_profile *p;
+    nytp_error e = {0};
+    *rc = EXIT_OK;
+    if (nytp_profile_new(&p, &e) < 0) {
+        cli_error("%s", e.msg);
+        *rc = EXIT_BAD_INPUT;
+        return NULL;
+    }
+    for (int i = 0; i < nfiles; i++) {
+        nytp_load_opts lo = {cli_reader_warning, files[i]};
+        int st = nytp_profile_load(p, files[i], &lo, &e);
+        if (st == NYTP_E_TRUNCATED) {
+            size_t n = strlen(e.msg);
+            snprintf(e.msg + n, sizeof e.msg - n, "%s",
+                     strict ? "" : "; loaded everything before the cut");
+            cli_report(files[i], &e, !strict);
+            if (strict)
+                *rc = EXIT_BAD_INPUT;
+        } else if (st < 0) {
+            cli_report(files[i], &e, false);
+            *rc = EXIT_BAD_INPUT;
+        }
+        if (*rc != EXIT_OK) {
+            nytp_profile_free(p);
+            return NULL;
+        }
+    }
+    nytp_profile_finish(p);
+    return p;
+}
+
+/* ---- directory outputs ---------------------------------------------------- */
+
+static int rm_entry(const char *path, const struct stat *sb, int type, struct FTW *ftw)
+{
+    (void)sb;
+    (void)ftw;
+    return type == FTW_DP ? rmdir(path) : unlink(path);
+}
+
+static void remove_tree(const char *path)
+{
+    nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static void outdir_free(cli_outdir *d)
+{
+    free(d->path);
+    free(d->tmp);
+    d->path = d->tmp = NULL;
+}
+
+int cli_outdir_open(cli_outdir *d, const char *path)
+{
+    struct stat sb;
+    d->path = d->tmp = NULL;
+    if (stat(path, &sb) == 0 && !S_ISDIR(sb.st_mode)) {
+        cli_error("%s: exists and is not a directory", path);
+        return EXIT_BAD_INPUT;
+    }
+    size_t n = strlen(path);
+    while (n > 1 && path[n - 1] == '/')
+        n--;
+    d->path = strndup(path, n);
+    d->tmp = malloc(n + 16);
+    if (!d->path || !d->tmp) {
+        outdir_free(d);
+        cli_error("out of memory");
+        return EXIT_BAD_INPUT;
+    }
+    snprintf(d->tmp, n + 16, "%s.tmpXXXXXX", d->path);
+    if (!mkdtemp(d->tmp)) {
+        cli_error("%s: cannot create a directory beside it: %s", d->path, strerror(errno));
+        outdir_free(d);
+        return EXIT_BAD_INPUT;
+    }
+    /* mkdtemp makes it 0700; a report is for reading */
+    mode_t um = umask(0);
+    umask(um);
+    chmod(d->tmp, 0777 & ~um);
+    return EXIT_OK;
+}
+
+nytp_out *cli_outdir_file(cli_outdir *d, const char *name)
+{
+    if (!*name || name[0] == '/' || strstr(name, "..")) {
+        cli_error("%s: refusing to write '%s' outside the report", d->path, name);
+        return NULL;
+    }
+    size_t n = strlen(d->tmp) + strlen(name) + 2;
+    char *full = malloc(n);
+    if (!full) {
+        cli_error("out of memory");
+        return NULL;
+    }
+    snprintf(full, n, "%s/%s", d->tmp, name);
+    for (char *slash = strchr(full + strlen(d->tmp) + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
+        *slash = 0;
+        if (mkdir(full, 0777) < 0 && errno != EEXIST) {
+            cli_error("%s/%s: %s", d->path, name, strerror(errno));
+            free(full);
+            return NULL;
+        }
+        *slash = '/';
+    }
+    nytp_out *out;
+    nytp_error e = {0};
+    int st = nytp_out_open_file(&out, full, 0, &e);
+    free(full);
+    if (st < 0) {
+        cli_error("%s/%s: %s", d->path, name, e.msg);
+        return NULL;
+    }
+    return out;
+}
+
+int cli_outdir_close_file(cli_outdir *d, nytp_out *out, const char *name)
+{
+    nytp_error e = {0};
+    if (nytp_out_close(out, &e) < 0) {
+        cli_error("%s/%s: %s", d->path, name, e.msg);
+        return EXIT_BAD_INPUT;
+    }
+    return EXIT_OK;
+}
+
+int cli_outdir_commit(cli_outdir *d)
+{
+    int rc = EXIT_OK;
+    struct stat sb;
+    if (lstat(d->path, &sb) == 0) {
+        /* Swap old and new in one step, then remove the old one. */
+        if (renameat2(AT_FDCWD, d->tmp, AT_FDCWD, d->path, RENAME_EXCHANGE) < 0) {
+            cli_error("%s: cannot replace it: %s", d->path, strerror(errno));
+            remove_tree(d->tmp);
+            rc = EXIT_BAD_INPUT;
+        } else {
+            remove_tree(d->tmp);
+        }
+    } else if (rename(d->tmp, d->path) < 0) {
+        cli_error("%s: %s", d->path, strerror(errno));
+        remove_tree(d->tmp);
+        rc = EXIT_BAD_INPUT;
+    }
+    outdir_free(d);
+    return rc;
+}
+
+void cli_outdir_abort(cli_outdir *d)
+{
+    if (d->tmp)
+        remove_tree(d->tmp);
+    outdir_free(d);
 }

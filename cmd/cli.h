@@ -6,6 +6,7 @@
 #include <getopt.h>
 #include <stdbool.h>
 
+#include "nytp/model.h"
 #include "nytp/nytp.h"
 
 enum { EXIT_OK = 0, EXIT_BAD_INPUT = 1, EXIT_USAGE = 2 };
@@ -46,5 +47,33 @@ unsigned long cli_parse_count(const char *opt, const char *arg);
  * atomically.  cli_output_close reports errors; returns an exit code. */
 nytp_out *cli_output_open(const char *path);
 int cli_output_close(nytp_out *out, const char *path);
+
+/* Load files (none: "nytprof.out") into one finished profile, reporting
+ * warnings and errors as every command does: a truncated input warns
+ * (loaded everything before the cut) unless strict, which makes it an
+ * error.  Returns NULL and sets *rc to the exit code on failure. */
+nytp_profile *cli_load_profile(int nfiles, char **files, bool strict, int *rc);
+
+/* A report written as a directory, atomically: files are written into a
+ * temporary directory beside path, and cli_outdir_commit swaps it into
+ * place (the previous report, if any, is removed only then), so a failed
+ * run leaves the previous report intact and no half-written one. */
+typedef struct cli_outdir {
+    char *path;     /* the final directory */
+    char *tmp;      /* where files are written until commit */
+} cli_outdir;
+
+/* Returns EXIT_OK, or reports and returns EXIT_BAD_INPUT. */
+int cli_outdir_open(cli_outdir *d, const char *path);
+/* Open name (relative; may not contain "..") inside the report for
+ * writing, creating subdirectories; NULL after reporting an error. */
+nytp_out *cli_outdir_file(cli_outdir *d, const char *name);
+/* Close a file of the report; reports errors; returns an exit code. */
+int cli_outdir_close_file(cli_outdir *d, nytp_out *out, const char *name);
+/* Swap the finished report into place; returns an exit code.  Frees d's
+ * strings either way. */
+int cli_outdir_commit(cli_outdir *d);
+/* Remove the temporary directory and free d's strings. */
+void cli_outdir_abort(cli_outdir *d);
 
 #endif

@@ -391,38 +391,10 @@ static const char **split_dirs(const char *dirs, size_t *n, char **storage)
 
 static int dump_data(struct dump_opts *o, int nfiles, char **files)
 {
-    static char *default_file[] = {"nytprof.out"};
-    if (nfiles == 0) {
-        nfiles = 1;
-        files = default_file;
-    }
-    nytp_profile *p;
-    nytp_error e = {0};
-    if (nytp_profile_new(&p, &e) < 0) {
-        cli_error("%s", e.msg);
-        return EXIT_BAD_INPUT;
-    }
-    int rc = EXIT_OK;
-    for (int i = 0; i < nfiles; i++) {
-        nytp_load_opts lo = {cli_reader_warning, files[i]};
-        int st = nytp_profile_load(p, files[i], &lo, &e);
-        if (st == NYTP_E_TRUNCATED) {
-            size_t n = strlen(e.msg);
-            snprintf(e.msg + n, sizeof e.msg - n, "%s",
-                     o->strict ? "" : "; loaded everything before the cut");
-            cli_report(files[i], &e, !o->strict);
-            if (o->strict)
-                rc = EXIT_BAD_INPUT;
-        } else if (st < 0) {
-            cli_report(files[i], &e, false);
-            rc = EXIT_BAD_INPUT;
-        }
-        if (rc != EXIT_OK) {
-            nytp_profile_free(p);
-            return rc;
-        }
-    }
-    nytp_profile_finish(p);
+    int rc;
+    nytp_profile *p = cli_load_profile(nfiles, files, o->strict, &rc);
+    if (!p)
+        return rc;
     if (o->collapse)
         nytp_profile_collapse_evals(p);
 
