@@ -166,8 +166,10 @@ void nytp_profile_free(nytp_profile *p)
         free(f->src);
     }
     free(p->files);
-    for (uint32_t i = 0; i < p->n_subs; i++)
+    for (uint32_t i = 0; i < p->n_subs; i++) {
         free(p->subs[i].sites);
+        free(p->subs[i].callees);
+    }
     free(p->subs);
     for (uint32_t i = 0; i < p->n_sites; i++)
         free(p->sites[i].callers);
@@ -867,6 +869,41 @@ int nytp_profile_load(nytp_profile *p, const char *path, const nytp_load_opts *o
     return nytp_profile_load_reader(p, r, path, opts, err);
 }
 
+/* The callee lists: every site lists its calling subs by name; turn that
+ * around so a report can go from a sub to the calls it made.  Two passes
+ * (count, then fill) keep it to one allocation per sub. */
+static int build_callees(nytp_profile *p)
+{
+    for (uint32_t i = 0; i < p->n_subs; i++) {
+        free(p->subs[i].callees);
+        p->subs[i].callees = NULL;
+        p->subs[i].n_callees = 0;
+    }
+    for (int pass = 0; pass < 2; pass++) {
+        for (uint32_t i = 0; i < p->n_sites; i++) {
+            const nytp_site *st = &p->sites[i];
+            for (uint32_t k = 0; k < st->n_callers; k++) {
+                uint32_t sub = u64map_get(&p->impl->sub_by_name, st->callers[k]);
+                if (sub == NYTP_NONE)
+                    continue;
+                nytp_sub *s = &p->subs[sub];
+                if (pass)
+                    s->callees[s->n_callees] = i;
+                s->n_callees++;
+            }
+        }
+        if (pass)
+            break;
+        for (uint32_t i = 0; i < p->n_subs; i++) {
+            nytp_sub *s = &p->subs[i];
+            if (s->n_callees && !(s->callees = malloc(s->n_callees * sizeof *s->callees)))
+                return NYTP_E_NOMEM;
+            s->n_callees = 0;
+        }
+    }
+    return NYTP_OK;
+}
+
 int nytp_profile_finish(nytp_profile *p)
 {
     /* Subs that were called but have no file (xsubs that died, subs that
@@ -889,7 +926,7 @@ int nytp_profile_finish(nytp_profile *p)
         if (!present && !PUSH(f->subs, f->n_subs, f->cap_subs, i))
             return NYTP_E_NOMEM;
     }
-    return NYTP_OK;
+    return build_callees(p);
 }
 
 /* ---- collapsing sibling string evals ------------------------------------ */
@@ -1300,6 +1337,7 @@ static int compact(collapser *C)
     for (uint32_t i = 0; i < p->n_subs; i++) {
         if (C->dead_sub[i]) {
             free(p->subs[i].sites);
+            free(p->subs[i].callees);
             sub_map[i] = NYTP_NONE;
             continue;
         }
@@ -1347,6 +1385,8 @@ static int compact(collapser *C)
     }
     free(site_map);
     free(sub_map);
+    if (st == NYTP_OK)
+        st = build_callees(p);
     return st;
 }
 

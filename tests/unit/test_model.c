@@ -232,6 +232,73 @@ static void collapse_keeps_totals(void **state)
 
 /* A file id of 2^32-1 in a second input: the fid map must not try to
  * grow to it (its doubling overflowed and never ended). */
+/* True when site sid lists the sub named caller among its callers. */
+static bool site_called_from(const nytp_profile *p, uint32_t sid, const char *caller)
+{
+    const nytp_site *st = &p->sites[sid];
+    for (uint32_t k = 0; k < st->n_callers; k++)
+        if (strcmp(nytp_profile_str(p, st->callers[k]), caller) == 0)
+            return true;
+    return false;
+}
+
+static bool calls_sub(const nytp_profile *p, const nytp_sub *s, const char *callee)
+{
+    for (uint32_t k = 0; k < s->n_callees; k++)
+        if (strcmp(nytp_profile_str(p, p->subs[p->sites[s->callees[k]].called].name), callee) == 0)
+            return true;
+    return false;
+}
+
+/* The callee lists are the caller lists turned around, before and after
+ * collapsing evals: every (site, caller) pair appears exactly once. */
+static void callees_mirror_callers(void **state)
+{
+    (void)state;
+    const char *files[] = {"demo.out", "evals.out", "recursion.out", "anon.out"};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        for (int collapse = 0; collapse < 2; collapse++) {
+            nytp_error e = {0};
+            int st;
+            nytp_profile *p = load(&files[i], 1, &st, &e);
+            if (collapse)
+                assert_int_equal(nytp_profile_collapse_evals(p), NYTP_OK);
+            uint64_t pairs = 0, listed = 0;
+            for (uint32_t sid = 0; sid < p->n_sites; sid++)
+                for (uint32_t k = 0; k < p->sites[sid].n_callers; k++)
+                    pairs += nytp_profile_sub_by_name(p, nytp_profile_str(p, p->sites[sid].callers[k]),
+                                                      nytp_profile_strlen(p, p->sites[sid].callers[k]))
+                             != NYTP_NONE;
+            for (uint32_t s = 0; s < p->n_subs; s++) {
+                const nytp_sub *sub = &p->subs[s];
+                listed += sub->n_callees;
+                for (uint32_t k = 0; k < sub->n_callees; k++) {
+                    assert_true(sub->callees[k] < p->n_sites);
+                    assert_true(site_called_from(p, sub->callees[k], nytp_profile_str(p, sub->name)));
+                }
+            }
+            assert_int_equal(listed, pairs);
+            assert_true(pairs > 0);
+            nytp_profile_free(p);
+        }
+    }
+    /* and what demo.pl's source says it calls */
+    nytp_error e = {0};
+    int st;
+    const char *f = "demo.out";
+    nytp_profile *p = load(&f, 1, &st, &e);
+    const char *fib = "main::fib";
+    uint32_t id = nytp_profile_sub_by_name(p, fib, strlen(fib));
+    assert_int_not_equal(id, NYTP_NONE);
+    assert_true(calls_sub(p, &p->subs[id], "main::fib"));
+    const char *cw = "main::count_words";
+    id = nytp_profile_sub_by_name(p, cw, strlen(cw));
+    assert_int_not_equal(id, NYTP_NONE);
+    assert_true(calls_sub(p, &p->subs[id], "main::CORE:match"));
+    assert_false(calls_sub(p, &p->subs[id], "main::fib"));
+    nytp_profile_free(p);
+}
+
 static void huge_fid_in_second_input(void **state)
 {
     (void)state;
@@ -259,6 +326,7 @@ int main(void)
         cmocka_unit_test(truncated_and_corrupt),
         cmocka_unit_test(collapse_keeps_totals),
         cmocka_unit_test(huge_fid_in_second_input),
+        cmocka_unit_test(callees_mirror_callers),
     };
     return cmocka_run_group_tests_name("model", tests, NULL, NULL);
 }

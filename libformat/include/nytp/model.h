@@ -80,6 +80,9 @@ typedef struct nytp_sub {
     bool xsub;              /* marked as an xsub (a fid 0 SUB_CALLERS) */
     uint32_t *sites;        /* call sites that call this sub (ids) */
     uint32_t n_sites, cap_sites;
+    uint32_t *callees;      /* call sites of calls made while this sub ran (ids),
+                               set by nytp_profile_finish and collapsing */
+    uint32_t n_callees;
 } nytp_sub;
 
 /* All calls of one sub from one fid:line, summed. */
