@@ -16,7 +16,7 @@
 _nytp_commands=(dump)
 
 declare -gA _nytp_options=(
-    [dump]='--json --tags=:tags --limit=:number --strict -o:file --output=:file -h --help'
+    [dump]='--json --tags=:tags --limit=:number --strict --data --collapse-evals --inc=:dirs -o:file --output=:file -h --help'
 )
 
 _nytp_chunk_names=(VERSION COMMENT ATTRIBUTE OPTION START_DEFLATE PID_START
