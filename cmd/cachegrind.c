@@ -624,7 +624,8 @@ static int emit(cg_run *R, nytp_out *out)
     qsort_r(order, R->n_funcs, sizeof *order, cmp_func_names, R);
     for (uint32_t i = 0; i < R->n_funcs; i++)
         R->funcs[order[i]].rank = i;
-    qsort_r(R->entries, R->n_entries, sizeof *R->entries, cmp_entries, R);
+    if (R->n_entries)
+        qsort_r(R->entries, R->n_entries, sizeof *R->entries, cmp_entries, R);
 
     const char *app = nytp_profile_attr(p, "application");
     nytp_out_printf(out, "# callgrind format\nversion: 1\ncreator: nytp %s\n", NYTP_VERSION_STRING);
@@ -690,7 +691,11 @@ int cmd_cachegrind(int argc, char **argv)
     nytp_profile *p = cli_load_profile(argc - first, argv + first, o.strict, &rc);
     if (!p)
         return rc;
-    nytp_profile_collapse_evals(p);
+    if (nytp_profile_collapse_evals(p) < 0) {
+        cli_error("out of memory");
+        nytp_profile_free(p);
+        return EXIT_BAD_INPUT;
+    }
 
     cg_run R = {0};
     R.p = p;

@@ -566,7 +566,11 @@ int cmd_csv(int argc, char **argv)
     nytp_profile *p = cli_load_profile(argc - first, argv + first, o.strict, &rc);
     if (!p)
         return rc;
-    nytp_profile_collapse_evals(p);
+    if (nytp_profile_collapse_evals(p) < 0) {
+        cli_error("out of memory");
+        nytp_profile_free(p);
+        return EXIT_BAD_INPUT;
+    }
 
     csv_run R = {0};
     R.p = p;
