@@ -3,5 +3,7 @@
 #define NYTP_COMMANDS_H
 
 int cmd_dump(int argc, char **argv);
+int cmd_csv(int argc, char **argv);
+int cmd_cachegrind(int argc, char **argv);
 
 #endif

@@ -1,0 +1,740 @@
+/* cachegrind.c — 'nytp cachegrind': the profile in callgrind format, for
+ * KCachegrind, QCachegrind and callgrind_annotate.
+ *
+ * The event is Ticks, the profiler's clock ticks.  Every statement line's
+ * time is self cost on that line, charged to the function the line is in:
+ * the innermost sub defined in the file whose lines hold it; a string
+ * eval's top-level code counts on the line that ran the eval (in the
+ * function there); a file's top-level code belongs to the sub recorded as
+ * calling from it most (main::RUNTIME for the main script, the BEGIN block
+ * that loaded a module).  Each call site gives one call record: the caller
+ * as the profiler recorded it (several callers of one site are joined with
+ * " or ", as nytprofcg does), the call count and the inclusive time.
+ * String evals are collapsed first, as in every Devel::NYTProf report. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "fmt.h"
+
+static const char usage[] =
+    "usage: nytp cachegrind [-o FILE] [--strict] [FILE...]\n"
+    "\n"
+    "Write the profile in callgrind format, for KCachegrind, QCachegrind and\n"
+    "callgrind_annotate (default output: nytprof.callgrind; '-' is standard\n"
+    "output).  The cost is clock ticks: each statement line's time is self\n"
+    "cost of the sub it is in; each call site is a call record with its count\n"
+    "and inclusive ticks.  Several FILEs are added up into one profile\n"
+    "(default FILE: nytprof.out; '-' reads standard input).\n"
+    "\n"
+    "  -o, --out=FILE    write to FILE, atomically (default: nytprof.callgrind)\n"
+    "  --strict          a truncated profile is an error (exit 1)\n"
+    "  -h, --help        this help\n"
+    "\n"
+    "Exit status: 0 ok (a truncated file only warns), 1 bad input, 2 usage.\n";
+
+typedef struct cg_opts {
+    const char *out;
+    bool strict;
+} cg_opts;
+
+enum { OPT_STRICT = 256 };
+
+static void on_opt(int opt, const char *arg, void *ctx)
+{
+    cg_opts *o = ctx;
+    switch (opt) {
+    case 'o': o->out = arg; break;
+    case OPT_STRICT: o->strict = true; break;
+    }
+}
+
+/* ---- names: interned byte strings --------------------------------------- */
+
+typedef struct name_tab {
+    char *arena;
+    size_t used, cap;
+    size_t *off;            /* per name: offset in arena */
+    uint32_t *len;
+    uint32_t n, capn;
+    uint32_t *slot;         /* hash slots: name index + 1, 0 empty */
+    uint32_t nslots;
+} name_tab;
+
+static uint64_t hash_bytes(const char *s, size_t n, uint64_t h)
+{
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
+    return h;
+}
+
+static const char *name_str(const name_tab *t, uint32_t id)
+{
+    return t->arena + t->off[id];
+}
+
+static bool names_grow(name_tab *t)
+{
+    uint32_t ns = t->nslots ? t->nslots * 2 : 1024;
+    uint32_t *s = calloc(ns, sizeof *s);
+    if (!s)
+        return false;
+    for (uint32_t i = 0; i < t->n; i++) {
+        uint64_t h = hash_bytes(name_str(t, i), t->len[i], 14695981039346656037ULL);
+        uint32_t k = (uint32_t)h & (ns - 1);
+        while (s[k])
+            k = (k + 1) & (ns - 1);
+        s[k] = i + 1;
+    }
+    free(t->slot);
+    t->slot = s;
+    t->nslots = ns;
+    return true;
+}
+
+/* The id of name s (len bytes), added if new; NYTP_NONE when out of memory. */
+static uint32_t intern(name_tab *t, const char *s, size_t len)
+{
+    if ((t->n + 1) * 2 > t->nslots && !names_grow(t))
+        return NYTP_NONE;
+    uint64_t h = hash_bytes(s, len, 14695981039346656037ULL);
+    uint32_t k = (uint32_t)h & (t->nslots - 1);
+    for (; t->slot[k]; k = (k + 1) & (t->nslots - 1)) {
+        uint32_t i = t->slot[k] - 1;
+        if (t->len[i] == len && memcmp(name_str(t, i), s, len) == 0)
+            return i;
+    }
+    if (t->used + len + 1 > t->cap) {
+        size_t cap = t->cap ? t->cap : 1 << 16;
+        while (t->used + len + 1 > cap)
+            cap *= 2;
+        char *a = realloc(t->arena, cap);
+        if (!a)
+            return NYTP_NONE;
+        t->arena = a;
+        t->cap = cap;
+    }
+    if (t->n == t->capn) {
+        uint32_t c = t->capn ? t->capn * 2 : 256;
+        size_t *o = realloc(t->off, c * sizeof *o);
+        if (o)
+            t->off = o;
+        uint32_t *l = realloc(t->len, c * sizeof *l);
+        if (l)
+            t->len = l;
+        if (!o || !l)
+            return NYTP_NONE;
+        t->capn = c;
+    }
+    memcpy(t->arena + t->used, s, len);
+    t->arena[t->used + len] = 0;
+    t->off[t->n] = t->used;
+    t->len[t->n] = (uint32_t)len;
+    t->used += len + 1;
+    t->slot[k] = t->n + 1;
+    return t->n++;
+}
+
+static void names_free(name_tab *t)
+{
+    free(t->arena);
+    free(t->off);
+    free(t->len);
+    free(t->slot);
+}
+
+/* ---- functions: (file, name) pairs -------------------------------------- */
+
+typedef struct func {
+    uint32_t fl, fn;        /* name ids */
+    uint32_t rank;          /* position in output order */
+} func;
+
+/* One output record: self cost on a line, or a call. */
+typedef struct entry {
+    uint32_t func;          /* whose record */
+    uint32_t file;          /* name id of the position's file */
+    uint32_t line;
+    uint64_t ticks;
+    uint32_t callee;        /* func id, NYTP_NONE for self cost */
+    uint64_t calls;
+    uint32_t target;        /* callee's first line */
+} entry;
+
+typedef struct cg_run {
+    const nytp_profile *p;
+    name_tab names;
+    func *funcs;
+    uint32_t n_funcs, cap_funcs;
+    uint32_t *fslot;        /* hash of (fl, fn): func id + 1 */
+    uint32_t n_fslots;
+    entry *entries;
+    size_t n_entries, cap_entries;
+    uint32_t **owner;       /* per fid: innermost sub (id) per line, or NONE */
+    uint32_t *owner_n;
+    uint32_t *top;          /* per fid: func of the top-level code, NONE until known */
+    uint32_t unknown;       /* name id of "Unknown" */
+    bool oom;
+} cg_run;
+
+static uint64_t pair_hash(uint32_t a, uint32_t b)
+{
+    uint64_t k = ((uint64_t)a << 32 | b) * 0x9E3779B97F4A7C15ULL;
+    return k ^ (k >> 29);
+}
+
+static uint32_t func_of(cg_run *R, uint32_t fl, uint32_t fn)
+{
+    if (fl == NYTP_NONE || fn == NYTP_NONE) {
+        R->oom = true;
+        return NYTP_NONE;
+    }
+    if ((R->n_funcs + 1) * 2 > R->n_fslots) {
+        uint32_t ns = R->n_fslots ? R->n_fslots * 2 : 1024;
+        uint32_t *s = calloc(ns, sizeof *s);
+        if (!s) {
+            R->oom = true;
+            return NYTP_NONE;
+        }
+        for (uint32_t i = 0; i < R->n_funcs; i++) {
+            uint32_t k = (uint32_t)pair_hash(R->funcs[i].fl, R->funcs[i].fn) & (ns - 1);
+            while (s[k])
+                k = (k + 1) & (ns - 1);
+            s[k] = i + 1;
+        }
+        free(R->fslot);
+        R->fslot = s;
+        R->n_fslots = ns;
+    }
+    uint32_t k = (uint32_t)pair_hash(fl, fn) & (R->n_fslots - 1);
+    for (; R->fslot[k]; k = (k + 1) & (R->n_fslots - 1)) {
+        const func *f = &R->funcs[R->fslot[k] - 1];
+        if (f->fl == fl && f->fn == fn)
+            return R->fslot[k] - 1;
+    }
+    if (R->n_funcs == R->cap_funcs) {
+        uint32_t c = R->cap_funcs ? R->cap_funcs * 2 : 256;
+        func *v = realloc(R->funcs, c * sizeof *v);
+        if (!v) {
+            R->oom = true;
+            return NYTP_NONE;
+        }
+        R->funcs = v;
+        R->cap_funcs = c;
+    }
+    R->funcs[R->n_funcs] = (func){fl, fn, 0};
+    R->fslot[k] = R->n_funcs + 1;
+    return R->n_funcs++;
+}
+
+static uint32_t model_name(cg_run *R, uint32_t str)
+{
+    return intern(&R->names, nytp_profile_str(R->p, str), nytp_profile_strlen(R->p, str));
+}
+
+/* The name id of the file of fid, or of "Unknown". */
+static uint32_t file_name(cg_run *R, uint32_t fid)
+{
+    const nytp_file *f = nytp_profile_file(R->p, fid);
+    return f ? model_name(R, f->name) : R->unknown;
+}
+
+/* The function of sub id. */
+static uint32_t sub_func(cg_run *R, uint32_t sid)
+{
+    const nytp_sub *s = &R->p->subs[sid];
+    return func_of(R, file_name(R, s->fid), model_name(R, s->name));
+}
+
+/* The function called name (a name id): the sub of that name, in the file
+ * it is defined in, or else a function of that name in file fl. */
+static uint32_t named_func(cg_run *R, uint32_t name, uint32_t fl)
+{
+    uint32_t sid = nytp_profile_sub_by_name(R->p, name_str(&R->names, name), R->names.len[name]);
+    if (sid != NYTP_NONE && nytp_profile_file(R->p, R->p->subs[sid].fid))
+        fl = file_name(R, R->p->subs[sid].fid);
+    return func_of(R, fl, name);
+}
+
+static bool add_entry(cg_run *R, entry e)
+{
+    if (e.func == NYTP_NONE || e.file == NYTP_NONE) {
+        R->oom = true;
+        return false;
+    }
+    if (R->n_entries == R->cap_entries) {
+        size_t c = R->cap_entries ? R->cap_entries * 2 : 4096;
+        entry *v = realloc(R->entries, c * sizeof *v);
+        if (!v) {
+            R->oom = true;
+            return false;
+        }
+        R->entries = v;
+        R->cap_entries = c;
+    }
+    R->entries[R->n_entries++] = e;
+    return true;
+}
+
+/* ---- which sub a line is in ----------------------------------------------- */
+
+static int cmp_longer_first(const void *a, const void *b, void *ctx)
+{
+    const nytp_profile *p = ctx;
+    const nytp_sub *x = &p->subs[*(const uint32_t *)a], *y = &p->subs[*(const uint32_t *)b];
+    uint32_t lx = x->last_line - x->first_line, ly = y->last_line - y->first_line;
+    if (lx != ly)
+        return lx > ly ? -1 : 1;
+    return x->first_line < y->first_line ? -1 : x->first_line > y->first_line;
+}
+
+/* owner[fid][line]: the innermost sub defined in fid whose lines hold
+ * line, painted longest range first so that inner subs win. */
+static bool build_owners(cg_run *R)
+{
+    const nytp_profile *p = R->p;
+    R->owner = calloc(p->n_files + 1, sizeof *R->owner);
+    R->owner_n = calloc(p->n_files + 1, sizeof *R->owner_n);
+    R->top = malloc((p->n_files + 1) * sizeof *R->top);
+    if (!R->owner || !R->owner_n || !R->top)
+        return false;
+    for (uint32_t fid = 0; fid < p->n_files; fid++) {
+        R->top[fid] = NYTP_NONE;
+        const nytp_file *f = &p->files[fid];
+        if (!f->defined || !f->n_subs)
+            continue;
+        uint32_t *subs = malloc(f->n_subs * sizeof *subs);
+        if (!subs)
+            return false;
+        uint32_t n = 0, hi = 0;
+        for (uint32_t i = 0; i < f->n_subs; i++) {
+            const nytp_sub *s = &p->subs[f->subs[i]];
+            if (s->fid != fid || s->first_line == NYTP_NONE || s->last_line == NYTP_NONE ||
+                !s->first_line || s->last_line < s->first_line || s->last_line >= (1u << 26))
+                continue;
+            subs[n++] = f->subs[i];
+            if (s->last_line + 1 > hi)
+                hi = s->last_line + 1;
+        }
+        qsort_r(subs, n, sizeof *subs, cmp_longer_first, (void *)p);
+        uint32_t *own = n ? malloc(hi * sizeof *own) : NULL;
+        if (n && !own) {
+            free(subs);
+            return false;
+        }
+        for (uint32_t l = 0; l < hi; l++)
+            own[l] = NYTP_NONE;
+        for (uint32_t i = 0; i < n; i++) {
+            const nytp_sub *s = &p->subs[subs[i]];
+            for (uint32_t l = s->first_line; l <= s->last_line; l++)
+                own[l] = subs[i];
+        }
+        free(subs);
+        R->owner[fid] = own;
+        R->owner_n[fid] = n ? hi : 0;
+    }
+    return true;
+}
+
+static uint32_t owner_of(const cg_run *R, uint32_t fid, uint32_t line)
+{
+    return fid < R->p->n_files && line < R->owner_n[fid] ? R->owner[fid][line] : NYTP_NONE;
+}
+
+/* Where (fid, line) counts: lines of a string eval that are in no sub of
+ * the eval move to the line that ran the eval, until a sub or a real file
+ * is reached.  Returns the sub found, or NONE for top-level code of *fid. */
+static uint32_t position(const cg_run *R, uint32_t *fid, uint32_t *line)
+{
+    for (int depth = 0; depth < 1000; depth++) {
+        uint32_t s = owner_of(R, *fid, *line);
+        if (s != NYTP_NONE)
+            return s;
+        const nytp_file *f = nytp_profile_file(R->p, *fid);
+        if (!f || !f->eval_fid || !nytp_profile_file(R->p, f->eval_fid))
+            return NYTP_NONE;
+        *fid = f->eval_fid;
+        *line = f->eval_line;
+    }
+    return NYTP_NONE;
+}
+
+/* The caller name of a call site: its one recorded caller, or all of them
+ * sorted and joined with " or " (nytprofcg's rule), or "__main". */
+static int cmp_bytes(const void *a, const void *b, void *ctx)
+{
+    const nytp_profile *p = ctx;
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    uint32_t lx = nytp_profile_strlen(p, x), ly = nytp_profile_strlen(p, y);
+    int c = memcmp(nytp_profile_str(p, x), nytp_profile_str(p, y), lx < ly ? lx : ly);
+    return c ? c : (lx < ly ? -1 : lx > ly);
+}
+
+static uint32_t caller_name(cg_run *R, const nytp_site *s)
+{
+    const nytp_profile *p = R->p;
+    if (s->n_callers == 0)
+        return intern(&R->names, "__main", 6);
+    if (s->n_callers == 1)
+        return model_name(R, s->callers[0]);
+    uint32_t *ids = malloc(s->n_callers * sizeof *ids);
+    size_t len = 0;
+    if (!ids)
+        return NYTP_NONE;
+    memcpy(ids, s->callers, s->n_callers * sizeof *ids);
+    qsort_r(ids, s->n_callers, sizeof *ids, cmp_bytes, (void *)p);
+    for (uint32_t i = 0; i < s->n_callers; i++)
+        len += nytp_profile_strlen(p, ids[i]) + 4;
+    char *buf = malloc(len + 1);
+    uint32_t id = NYTP_NONE;
+    if (buf) {
+        char *o = buf;
+        for (uint32_t i = 0; i < s->n_callers; i++) {
+            if (i) {
+                memcpy(o, " or ", 4);
+                o += 4;
+            }
+            memcpy(o, nytp_profile_str(p, ids[i]), nytp_profile_strlen(p, ids[i]));
+            o += nytp_profile_strlen(p, ids[i]);
+        }
+        id = intern(&R->names, buf, (size_t)(o - buf));
+        free(buf);
+    }
+    free(ids);
+    return id;
+}
+
+static uint64_t ticks(const nytp_profile *p, double secs)
+{
+    double t = secs * p->ticks_per_sec;
+    return t > 0 ? (uint64_t)llround(t) : 0;
+}
+
+/* The function of the top-level code of real file fid: the caller the
+ * profiler recorded most (by calls) on its lines outside subs, else
+ * main::RUNTIME. */
+static uint32_t top_func(cg_run *R, uint32_t fid)
+{
+    if (R->top[fid] != NYTP_NONE)
+        return R->top[fid];
+    const nytp_profile *p = R->p;
+    const nytp_file *f = &p->files[fid];
+    uint32_t best = NYTP_NONE;
+    uint64_t best_calls = 0;
+    for (uint32_t i = 0; i < f->n_sites; i++) {
+        const nytp_site *s = &p->sites[f->sites[i]];
+        if (s->n_callers != 1 || owner_of(R, fid, s->line) != NYTP_NONE)
+            continue;
+        if (best == NYTP_NONE || s->count > best_calls) {
+            best = s->callers[0];
+            best_calls = s->count;
+        }
+    }
+    uint32_t name = best != NYTP_NONE ? model_name(R, best) : intern(&R->names, "main::RUNTIME", 13);
+    R->top[fid] = name == NYTP_NONE ? NYTP_NONE : named_func(R, name, file_name(R, fid));
+    return R->top[fid];
+}
+
+static void collect(cg_run *R)
+{
+    const nytp_profile *p = R->p;
+    /* self cost: statement time per line */
+    for (uint32_t fid = 1; fid < p->n_files && !R->oom; fid++) {
+        const nytp_file *f = &p->files[fid];
+        if (!f->defined)
+            continue;
+        for (uint32_t l = 0; l < f->line.n && !R->oom; l++) {
+            if (!f->line.v[l].set)
+                continue;
+            uint64_t t = ticks(p, f->line.v[l].time);
+            if (!t)
+                continue;
+            uint32_t pf = fid, pl = l;
+            uint32_t sid = position(R, &pf, &pl);
+            uint32_t fn = sid != NYTP_NONE ? sub_func(R, sid) : top_func(R, pf);
+            add_entry(R, (entry){fn, file_name(R, pf), pl, t, NYTP_NONE, 0, 0});
+        }
+    }
+    /* calls: one record per call site */
+    for (uint32_t i = 0; i < p->n_sites && !R->oom; i++) {
+        const nytp_site *s = &p->sites[i];
+        if (!nytp_profile_file(p, s->fid) || s->called == NYTP_NONE)
+            continue;
+        uint32_t pf = s->fid, pl = s->line;
+        position(R, &pf, &pl);
+        uint32_t file = file_name(R, pf);
+        uint32_t name = caller_name(R, s);
+        uint32_t caller = name == NYTP_NONE ? NYTP_NONE : named_func(R, name, file);
+        const nytp_sub *callee = &p->subs[s->called];
+        uint32_t target = callee->first_line == NYTP_NONE ? 0 : callee->first_line;
+        add_entry(R, (entry){caller, file, pl, ticks(p, s->incl), sub_func(R, s->called), s->count,
+                             target});
+    }
+}
+
+/* ---- output ----------------------------------------------------------------- */
+
+static int cmp_func_names(const void *a, const void *b, void *ctx)
+{
+    const cg_run *R = ctx;
+    const func *x = &R->funcs[*(const uint32_t *)a], *y = &R->funcs[*(const uint32_t *)b];
+    int c = strcmp(name_str(&R->names, x->fl), name_str(&R->names, y->fl));
+    if (!c)
+        c = strcmp(name_str(&R->names, x->fn), name_str(&R->names, y->fn));
+    return c;
+}
+
+static int cmp_entries(const void *a, const void *b, void *ctx)
+{
+    const cg_run *R = ctx;
+    const entry *x = a, *y = b;
+    uint32_t rx = R->funcs[x->func].rank, ry = R->funcs[y->func].rank;
+    if (rx != ry)
+        return rx < ry ? -1 : 1;
+    bool cx = x->callee != NYTP_NONE, cy = y->callee != NYTP_NONE;
+    if (cx != cy)
+        return cx ? 1 : -1;
+    if (x->file != y->file) /* the function's own file first */
+        return x->file == R->funcs[x->func].fl ? -1
+             : y->file == R->funcs[y->func].fl ? 1
+             : strcmp(name_str(&R->names, x->file), name_str(&R->names, y->file));
+    if (x->line != y->line)
+        return x->line < y->line ? -1 : 1;
+    if (cx && R->funcs[x->callee].rank != R->funcs[y->callee].rank)
+        return R->funcs[x->callee].rank < R->funcs[y->callee].rank ? -1 : 1;
+    return 0;
+}
+
+/* Decode one UTF-8 sequence at s (n bytes left); its length, or 0 if not
+ * valid UTF-8. */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+    unsigned c = s[0];
+    size_t k;
+    uint32_t cp;
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xC2 && c <= 0xDF)
+        k = 2, cp = c & 0x1F;
+    else if (c >= 0xE0 && c <= 0xEF)
+        k = 3, cp = c & 0x0F;
+    else if (c >= 0xF0 && c <= 0xF4)
+        k = 4, cp = c & 0x07;
+    else
+        return 0;
+    if (k > n)
+        return 0;
+    for (size_t i = 1; i < k; i++) {
+        if ((s[i] & 0xC0) != 0x80)
+            return 0;
+        cp = cp << 6 | (s[i] & 0x3F);
+    }
+    if ((k == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) || (k == 4 && (cp < 0x10000 || cp > 0x10FFFF)))
+        return 0;
+    return k;
+}
+
+/* A name as one line of valid UTF-8: bytes that are not UTF-8 are read as
+ * Latin-1 (how Devel::NYTProf writes such names), LF and CR become \n and
+ * \r, other control bytes \xHH. */
+static char *put_name(char *o, const char *str, size_t len)
+{
+    const unsigned char *s = (const unsigned char *)str;
+    bool valid = true;
+    for (size_t i = 0; i < len && valid;) {
+        size_t k = utf8_len(s + i, len - i);
+        valid = k > 0;
+        i += k;
+    }
+    for (size_t i = 0; i < len; i++) {
+        unsigned c = s[i];
+        if (c == '\n' || c == '\r') {
+            *o++ = '\\';
+            *o++ = c == '\n' ? 'n' : 'r';
+        } else if ((c < 0x20 && c != '\t') || c == 0x7F) {
+            o += sprintf(o, "\\x%02x", c);
+        } else if (c >= 0x80 && !valid) {
+            *o++ = (char)(0xC0 | c >> 6);
+            *o++ = (char)(0x80 | (c & 0x3F));
+        } else {
+            *o++ = (char)c;
+        }
+    }
+    return o;
+}
+
+typedef struct emitter {
+    nytp_out *out;
+    const cg_run *R;
+    bool *fl_done, *fn_done;    /* per name id: compressed id given */
+} emitter;
+
+/* "KEY=(id)" plus " name" the first time id is used in this context. */
+static int put_ref(emitter *E, const char *key, uint32_t id, bool *done)
+{
+    const name_tab *t = &E->R->names;
+    size_t room = strlen(key) + 32 + (done[id] ? 0 : 4 * (size_t)t->len[id]);
+    char *o = (char *)nytp_out_reserve(E->out, room);
+    if (!o)
+        return -1;
+    char *start = o;
+    o += sprintf(o, "%s=(%u)", key, id + 1);
+    if (!done[id]) {
+        *o++ = ' ';
+        o = put_name(o, name_str(t, id), t->len[id]);
+        done[id] = true;
+    }
+    *o++ = '\n';
+    nytp_out_commit(E->out, (size_t)(o - start));
+    return 0;
+}
+
+static int put_numbers(nytp_out *out, const char *prefix, uint64_t a, uint64_t b)
+{
+    char *o = (char *)nytp_out_reserve(out, 64);
+    if (!o)
+        return -1;
+    char *start = o;
+    size_t n = strlen(prefix);
+    memcpy(o, prefix, n);
+    o = fmt_u64(o + n, a);
+    *o++ = ' ';
+    o = fmt_u64(o, b);
+    *o++ = '\n';
+    nytp_out_commit(out, (size_t)(o - start));
+    return 0;
+}
+
+static int emit(cg_run *R, nytp_out *out)
+{
+    const nytp_profile *p = R->p;
+    uint32_t *order = malloc((R->n_funcs + 1) * sizeof *order);
+    emitter E = {out, R, calloc(R->names.n + 1, 1), calloc(R->names.n + 1, 1)};
+    if (!order || !E.fl_done || !E.fn_done) {
+        free(order);
+        free(E.fl_done);
+        free(E.fn_done);
+        return -2;
+    }
+    for (uint32_t i = 0; i < R->n_funcs; i++)
+        order[i] = i;
+    qsort_r(order, R->n_funcs, sizeof *order, cmp_func_names, R);
+    for (uint32_t i = 0; i < R->n_funcs; i++)
+        R->funcs[order[i]].rank = i;
+    if (R->n_entries)
+        qsort_r(R->entries, R->n_entries, sizeof *R->entries, cmp_entries, R);
+
+    const char *app = nytp_profile_attr(p, "application");
+    nytp_out_printf(out, "# callgrind format\nversion: 1\ncreator: nytp %s\n", NYTP_VERSION_STRING);
+    if (app) {
+        char *o = (char *)nytp_out_reserve(out, 4 * strlen(app) + 8);
+        if (o) {
+            char *start = o;
+            memcpy(o, "cmd: ", 5);
+            o = put_name(o + 5, app, strlen(app));
+            *o++ = '\n';
+            nytp_out_commit(out, (size_t)(o - start));
+        }
+    }
+    nytp_out_printf(out, "positions: line\nevents: Ticks\n");
+
+    uint32_t cur_func = NYTP_NONE, cur_file = NYTP_NONE, cur_fl = NYTP_NONE;
+    int st = 0;
+    for (size_t i = 0; i < R->n_entries && !st; i++) {
+        const entry *e = &R->entries[i];
+        const func *f = &R->funcs[e->func];
+        if (e->func != cur_func) {
+            nytp_out_write(out, "\n", 1);
+            if (cur_fl != f->fl || cur_file != f->fl)
+                st |= put_ref(&E, "fl", f->fl, E.fl_done);
+            st |= put_ref(&E, "fn", f->fn, E.fn_done);
+            cur_func = e->func;
+            cur_fl = cur_file = f->fl;
+        }
+        if (e->file != cur_file) {
+            st |= put_ref(&E, e->file == f->fl ? "fe" : "fi", e->file, E.fl_done);
+            cur_file = e->file;
+        }
+        if (e->callee == NYTP_NONE) {
+            st |= put_numbers(out, "", e->line, e->ticks);
+        } else {
+            const func *c = &R->funcs[e->callee];
+            st |= put_ref(&E, "cfl", c->fl, E.fl_done);
+            st |= put_ref(&E, "cfn", c->fn, E.fn_done);
+            st |= put_numbers(out, "calls=", e->calls, e->target);
+            st |= put_numbers(out, "", e->line, e->ticks);
+        }
+    }
+    free(order);
+    free(E.fl_done);
+    free(E.fn_done);
+    return st;
+}
+
+int cmd_cachegrind(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"out", required_argument, NULL, 'o'},
+        {"output", required_argument, NULL, 'o'},
+        {"strict", no_argument, NULL, OPT_STRICT},
+        {NULL, 0, NULL, 0},
+    };
+    cg_opts o = {"nytprof.callgrind", false};
+    int first = cli_parse(argc, argv, "o:", longopts, usage, on_opt, &o);
+    if (!*o.out)
+        cli_usage_error("--out needs a file name");
+
+    int rc;
+    nytp_profile *p = cli_load_profile(argc - first, argv + first, o.strict, &rc);
+    if (!p)
+        return rc;
+    if (nytp_profile_collapse_evals(p) < 0) {
+        cli_error("out of memory");
+        nytp_profile_free(p);
+        return EXIT_BAD_INPUT;
+    }
+
+    cg_run R = {0};
+    R.p = p;
+    R.unknown = intern(&R.names, "Unknown", 7);
+    if (R.unknown == NYTP_NONE || !build_owners(&R))
+        R.oom = true;
+    if (!R.oom)
+        collect(&R);
+    rc = EXIT_OK;
+    if (R.oom) {
+        cli_error("out of memory");
+        rc = EXIT_BAD_INPUT;
+    } else {
+        nytp_out *out = cli_output_open(o.out);
+        if (!out) {
+            rc = EXIT_BAD_INPUT;
+        } else {
+            int st = emit(&R, out);
+            if (st) {
+                const nytp_error *e = nytp_out_error(out);
+                cli_error("%s: %s", strcmp(o.out, "-") ? o.out : "(standard output)",
+                          e && e->status ? e->msg : "out of memory");
+                nytp_out_abort(out);
+                rc = EXIT_BAD_INPUT;
+            } else {
+                rc = cli_output_close(out, o.out);
+            }
+        }
+    }
+    if (R.owner)
+        for (uint32_t i = 0; i < p->n_files; i++)
+            free(R.owner[i]);
+    free(R.owner);
+    free(R.owner_n);
+    free(R.top);
+    free(R.funcs);
+    free(R.fslot);
+    free(R.entries);
+    names_free(&R.names);
+    nytp_profile_free(p);
+    return rc;
+}

@@ -1,0 +1,607 @@
+/* csv.c — 'nytp csv': one CSV file of line times per profiled source
+ * file, named and laid out as Devel::NYTProf's nytprofcsv (through
+ * Devel::NYTProf::Reader) writes them, into a directory written atomically.
+ *
+ * The rules followed, so that the rows line up with nytprofcsv's:
+ *  - reports per level: "sub", "block", "line" when the profile has
+ *    blocks, else "line" only; string evals get only the line level;
+ *  - sibling string evals are collapsed first (Devel::NYTProf::Data's
+ *    default);
+ *  - a line's time adds the statement time of every string eval run on
+ *    it (nested evals included); a line with statements but a zero count
+ *    shows 1 call;
+ *  - the source is the one saved in the profile, else the file on disk,
+ *    else a one-line message, numbered from line 0;
+ *  - runs of three or more blank lines without data shrink to one row.
+ * The one deliberate difference is quoting: a code field holding a comma,
+ * a double quote, CR or LF is quoted as RFC 4180 says (nytprofcsv writes it
+ * raw, which breaks CSV readers). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "dump_data.h"
+#include "perl_config.h"
+
+static const char usage[] =
+    "usage: nytp csv [-o DIR] [--strict] [FILE...]\n"
+    "\n"
+    "Write one CSV file per profiled source file (time, calls, time/call,\n"
+    "code for every source line), with the file names and layout of\n"
+    "Devel::NYTProf's nytprofcsv, into DIR (default: ./nytprof).  The\n"
+    "directory is replaced as a whole only when every file is written.\n"
+    "Several FILEs are added up into one profile (default FILE: nytprof.out;\n"
+    "'-' reads standard input).\n"
+    "\n"
+    "  -o, --out=DIR     write the CSV files into DIR (default: nytprof)\n"
+    "  --strict          a truncated profile is an error (exit 1)\n"
+    "  -h, --help        this help\n"
+    "\n"
+    "A code field holding a comma, double quote, CR or LF is quoted (RFC 4180).\n"
+    "Exit status: 0 ok (a truncated file only warns), 1 bad input, 2 usage.\n";
+
+typedef struct csv_opts {
+    const char *out;
+    bool strict;
+} csv_opts;
+
+enum { OPT_STRICT = 256 };
+
+static void on_opt(int opt, const char *arg, void *ctx)
+{
+    csv_opts *o = ctx;
+    switch (opt) {
+    case 'o': o->out = arg; break;
+    case OPT_STRICT: o->strict = true; break;
+    }
+}
+
+/* ---- state of one run --------------------------------------------------- */
+
+typedef struct span {
+    const char *s;
+    size_t len;
+} span;
+
+typedef struct csv_run {
+    const nytp_profile *p;
+    cli_outdir dir;
+    dump_data_opts inc;     /* perl's @INC, no version strip */
+    size_t fname_max;       /* NYTPROF_FNAME_TRIM, default 50 */
+    double basetime;
+    uint32_t sawampersand_fid;
+    double *eval_time;      /* per fid: statement time of it and its nested evals */
+    bool *warned;           /* per fid: "no source" said once */
+    /* per-file scratch */
+    bool *has;              /* line has some data (Reader's %stats_by_line) */
+    double *evtime;         /* time of evals run on the line */
+    uint32_t cap;
+    span *lines;
+    uint32_t n_lines, cap_lines;
+    char *buf;              /* a source file read from disk */
+} csv_run;
+
+static bool is_ws(unsigned char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
+
+static bool blank(span l)
+{
+    for (size_t i = 0; i < l.len; i++)
+        if (!is_ws((unsigned char)l.s[i]))
+            return false;
+    return true;
+}
+
+/* ---- report file names (Reader's fname_for_fileinfo) -------------------- */
+
+static char *report_name(csv_run *R, const nytp_file *f, const char *level)
+{
+    const nytp_profile *p = R->p;
+    uint32_t nl = nytp_profile_strlen(p, f->name);
+    char *name = malloc((size_t)nl + 64);
+    if (!name)
+        return NULL;
+    size_t n = dump_data_strip_inc(nytp_profile_str(p, f->name), nl, &R->inc, name);
+    if (n > R->fname_max) {
+        /* s!/.*!/.../! : from the first to the last '/' */
+        char *a = memchr(name, '/', n);
+        char *b = a ? memrchr(a + 1, '/', n - (size_t)(a + 1 - name)) : NULL;
+        if (a && b) {
+            size_t tail = n - (size_t)(b + 1 - name);
+            memmove(a + 5, b + 1, tail);
+            memcpy(a, "/.../", 5);
+            n = (size_t)(a + 5 - name) + tail;
+        }
+    }
+    if (n > R->fname_max) {
+        memcpy(name, "TOOLONG", 7);
+        n = 7;
+    }
+    /* html_safe_filename: runs of -/\:*?"'<>|. become one '-', and a
+     * leading and a trailing '-' go */
+    size_t k = 0;
+    for (size_t i = 0; i < n;) {
+        if (strchr("-/\\:*?\"'<>|.", name[i]) && name[i]) {
+            while (i < n && name[i] && strchr("-/\\:*?\"'<>|.", name[i]))
+                i++;
+            name[k++] = '-';
+        } else {
+            name[k++] = name[i++];
+        }
+    }
+    size_t start = k && name[0] == '-';
+    if (k > start && name[k - 1] == '-')
+        k--;
+    memmove(name, name + start, k - start);
+    k -= start;
+    snprintf(name + k, 64, "-%u-%s.csv", f->fid, level);
+    return name;
+}
+
+/* ---- source lines --------------------------------------------------------- */
+
+static bool push_line(csv_run *R, const char *s, size_t len)
+{
+    if (R->n_lines == R->cap_lines) {
+        uint32_t cap = R->cap_lines ? R->cap_lines * 2 : 256;
+        span *v = realloc(R->lines, cap * sizeof *v);
+        if (!v)
+            return false;
+        R->lines = v;
+        R->cap_lines = cap;
+    }
+    R->lines[R->n_lines++] = (span){s, len};
+    return true;
+}
+
+/* The file as FileInfo's abs_filename finds it: autosplit note removed,
+ * ".pmc" preferred, a relative name searched in @INC. */
+static FILE *open_source(csv_run *R, const nytp_file *f, int *err)
+{
+    const char *name = nytp_profile_str(R->p, f->name);
+    size_t len = strlen(name);
+    char *base = malloc(len + 2);
+    if (!base)
+        return NULL;
+    memcpy(base, name, len + 1);
+    char *auto_note = strstr(base, " (autosplit into ");
+    if (auto_note)
+        *auto_note = 0;
+    if (f->flags & NYTP_FIDF_IS_PMC)
+        strcat(base, "c");
+    struct stat sb;
+    FILE *fp = NULL;
+    if (base[0] != '/') {
+        for (size_t i = 0; i < R->inc.n_inc && !fp; i++) {
+            size_t n = strlen(R->inc.inc[i]) + strlen(base) + 2;
+            char *path = malloc(n);
+            if (!path)
+                break;
+            snprintf(path, n, "%s/%s", R->inc.inc[i], base);
+            if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode))
+                fp = fopen(path, "rb");
+            free(path);
+        }
+    }
+    if (!fp) {
+        fp = fopen(base, "rb");
+        if (fp && fstat(fileno(fp), &sb) == 0 && S_ISDIR(sb.st_mode)) {
+            fclose(fp);
+            fp = NULL;
+            errno = EISDIR;
+        }
+    }
+    *err = errno;
+    free(base);
+    return fp;
+}
+
+static bool read_lines(csv_run *R, FILE *fp)
+{
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap);
+    if (!buf)
+        return false;
+    for (;;) {
+        if (n == cap) {
+            char *b = realloc(buf, cap * 2);
+            if (!b) {
+                free(buf);
+                return false;
+            }
+            buf = b;
+            cap *= 2;
+        }
+        size_t got = fread(buf + n, 1, cap - n, fp);
+        n += got;
+        if (got == 0)
+            break;
+    }
+    R->buf = buf;
+    for (size_t i = 0; i < n;) {
+        char *nl = memchr(buf + i, '\n', n - i);
+        size_t e = nl ? (size_t)(nl - buf) + 1 : n;
+        if (!push_line(R, buf + i, e - i))
+            return false;
+        i = e;
+    }
+    return true;
+}
+
+/* The one-line stand-in for missing source (Reader's wording). */
+static char *no_source_message(csv_run *R, const nytp_file *f, int err)
+{
+    const char *name = nytp_profile_str(R->p, f->name);
+    size_t len = strlen(name);
+    size_t n = 2 * len + 300;
+    char *msg = malloc(n);
+    if (!msg)
+        return NULL;
+    if (f->flags & NYTP_FIDF_IS_FAKE) {
+        snprintf(msg, n, "No source code available for synthetic (fake) file %s.", name);
+    } else if (f->eval_fid) {
+        snprintf(msg, n,
+                 "No source code available for string eval %s.\nYou probably need to use a "
+                 "more recent version of perl. See savesrc option in documentation.",
+                 name);
+    } else if (strncmp(name, "/loader/0x", 10) == 0 && strchr(name + 10, '/')) {
+        snprintf(msg, n,
+                 "No source code available for 'file' loaded via CODE reference in @INC.\n"
+                 "See savesrc option in documentation.");
+    } else if (f->flags & NYTP_FIDF_IS_EVAL) {
+        snprintf(msg, n,
+                 "No source code available for non-file '%s'.\nYou probably need to use a "
+                 "more recent version of perl. See savesrc option in documentation.",
+                 name);
+    } else {
+        const char *acc = strstr(name, "/accessor ");
+        const char *def = NULL;
+        for (const char *d = acc ? strstr(acc, " defined at /") : NULL; d;
+             d = strstr(d + 1, " defined at /"))
+            def = d;
+        const char *gen = strstr(name, "/generated method (unknown origin)");
+        if (acc && def)
+            snprintf(msg, n, "Source for generated Moose %.*s isn't available (%s: %s)",
+                     (int)(def - acc - 1), acc + 1, name, strerror(err));
+        else if (gen)
+            snprintf(msg, n, "Source for Moose generated method (unknown origin) isn't "
+                             "available (%s: %s)", name, strerror(err));
+        else
+            snprintf(msg, n, "Unable to open '%s' for reading: %s", name, strerror(err));
+        if (!R->warned[f->fid]) {
+            R->warned[f->fid] = true;
+            cli_warn("%s", msg);
+        }
+    }
+    return msg;
+}
+
+/* ---- one report --------------------------------------------------------- */
+
+static int put_row(nytp_out *out, const nytp_linestat *st, double evtime, span code)
+{
+    double time = (st ? st->time : 0) + evtime;
+    double calls = st ? (double)(st->count ? st->count : 1) : 0;
+    /* the code, leading whitespace trimmed, quoted when CSV needs it */
+    size_t i = 0;
+    while (i < code.len && is_ws((unsigned char)code.s[i]))
+        i++;
+    const char *s = code.s + i;
+    size_t len = code.len - i;
+    bool quote = false;
+    for (size_t k = 0; k < len && !quote; k++)
+        quote = s[k] == ',' || s[k] == '"' || s[k] == '\r' || s[k] == '\n';
+    size_t room = 120 + (quote ? 2 * len + 2 : len);
+    char *o = (char *)nytp_out_reserve(out, room);
+    if (!o)
+        return -1;
+    char *start = o;
+    o += snprintf(o, 120, "%f,%g,%f,", time, calls, calls != 0 ? time / calls : 0.0);
+    if (quote) {
+        *o++ = '"';
+        for (size_t k = 0; k < len; k++) {
+            if (s[k] == '"')
+                *o++ = '"';
+            *o++ = s[k];
+        }
+        *o++ = '"';
+    } else {
+        memcpy(o, s, len);
+        o += len;
+    }
+    *o++ = '\n';
+    nytp_out_commit(out, (size_t)(o - start));
+    return 0;
+}
+
+static const nytp_lines *level_lines(const nytp_file *f, const char *level)
+{
+    if (strcmp(level, "sub") == 0)
+        return &f->sub;
+    if (strcmp(level, "block") == 0)
+        return &f->block;
+    return &f->line;
+}
+
+static bool ensure_scratch(csv_run *R, uint32_t n)
+{
+    if (n <= R->cap)
+        return true;
+    bool *h = realloc(R->has, n * sizeof *h);
+    if (h)
+        R->has = h;
+    double *t = realloc(R->evtime, n * sizeof *t);
+    if (t)
+        R->evtime = t;
+    if (!h || !t)
+        return false;
+    R->cap = n;
+    return true;
+}
+
+static const char header[] =
+    "# Profile data generated by nytp csv\n"
+    "# Version: v" NYTP_VERSION_STRING "\n"
+    "# More information: nytp-csv(1)\n"
+    "# Format: time,calls,time/call,code\n";
+static const char taintmsg[] =
+    "# WARNING!\n"
+    "# The source file used in generating this report has been modified\n"
+    "# since generating the profiler database.  It might be out of sync\n";
+static const char sawampersand[] =
+    "# NOTE!\n"
+    "# This file uses special regexp match variables that impact the performance\n"
+    "# of all regular expression in the program!\n"
+    "# See WARNING in http://perldoc.perl.org/perlre.html#Capture-buffers\n";
+
+#define LINE_LIMIT 65536u /* Reader ignores larger maxima as corrupt */
+
+static int write_report(csv_run *R, const nytp_file *f, const char *level)
+{
+    const nytp_profile *p = R->p;
+    const nytp_lines *L = level_lines(f, level);
+
+    /* the highest line with anything to show (the arrays of the model
+     * have room beyond their last entry) */
+    uint32_t src_max = L->n;
+    while (src_max && !L->v[src_max - 1].set)
+        src_max--;
+    uint32_t calls_max = 0, defs_max = 0, evals_max = 0;
+    for (uint32_t i = 0; i < f->n_sites; i++)
+        if (p->sites[f->sites[i]].line > calls_max)
+            calls_max = p->sites[f->sites[i]].line;
+    for (uint32_t i = 0; i < f->n_subs; i++) {
+        uint32_t l = p->subs[f->subs[i]].first_line;
+        if (l != NYTP_NONE && l > defs_max)
+            defs_max = l;
+    }
+    for (uint32_t i = 0; i < f->n_evals; i++)
+        if (p->files[f->evals[i]].eval_line > evals_max)
+            evals_max = p->files[f->evals[i]].eval_line;
+    uint32_t *maxes[] = {&src_max, &calls_max, &defs_max, &evals_max};
+    uint32_t max = 0;
+    for (int i = 0; i < 4; i++) {
+        if (*maxes[i] >= LINE_LIMIT)
+            *maxes[i] = 0;
+        if (*maxes[i] > max)
+            max = *maxes[i];
+    }
+    if (!ensure_scratch(R, max + 1))
+        return -1;
+    memset(R->has, 0, (max + 1) * sizeof *R->has);
+    memset(R->evtime, 0, (max + 1) * sizeof *R->evtime);
+    for (uint32_t i = 0; i < f->n_subs; i++) {
+        uint32_t l = p->subs[f->subs[i]].first_line;
+        if (l != NYTP_NONE && l && l <= max)
+            R->has[l] = true;
+    }
+    for (uint32_t i = 0; i < f->n_sites; i++) {
+        uint32_t l = p->sites[f->sites[i]].line;
+        if (l <= max)
+            R->has[l] = true;
+    }
+    for (uint32_t i = 0; i < f->n_evals; i++) {
+        const nytp_file *e = &p->files[f->evals[i]];
+        if (e->eval_line <= max) {
+            R->has[e->eval_line] = true;
+            R->evtime[e->eval_line] += R->eval_time[e->fid];
+        }
+    }
+    for (uint32_t l = 0; l < L->n && l <= max; l++)
+        if (L->v[l].set)
+            R->has[l] = true;
+
+    char *fname = report_name(R, f, level);
+    if (!fname)
+        return -1;
+    nytp_out *out = cli_outdir_file(&R->dir, fname);
+    if (!out) {
+        free(fname);
+        return 1;
+    }
+
+    /* the source lines */
+    R->n_lines = 0;
+    free(R->buf);
+    R->buf = NULL;
+    uint32_t lineno = 1;
+    char *msg = NULL;
+    uint32_t n_src = f->n_src;
+    while (n_src && !f->src[n_src - 1].ptr)
+        n_src--;
+    bool saved = n_src > 0, ok = true;
+    if (saved) {
+        for (uint32_t i = 1; i < n_src && ok; i++)
+            ok = push_line(R, f->src[i].ptr ? f->src[i].ptr : "", f->src[i].ptr ? f->src[i].len : 0);
+    } else {
+        int err = 0;
+        FILE *fp = open_source(R, f, &err);
+        if (fp) {
+            ok = read_lines(R, fp);
+            fclose(fp);
+        } else {
+            msg = no_source_message(R, f, err);
+            ok = msg && push_line(R, msg, strlen(msg));
+            lineno = 0;
+        }
+    }
+    while (ok && max > 1 && R->n_lines < max - 1)
+        ok = push_line(R, "", 0);
+    static const char line0[] = "Profile data that couldn't be associated with a specific line:";
+    if (ok && R->has[0]) {
+        lineno = 0;
+        ok = push_line(R, "", 0);
+        if (ok) {
+            memmove(R->lines + 1, R->lines, (R->n_lines - 1) * sizeof *R->lines);
+            R->lines[0] = (span){line0, sizeof line0 - 1};
+        }
+    }
+
+    int st = ok ? 0 : -1;
+    if (!st) {
+        nytp_out_write(out, header, sizeof header - 1);
+        if (!saved) {
+            struct stat sb;
+            const char *name = nytp_profile_str(p, f->name);
+            if (stat(name, &sb) == 0 && S_ISREG(sb.st_mode) && (double)sb.st_mtime > R->basetime)
+                nytp_out_write(out, taintmsg, sizeof taintmsg - 1);
+        }
+        if (R->sawampersand_fid == f->fid)
+            nytp_out_write(out, sawampersand, sizeof sawampersand - 1);
+    }
+    bool prev_empty = false;
+    for (uint32_t i = 0; i < R->n_lines && !st; lineno++) {
+        span line = R->lines[i++];
+        if (line.len && line.s[line.len - 1] == '\n')
+            line.len--;
+        bool skip = prev_empty && line.len == 0 && i < R->n_lines && blank(R->lines[i]) &&
+                    !(lineno <= max && R->has[lineno]);
+        bool data = lineno <= max && R->has[lineno];
+        const nytp_linestat *ls = data && lineno < L->n && L->v[lineno].set ? &L->v[lineno] : NULL;
+        st = put_row(out, ls, data ? R->evtime[lineno] : 0, line);
+        if (skip)
+            while (i < R->n_lines && blank(R->lines[i]) && !(lineno + 1 <= max && R->has[lineno + 1])) {
+                i++;
+                lineno++;
+            }
+        prev_empty = line.len == 0;
+    }
+    free(msg);
+    if (st < 0) {
+        cli_error("%s/%s: %s", R->dir.path, fname,
+                  nytp_out_error(out) ? nytp_out_error(out)->msg : "out of memory");
+        nytp_out_abort(out);
+        free(fname);
+        return 1;
+    }
+    int rc = cli_outdir_close_file(&R->dir, out, fname);
+    free(fname);
+    return rc;
+}
+
+/* Statement time of eval fid and every eval nested in it. */
+static double eval_tree_time(const nytp_profile *p, uint32_t fid, int depth)
+{
+    const nytp_file *f = &p->files[fid];
+    double t = 0;
+    for (uint32_t l = 0; l < f->line.n; l++)
+        if (f->line.v[l].set)
+            t += f->line.v[l].time;
+    if (depth < 1000)
+        for (uint32_t i = 0; i < f->n_evals; i++)
+            t += eval_tree_time(p, f->evals[i], depth + 1);
+    return t;
+}
+
+static int write_reports(csv_run *R)
+{
+    const nytp_profile *p = R->p;
+    const char *levels[3];
+    int nlevels = 0;
+    if (p->has_blocks) {
+        levels[nlevels++] = "sub";
+        levels[nlevels++] = "block";
+    }
+    levels[nlevels++] = "line";
+    for (uint32_t fid = 1; fid < p->n_files; fid++)
+        if (p->files[fid].defined && p->files[fid].eval_fid)
+            R->eval_time[fid] = eval_tree_time(p, fid, 0);
+    for (int lv = 0; lv < nlevels; lv++) {
+        for (uint32_t fid = 1; fid < p->n_files; fid++) {
+            const nytp_file *f = &p->files[fid];
+            if (!f->defined || (f->eval_fid && strcmp(levels[lv], "line") != 0))
+                continue;
+            int rc = write_report(R, f, levels[lv]);
+            if (rc < 0) {
+                cli_error("out of memory");
+                return EXIT_BAD_INPUT;
+            }
+            if (rc)
+                return rc;
+        }
+    }
+    return EXIT_OK;
+}
+
+int cmd_csv(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"out", required_argument, NULL, 'o'},
+        {"output", required_argument, NULL, 'o'},
+        {"strict", no_argument, NULL, OPT_STRICT},
+        {NULL, 0, NULL, 0},
+    };
+    csv_opts o = {"nytprof", false};
+    int first = cli_parse(argc, argv, "o:", longopts, usage, on_opt, &o);
+    if (!*o.out)
+        cli_usage_error("--out needs a directory name");
+
+    int rc;
+    nytp_profile *p = cli_load_profile(argc - first, argv + first, o.strict, &rc);
+    if (!p)
+        return rc;
+    if (nytp_profile_collapse_evals(p) < 0) {
+        cli_error("out of memory");
+        nytp_profile_free(p);
+        return EXIT_BAD_INPUT;
+    }
+
+    csv_run R = {0};
+    R.p = p;
+    char *storage = NULL;
+    R.inc.inc = dump_data_split_dirs(NYTP_PERL_INC, &R.inc.n_inc, &storage);
+    const char *trim = getenv("NYTPROF_FNAME_TRIM");
+    R.fname_max = trim && atol(trim) > 0 ? (size_t)atol(trim) : 50;
+    const char *bt = nytp_profile_attr(p, "basetime");
+    R.basetime = bt ? atof(bt) : 0;
+    const char *amp = nytp_profile_attr(p, "sawampersand_fid");
+    R.sawampersand_fid = amp && atol(amp) > 0 ? (uint32_t)atol(amp) : NYTP_NONE;
+    R.eval_time = calloc(p->n_files + 1, sizeof *R.eval_time);
+    R.warned = calloc(p->n_files + 1, sizeof *R.warned);
+    if (!R.inc.inc || !R.eval_time || !R.warned) {
+        cli_error("out of memory");
+        rc = EXIT_BAD_INPUT;
+    } else if ((rc = cli_outdir_open(&R.dir, o.out)) == EXIT_OK) {
+        rc = write_reports(&R);
+        if (rc == EXIT_OK)
+            rc = cli_outdir_commit(&R.dir);
+        else
+            cli_outdir_abort(&R.dir);
+    }
+    free(R.inc.inc);
+    free(storage);
+    free(R.eval_time);
+    free(R.warned);
+    free(R.has);
+    free(R.evtime);
+    free(R.lines);
+    free(R.buf);
+    nytp_profile_free(p);
+    return rc;
+}
