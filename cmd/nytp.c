@@ -11,6 +11,7 @@
 
 static const nytp_command commands[] = {
     {"dump", "print the chunks of a profile, as text or JSON", cmd_dump},
+    {"dprof-convert", "convert Devel::DProf's tmon.out into a profile", cmd_dprof_convert},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
