@@ -98,6 +98,7 @@ typedef struct conv {
     uint32_t *active;       /* per sub: calls running now */
     uint64_t *calls;        /* per sub */
     uint32_t nsubs;         /* size of active/calls */
+    uint32_t named;         /* subs checked for Devel::DProf::write */
     arc *arcs;              /* open addressing */
     uint32_t narcs, arc_slots;
     uint32_t write_sub;     /* Devel::DProf::write, NO_SUB until seen */
@@ -149,6 +150,9 @@ static arc *get_arc(conv *c, uint32_t callee, uint32_t caller, uint32_t site)
 static bool grow_subs(conv *c)
 {
     uint32_t n = nytp_dprof_sub_count(c->d);
+    for (; c->named < n; c->named++)
+        if (strcmp(nytp_dprof_sub_name(c->d, c->named), "Devel::DProf::write") == 0)
+            c->write_sub = c->named;
     if (n <= c->nsubs)
         return true;
     uint32_t cap = c->nsubs ? c->nsubs : 64;
@@ -165,9 +169,6 @@ static bool grow_subs(conv *c)
     memset(c->active + c->nsubs, 0, (size_t)(cap - c->nsubs) * sizeof *a);
     memset(c->calls + c->nsubs, 0, (size_t)(cap - c->nsubs) * sizeof *k);
     c->nsubs = cap;
-    for (uint32_t i = 0; c->write_sub == NO_SUB && i < n; i++)
-        if (strcmp(nytp_dprof_sub_name(c->d, i), "Devel::DProf::write") == 0)
-            c->write_sub = i;
     return true;
 }
 

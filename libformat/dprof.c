@@ -145,16 +145,6 @@ static bool parse_number(const char *s, double *v)
     return !errno && !*end && isfinite(*v);
 }
 
-static bool is_uint(const char *s)
-{
-    if (!*s)
-        return false;
-    for (; *s; s++)
-        if (!isdigit((unsigned char)*s))
-            return false;
-    return true;
-}
-
 /* ---- header ------------------------------------------------------------ */
 
 static void set_var(nytp_dprof_header *h, const char *name, size_t nlen, const char *text,
@@ -324,8 +314,6 @@ static int declare(nytp_dprof *d, char **f, int n, nytp_error *err)
 {
     if (n < 4)
         return fail(d, err, NYTP_E_FORMAT, "a '&' declaration needs an id, a package and a name");
-    if (!is_uint(f[1]))
-        return fail(d, err, NYTP_E_FORMAT, "sub id '%.40s' is not a number", f[1]);
     size_t plen = strlen(f[2]), nlen = strlen(f[3]);
     char *full = malloc(plen + nlen + 3);
     if (!full)
@@ -374,11 +362,9 @@ static int call_record(nytp_dprof *d, char **f, int n, nytp_dprof_event *ev, nyt
     uint32_t sub = 0;
     int st;
     if (n == 2) {                           /* "+ ID" */
-        if (!is_uint(f[1]))
-            return fail(d, err, NYTP_E_FORMAT, "sub id '%.40s' is not a number", f[1]);
         uint32_t id = strtab_find(&d->ids, f[1], strlen(f[1]));
         if (id == STRTAB_NONE)
-            return fail(d, err, NYTP_E_FORMAT, "sub id %.40s was not declared by a '&' line",
+            return fail(d, err, NYTP_E_FORMAT, "sub id '%.40s' was not declared by a '&' line",
                         f[1]);
         sub = d->id_sub[id];
     } else if (n == 3 && strcmp(f[1], "&") == 0) {  /* "- & NAME" */

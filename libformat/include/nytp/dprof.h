@@ -11,7 +11,7 @@
  * A tmon.out is text: the magic line "#fOrTyTwO", perl assignments such
  * as "$hz=100;" up to a line "PART2", then one record per line:
  *
- *     & ID PKG NAME      declares sub ID (newer format)
+ *     & ID PKG NAME      declares sub ID (newer format; DProf writes hex ids)
  *     + ID / - ID        enter / leave sub ID
  *     * ID               the running sub did 'goto &ID'
  *     / ID               the running sub was left by die
