@@ -205,11 +205,13 @@ static bool enter(conv *c, uint32_t sub, uint32_t caller, uint32_t site, double 
     return true;
 }
 
-/* End the top frame at real time t: totals, arc, call event. */
-static bool leave(conv *c, double t)
+/* End the top frame at real time t: totals, arc, call event.  A faked
+ * exit (the profile ended first) has no overhead, as in dprofpp -F. */
+static bool leave(conv *c, double t, bool faked)
 {
     frame f = c->stack[--c->depth];
-    c->overhead += c->per_call;
+    if (!faked)
+        c->overhead += c->per_call;
     if (f.skip) {
         c->overhead += t - c->write_start;
         return true;
@@ -250,12 +252,12 @@ static bool on_event(conv *c, const nytp_dprof_event *ev)
                      ev->real);
     case NYTP_DPROF_GOTO: {
         frame old = c->stack[c->depth - 1];
-        if (!leave(c, ev->real))
+        if (!leave(c, ev->real, false))
             return false;
         return enter(c, ev->sub, old.caller, old.skip ? old.site : old.sub, ev->real);
     }
     default:
-        return leave(c, ev->real);
+        return leave(c, ev->real, ev->kind == NYTP_DPROF_FAKE_LEAVE);
     }
 }
 
