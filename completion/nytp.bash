@@ -13,10 +13,16 @@
 # list of chunk names), and anything else for a value that is not completed.
 # The one operand, the profile, completes as a profile file.
 
-_nytp_commands=(dump)
+_nytp_commands=(dump dprof-convert)
 
 declare -gA _nytp_options=(
     [dump]='--json --tags=:tags --limit=:number --strict -o:file --output=:file -h --help'
+    [dprof-convert]='-o:file --output=:file -F --fake-exits --no-overhead -h --help'
+)
+
+# The kind of a command's operand when it is not a profile.
+declare -gA _nytp_operand=(
+    [dprof-convert]=file
 )
 
 _nytp_chunk_names=(VERSION COMMENT ATTRIBUTE OPTION START_DEFLATE PID_START
@@ -223,8 +229,8 @@ _nytp()
         return
     fi
 
-    # Commands take one profile.
-    ((operands == 0)) && _nytp_value profile "$cur"
+    # Commands take one profile (or what _nytp_operand says).
+    ((operands == 0)) && _nytp_value "${_nytp_operand[$cmd]:-profile}" "$cur"
 }
 
 complete -F _nytp nytp
