@@ -235,7 +235,11 @@ static bool leave(conv *c, double t, bool faked)
         if (f.nested > a->rec_depth)
             a->rec_depth = f.nested;
     }
-    nytp_write_sub_return(c->w, depth, incl * c->scale, excl * c->scale,
+    /* Call events hold whole ticks that are never negative, as the
+     * profiler writes them: tools that sum them (flame graphs) expect
+     * that.  The arcs keep dprofpp's figures, negative ones included. */
+    nytp_write_sub_return(c->w, depth, round(fmax(incl, 0) * c->scale),
+                          round(fmax(excl, 0) * c->scale),
                           nytp_cstr(nytp_dprof_sub_name(c->d, f.sub), false));
     return true;
 }
