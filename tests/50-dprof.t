@@ -5,7 +5,7 @@
 # time; the result loaded by Devel::NYTProf::Data without a warning, read
 # by nytprofhtml and by 'nytp dump --data' as the oracle reads it; one call
 # event per call; and broken tmon.out files refused with the line number
-# and no output left behind.
+# and no output left behind; call arcs as Devel::NYTProf records them.
 use strict;
 use warnings;
 use Test::More;
@@ -129,6 +129,34 @@ for my $name (qw(recursion.tmon die.tmon goto.tmon many.tmon old-format.tmon)) {
     is $ost, 0, "$name: oracle dump ok" or diag $oerr;
     ok $nst == 0 && $nout eq $oout, "$name: nytp dump --data equals Devel::NYTProf::Data's"
         or diag $nerr;
+}
+
+# Call arcs against Devel::NYTProf's own profile of the same program
+# (NAME.nytprof, sub profiling only): the same caller -> callee pairs with
+# the same counts, goto targets included (called by the caller of the
+# sub that did the goto).  BEGIN blocks, builtins, NYTProf's main::NULL
+# and the pragmas strict and warnings (run while compiling, which the two
+# profilers see differently) are left out, and anonymous subs lose
+# NYTProf's "[file:line]".
+sub arcs {
+    my ($file) = @_;
+    my ($st, $out, $err) = run_cmd([$nytp, 'dump', '--tags=SUB_CALLERS', $file]);
+    die "dump $file: $err" if $st;
+    my %n;
+    for (split /\n/, $out) {
+        my @f = split /\t/;
+        my ($called, $caller) = @f[8, 9];
+        next if "$called $caller" =~ /BEGIN|CORE:|::NULL\b|\b(?:strict|warnings)::/;
+        s/^(.*::__ANON__)\[.*\]\z/$1/ for $called, $caller;
+        $n{"$caller -> $called"} += $f[3];
+    }
+    return \%n;
+}
+for my $name (qw(recursion die goto many)) {
+    my $ours = arcs("$dir/$name.tmon.nytprof");
+    my $nyt = arcs("$td/$name.nytprof");
+    ok keys(%$ours) > 3, "$name: call arcs";
+    is_deeply $ours, $nyt, "$name: call arcs and counts as Devel::NYTProf records them";
 }
 
 # The stand-in file: flagged IS_FAKE, a line per sub.
