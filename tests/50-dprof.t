@@ -223,6 +223,27 @@ for my $name (qw(recursion die goto many)) {
     is "@bad", '', '-F: the figures of dprofpp -F';
 }
 
+# --no-overhead: the figures dprofpp gives when the header estimates no
+# overhead.
+{
+    my $tmon = slurp_file("$td/recursion.tmon");
+    $tmon =~ s/\$over_rtime=\d+;/\$over_rtime=0;/ or die;
+    my $f = "$dir/no-overhead.tmon";
+    open my $fh, '>', $f or die;
+    print $fh $tmon;
+    close $fh;
+    my ($st, $o, $err) = run_cmd([$nytp, 'dprof-convert', '--no-overhead', '-o', "$dir/no.out",
+                                  "$td/recursion.tmon"]);
+    is $st, 0, '--no-overhead converts' or diag $err;
+    my $want = dprofpp($f);
+    my (undef, $got) = nytprof_data("$dir/no.out");
+    my @bad = grep { !$got->{$_} || !near($got->{$_}{excl}, $want->{$_}{excl})
+                     || !near($got->{$_}{incl}, $want->{$_}{incl}) } sort keys %$want;
+    is "@bad", '', '--no-overhead: the figures of dprofpp without overhead';
+    my (undef, $with) = nytprof_data("$dir/recursion.tmon.nytprof");
+    ok $got->{'main::fib'}{excl} > $with->{'main::fib'}{excl}, '--no-overhead: more time for fib';
+}
+
 # Broken files: one line naming the file and the line, exit 1, and an
 # output file that existed before is left as it was.
 my $good = slurp_file("$td/die.tmon");
