@@ -7,6 +7,7 @@
 #   make install      PREFIX=/usr/local DESTDIR=
 #   make bench        benchmarks against Devel::NYTProf (not part of test)
 #   make fuzz-smoke   run the libFuzzer target for $(FUZZ_SECONDS) seconds
+#   make fuzz-dprof   the same for the tmon.out reader and dprof-convert
 
 PREFIX ?= /usr/local
 DESTDIR ?=
@@ -40,7 +41,7 @@ DEB_PACKAGES := build-essential pkg-config libperl-dev zlib1g-dev libbsd-dev val
 	libjson-pp-perl man-db time
 
 .PHONY: all test unit unit-asan unit-tsan integration run deps deps-check install bench \
-	fuzz fuzz-smoke clean
+	fuzz fuzz-smoke fuzz-dprof clean
 
 all: $(BUILD)/nytp $(BUILD)/libnytpformat.a
 
@@ -126,6 +127,24 @@ fuzz-smoke: $(FUZZ_BIN)
 	@if ls $(BUILD)/fuzz/crashes/* >/dev/null 2>&1; then \
 		echo "fuzz-smoke: crashes saved in $(BUILD)/fuzz/crashes"; exit 1; fi
 	@echo "fuzz-smoke: no crash in $(FUZZ_SECONDS) seconds"
+
+# The tmon.out reader and dprof-convert (not part of 'test'; run by hand).
+FUZZ_DPROF_BIN := $(BUILD)/fuzz/fuzz_dprof
+$(FUZZ_DPROF_BIN): tests/fuzz/fuzz_dprof.c $(LIB_SRC) $(LIB_HDR) cmd/dprof.c cmd/cli.c $(CMD_HDR) \
+		$(BUILD)/gen/perl_config.h
+	@mkdir -p $(dir $@)
+	$(CLANG) $(CPPFLAGS) -Icmd -I$(BUILD)/gen $(WARN) -O1 -g -fsanitize=fuzzer,address,undefined \
+		-o $@ tests/fuzz/fuzz_dprof.c $(LIB_SRC) cmd/dprof.c cmd/cli.c $(LIBS)
+
+fuzz-dprof: $(FUZZ_DPROF_BIN)
+	@rm -rf $(BUILD)/fuzz/dprof-corpus && mkdir -p $(BUILD)/fuzz/dprof-corpus $(BUILD)/fuzz/crashes
+	@find testdata/dprof -type f -name '*.tmon' -size -16k -exec cp {} $(BUILD)/fuzz/dprof-corpus/ \;
+	$(FUZZ_DPROF_BIN) -max_total_time=$(FUZZ_SECONDS) -max_len=8192 -timeout=10 \
+		-artifact_prefix=$(BUILD)/fuzz/crashes/dprof- -print_final_stats=1 \
+		$(BUILD)/fuzz/dprof-corpus 2>&1 | tail -n 25
+	@if ls $(BUILD)/fuzz/crashes/dprof-* >/dev/null 2>&1; then \
+		echo "fuzz-dprof: crashes saved in $(BUILD)/fuzz/crashes"; exit 1; fi
+	@echo "fuzz-dprof: no crash in $(FUZZ_SECONDS) seconds"
 
 # ---- set-up ---------------------------------------------------------------
 

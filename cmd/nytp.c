@@ -13,6 +13,7 @@ static const nytp_command commands[] = {
     {"dump", "print the chunks of a profile, as text or JSON", cmd_dump},
     {"csv", "write line times per source file as CSV files, like nytprofcsv", cmd_csv},
     {"cachegrind", "write the profile in callgrind format for KCachegrind", cmd_cachegrind},
+    {"dprof-convert", "convert Devel::DProf's tmon.out into a profile", cmd_dprof_convert},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

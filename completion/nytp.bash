@@ -14,12 +14,18 @@
 # that is not completed.  The operand, the profile, completes as a profile
 # file; commands in _nytp_many_profiles take any number of them.
 
-_nytp_commands=(dump csv cachegrind)
+_nytp_commands=(dump csv cachegrind dprof-convert)
 
 declare -gA _nytp_options=(
     [dump]='--json --tags=:tags --limit=:number --strict --data --collapse-evals --inc=:dirs -o:file --output=:file -h --help'
     [csv]='-o:dir --out=:dir --output=:dir --strict -h --help'
     [cachegrind]='-o:file --out=:file --output=:file --strict -h --help'
+    [dprof-convert]='-o:file --output=:file -F --fake-exits --no-overhead -h --help'
+)
+
+# The kind of a command's operand when it is not a profile.
+declare -gA _nytp_operand=(
+    [dprof-convert]=file
 )
 
 declare -gA _nytp_many_profiles=([csv]=1 [cachegrind]=1)
@@ -232,9 +238,9 @@ _nytp()
         return
     fi
 
-    # Commands take one profile, or several.
+    # Commands take one profile, or several (or what _nytp_operand says).
     if ((operands == 0)) || [[ -n ${_nytp_many_profiles[$cmd]-} ]]; then
-        _nytp_value profile "$cur"
+        _nytp_value "${_nytp_operand[$cmd]:-profile}" "$cur"
     fi
 }
 

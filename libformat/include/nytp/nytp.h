@@ -3,6 +3,7 @@
 #define NYTP_NYTP_H
 
 #include "nytp/codec.h"
+#include "nytp/dprof.h"
 #include "nytp/error.h"
 #include "nytp/io.h"
 #include "nytp/reader.h"

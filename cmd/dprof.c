@@ -1,0 +1,463 @@
+/* dprof.c — nytp dprof-convert: Devel::DProf's tmon.out to an NYTProf v5
+ * profile, written through libformat's writer.
+ *
+ * Times follow dprofpp -r: the real clock, with DProf's estimated
+ * profiling overhead ($over_rtime / $over_tests per call, half at entry
+ * and half at exit) taken off every time stamp, and the time spent in
+ * Devel::DProf::write (DProf flushing its buffer) taken off too.  A sub's
+ * inclusive time counts only its outermost calls; the time of calls made
+ * while the same sub was already running goes to reci, as NYTProf does.
+ * 'goto &sub' ends the running call and starts one of the target, called
+ * by the same caller (as NYTProf records it).
+ *
+ * DProf records no files or lines, so the profile has one stand-in file
+ * (IS_FAKE) with one line per sub, whose saved source names the sub; a
+ * call is placed on the line of the sub it was made from. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "nytp/dprof.h"
+#include "perl_config.h"
+
+static const char usage[] =
+    "usage: nytp dprof-convert [-o OUT] [--fake-exits] [--no-overhead] [TMON|-]\n"
+    "\n"
+    "Convert Devel::DProf's tmon.out (default TMON: tmon.out; '-' reads\n"
+    "standard input) into an NYTProf v5 profile (default OUT: nytprof.out)\n"
+    "that every nytp command and Devel::NYTProf's tools read.  Each DProf sub\n"
+    "becomes a sub with its calls, inclusive and exclusive times, call arcs\n"
+    "and call events; times are real (wall clock) times as 'dprofpp -r' shows\n"
+    "them.  DProf records no source files or lines: the subs live in one\n"
+    "stand-in file flagged IS_FAKE, one line per sub.\n"
+    "\n"
+    "  -o, --output=OUT  write OUT (atomically; '-' is standard output)\n"
+    "  -F, --fake-exits  a profile that ends with subs still running (the\n"
+    "                    program was killed) is closed at its last time\n"
+    "                    stamp, as 'dprofpp -F' does, instead of refused\n"
+    "      --no-overhead do not subtract DProf's estimated profiling\n"
+    "                    overhead from the times (dprofpp always does)\n"
+    "  -h, --help        this help\n"
+    "\n"
+    "Exit status: 0 ok, 1 bad or unreadable input, 2 usage.\n";
+
+enum { OPT_NO_OVERHEAD = 256 };
+
+struct opts {
+    const char *output;
+    bool fake_exits, no_overhead;
+};
+
+static void on_opt(int opt, const char *arg, void *ctx)
+{
+    struct opts *o = ctx;
+    switch (opt) {
+    case 'o': o->output = arg; break;
+    case 'F': o->fake_exits = true; break;
+    case OPT_NO_OVERHEAD: o->no_overhead = true; break;
+    }
+}
+
+#define NO_SUB UINT32_MAX
+#define TICKS_PER_SEC 1e7
+
+typedef struct frame {
+    uint32_t sub;
+    uint32_t caller;    /* sub that called it, NO_SUB: the main program */
+    uint32_t site;      /* sub on whose line the call was made (the caller,
+                           or the sub that did 'goto &sub') */
+    uint32_t nested;    /* calls of the same sub running when it started */
+    double start;       /* ticks, overhead taken off */
+    double kids;        /* inclusive ticks of the calls it made */
+    bool skip;          /* Devel::DProf::write: DProf's own time */
+} frame;
+
+typedef struct arc {
+    uint32_t callee, caller, site;  /* caller/site NO_SUB: main program */
+    uint64_t count;
+    double incl, excl, reci;        /* ticks */
+    uint32_t rec_depth;
+} arc;
+
+typedef struct conv {
+    nytp_dprof *d;
+    nytp_writer *w;
+    double per_call;        /* overhead ticks at each entry and each exit */
+    double scale;           /* DProf ticks -> profile ticks */
+    double overhead;        /* subtracted so far */
+    double write_start;     /* when Devel::DProf::write was entered */
+    frame *stack;
+    uint32_t depth, cap, real_depth;
+    uint32_t *active;       /* per sub: calls running now */
+    uint64_t *calls;        /* per sub */
+    uint32_t nsubs;         /* size of active/calls */
+    uint32_t named;         /* subs checked for Devel::DProf::write */
+    arc *arcs;              /* open addressing */
+    uint32_t narcs, arc_slots;
+    uint32_t write_sub;     /* Devel::DProf::write, NO_SUB until seen */
+} conv;
+
+static uint32_t arc_hash(uint32_t a, uint32_t b, uint32_t c)
+{
+    uint64_t h = (uint64_t)a * 0x9E3779B97F4A7C15ull ^ (uint64_t)b * 0xC2B2AE3D27D4EB4Full ^
+                 (uint64_t)c * 0x165667B19E3779F9ull;
+    return (uint32_t)(h ^ (h >> 29));
+}
+
+static arc *get_arc(conv *c, uint32_t callee, uint32_t caller, uint32_t site)
+{
+    if ((c->narcs + 1) * 4 > c->arc_slots * 3) {
+        uint32_t n = c->arc_slots ? c->arc_slots * 2 : 256;
+        arc *v = calloc(n, sizeof *v);
+        if (!v)
+            return NULL;
+        for (uint32_t i = 0; i < c->arc_slots; i++) {
+            arc *a = &c->arcs[i];
+            if (!a->count && !a->callee)
+                continue;
+            uint32_t j = arc_hash(a->callee, a->caller, a->site) & (n - 1);
+            while (v[j].count || v[j].callee)
+                j = (j + 1) & (n - 1);
+            v[j] = *a;
+        }
+        free(c->arcs);
+        c->arcs = v;
+        c->arc_slots = n;
+    }
+    /* A used slot has callee + 1 stored in callee's place. */
+    uint32_t j = arc_hash(callee, caller, site) & (c->arc_slots - 1);
+    for (;;) {
+        arc *a = &c->arcs[j];
+        if (!a->callee) {
+            *a = (arc){.callee = callee + 1, .caller = caller, .site = site};
+            c->narcs++;
+            return a;
+        }
+        if (a->callee == callee + 1 && a->caller == caller && a->site == site)
+            return a;
+        j = (j + 1) & (c->arc_slots - 1);
+    }
+}
+
+/* Make the per-sub arrays cover every sub the reader has named. */
+static bool grow_subs(conv *c)
+{
+    uint32_t n = nytp_dprof_sub_count(c->d);
+    for (; c->named < n; c->named++)
+        if (strcmp(nytp_dprof_sub_name(c->d, c->named), "Devel::DProf::write") == 0)
+            c->write_sub = c->named;
+    if (n <= c->nsubs)
+        return true;
+    uint32_t cap = c->nsubs ? c->nsubs : 64;
+    while (cap < n)
+        cap *= 2;
+    uint32_t *a = realloc(c->active, (size_t)cap * sizeof *a);
+    if (!a)
+        return false;
+    c->active = a;
+    uint64_t *k = realloc(c->calls, (size_t)cap * sizeof *k);
+    if (!k)
+        return false;
+    c->calls = k;
+    memset(c->active + c->nsubs, 0, (size_t)(cap - c->nsubs) * sizeof *a);
+    memset(c->calls + c->nsubs, 0, (size_t)(cap - c->nsubs) * sizeof *k);
+    c->nsubs = cap;
+    return true;
+}
+
+static frame *top_real(conv *c)
+{
+    for (uint32_t i = c->depth; i > 0; i--)
+        if (!c->stack[i - 1].skip)
+            return &c->stack[i - 1];
+    return NULL;
+}
+
+static bool enter(conv *c, uint32_t sub, uint32_t caller, uint32_t site, double t)
+{
+    if (c->depth == c->cap) {
+        uint32_t cap = c->cap ? c->cap * 2 : 64;
+        frame *v = realloc(c->stack, (size_t)cap * sizeof *v);
+        if (!v)
+            return false;
+        c->stack = v;
+        c->cap = cap;
+    }
+    frame *f = &c->stack[c->depth++];
+    *f = (frame){.sub = sub, .caller = caller, .site = site, .start = t};
+    if (sub == c->write_sub) {
+        f->skip = true;
+        c->write_start = t;
+        return true;
+    }
+    c->overhead += c->per_call;
+    f->start = t - c->overhead;
+    f->nested = c->active[sub]++;
+    c->calls[sub]++;
+    c->real_depth++;
+    return true;
+}
+
+/* End the top frame at real time t: totals, arc, call event.  A faked
+ * exit (the profile ended first) has no overhead, as in dprofpp -F. */
+static bool leave(conv *c, double t, bool faked)
+{
+    frame f = c->stack[--c->depth];
+    if (!faked)
+        c->overhead += c->per_call;
+    if (f.skip) {
+        c->overhead += t - c->write_start;
+        return true;
+    }
+    double incl = t - c->overhead - f.start;
+    double excl = incl - f.kids;
+    uint32_t depth = c->real_depth--;
+    frame *parent = top_real(c);
+    if (parent)
+        parent->kids += incl;
+    c->active[f.sub]--;
+    arc *a = get_arc(c, f.sub, f.caller, f.site);
+    if (!a)
+        return false;
+    a->count++;
+    a->excl += excl;
+    if (f.nested == 0) {
+        a->incl += incl;
+    } else {
+        a->reci += incl;
+        if (f.nested > a->rec_depth)
+            a->rec_depth = f.nested;
+    }
+    /* Call events hold whole ticks that are never negative, as the
+     * profiler writes them: tools that sum them (flame graphs) expect
+     * that.  The arcs keep dprofpp's figures, negative ones included. */
+    nytp_write_sub_return(c->w, depth, round(fmax(incl, 0) * c->scale),
+                          round(fmax(excl, 0) * c->scale),
+                          nytp_cstr(nytp_dprof_sub_name(c->d, f.sub), false));
+    return true;
+}
+
+static bool on_event(conv *c, const nytp_dprof_event *ev)
+{
+    if (!grow_subs(c))
+        return false;
+    frame *caller;
+    switch (ev->kind) {
+    case NYTP_DPROF_ENTER:
+        caller = top_real(c);
+        return enter(c, ev->sub, caller ? caller->sub : NO_SUB, caller ? caller->sub : NO_SUB,
+                     ev->real);
+    case NYTP_DPROF_GOTO: {
+        frame old = c->stack[c->depth - 1];
+        if (!leave(c, ev->real, false))
+            return false;
+        return enter(c, ev->sub, old.caller, old.skip ? old.site : old.sub, ev->real);
+    }
+    default:
+        return leave(c, ev->real, ev->kind == NYTP_DPROF_FAKE_LEAVE);
+    }
+}
+
+static void free_conv(conv *c)
+{
+    free(c->stack);
+    free(c->active);
+    free(c->calls);
+    free(c->arcs);
+}
+
+/* The stand-in file's line of each called sub (line 1: the main program). */
+static uint32_t *assign_lines(conv *c, uint32_t nsubs, uint32_t *nlines)
+{
+    uint32_t *line = calloc(nsubs ? nsubs : 1, sizeof *line);
+    if (!line)
+        return NULL;
+    uint32_t next = 2;
+    for (uint32_t s = 0; s < nsubs; s++)
+        if (s < c->nsubs && c->calls[s])
+            line[s] = next++;
+    *nlines = next - 1;
+    return line;
+}
+
+static bool write_summary(conv *c, double hz)
+{
+    nytp_writer *w = c->w;
+    uint32_t nsubs = nytp_dprof_sub_count(c->d), nlines;
+    uint32_t *line = assign_lines(c, nsubs, &nlines);
+    if (!line)
+        return false;
+    char text[600];
+    nytp_write_src_line(w, 1, 1,
+                        nytp_cstr("# main program (converted from Devel::DProf, which records "
+                                  "no source files or lines: each line stands for one sub)\n",
+                                  false));
+    for (uint32_t s = 0; s < nsubs; s++) {
+        if (!line[s])
+            continue;
+        snprintf(text, sizeof text, "sub %s;  # no source: converted from Devel::DProf\n",
+                 nytp_dprof_sub_name(c->d, s));
+        nytp_write_src_line(w, 1, line[s], nytp_cstr(text, false));
+    }
+    nytp_write_sub_info(w, 1, 1, 1, nytp_cstr("main::RUNTIME", false));
+    for (uint32_t s = 0; s < nsubs; s++)
+        if (line[s])
+            nytp_write_sub_info(w, 1, line[s], line[s], nytp_cstr(nytp_dprof_sub_name(c->d, s), false));
+    for (uint32_t i = 0; i < c->arc_slots; i++) {
+        arc *a = &c->arcs[i];
+        if (!a->callee)
+            continue;
+        uint32_t callee = a->callee - 1;
+        const char *caller = a->caller == NO_SUB ? "main::RUNTIME" : nytp_dprof_sub_name(c->d, a->caller);
+        uint32_t at = a->site == NO_SUB ? 1 : line[a->site];
+        nytp_write_sub_callers(w, 1, at, (uint32_t)(a->count > UINT32_MAX ? UINT32_MAX : a->count),
+                               a->incl / hz, a->excl / hz, a->reci / hz, a->rec_depth,
+                               nytp_cstr(nytp_dprof_sub_name(c->d, callee), false),
+                               nytp_cstr(caller, false));
+    }
+    free(line);
+    return true;
+}
+
+static void fmt_num(char *buf, size_t n, double v)
+{
+    if (v == floor(v) && fabs(v) < 1e15)
+        snprintf(buf, n, "%.0f", v);
+    else
+        snprintf(buf, n, "%.17g", v);
+}
+
+/* When the run started: the tmon.out's modification time (DProf rewrites
+ * its header when the program ends) minus the run time; else now. */
+static double start_time(const char *file, double seconds)
+{
+    struct stat sb;
+    int rc = strcmp(file, "-") == 0 ? fstat(0, &sb) : stat(file, &sb);
+    if (rc == 0 && S_ISREG(sb.st_mode))
+        return (double)sb.st_mtim.tv_sec + sb.st_mtim.tv_nsec / 1e9 - seconds;
+    return (double)time(NULL) - seconds;
+}
+
+int cmd_dprof_convert(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"output", required_argument, NULL, 'o'},
+        {"fake-exits", no_argument, NULL, 'F'},
+        {"no-overhead", no_argument, NULL, OPT_NO_OVERHEAD},
+        {NULL, 0, NULL, 0},
+    };
+    struct opts o = {0};
+    int first = cli_parse(argc, argv, "o:F", longopts, usage, on_opt, &o);
+    if (argc - first > 1)
+        cli_usage_error("takes one tmon.out file, not %d", argc - first);
+    const char *file = first < argc ? argv[first] : "tmon.out";
+    const char *output = o.output ? o.output : "nytprof.out";
+    const char *shown = strcmp(file, "-") == 0 ? "(standard input)" : file;
+
+    nytp_error e = {0};
+    nytp_in *in;
+    nytp_dprof *d;
+    if (nytp_in_open_file(&in, file, &e) < 0) {
+        cli_error("%s: %s", shown, e.msg);
+        return EXIT_BAD_INPUT;
+    }
+    if (nytp_dprof_open(&d, in, o.fake_exits ? NYTP_DPROF_FAKE_EXITS : 0, &e) < 0) {
+        cli_error("%s: %s", shown, e.msg);
+        return EXIT_BAD_INPUT;
+    }
+    const nytp_dprof_header *h = nytp_dprof_get_header(d);
+    double hz = h->hz;
+
+    nytp_out *out = cli_output_open(output);
+    if (!out) {
+        nytp_dprof_close(d);
+        return EXIT_BAD_INPUT;
+    }
+    /* Profile ticks are NYTProf's usual 100 ns, finer than any $hz, so that
+     * tools that round ticks to whole numbers lose nothing. */
+    conv c = {.d = d, .write_sub = NO_SUB, .scale = TICKS_PER_SEC / hz};
+    if (!o.no_overhead)
+        c.per_call = h->over_rtime / (2 * (h->over_tests > 0 ? h->over_tests : 1));
+    if (nytp_writer_open(&c.w, out, &e) < 0) {
+        cli_error("%s: %s", output, e.msg);
+        nytp_out_abort(out);
+        nytp_dprof_close(d);
+        return EXIT_BAD_INPUT;
+    }
+
+    /* The run time is only known at the end, but basetime comes first:
+     * DProf's header (written at exit) says how long the run was. */
+    double run = h->rrun_rtime / hz;
+    double t0 = start_time(file, run);
+    char num[64], fake[4200];
+    snprintf(fake, sizeof fake, "dprof:%s", shown);
+    nytp_writer *w = c.w;
+    nytp_write_header(w, 5, 0);
+    snprintf(num, sizeof num, "%.0f", floor(t0));
+    nytp_write_attribute(w, "basetime", num);
+    nytp_write_attribute(w, "application", shown);
+    nytp_write_attribute(w, "perl_version", NYTP_PERL_VERSION[0] ? NYTP_PERL_VERSION : "5.0.0");
+    nytp_write_attribute(w, "nv_size", "8");
+    nytp_write_attribute(w, "xs_version", h->xs_version[0] ? h->xs_version : "DProf");
+    nytp_write_attribute(w, "PL_perldb", "0");
+    nytp_write_attribute(w, "clock_id", "-1");
+    nytp_write_attribute(w, "ticks_per_sec", "10000000");
+    static const char *const options[][2] = {
+        {"usecputime", "0"}, {"subs", "1"}, {"blocks", "0"}, {"leave", "1"},
+        {"stmts", "0"},      {"slowops", "0"}, {"calls", "1"}, {"evals", "0"},
+    };
+    for (size_t i = 0; i < sizeof options / sizeof options[0]; i++)
+        nytp_write_option(w, options[i][0], options[i][1]);
+    nytp_write_start_deflate(w, NYTP_DEFAULT_COMPRESSION);
+    nytp_write_pid_start(w, 0, 0, t0);
+    nytp_write_new_fid(w, 1, 0, 0, 0x080 | 0x004 | 0x010 | 0x020, 0, 0, nytp_cstr(fake, false));
+
+    nytp_dprof_event ev;
+    int st;
+    double last = 0;
+    bool ok = true;
+    while ((st = nytp_dprof_next(d, &ev, &e)) == NYTP_OK) {
+        last = ev.real;
+        if (!on_event(&c, &ev)) {
+            ok = false;
+            break;
+        }
+        if (nytp_writer_error(w)->status)
+            break;
+    }
+    int rc = EXIT_OK;
+    if (!ok) {
+        cli_error("%s: out of memory", shown);
+        rc = EXIT_BAD_INPUT;
+    } else if (st < 0) {
+        cli_error("%s: %s", shown, e.msg);
+        rc = EXIT_BAD_INPUT;
+    } else if (!nytp_writer_error(w)->status) {
+        if (!write_summary(&c, hz)) {
+            cli_error("%s: out of memory", shown);
+            rc = EXIT_BAD_INPUT;
+        }
+        /* What dprofpp took off as DProf's own time: reports subtract it
+         * from the run time as they do NYTProf's overhead. */
+        fmt_num(num, sizeof num, round(c.overhead * c.scale));
+        nytp_write_attribute(w, "cumulative_overhead_ticks", num);
+        double end = last > h->rrun_rtime ? last : h->rrun_rtime;
+        nytp_write_pid_end(w, 0, t0 + end / hz);
+    }
+    if (rc != EXIT_OK) {
+        nytp_writer_abort(w);
+    } else if (nytp_writer_close(w, &e) < 0) {
+        cli_error("%s: %s", strcmp(output, "-") ? output : "(standard output)", e.msg);
+        rc = EXIT_BAD_INPUT;
+    }
+    free_conv(&c);
+    nytp_dprof_close(d);
+    return rc;
+}
