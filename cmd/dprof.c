@@ -13,14 +13,12 @@
  * DProf records no files or lines, so the profile has one stand-in file
  * (IS_FAKE) with one line per sub, whose saved source names the sub; a
  * call is placed on the line of the sub it was made from. */
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "cli.h"
 #include "commands.h"
