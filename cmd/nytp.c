@@ -11,6 +11,7 @@
 
 static const nytp_command commands[] = {
     {"dump", "print the chunks of a profile, as text or JSON", cmd_dump},
+    {"merge", "join profiles of one program into one file", cmd_merge},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
