@@ -122,7 +122,7 @@ static bool grow(void **v, uint32_t n, uint32_t *cap, size_t sz)
 /* Statements on one line (or line, block and sub line): ticks summed,
  * statements counted, statements discounted. */
 typedef struct stmts {
-    int64_t ticks;
+    double ticks;           /* exact for integer sums below 2^53 */
     uint64_t count, disc;
 } stmts;
 
@@ -176,6 +176,7 @@ struct nytp_merge {
     mplace *places;
     uint32_t n_places, cap_places;
     kmap block_idx, sub_idx, arc_idx;
+    kmap sub_owner;             /* sub name -> the input that first defined it */
     mblock *blocks;
     uint32_t n_blocks, cap_blocks;
     msub *subs;
@@ -329,6 +330,7 @@ void nytp_merge_free(nytp_merge *m)
     kmap_free(&m->place_idx);
     kmap_free(&m->block_idx);
     kmap_free(&m->sub_idx);
+    kmap_free(&m->sub_owner);
     kmap_free(&m->arc_idx);
     kmap_free(&m->cursor);
     free(m->places);
@@ -469,10 +471,9 @@ static void on_option(nytp_merge *m, const nytp_chunk *c)
         if (!kv) {
             if (add_kv(m, &m->options, &m->n_options, &m->cap_options, key, val))
                 nytp_write_option(m->w, key, val);
-        } else if (strcmp(kv->value, val) != 0) {
-            mwarn(m, "inputs disagree on option %s: %s in %s, %s in %s (the first is kept)", key,
-                  kv->value, kv->from, val, m->name);
         }
+        /* Options differ for good reasons (a forked child has another
+         * forkdepth): the first value is kept without a word. */
     }
     free(key);
     free(val);
@@ -507,7 +508,8 @@ static char *application(nytp_merge *m)
 
 static void write_later_attributes(nytp_merge *m)
 {
-    qsort(m->later, m->n_later, sizeof *m->later, cmp_kv);
+    if (m->n_later)
+        qsort(m->later, m->n_later, sizeof *m->later, cmp_kv);
     for (uint32_t i = 0; i < m->n_later; i++) {
         mkv *kv = &m->later[i];
         enum kv_rule rule = rule_of(kv->key);
@@ -688,9 +690,9 @@ static void on_time(nytp_merge *m, const nytp_chunk *c)
     uint32_t fid = stmt_fid(m, c->u.time.fid);
     if (fid == NONE)
         return;
-    int64_t ticks = c->u.time.ticks;
+    double ticks = c->u.time.ticks;
     if (m->scale != 1.0)
-        ticks = llround((double)ticks * m->scale);
+        ticks *= m->scale; /* rounded once per line, when written */
     uint32_t line = c->u.time.line;
     stmts *s;
     if (c->tag == NYTP_TAG_TIME_LINE) {
@@ -749,6 +751,17 @@ static void on_sub_info(nytp_merge *m, const nytp_chunk *c)
     uint32_t fid = map_fid(m, c->u.sub_info.fid);
     uint32_t name = intern(m, c->u.sub_info.name);
     if (fid == NONE || name == NONE)
+        return;
+    /* Where a sub is, is what the first input that defines it says: a
+     * later input that puts it elsewhere (Devel::NYTProf files
+     * main::RUNTIME under whatever file is compiling when it is first
+     * seen) would give one sub two homes. */
+    uint32_t owner = kmap_get(&m->sub_owner, name, 0);
+    if (owner == NONE && !kmap_put(&m->sub_owner, name, 0, m->n_inputs)) {
+        m->oom = true;
+        return;
+    }
+    if (owner != NONE && owner != m->n_inputs)
         return;
     if (kmap_get(&m->sub_idx, name, fid) != NONE)
         return; /* the first lines seen are kept */
@@ -861,6 +874,7 @@ static int writer_status(nytp_merge *m, nytp_error *err)
 int nytp_merge_add_reader(nytp_merge *m, nytp_reader *r, const char *name, nytp_error *err)
 {
     m->name = name;
+    memset(&m->bad, 0, sizeof m->bad);
     m->discount = false;
     m->warned_undeclared = false;
     m->scale = 1.0;
@@ -918,7 +932,8 @@ int nytp_merge_add(nytp_merge *m, const char *path, nytp_error *err)
 static void write_stmts(nytp_merge *m, const stmts *s, bool block, uint32_t fid, uint32_t line,
                         uint32_t block_line, uint32_t sub_line)
 {
-    int64_t left = s->ticks;
+    double total = nearbyint(s->ticks);
+    int64_t left = fabs(total) < 9.2e18 ? (int64_t)total : 0;
     uint64_t n = s->count + s->disc;
     for (uint64_t i = 0; i < n; i++) {
         int32_t t = left > INT32_MAX ? INT32_MAX : left < INT32_MIN ? INT32_MIN : (int32_t)left;
