@@ -926,6 +926,31 @@ int nytp_merge_add(nytp_merge *m, const char *path, nytp_error *err)
 
 /* ---- the summaries ------------------------------------------------------------- */
 
+/* Write `times` copies of chunk c, each after a DISCOUNT if discounted.
+ * A hot line repeats the same bytes millions of times: the codec encodes
+ * them once and they are copied in blocks. */
+static void repeat_chunk(nytp_merge *m, const nytp_chunk *c, bool discounted, uint64_t times)
+{
+    uint8_t one[64], block[8192];
+    size_t n = 0;
+    if (nytp_chunk_max_size(c) + 1 > sizeof one)
+        return;
+    if (discounted) {
+        nytp_chunk d = {.tag = NYTP_TAG_DISCOUNT};
+        n += nytp_encode_chunk(one, &d);
+    }
+    n += nytp_encode_chunk(one + n, c);
+    uint64_t per = sizeof block / n;
+    for (uint64_t i = 0; i < per && i < times; i++)
+        memcpy(block + i * n, one, n);
+    nytp_out *out = nytp_writer_out(m->w);
+    while (times && !nytp_writer_error(m->w)) {
+        uint64_t k = times < per ? times : per;
+        nytp_out_write(out, block, (size_t)(k * n));
+        times -= k;
+    }
+}
+
 /* A line's statements as chunks: one per statement (a DISCOUNT before
  * each discounted one), the ticks in the first (as many as an i32 holds,
  * the rest in the next ones), zero in the others. */
@@ -934,17 +959,29 @@ static void write_stmts(nytp_merge *m, const stmts *s, bool block, uint32_t fid,
 {
     double total = nearbyint(s->ticks);
     int64_t left = fabs(total) < 9.2e18 ? (int64_t)total : 0;
-    uint64_t n = s->count + s->disc;
-    for (uint64_t i = 0; i < n; i++) {
+    uint64_t plain = s->count, disc = s->disc;
+    nytp_chunk c = {.tag = block ? NYTP_TAG_TIME_BLOCK : NYTP_TAG_TIME_LINE};
+    c.u.time.fid = fid;
+    c.u.time.line = line;
+    c.u.time.block_line = block_line;
+    c.u.time.sub_line = sub_line;
+    while ((plain || disc) && left != 0) {
         int32_t t = left > INT32_MAX ? INT32_MAX : left < INT32_MIN ? INT32_MIN : (int32_t)left;
         left -= t;
-        if (i >= s->count)
+        if (plain) {
+            plain--;
+        } else {
+            disc--;
             nytp_write_discount(m->w);
-        if (block)
-            nytp_write_time_block(m->w, t, fid, line, block_line, sub_line);
-        else
-            nytp_write_time_line(m->w, t, fid, line);
+        }
+        c.u.time.ticks = t;
+        nytp_write_chunk(m->w, &c);
     }
+    c.u.time.ticks = 0;
+    if (plain)
+        repeat_chunk(m, &c, false, plain);
+    if (disc)
+        repeat_chunk(m, &c, true, disc);
 }
 
 int nytp_merge_finish(nytp_merge *m, nytp_error *err)
