@@ -931,20 +931,19 @@ int nytp_merge_add(nytp_merge *m, const char *path, nytp_error *err)
  * them once and they are copied in blocks. */
 static void repeat_chunk(nytp_merge *m, const nytp_chunk *c, bool discounted, uint64_t times)
 {
-    uint8_t one[64], block[8192];
+    uint8_t one[512], block[8192];
     size_t n = 0;
-    if (nytp_chunk_max_size(c) + 1 > sizeof one)
+    nytp_chunk d = {.tag = NYTP_TAG_DISCOUNT};
+    if (nytp_chunk_max_size(c) + nytp_chunk_max_size(&d) > sizeof one)
         return;
-    if (discounted) {
-        nytp_chunk d = {.tag = NYTP_TAG_DISCOUNT};
+    if (discounted)
         n += nytp_encode_chunk(one, &d);
-    }
     n += nytp_encode_chunk(one + n, c);
     uint64_t per = sizeof block / n;
     for (uint64_t i = 0; i < per && i < times; i++)
         memcpy(block + i * n, one, n);
     nytp_out *out = nytp_writer_out(m->w);
-    while (times && !nytp_writer_error(m->w)) {
+    while (times && !nytp_writer_error(m->w)->status) {
         uint64_t k = times < per ? times : per;
         nytp_out_write(out, block, (size_t)(k * n));
         times -= k;
