@@ -11,12 +11,17 @@
 #
 # Kinds: file (any file), profile (a profile file), tags (a comma-separated
 # list of chunk names), and anything else for a value that is not completed.
-# The one operand, the profile, completes as a profile file.
+# Operands (one profile, or several for the commands in
+# _nytp_many_profiles) complete as profile files.
 
-_nytp_commands=(dump)
+_nytp_commands=(dump merge)
+
+# Commands whose operands are any number of profiles (others take one).
+_nytp_many_profiles=(merge)
 
 declare -gA _nytp_options=(
     [dump]='--json --tags=:tags --limit=:number --strict -o:file --output=:file -h --help'
+    [merge]='--strict --compress=:level -o:file --output=:file -h --help'
 )
 
 _nytp_chunk_names=(VERSION COMMENT ATTRIBUTE OPTION START_DEFLATE PID_START
@@ -223,8 +228,10 @@ _nytp()
         return
     fi
 
-    # Commands take one profile.
-    ((operands == 0)) && _nytp_value profile "$cur"
+    # Commands take one profile, or any number of them.
+    if ((operands == 0)) || [[ " ${_nytp_many_profiles[*]} " == *" $cmd "* ]]; then
+        _nytp_value profile "$cur"
+    fi
 }
 
 complete -F _nytp nytp

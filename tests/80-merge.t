@@ -437,4 +437,32 @@ sub variant {
     like $all, qr/^attribute\tapplication\t\S+ \(1000 runs\)$/m, '1,000 inputs: application names the runs';
 }
 
+# ---- the command line ----------------------------------------------------------------
+
+{
+    my ($st, $out) = run_cmd([$nytp, 'merge', '--help']);
+    is $st, 0, '--help: exit 0';
+    like $out, qr/^usage: nytp merge/, '--help: usage';
+    like $out, qr/\Q$_\E/, "--help mentions $_" for qw(--output --strict --compress nytprof-merged.out);
+    local $ENV{MANPAGER} = 'cat';
+    local $ENV{PAGER} = 'cat';
+    my ($hst, $hout) = run_cmd([$nytp, 'help', 'merge']);
+    like $hout, qr/NYTP-MERGE/, 'help merge shows the man page';
+    my ($lst, $lout) = run_cmd([$nytp, '--help']);
+    like $lout, qr/^\s+merge\s/m, 'nytp --help lists merge';
+    my ($cst) = run_cmd([$nytp, 'merge', '--compress=10', "$td/demo.out"]);
+    is $cst, 2, '--compress=10: usage error';
+    my $cwd = "$dir/cwd";
+    mkdir $cwd;
+    my ($dst, undef, $derr) = run_cmd([$nytp, 'merge', "$td/demo.out"], cwd => $cwd);
+    is $dst, 0, 'default output: exit 0' or diag $derr;
+    ok -s "$cwd/nytprof-merged.out", 'default output: nytprof-merged.out';
+    my ($sst, $sout) = run_cmd([$nytp, 'merge', '-o', '-', "$td/demo.out"]);
+    is $sst, 0, '-o -: exit 0';
+    like $sout, qr/^NYTProf 5 0\n/, '-o -: the profile on standard output';
+    my ($ist, $iout) = run_cmd([$nytp, 'merge', '-o', '-', '-'], stdin => slurp_file("$td/demo.out"));
+    is $ist, 0, 'input -: exit 0';
+    is $iout, $sout, 'input -: the same as from the file';
+}
+
 done_testing;
