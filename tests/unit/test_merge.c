@@ -361,6 +361,49 @@ static void bad_inputs(void **state)
     free(huge.data);
 }
 
+/* Every broken file of testdata after a good one: an error or a warning
+ * (the status the reader gives), never a crash or a leak (ASan run). */
+static void every_broken_file(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *name;
+        int status;
+    } cases[] = {
+        {"broken/bad-magic.out", NYTP_E_FORMAT},         {"broken/bad-string-tag.out", NYTP_E_FORMAT},
+        {"broken/bad-tag.out", NYTP_E_FORMAT},           {"broken/bad-zlib.out", NYTP_E_FORMAT},
+        {"broken/empty.out", NYTP_E_FORMAT},             {"broken/major4.out", NYTP_E_VERSION},
+        {"broken/major6.out", NYTP_E_VERSION},           {"broken/minor9.out", NYTP_OK},
+        {"broken/nv-size-4.out", NYTP_E_FORMAT},         {"broken/random.out", NYTP_E_FORMAT},
+        {"broken/string-past-end.out", NYTP_E_FORMAT},   {"broken/trunc-plain-attr.out", NYTP_E_TRUNCATED},
+        {"broken/trunc-plain-boundary.out", NYTP_E_TRUNCATED},
+        {"broken/trunc-plain-string.out", NYTP_E_TRUNCATED},
+        {"broken/trunc-z-before.out", NYTP_E_TRUNCATED}, {"broken/trunc-z-end.out", NYTP_E_TRUNCATED},
+        {"broken/trunc-z-header.out", NYTP_E_TRUNCATED}, {"broken/trunc-z-middle.out", NYTP_E_TRUNCATED},
+        {"fuzz/huge-line.out", NYTP_E_FORMAT},           {"fuzz/line-4294967295.out", NYTP_E_FORMAT},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        nytp_writer *w = mem_writer();
+        nytp_merge *m;
+        nytp_error e = {0};
+        warnings ws = {{0}, 0};
+        nytp_merge_opts o = {collect, &ws, 1};
+        assert_int_equal(nytp_merge_new(&m, w, &o, &e), NYTP_OK);
+        assert_int_equal(nytp_merge_add(m, td_path("demo.out"), &e), NYTP_OK);
+        int st = nytp_merge_add(m, td_path(cases[i].name), &e);
+        if (st != cases[i].status)
+            fail_msg("%s: status %d, expected %d (%s)", cases[i].name, st, cases[i].status, e.msg);
+        if (st == NYTP_E_FORMAT)
+            assert_true(strlen(e.msg) > 0);
+        /* what a truncated input had before the cut is written */
+        if (st == NYTP_OK || st == NYTP_E_TRUNCATED)
+            assert_int_equal(nytp_merge_finish(m, &e), NYTP_OK);
+        nytp_merge_free(m);
+        nytp_writer_abort(w);
+        unlink(tmp_path);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -370,6 +413,7 @@ int main(void)
         cmocka_unit_test(disagreeing_inputs),
         cmocka_unit_test(real_profile_twice),
         cmocka_unit_test(bad_inputs),
+        cmocka_unit_test(every_broken_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
