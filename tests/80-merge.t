@@ -432,6 +432,17 @@ sub variant {
     my ($c2) = $all =~ /^attribute\ttotal_sub_calls\t(\d+)$/m;
     is $c2, 1000 * $c1, '1,000 inputs: 1,000 times the sub calls';
     like $all, qr/^attribute\tapplication\t\S+ \(1000 runs\)$/m, '1,000 inputs: application names the runs';
+    # memory grows with distinct lines, subs and arcs, not with events:
+    # 1,000 copies need about what 2 need (GNU time's peak RSS, in KB)
+    if (-x '/usr/bin/time') {
+        my @rss;
+        for my $set ([@files], [@files[0, 1]]) {
+            my (undef, undef, $terr) = run_cmd(['/usr/bin/time', '-f', 'RSS %M', $nytp, 'merge', '-o', "$dir/rss.out", @$set]);
+            push @rss, $terr =~ /RSS (\d+)/ ? $1 : 0;
+        }
+        ok $rss[0] > 0 && $rss[0] < $rss[1] + 2048,
+            "1,000 inputs: peak memory $rss[0] KB, 2 inputs: $rss[1] KB";
+    }
 }
 
 # ---- the command line ----------------------------------------------------------------
