@@ -257,8 +257,10 @@ for my $prog (@progs) {
     check_merge('fork: parent and child', $parent, @child);
 }
 check_merge('evals.out three times', ("$td/evals.out") x 3);
-check_merge('anon, calls=2 and blocks=1 profiles', "$td/demo-calls2.out", "$td/demo.out");
+check_merge('demo.pl with calls=2 and calls=1', "$td/demo-calls2.out", "$td/demo.out");
 check_merge('blocks=1', "$td/demo-blocks.out", "$td/demo-blocks.out");
+check_merge('demo.pl with blocks=1 and blocks=0', "$td/demo-blocks.out", "$td/demo.out");
+check_merge('anon.pl twice and recursion.pl', ("$td/anon.out") x 2, "$td/recursion.out");
 check_merge('utf8 names', "$td/utf8-names.out", "$td/utf8-names.out");
 check_merge('tricky strings', "$td/tricky-strings.out", "$td/tricky-strings-compress0.out");
 {
