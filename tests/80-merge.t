@@ -470,6 +470,10 @@ sub variant {
     my ($sst, $sout) = run_cmd([$nytp, 'merge', '-o', '-', "$td/demo.out"]);
     is $sst, 0, '-o -: exit 0';
     like $sout, qr/^NYTProf 5 0\n/, '-o -: the profile on standard output';
+    my ($zst) = run_cmd([$nytp, 'merge', '--compress=0', '-o', "$dir/plain.out", "$td/demo.out", "$td/demo.out"]);
+    run_cmd([$nytp, 'merge', '-o', "$dir/deflated.out", "$td/demo.out", "$td/demo.out"]);
+    unlike slurp_file("$dir/plain.out"), qr/^z/m, '--compress=0: no zlib stream';
+    is((oracle("$dir/plain.out"))[1], (oracle("$dir/deflated.out"))[1], '--compress=0: the same profile');
     my ($ist, $iout) = run_cmd([$nytp, 'merge', '-o', '-', '-'], stdin => slurp_file("$td/demo.out"));
     is $ist, 0, 'input -: exit 0';
     is $iout, $sout, 'input -: the same as from the file';
