@@ -6,5 +6,6 @@ int cmd_dump(int argc, char **argv);
 int cmd_csv(int argc, char **argv);
 int cmd_cachegrind(int argc, char **argv);
 int cmd_dprof_convert(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
 
 #endif

@@ -14,6 +14,7 @@ static const nytp_command commands[] = {
     {"csv", "write line times per source file as CSV files, like nytprofcsv", cmd_csv},
     {"cachegrind", "write the profile in callgrind format for KCachegrind", cmd_cachegrind},
     {"dprof-convert", "convert Devel::DProf's tmon.out into a profile", cmd_dprof_convert},
+    {"merge", "join profiles of one program into one file", cmd_merge},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

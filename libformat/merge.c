@@ -1,0 +1,1020 @@
+/* merge.c — joining profiles into one (nytp/merge.h). */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nytp/merge.h"
+#include "strtab.h"
+
+#define NONE UINT32_MAX
+/* Bounds for arrays indexed by file id and line: garbage numbers in a
+ * corrupt input must not make them huge (the same as the model's). */
+#define MAX_FID (1u << 22)
+#define MAX_LINE (1u << 26)
+#define FREE_SLOTS (1ull << 24)
+
+/* ---- a hash index from a 128-bit key to a 32-bit value ------------------ */
+
+typedef struct kmap {
+    uint64_t (*keys)[2];
+    uint32_t *vals;         /* value + 1; 0 = empty */
+    uint32_t n, nslots;
+} kmap;
+
+static uint64_t mix64(uint64_t k)
+{
+    k ^= k >> 33;
+    k *= 0xff51afd7ed558ccdULL;
+    k ^= k >> 33;
+    k *= 0xc4ceb9fe1a85ec53ULL;
+    k ^= k >> 33;
+    return k;
+}
+
+static uint32_t khash(uint64_t a, uint64_t b)
+{
+    return (uint32_t)mix64(a ^ mix64(b + 0x9e3779b97f4a7c15ULL));
+}
+
+static uint32_t kmap_get(const kmap *m, uint64_t a, uint64_t b)
+{
+    if (!m->nslots)
+        return NONE;
+    uint32_t mask = m->nslots - 1;
+    for (uint32_t i = khash(a, b) & mask;; i = (i + 1) & mask) {
+        if (!m->vals[i])
+            return NONE;
+        if (m->keys[i][0] == a && m->keys[i][1] == b)
+            return m->vals[i] - 1;
+    }
+}
+
+static bool kmap_put(kmap *m, uint64_t a, uint64_t b, uint32_t val)
+{
+    if ((uint64_t)(m->n + 1) * 4 > (uint64_t)m->nslots * 3) {
+        uint32_t ns = m->nslots ? m->nslots * 2 : 64;
+        uint64_t(*keys)[2] = calloc(ns, sizeof *keys);
+        uint32_t *vals = calloc(ns, sizeof *vals);
+        if (!keys || !vals) {
+            free(keys);
+            free(vals);
+            return false;
+        }
+        for (uint32_t i = 0; i < m->nslots; i++) {
+            if (!m->vals[i])
+                continue;
+            uint32_t j = khash(m->keys[i][0], m->keys[i][1]) & (ns - 1);
+            while (vals[j])
+                j = (j + 1) & (ns - 1);
+            keys[j][0] = m->keys[i][0];
+            keys[j][1] = m->keys[i][1];
+            vals[j] = m->vals[i];
+        }
+        free(m->keys);
+        free(m->vals);
+        m->keys = keys;
+        m->vals = vals;
+        m->nslots = ns;
+    }
+    uint32_t mask = m->nslots - 1;
+    for (uint32_t i = khash(a, b) & mask;; i = (i + 1) & mask) {
+        if (!m->vals[i]) {
+            m->keys[i][0] = a;
+            m->keys[i][1] = b;
+            m->vals[i] = val + 1;
+            m->n++;
+            return true;
+        }
+        if (m->keys[i][0] == a && m->keys[i][1] == b) {
+            m->vals[i] = val + 1;
+            return true;
+        }
+    }
+}
+
+static void kmap_free(kmap *m)
+{
+    free(m->keys);
+    free(m->vals);
+    memset(m, 0, sizeof *m);
+}
+
+/* Grow *v (n used, *cap allocated, elements of size sz) to hold one more. */
+static bool grow(void **v, uint32_t n, uint32_t *cap, size_t sz)
+{
+    if (n < *cap)
+        return true;
+    if (*cap >= UINT32_MAX / 2)
+        return false;
+    uint32_t nc = *cap ? *cap * 2 : 8;
+    void *nv = realloc(*v, (size_t)nc * sz);
+    if (!nv)
+        return false;
+    *v = nv;
+    *cap = nc;
+    return true;
+}
+
+/* ---- the state ------------------------------------------------------------ */
+
+/* Statements on one line (or line, block and sub line): ticks summed,
+ * statements counted, statements discounted. */
+typedef struct stmts {
+    double ticks;           /* exact for integer sums below 2^53 */
+    uint64_t count, disc;
+} stmts;
+
+typedef struct mfile {
+    uint32_t name;          /* string id */
+    uint32_t next_same;     /* the next eval run at the same parent line */
+    stmts *lines;           /* TIME_LINE data, indexed by line */
+    uint32_t n_lines;
+    uint8_t *src;           /* 1: SRC_LINE of this line written */
+    uint32_t n_src;
+} mfile;
+
+typedef struct mblock {     /* TIME_BLOCK data */
+    uint32_t fid, line, block, sub;
+    stmts s;
+} mblock;
+
+typedef struct msub {
+    uint32_t name, fid, first, last;
+} msub;
+
+typedef struct marc {       /* one SUB_CALLERS key, summed */
+    uint32_t called, caller, fid, line, rec_depth;
+    uint64_t count;
+    double incl, excl, reci;
+} marc;
+
+typedef struct mplace {     /* the evals run at one parent file and line */
+    uint32_t first, last;
+} mplace;
+
+typedef struct mkv {        /* an attribute or option */
+    char *key, *value, *from;
+    double sum;             /* cumulative_overhead_ticks */
+    uint32_t runs;          /* application: inputs with this value */
+} mkv;
+
+enum kv_rule { KV_FIXED, KV_MIN, KV_SUM, KV_FIRST, KV_APPLICATION, KV_LAST };
+
+struct nytp_merge {
+    nytp_writer *w;
+    nytp_merge_opts o;
+    bool deflating;
+    strtab strs;
+    bool *utf8;                 /* string id -> UTF-8 flag */
+    uint32_t cap_utf8;
+    mfile *files;               /* by output fid; 0 is never a file */
+    uint32_t n_files, cap_files;
+    kmap file_by_name;          /* name id -> fid (real files) */
+    kmap place_idx;             /* (parent fid, line) -> place */
+    mplace *places;
+    uint32_t n_places, cap_places;
+    kmap block_idx, sub_idx, arc_idx;
+    kmap sub_owner;             /* sub name -> the input that first defined it */
+    mblock *blocks;
+    uint32_t n_blocks, cap_blocks;
+    msub *subs;
+    uint32_t n_subs, cap_subs;
+    marc *arcs;
+    uint32_t n_arcs, cap_arcs;
+    uint64_t slots, lines_used;
+    mkv *fixed, *later, *apps, *options;
+    uint32_t n_fixed, cap_fixed, n_later, cap_later, n_apps, cap_apps, n_options, cap_options;
+    double out_tps;
+    uint32_t n_inputs;
+
+    /* the input being read */
+    const char *name;
+    uint32_t *fidmap;           /* input fid -> output fid */
+    uint32_t n_fidmap;
+    kmap cursor;                /* (parent fid, line) -> last eval matched there */
+    bool discount;
+    double scale;               /* output ticks per input tick */
+    bool warned_undeclared;
+    bool oom;
+    nytp_error bad;             /* numbers no real profile has */
+};
+
+static void mwarn(nytp_merge *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void mwarn(nytp_merge *m, const char *fmt, ...)
+{
+    if (!m->o.warn)
+        return;
+    nytp_error w = {0};
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(w.msg, sizeof w.msg, fmt, ap);
+    va_end(ap);
+    m->o.warn(m->o.warn_ctx, &w);
+}
+
+static void corrupt(nytp_merge *m, const char *what, uint32_t v)
+{
+    if (!m->bad.status)
+        nytp_error_set(&m->bad, NYTP_E_FORMAT, "%s %u is beyond what nytp handles: the profile is corrupt",
+                       what, v);
+}
+
+static uint32_t intern(nytp_merge *m, nytp_str s)
+{
+    uint32_t before = m->strs.count;
+    uint32_t id = strtab_intern(&m->strs, s.ptr, s.len);
+    if (id == STRTAB_NONE) {
+        m->oom = true;
+        return NONE;
+    }
+    if (id >= m->cap_utf8) {
+        uint32_t nc = m->cap_utf8 ? m->cap_utf8 : 64;
+        while (nc <= id)
+            nc *= 2;
+        bool *v = realloc(m->utf8, nc * sizeof *v);
+        if (!v) {
+            m->oom = true;
+            return NONE;
+        }
+        memset(v + m->cap_utf8, 0, (nc - m->cap_utf8) * sizeof *v);
+        m->utf8 = v;
+        m->cap_utf8 = nc;
+    }
+    if (m->strs.count > before)
+        m->utf8[id] = s.utf8; /* the first spelling's flag is kept */
+    return id;
+}
+
+static nytp_str str_of(const nytp_merge *m, uint32_t id)
+{
+    nytp_str s = {strtab_str(&m->strs, id), strtab_len(&m->strs, id), m->utf8[id]};
+    return s;
+}
+
+static char *dup_str(nytp_merge *m, const char *s, size_t len)
+{
+    char *d = malloc(len + 1);
+    if (!d) {
+        m->oom = true;
+        return NULL;
+    }
+    memcpy(d, s, len);
+    d[len] = 0;
+    return d;
+}
+
+/* Binary chunks go into the compressed part. */
+static void binary(nytp_merge *m)
+{
+    if (!m->deflating) {
+        m->deflating = true;
+        nytp_write_start_deflate(m->w, m->o.level);
+    }
+}
+
+/* ---- lifetime ----------------------------------------------------------------- */
+
+int nytp_merge_new(nytp_merge **mp, nytp_writer *w, const nytp_merge_opts *opts, nytp_error *err)
+{
+    nytp_merge *m = calloc(1, sizeof *m);
+    if (!m)
+        return nytp_error_set(err, NYTP_E_NOMEM, "out of memory");
+    m->w = w;
+    if (opts)
+        m->o = *opts;
+    else
+        m->o.level = NYTP_DEFAULT_COMPRESSION;
+    if (m->o.level < 0 || m->o.level > 9)
+        m->o.level = NYTP_DEFAULT_COMPRESSION;
+    strtab_init(&m->strs);
+    m->out_tps = 0;
+    m->n_files = 1; /* fid 0 is no file */
+    m->cap_files = 64;
+    m->files = calloc(m->cap_files, sizeof *m->files);
+    if (!m->files) {
+        free(m);
+        return nytp_error_set(err, NYTP_E_NOMEM, "out of memory");
+    }
+    *mp = m;
+    int st = nytp_write_header(w, NYTP_FORMAT_MAJOR, NYTP_FORMAT_MINOR);
+    if (st < 0 && err)
+        *err = *nytp_writer_error(w);
+    return st;
+}
+
+static void free_kvs(mkv *v, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        free(v[i].key);
+        free(v[i].value);
+        free(v[i].from);
+    }
+    free(v);
+}
+
+void nytp_merge_free(nytp_merge *m)
+{
+    if (!m)
+        return;
+    for (uint32_t i = 0; i < m->n_files; i++) {
+        free(m->files[i].lines);
+        free(m->files[i].src);
+    }
+    free(m->files);
+    strtab_free(&m->strs);
+    free(m->utf8);
+    kmap_free(&m->file_by_name);
+    kmap_free(&m->place_idx);
+    kmap_free(&m->block_idx);
+    kmap_free(&m->sub_idx);
+    kmap_free(&m->sub_owner);
+    kmap_free(&m->arc_idx);
+    kmap_free(&m->cursor);
+    free(m->places);
+    free(m->blocks);
+    free(m->subs);
+    free(m->arcs);
+    free(m->fidmap);
+    free_kvs(m->fixed, m->n_fixed);
+    free_kvs(m->later, m->n_later);
+    free_kvs(m->apps, m->n_apps);
+    free_kvs(m->options, m->n_options);
+    free(m);
+}
+
+uint32_t nytp_merge_inputs(const nytp_merge *m)
+{
+    return m->n_inputs;
+}
+
+/* ---- attributes and options ------------------------------------------------ */
+
+static const char *const fixed_keys[] = {"perl_version", "nv_size", "ticks_per_sec",
+                                         "clock_id", "xs_version", "PL_perldb"};
+
+static enum kv_rule rule_of(const char *key)
+{
+    for (size_t i = 0; i < sizeof fixed_keys / sizeof fixed_keys[0]; i++)
+        if (strcmp(key, fixed_keys[i]) == 0)
+            return KV_FIXED;
+    if (strcmp(key, "basetime") == 0)
+        return KV_MIN;
+    if (strcmp(key, "cumulative_overhead_ticks") == 0)
+        return KV_SUM;
+    if (strncmp(key, "sawampersand_", 13) == 0)
+        return KV_FIRST;
+    if (strcmp(key, "application") == 0)
+        return KV_APPLICATION;
+    return KV_LAST;
+}
+
+static mkv *find_kv(mkv *v, uint32_t n, const char *key)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (strcmp(v[i].key, key) == 0)
+            return &v[i];
+    return NULL;
+}
+
+static mkv *add_kv(nytp_merge *m, mkv **v, uint32_t *n, uint32_t *cap, const char *key,
+                   const char *value)
+{
+    if (!grow((void **)v, *n, cap, sizeof **v)) {
+        m->oom = true;
+        return NULL;
+    }
+    mkv *kv = &(*v)[*n];
+    memset(kv, 0, sizeof *kv);
+    kv->key = dup_str(m, key, strlen(key));
+    kv->value = dup_str(m, value, strlen(value));
+    kv->from = dup_str(m, m->name, strlen(m->name));
+    if (!kv->key || !kv->value || !kv->from) {
+        free(kv->key);
+        free(kv->value);
+        free(kv->from);
+        return NULL;
+    }
+    (*n)++;
+    return kv;
+}
+
+static void set_value(nytp_merge *m, mkv *kv, const char *value)
+{
+    char *v = dup_str(m, value, strlen(value));
+    if (v) {
+        free(kv->value);
+        kv->value = v;
+    }
+}
+
+static void on_attribute(nytp_merge *m, const nytp_chunk *c)
+{
+    char *key = dup_str(m, c->u.kv.key.ptr, c->u.kv.key.len);
+    char *val = dup_str(m, c->u.kv.value.ptr, c->u.kv.value.len);
+    if (!key || !val)
+        goto out;
+    enum kv_rule rule = rule_of(key);
+    if (strcmp(key, "ticks_per_sec") == 0) {
+        double t = strtod(val, NULL);
+        if (t > 0) {
+            if (m->out_tps == 0)
+                m->out_tps = t;
+            m->scale = m->out_tps / t;
+        }
+    }
+    if (rule == KV_FIXED) {
+        mkv *kv = find_kv(m->fixed, m->n_fixed, key);
+        if (!kv) {
+            if (add_kv(m, &m->fixed, &m->n_fixed, &m->cap_fixed, key, val))
+                nytp_write_attribute(m->w, key, val);
+        } else if (strcmp(kv->value, val) != 0) {
+            mwarn(m, "inputs disagree on %s: %s in %s, %s in %s%s", key, kv->value, kv->from, val,
+                  m->name,
+                  strcmp(key, "ticks_per_sec") == 0 ? " (its ticks are converted)" : "");
+        }
+        goto out;
+    }
+    mkv *kv = find_kv(m->later, m->n_later, key);
+    if (!kv) {
+        kv = add_kv(m, &m->later, &m->n_later, &m->cap_later, key, val);
+        if (kv)
+            kv->sum = strtod(val, NULL);
+    } else if (rule == KV_MIN) {
+        if (strtod(val, NULL) < strtod(kv->value, NULL))
+            set_value(m, kv, val);
+    } else if (rule == KV_SUM) {
+        kv->sum += strtod(val, NULL);
+    } else if (rule == KV_LAST || rule == KV_APPLICATION) {
+        set_value(m, kv, val);
+    }
+    if (rule == KV_APPLICATION) {
+        mkv *app = find_kv(m->apps, m->n_apps, val);
+        if (!app)
+            app = add_kv(m, &m->apps, &m->n_apps, &m->cap_apps, val, val);
+        if (app)
+            app->runs++;
+    }
+out:
+    free(key);
+    free(val);
+}
+
+static void on_option(nytp_merge *m, const nytp_chunk *c)
+{
+    char *key = dup_str(m, c->u.kv.key.ptr, c->u.kv.key.len);
+    char *val = dup_str(m, c->u.kv.value.ptr, c->u.kv.value.len);
+    if (key && val) {
+        mkv *kv = find_kv(m->options, m->n_options, key);
+        if (!kv) {
+            if (add_kv(m, &m->options, &m->n_options, &m->cap_options, key, val))
+                nytp_write_option(m->w, key, val);
+        }
+        /* Options differ for good reasons (a forked child has another
+         * forkdepth): the first value is kept without a word. */
+    }
+    free(key);
+    free(val);
+}
+
+static int cmp_kv(const void *a, const void *b)
+{
+    return strcmp(((const mkv *)a)->key, ((const mkv *)b)->key);
+}
+
+/* The programs merged, as "a.pl (2 runs), b.pl and c.pl". */
+static char *application(nytp_merge *m)
+{
+    qsort(m->apps, m->n_apps, sizeof *m->apps, cmp_kv);
+    size_t len = 1;
+    for (uint32_t i = 0; i < m->n_apps; i++)
+        len += strlen(m->apps[i].key) + 32;
+    char *s = malloc(len), *o = s;
+    if (!s) {
+        m->oom = true;
+        return NULL;
+    }
+    *o = 0;
+    for (uint32_t i = 0; i < m->n_apps; i++) {
+        const char *sep = i == 0 ? "" : i + 1 == m->n_apps ? " and " : ", ";
+        o += sprintf(o, "%s%s", sep, m->apps[i].key);
+        if (m->apps[i].runs > 1)
+            o += sprintf(o, " (%u runs)", m->apps[i].runs);
+    }
+    return s;
+}
+
+static void write_later_attributes(nytp_merge *m)
+{
+    if (m->n_later)
+        qsort(m->later, m->n_later, sizeof *m->later, cmp_kv);
+    for (uint32_t i = 0; i < m->n_later; i++) {
+        mkv *kv = &m->later[i];
+        enum kv_rule rule = rule_of(kv->key);
+        if (rule == KV_SUM) {
+            char num[64];
+            snprintf(num, sizeof num, "%.15g", kv->sum);
+            nytp_write_attribute(m->w, kv->key, num);
+        } else if (rule == KV_APPLICATION && m->n_apps) {
+            char *app = application(m);
+            if (app)
+                nytp_write_attribute(m->w, kv->key, app);
+            free(app);
+        } else {
+            nytp_write_attribute(m->w, kv->key, kv->value);
+        }
+    }
+}
+
+/* ---- files -------------------------------------------------------------------- */
+
+static uint32_t map_fid(const nytp_merge *m, uint32_t fid)
+{
+    if (fid == 0)
+        return 0;
+    return fid < m->n_fidmap ? m->fidmap[fid] : NONE;
+}
+
+static bool set_fidmap(nytp_merge *m, uint32_t fid, uint32_t out)
+{
+    if (fid >= m->n_fidmap) {
+        uint32_t n = m->n_fidmap ? m->n_fidmap : 64;
+        while (n <= fid)
+            n *= 2;
+        uint32_t *v = realloc(m->fidmap, (size_t)n * sizeof *v);
+        if (!v) {
+            m->oom = true;
+            return false;
+        }
+        for (uint32_t i = m->n_fidmap; i < n; i++)
+            v[i] = NONE;
+        m->fidmap = v;
+        m->n_fidmap = n;
+    }
+    m->fidmap[fid] = out;
+    return true;
+}
+
+/* A new output file, written as NEW_FID. */
+static uint32_t new_file(nytp_merge *m, const nytp_chunk *c, uint32_t name, uint32_t parent,
+                         uint32_t line)
+{
+    if (!grow((void **)&m->files, m->n_files, &m->cap_files, sizeof *m->files)) {
+        m->oom = true;
+        return NONE;
+    }
+    uint32_t fid = m->n_files++;
+    mfile *f = &m->files[fid];
+    memset(f, 0, sizeof *f);
+    f->name = name;
+    f->next_same = NONE;
+    binary(m);
+    nytp_write_new_fid(m->w, fid, parent, line, c->u.new_fid.flags, c->u.new_fid.size,
+                       c->u.new_fid.mtime, str_of(m, name));
+    return fid;
+}
+
+static void on_new_fid(nytp_merge *m, const nytp_chunk *c)
+{
+    uint32_t in = c->u.new_fid.fid;
+    if (in == 0 || in >= MAX_FID) {
+        corrupt(m, "file id", in);
+        return;
+    }
+    uint32_t name = intern(m, c->u.new_fid.name);
+    if (name == NONE)
+        return;
+    uint32_t parent = 0, line = c->u.new_fid.eval_line, fid;
+    if (c->u.new_fid.eval_fid) {
+        parent = map_fid(m, c->u.new_fid.eval_fid);
+        if (parent == NONE) {
+            mwarn(m, "%s: string eval %.*s (file id %u) names an unknown parent file id %u; treated as a file",
+                  m->name, (int)c->u.new_fid.name.len, c->u.new_fid.name.ptr, in,
+                  c->u.new_fid.eval_fid);
+            parent = 0;
+        }
+    }
+    if (!parent) {
+        fid = kmap_get(&m->file_by_name, name, 0);
+        if (fid == NONE) {
+            fid = new_file(m, c, name, 0, 0);
+            if (fid == NONE || !kmap_put(&m->file_by_name, name, 0, fid)) {
+                m->oom = true;
+                return;
+            }
+        }
+    } else {
+        /* the k-th eval at this place in this input is the k-th of the output */
+        uint64_t key = (uint64_t)parent << 32 | line;
+        uint32_t pi = kmap_get(&m->place_idx, key, 0);
+        uint32_t cur = kmap_get(&m->cursor, key, 0);
+        fid = cur != NONE ? m->files[cur].next_same : pi != NONE ? m->places[pi].first : NONE;
+        if (fid == NONE) {
+            fid = new_file(m, c, name, parent, line);
+            if (fid == NONE)
+                return;
+            if (pi == NONE) {
+                mplace pl = {fid, fid};
+                if (!grow((void **)&m->places, m->n_places, &m->cap_places, sizeof *m->places) ||
+                    !kmap_put(&m->place_idx, key, 0, m->n_places)) {
+                    m->oom = true;
+                    return;
+                }
+                m->places[m->n_places++] = pl;
+            } else {
+                m->files[m->places[pi].last].next_same = fid;
+                m->places[pi].last = fid;
+            }
+        }
+        if (!kmap_put(&m->cursor, key, 0, fid)) {
+            m->oom = true;
+            return;
+        }
+    }
+    set_fidmap(m, in, fid);
+}
+
+/* May an array grow from old to n slots?  Refuses numbers no real profile
+ * has and growth far beyond the lines actually recorded. */
+static bool slots_ok(nytp_merge *m, uint32_t line, uint64_t old, uint64_t n)
+{
+    if (line < MAX_LINE && m->slots + (n - old) <= FREE_SLOTS + 64 * (m->lines_used + 1)) {
+        m->slots += n - old;
+        return true;
+    }
+    corrupt(m, "line number", line);
+    return false;
+}
+
+/* Make *v (n elements of sz bytes) hold index line, zero-filled. */
+static bool fit(nytp_merge *m, void **v, uint32_t *n, size_t sz, uint32_t line)
+{
+    if (line < *n)
+        return true;
+    uint64_t nn = *n ? *n : 64;
+    while (nn <= line)
+        nn *= 2;
+    if (nn > MAX_LINE)
+        nn = (uint64_t)line + 1;
+    if (!slots_ok(m, line, *n, nn))
+        return false;
+    void *nv = realloc(*v, nn * sz);
+    if (!nv) {
+        m->oom = true;
+        return false;
+    }
+    memset((char *)nv + (size_t)*n * sz, 0, (size_t)(nn - *n) * sz);
+    *v = nv;
+    *n = (uint32_t)nn;
+    return true;
+}
+
+/* ---- events ------------------------------------------------------------------- */
+
+static uint32_t stmt_fid(nytp_merge *m, uint32_t in)
+{
+    uint32_t fid = map_fid(m, in);
+    if ((fid == NONE || fid == 0) && !m->warned_undeclared) {
+        m->warned_undeclared = true;
+        mwarn(m, "%s: statements in file id %u, which was never declared, are left out", m->name, in);
+    }
+    return fid == 0 ? NONE : fid;
+}
+
+static void on_time(nytp_merge *m, const nytp_chunk *c)
+{
+    bool discounted = m->discount;
+    m->discount = false;
+    uint32_t fid = stmt_fid(m, c->u.time.fid);
+    if (fid == NONE)
+        return;
+    double ticks = c->u.time.ticks;
+    if (m->scale != 1.0)
+        ticks *= m->scale; /* rounded once per line, when written */
+    uint32_t line = c->u.time.line;
+    stmts *s;
+    if (c->tag == NYTP_TAG_TIME_LINE) {
+        mfile *f = &m->files[fid];
+        if (line >= f->n_lines && !fit(m, (void **)&f->lines, &f->n_lines, sizeof *f->lines, line))
+            return;
+        s = &f->lines[line];
+    } else {
+        uint64_t a = (uint64_t)fid << 32 | line;
+        uint64_t b = (uint64_t)c->u.time.block_line << 32 | c->u.time.sub_line;
+        uint32_t id = kmap_get(&m->block_idx, a, b);
+        if (id == NONE) {
+            if (line >= MAX_LINE || c->u.time.block_line >= MAX_LINE || c->u.time.sub_line >= MAX_LINE) {
+                corrupt(m, "line number", line);
+                return;
+            }
+            mblock bl = {fid, line, c->u.time.block_line, c->u.time.sub_line, {0, 0, 0}};
+            if (!grow((void **)&m->blocks, m->n_blocks, &m->cap_blocks, sizeof *m->blocks) ||
+                !kmap_put(&m->block_idx, a, b, m->n_blocks)) {
+                m->oom = true;
+                return;
+            }
+            id = m->n_blocks;
+            m->blocks[m->n_blocks++] = bl;
+        }
+        s = &m->blocks[id].s;
+    }
+    if (!s->count && !s->disc)
+        m->lines_used++;
+    s->ticks += ticks;
+    if (discounted)
+        s->disc++;
+    else
+        s->count++;
+}
+
+static void on_src_line(nytp_merge *m, const nytp_chunk *c)
+{
+    uint32_t fid = map_fid(m, c->u.src_line.fid);
+    if (fid == NONE || fid == 0)
+        return;
+    mfile *f = &m->files[fid];
+    uint32_t line = c->u.src_line.line;
+    if (line >= f->n_src && !fit(m, (void **)&f->src, &f->n_src, 1, line))
+        return;
+    if (f->src[line])
+        return; /* kept once */
+    f->src[line] = 1;
+    m->lines_used++;
+    binary(m);
+    nytp_write_src_line(m->w, fid, line, c->u.src_line.text);
+}
+
+static void on_sub_info(nytp_merge *m, const nytp_chunk *c)
+{
+    uint32_t fid = map_fid(m, c->u.sub_info.fid);
+    uint32_t name = intern(m, c->u.sub_info.name);
+    if (fid == NONE || name == NONE)
+        return;
+    /* Where a sub is, is what the first input that defines it says: a
+     * later input that puts it elsewhere (Devel::NYTProf files
+     * main::RUNTIME under whatever file is compiling when it is first
+     * seen) would give one sub two homes. */
+    uint32_t owner = kmap_get(&m->sub_owner, name, 0);
+    if (owner == NONE && !kmap_put(&m->sub_owner, name, 0, m->n_inputs)) {
+        m->oom = true;
+        return;
+    }
+    if (owner != NONE && owner != m->n_inputs)
+        return;
+    if (kmap_get(&m->sub_idx, name, fid) != NONE)
+        return; /* the first lines seen are kept */
+    msub s = {name, fid, c->u.sub_info.first_line, c->u.sub_info.last_line};
+    if (!grow((void **)&m->subs, m->n_subs, &m->cap_subs, sizeof *m->subs) ||
+        !kmap_put(&m->sub_idx, name, fid, m->n_subs)) {
+        m->oom = true;
+        return;
+    }
+    m->subs[m->n_subs++] = s;
+}
+
+static void on_sub_callers(nytp_merge *m, const nytp_chunk *c)
+{
+    const __typeof__(c->u.sub_callers) *a = &c->u.sub_callers;
+    uint32_t fid = map_fid(m, a->fid);
+    if (fid == NONE) {
+        mwarn(m, "%s: calls of %.*s from file id %u, which was never declared, are left out", m->name,
+              (int)a->called.len, a->called.ptr, a->fid);
+        return;
+    }
+    uint32_t called = intern(m, a->called), caller = intern(m, a->caller);
+    if (called == NONE || caller == NONE)
+        return;
+    uint64_t ka = (uint64_t)called << 32 | caller, kb = (uint64_t)fid << 32 | a->line;
+    uint32_t id = kmap_get(&m->arc_idx, ka, kb);
+    if (id == NONE) {
+        marc r = {called, caller, fid, a->line, a->rec_depth, a->count, a->incl, a->excl, a->reci};
+        if (!grow((void **)&m->arcs, m->n_arcs, &m->cap_arcs, sizeof *m->arcs) ||
+            !kmap_put(&m->arc_idx, ka, kb, m->n_arcs)) {
+            m->oom = true;
+            return;
+        }
+        m->arcs[m->n_arcs++] = r;
+        return;
+    }
+    marc *r = &m->arcs[id];
+    r->count += a->count;
+    r->incl += a->incl;
+    r->excl += a->excl;
+    r->reci += a->reci;
+    if (a->rec_depth > r->rec_depth)
+        r->rec_depth = a->rec_depth;
+}
+
+static void apply(nytp_merge *m, const nytp_chunk *c)
+{
+    switch (c->tag) {
+    case NYTP_TAG_TIME_LINE:
+    case NYTP_TAG_TIME_BLOCK: on_time(m, c); break;
+    case NYTP_TAG_DISCOUNT: m->discount = true; break;
+    case NYTP_TAG_SUB_RETURN:
+        binary(m);
+        if (m->scale != 1.0)
+            nytp_write_sub_return(m->w, c->u.sub_return.depth, c->u.sub_return.incl * m->scale,
+                                  c->u.sub_return.excl * m->scale, c->u.sub_return.name);
+        else
+            nytp_write_chunk(m->w, c);
+        break;
+    case NYTP_TAG_SUB_ENTRY: {
+        uint32_t fid = map_fid(m, c->u.sub_entry.fid);
+        binary(m);
+        nytp_write_sub_entry(m->w, fid == NONE ? 0 : fid, c->u.sub_entry.line);
+        break;
+    }
+    case NYTP_TAG_NEW_FID: on_new_fid(m, c); break;
+    case NYTP_TAG_SRC_LINE: on_src_line(m, c); break;
+    case NYTP_TAG_SUB_INFO: on_sub_info(m, c); break;
+    case NYTP_TAG_SUB_CALLERS: on_sub_callers(m, c); break;
+    case NYTP_TAG_PID_START:
+    case NYTP_TAG_PID_END:
+        binary(m);
+        nytp_write_chunk(m->w, c);
+        break;
+    case NYTP_TAG_ATTRIBUTE: on_attribute(m, c); break;
+    case NYTP_TAG_OPTION: on_option(m, c); break;
+    default: break; /* VERSION, COMMENT, START_DEFLATE: the output has its own */
+    }
+}
+
+/* Reader warnings, with the input's name in front. */
+static void reader_warning(void *ctx, const nytp_error *w)
+{
+    nytp_merge *m = ctx;
+    if (!m->o.warn)
+        return;
+    char where[200], line[NYTP_ERROR_MSG_MAX + 512];
+    nytp_error fw = *w;
+    nytp_error_where(w, where, sizeof where);
+    snprintf(line, sizeof line, "%s: at %s: %s", m->name, where, w->msg);
+    size_t n = strlen(line);
+    if (n >= sizeof fw.msg)
+        n = sizeof fw.msg - 1;
+    memcpy(fw.msg, line, n);
+    fw.msg[n] = 0;
+    m->o.warn(m->o.warn_ctx, &fw);
+}
+
+static int writer_status(nytp_merge *m, nytp_error *err)
+{
+    const nytp_error *we = nytp_writer_error(m->w);
+    if (we && we->status) {
+        if (err)
+            *err = *we;
+        return we->status;
+    }
+    return NYTP_OK;
+}
+
+int nytp_merge_add_reader(nytp_merge *m, nytp_reader *r, const char *name, nytp_error *err)
+{
+    m->name = name;
+    memset(&m->bad, 0, sizeof m->bad);
+    m->discount = false;
+    m->warned_undeclared = false;
+    m->scale = 1.0;
+    for (uint32_t i = 0; i < m->n_fidmap; i++)
+        m->fidmap[i] = NONE;
+    kmap_free(&m->cursor);
+    nytp_reader_set_warn(r, reader_warning, m);
+    nytp_chunk c;
+    int st;
+    while ((st = nytp_reader_next(r, &c, err)) == NYTP_OK) {
+        apply(m, &c);
+        if (m->bad.status) {
+            if (err) {
+                *err = m->bad;
+                err->offset = nytp_reader_chunk_offset(r);
+                err->inflated = nytp_reader_chunk_inflated(r);
+                err->deflate_start = nytp_in_deflate_start(nytp_reader_input(r));
+                err->chunk = nytp_reader_chunk_number(r);
+            }
+            st = m->bad.status;
+            break;
+        }
+        if (m->oom) {
+            st = nytp_error_set(err, NYTP_E_NOMEM, "out of memory while merging");
+            break;
+        }
+        int ws = writer_status(m, err);
+        if (ws < 0) {
+            st = ws;
+            break;
+        }
+    }
+    nytp_reader_close(r);
+    m->n_inputs++;
+    m->name = NULL;
+    if (st == NYTP_END)
+        return NYTP_OK;
+    return st;
+}
+
+int nytp_merge_add(nytp_merge *m, const char *path, nytp_error *err)
+{
+    nytp_reader *r;
+    int st = nytp_reader_open(&r, path, err);
+    if (st < 0)
+        return st;
+    return nytp_merge_add_reader(m, r, path, err);
+}
+
+/* ---- the summaries ------------------------------------------------------------- */
+
+/* Write `times` copies of chunk c, each after a DISCOUNT if discounted.
+ * A hot line repeats the same bytes millions of times: the codec encodes
+ * them once and they are copied in blocks. */
+static void repeat_chunk(nytp_merge *m, const nytp_chunk *c, bool discounted, uint64_t times)
+{
+    uint8_t one[512], block[8192];
+    size_t n = 0;
+    nytp_chunk d = {.tag = NYTP_TAG_DISCOUNT};
+    if (nytp_chunk_max_size(c) + nytp_chunk_max_size(&d) > sizeof one)
+        return;
+    if (discounted)
+        n += nytp_encode_chunk(one, &d);
+    n += nytp_encode_chunk(one + n, c);
+    uint64_t per = sizeof block / n;
+    for (uint64_t i = 0; i < per && i < times; i++)
+        memcpy(block + i * n, one, n);
+    nytp_out *out = nytp_writer_out(m->w);
+    while (times && !nytp_writer_error(m->w)->status) {
+        uint64_t k = times < per ? times : per;
+        nytp_out_write(out, block, (size_t)(k * n));
+        times -= k;
+    }
+}
+
+/* A line's statements as chunks: one per statement (a DISCOUNT before
+ * each discounted one), the ticks in the first (as many as an i32 holds,
+ * the rest in the next ones), zero in the others. */
+static void write_stmts(nytp_merge *m, const stmts *s, bool block, uint32_t fid, uint32_t line,
+                        uint32_t block_line, uint32_t sub_line)
+{
+    double total = nearbyint(s->ticks);
+    int64_t left = fabs(total) < 9.2e18 ? (int64_t)total : 0;
+    uint64_t plain = s->count, disc = s->disc;
+    nytp_chunk c = {.tag = block ? NYTP_TAG_TIME_BLOCK : NYTP_TAG_TIME_LINE};
+    c.u.time.fid = fid;
+    c.u.time.line = line;
+    c.u.time.block_line = block_line;
+    c.u.time.sub_line = sub_line;
+    while ((plain || disc) && left != 0) {
+        int32_t t = left > INT32_MAX ? INT32_MAX : left < INT32_MIN ? INT32_MIN : (int32_t)left;
+        left -= t;
+        if (plain) {
+            plain--;
+        } else {
+            disc--;
+            nytp_write_discount(m->w);
+        }
+        c.u.time.ticks = t;
+        nytp_write_chunk(m->w, &c);
+    }
+    c.u.time.ticks = 0;
+    if (plain)
+        repeat_chunk(m, &c, false, plain);
+    if (disc)
+        repeat_chunk(m, &c, true, disc);
+}
+
+int nytp_merge_finish(nytp_merge *m, nytp_error *err)
+{
+    binary(m);
+    for (uint32_t fid = 1; fid < m->n_files; fid++) {
+        const mfile *f = &m->files[fid];
+        for (uint32_t line = 0; line < f->n_lines; line++)
+            write_stmts(m, &f->lines[line], false, fid, line, 0, 0);
+        if (writer_status(m, err) < 0)
+            return writer_status(m, err);
+    }
+    for (uint32_t i = 0; i < m->n_blocks; i++) {
+        const mblock *b = &m->blocks[i];
+        write_stmts(m, &b->s, true, b->fid, b->line, b->block, b->sub);
+    }
+    for (uint32_t i = 0; i < m->n_subs; i++) {
+        const msub *s = &m->subs[i];
+        nytp_write_sub_info(m->w, s->fid, s->first, s->last, str_of(m, s->name));
+    }
+    for (uint32_t i = 0; i < m->n_arcs; i++) {
+        const marc *a = &m->arcs[i];
+        uint64_t count = a->count;
+        /* a count beyond a u32 is split: loaders sum the parts */
+        while (count > UINT32_MAX) {
+            nytp_write_sub_callers(m->w, a->fid, a->line, UINT32_MAX, 0, 0, 0, 0, str_of(m, a->called),
+                                   str_of(m, a->caller));
+            count -= UINT32_MAX;
+        }
+        nytp_write_sub_callers(m->w, a->fid, a->line, (uint32_t)count, a->incl, a->excl, a->reci,
+                               a->rec_depth, str_of(m, a->called), str_of(m, a->caller));
+    }
+    write_later_attributes(m);
+    if (m->oom)
+        return nytp_error_set(err, NYTP_E_NOMEM, "out of memory while merging");
+    return writer_status(m, err);
+}

@@ -1,0 +1,482 @@
+#!/usr/bin/perl
+# 'nytp merge' against nytprofmerge and against Devel::NYTProf::Data.
+#
+# Every merged file is loaded by Devel::NYTProf::Data (no warning allowed)
+# and its aggregate (dump_profile_data) is compared, after naming files
+# instead of numbering them, with
+#  - the aggregate of nytprofmerge's output for the same inputs, and
+#  - the sum of the aggregates Devel::NYTProf::Data makes of each input.
+# Where nytp differs from nytprofmerge on purpose (see nytp-merge(1)):
+#  - string evals: nytp joins the k-th eval run at a place (parent file
+#    and line) in each input into one; nytprofmerge keeps every eval of
+#    every input apart.  So files are compared with all evals run at one
+#    place summed into one bucket, and the eval counts per line are not
+#    compared.
+#  - a DISCOUNT at the very end of one input: nytprofmerge carries it into
+#    the next input's first statement (which then loses its count); nytp
+#    does not.  Such a line may show one statement more in nytp's output,
+#    once per input after the first, and total_stmts_discounted one less.
+#  - times: nytp sums integer ticks and divides once, Devel::NYTProf
+#    divides each statement's ticks and sums the quotients: equal to
+#    1e-9 relative.
+use strict;
+use warnings;
+use Test::More;
+use FindBin;
+use lib "$FindBin::Bin/lib";
+use NytpTest;
+use File::Copy qw(copy);
+
+my $nytp = nytp();
+my $td = testdata();
+my $dir = scratch_dir();
+my $oracle = repo() . '/tests/oracle-data.pl';
+
+# Devel::NYTProf::Data's aggregate of a file, and every warning it gave.
+sub oracle {
+    my ($file) = @_;
+    my ($st, $out, $err) = run_cmd([$^X, '-e', <<'PERL', $file]);
+use strict; use warnings; use Devel::NYTProf::Data;
+$SIG{__WARN__} = sub { print STDERR "WARN: @_" };
+my $p = Devel::NYTProf::Data->new({ filename => shift, quiet => 1, skip_collapse_evals => 1 });
+$p->dump_profile_data({ separator => "\t" });
+PERL
+    return ($st, $out, $err);
+}
+
+# The aggregate with files named, not numbered: a file is its name, an
+# eval is its parent's key, ':' and the line it ran on; entries of the
+# same key are summed.
+sub normalize {
+    my ($text) = @_;
+    my (%n, %file);
+    for (split /\n/, $text) {
+        if (/^fid_fileinfo\t(\d+)\t\[ (.*) (\d*) (\d*) (\d+) (\d+) (\d+) (\d+) \]$/) {
+            $file{$1} = [$2, $3, $4];
+        }
+    }
+    my $key;
+    $key = sub {
+        my ($fid, $depth) = @_;
+        my $f = $file{$fid} or return "fid$fid";
+        return $f->[0] if !length $f->[1] || $depth > 50;
+        return $key->($f->[1], $depth + 1) . ":$f->[2]/eval";
+    };
+    for (split /\n/, $text) {
+        my @f = split /\t/;
+        if ($f[0] eq 'attribute' || $f[0] eq 'option') {
+            $n{"$f[0]\t$f[1]"} = $f[2] // '';
+        } elsif ($f[0] eq 'profile_modes') {
+            $n{$_} = 1;
+        } elsif ($f[0] =~ /^fid_(line|block|sub)_time$/ && @f == 4) {
+            my ($t, $c) = $f[3] =~ /^\[ (\S+) (-?\d+) \]$/ or next;
+            my $e = $n{"$f[0]\t" . $key->($f[1], 0) . "\t$f[2]"} //= [0, 0];
+            $e->[0] += $t;
+            $e->[1] += $c;
+        } elsif ($f[0] eq 'fid_fileinfo' && @f == 5 && $f[2] eq 'sub') {
+            $n{"sub\t" . $key->($f[1], 0) . "\t$f[3]\t$f[4]"} = 1;
+        } elsif ($f[0] eq 'fid_fileinfo' && @f == 6 && $f[2] eq 'call') {
+            my @v = $f[5] =~ /^\[ (\d+) (\S+) (\S+) 0 0 (\S+) (\d+) (.*) \]$/ or next;
+            my $e = $n{"call\t" . $key->($f[1], 0) . "\t$f[3]\t$f[4]"} //= [0, 0, 0, 0, 0, {}];
+            $e->[$_] += $v[$_] for 0 .. 3;
+            $e->[4] = $v[4] if $v[4] > $e->[4];
+            $e->[5]{$_} = 1 for split /\|/, $v[5];
+        } elsif ($f[0] eq 'sub_subinfo' && @f == 3) {
+            # [ fid:first-last calls N times incl excl rec_depth reci ]
+            my @v = $f[2] =~ /^\[ (\d+):(\S*) calls (\d+) times (\S+) (\S+) (\d+) (\S+) \]$/ or next;
+            my $e = $n{"subinfo\t$f[1]"} //= [0, 0, 0, 0, 0, {}];
+            $e->[0] += $v[2];
+            $e->[1] += $v[3];
+            $e->[2] += $v[4];
+            $e->[3] = $v[5] if $v[5] > $e->[3];
+            $e->[4] += $v[6];
+            $e->[5]{ $key->($v[0], 0) . ":$v[1]" } = 1;
+        }
+    }
+    return \%n;
+}
+
+sub num_eq {
+    my ($a, $b) = @_;
+    return 1 if $a eq $b;
+    no warnings 'numeric';
+    return 1 if $a == $b;
+    return abs($a - $b) <= 1e-9 * (abs($a) + abs($b)) + 1e-12;
+}
+
+sub same_value {
+    my ($a, $b) = @_;
+    return 0 if ref $a ne ref $b;
+    if (ref $a eq 'ARRAY') {
+        return 0 if @$a != @$b;
+        same_value($a->[$_], $b->[$_]) || return 0 for 0 .. $#$a;
+        return 1;
+    }
+    if (ref $a eq 'HASH') {
+        return join("\n", sort keys %$a) eq join("\n", sort keys %$b);
+    }
+    my $num = qr/^-?\d+(?:\.\d+)?(?:e[-+]?\d+)?\z/;
+    return num_eq($a, $b) if $a =~ $num && $b =~ $num;
+    return $a eq $b;
+}
+
+sub show { my $v = shift; return ref $v eq 'ARRAY' ? '[' . join(' ', map { show($_) } @$v) . ']' : ref $v eq 'HASH' ? '{' . join('|', sort keys %$v) . '}' : $v // '(none)' }
+
+# Compare two normalized aggregates; skip: keys to leave out; carry: how
+# many statements more $ours may have on lines (in each of fid_line_time,
+# fid_block_time and fid_sub_time).
+sub same_aggregate {
+    my ($ours, $want, $label, %opt) = @_;
+    my %carry = map { $_ => $opt{carry} // 0 } qw(line block sub);
+    my @bad;
+    my %keys = map { $_ => 1 } keys %$ours, keys %$want;
+    for my $k (sort keys %keys) {
+        next if $opt{skip} && $k =~ $opt{skip};
+        # a sub that inputs place in different files: nytp keeps the
+        # first input's place, nytprofmerge every place
+        next if $opt{homes} && !defined $a && $k =~ /^sub\t.*\t([^\t]+)\t[^\t]+$/
+            && $opt{homes}{$1} > 1 && $opt{homes}{ours}{$1};
+        my ($a, $b) = ($ours->{$k}, $want->{$k});
+        if ($opt{homes} && $k =~ /^subinfo\t(.*)$/ && ($opt{homes}{$1} // 0) > 1 && ref $a && ref $b) {
+            # placed in several files by the inputs: compare all but the place
+            ($a, $b) = ([@$a[0 .. 4]], [@$b[0 .. 4]]);
+        }
+        next if defined $a && defined $b && same_value($a, $b);
+        if ($k =~ /^fid_(line|block|sub)_time\t/ && ref $a && ref $b && $a->[1] > $b->[1]
+            && $a->[1] - $b->[1] <= $carry{$1} && num_eq($a->[0], $b->[0])) {
+            $carry{$1} -= $a->[1] - $b->[1];
+            next;
+        }
+        push @bad, "$k: nytp " . show($a) . ", expected " . show($b);
+    }
+    ok !@bad, $label or diag join "\n", @bad[0 .. ($#bad < 9 ? $#bad : 9)];
+}
+
+my $n = 0;
+
+# Merge @inputs with nytp and nytprofmerge; compare as described above.
+sub check_merge {
+    my ($label, @inputs) = @_;
+    $n++;
+    my $ours = "$dir/ours-$n.out";
+    my $theirs = "$dir/theirs-$n.out";
+    my ($st, $out, $err) = run_cmd([$nytp, 'merge', '-o', $ours, @inputs]);
+    is $st, 0, "$label: nytp merge exits 0" or diag $err;
+    is $err, '', "$label: no warning";
+    my ($tst, undef, $terr) = run_cmd(['nytprofmerge', '-o', $theirs, @inputs]);
+    is $tst, 0, "$label: nytprofmerge exits 0" or diag $terr;
+
+    my ($ost, $odump, $oerr) = oracle($ours);
+    is $ost, 0, "$label: Devel::NYTProf::Data loads the merged file";
+    # no warning, except those it gives for the inputs themselves
+    my %input_warnings;
+    for my $in (@inputs) {
+        $input_warnings{$_} = 1 for split /\n/, (oracle($in))[2];
+    }
+    my @new = grep { !$input_warnings{$_} } split /\n/, $oerr;
+    is "@new", '', "$label: ... without a warning";
+    my ($dst, $ddump) = run_cmd([$nytp, 'dump', '--data', $ours]);
+    is $ddump, $odump, "$label: nytp dump --data reads the merged file as Devel::NYTProf::Data does";
+
+    my $norm = normalize($odump);
+    my (undef, $tdump) = oracle($theirs);
+    # nytprofmerge's leak of a final DISCOUNT into the next input
+    my $carry = @inputs - 1;
+    my $t = normalize($tdump);
+    if (defined $t->{"attribute\ttotal_stmts_discounted"}) {
+        my $d = $t->{"attribute\ttotal_stmts_discounted"} - $norm->{"attribute\ttotal_stmts_discounted"};
+        ok $d >= 0 && $d <= $carry, "$label: statements discounted: nytprofmerge has at most $carry more";
+    }
+    my %homes;
+    for (keys %$t) {
+        $homes{$1}++ if /^sub\t.*\t([^\t]+)\t[^\t]+$/;
+    }
+    for (keys %$norm) {
+        $homes{ours}{$1} = 1 if /^sub\t.*\t([^\t]+)\t[^\t]+$/;
+    }
+    same_aggregate($norm, $t, "$label: the same aggregate as nytprofmerge's output",
+                   skip => qr/^attribute\ttotal_stmts_discounted$/, carry => $carry,
+                   homes => \%homes);
+
+    # the sum of the inputs, each as Devel::NYTProf::Data sees it
+    my %sum;
+    my %defined;    # sub name -> the first input that defines it
+    for my $in (@inputs) {
+        my ($ist, $idump) = oracle($in);
+        my $i = normalize($idump);
+        for my $k (keys %$i) {
+            if ($k =~ /^sub\t.*\t([^\t]+)\t[^\t]+$/) {
+                next if ($defined{$1} //= $in) ne $in;
+            }
+            next if $k =~ /^(attribute|option|profile_modes)/ && $k !~ /^attribute\ttotal_(stmts_measured|stmts_discounted|sub_calls|stmts_duration)$/;
+            my $v = $i->{$k};
+            if (!ref $v) {
+                $sum{$k} = $k =~ /^attribute/ ? ($sum{$k} // 0) + $v : $v;
+            } elsif ($k =~ /^fid_/) {
+                my $e = $sum{$k} //= [0, 0];
+                $e->[$_] += $v->[$_] for 0, 1;
+            } elsif ($k =~ /^call\t/) {
+                my $e = $sum{$k} //= [0, 0, 0, 0, 0, {}];
+                $e->[$_] += $v->[$_] for 0 .. 3;
+                $e->[4] = $v->[4] if $v->[4] > $e->[4];
+                $e->[5]{$_} = 1 for keys %{ $v->[5] };
+            } elsif ($k =~ /^subinfo\t/) {
+                my $e = $sum{$k} //= [0, 0, 0, 0, 0, {}];
+                $e->[$_] += $v->[$_] for 0 .. 2, 4;
+                $e->[3] = $v->[3] if $v->[3] > $e->[3];
+                $e->[5]{$_} = 1 for keys %{ $v->[5] };
+            }
+        }
+    }
+    my %mine = map { $_ => $norm->{$_} } grep {
+        !/^(attribute|option|profile_modes)/ || /^attribute\ttotal_(stmts_measured|stmts_discounted|sub_calls|stmts_duration)$/
+    } keys %$norm;
+    # a sub defined in several files is listed under the one
+    # Devel::NYTProf::Data chose per input: compare the choice of the
+    # first input only
+    for my $k (grep { /^subinfo\t/ } keys %mine) {
+        next unless $sum{$k};
+        $sum{$k}[5] = $mine{$k}[5] if keys %{ $sum{$k}[5] } > 1;
+    }
+    same_aggregate(\%mine, \%sum, "$label: the sum of the inputs' aggregates");
+    return ($ours, $odump);
+}
+
+# ---- several runs and processes of the same program --------------------------
+
+my @progs = qw(closures deep evals-loop modules xsubs-slowops);
+for my $prog (@progs) {
+    my $src = repo() . "/tests/programs/$prog.pl";
+    my @runs = map { fresh_profile("$prog-run$_", $src, '') } 1 .. 2;
+    check_merge("$prog: two runs", @runs);
+}
+{
+    my $parent = fresh_profile('fork', repo() . '/tests/programs/fork.pl', '');
+    my @child = glob("$parent.*");
+    is scalar(@child), 1, 'fork: the child wrote its own profile';
+    check_merge('fork: parent and child', $parent, @child);
+}
+check_merge('evals.out three times', ("$td/evals.out") x 3);
+check_merge('demo.pl with calls=2 and calls=1', "$td/demo-calls2.out", "$td/demo.out");
+check_merge('blocks=1', "$td/demo-blocks.out", "$td/demo-blocks.out");
+check_merge('demo.pl with blocks=1 and blocks=0', "$td/demo-blocks.out", "$td/demo.out");
+check_merge('anon.pl twice and recursion.pl', ("$td/anon.out") x 2, "$td/recursion.out");
+check_merge('utf8 names', "$td/utf8-names.out", "$td/utf8-names.out");
+check_merge('tricky strings', "$td/tricky-strings.out", "$td/tricky-strings-compress0.out");
+{
+    my @e = map { fresh_profile("evals-calls2-$_", repo() . '/tests/programs/evals-loop.pl', 'calls=2:blocks=1') } 1, 2;
+    my ($m) = check_merge('evals-heavy, calls=2 and blocks=1', @e, $e[0]);
+    my $ent = () = (run_cmd([$nytp, 'dump', '--tags=SUB_ENTRY', $m]))[1] =~ /^SUB_ENTRY\t/mg;
+    my $ent1 = () = (run_cmd([$nytp, 'dump', '--tags=SUB_ENTRY', $e[0]]))[1] =~ /^SUB_ENTRY\t/mg;
+    ok $ent1 > 0, "calls=2: the input has SUB_ENTRY events ($ent1)";
+    is $ent, 2 * $ent1 + (() = (run_cmd([$nytp, 'dump', '--tags=SUB_ENTRY', $e[1]]))[1] =~ /^SUB_ENTRY\t/mg),
+        'calls=2: the merged file keeps every SUB_ENTRY event';
+}
+
+# ---- a file merged with itself: every count and time doubled -------------------
+
+{
+    my $f = "$td/recursion.out";
+    my $m = "$dir/self.out";
+    my ($st, undef, $err) = run_cmd([$nytp, 'merge', '-o', $m, $f, $f]);
+    is $st, 0, 'self: exit 0' or diag $err;
+    my (undef, $one) = run_cmd([$nytp, 'dump', '--data', $f]);
+    my (undef, $two) = run_cmd([$nytp, 'dump', '--data', $m]);
+    # what doubling the counts and times of the input gives
+    my $d = sub { my $v = shift; return 2 * $v };
+    my @want;
+    for (split /\n/, $one) {
+        next if /^attribute\t(profiler_|basetime|application|complete)/;
+        s/^(fid_\w+_time\t\d+\t\d+\t\[ )(\S+) (-?\d+)/$1 . $d->($2) . ' ' . $d->($3)/e;
+        s/^(attribute\t(?:total_\w+|cumulative_overhead_ticks)\t)(\S+)$/$1 . $d->($2)/e;
+        s/(\[ )(\d+) (\S+) (\S+) 0 0 (\S+) (\d+ )/$1 . join(' ', map { $d->($_) } $2, $3, $4) . " 0 0 " . $d->($5) . " $6"/e;
+        s/( calls )(\d+) times (\S+) (\S+) (\d+) (\S+) \]$/$1 . join(' ', $d->($2), 'times', $d->($3), $d->($4), $5, $d->($6)) . ' ]'/e;
+        push @want, $_;
+    }
+    my @got = grep { !/^attribute\t(profiler_|basetime|application|complete)/ } split /\n/, $two;
+    is scalar(@got), scalar(@want), 'self: the same entries';
+    my $bad = 0;
+    for my $i (0 .. $#want) {
+        my @a = split /(-?\d[\d.]*(?:e[-+]\d+)?)/, $want[$i];
+        my @b = split /(-?\d[\d.]*(?:e[-+]\d+)?)/, $got[$i] // '';
+        my $same = @a == @b;
+        for my $k (0 .. $#a) {
+            last unless $same;
+            $same = $k % 2 ? num_eq($a[$k], $b[$k]) : $a[$k] eq $b[$k];
+        }
+        $bad++, diag("self: got $got[$i], want $want[$i]") if !$same && $bad < 10;
+    }
+    is $bad, 0, 'self: every count and time doubled, everything else the same';
+    my %l1 = map { /^fid_line_time\t(\d+\t\d+)\t\[ (\S+) (-?\d+) \]$/ ? ($1 => [$2, $3]) : () } split /\n/, $one;
+    my %l2 = map { /^fid_line_time\t(\d+\t\d+)\t\[ (\S+) (-?\d+) \]$/ ? ($1 => [$2, $3]) : () } split /\n/, $two;
+    is_deeply [sort keys %l2], [sort keys %l1], 'self: the same lines';
+    my $badl = grep { $l2{$_}[1] != 2 * $l1{$_}[1] || !num_eq($l2{$_}[0], 2 * $l1{$_}[0]) } keys %l1;
+    is $badl, 0, 'self: each line count and time exactly doubled';
+    my $ret1 = () = (run_cmd([$nytp, 'dump', '--tags=SUB_RETURN', $f]))[1] =~ /^SUB_RETURN\t/mg;
+    my $ret2 = () = (run_cmd([$nytp, 'dump', '--tags=SUB_RETURN', $m]))[1] =~ /^SUB_RETURN\t/mg;
+    ok $ret1 > 0, "self: the input has SUB_RETURN events ($ret1)";
+    is $ret2, 2 * $ret1, 'self: the merged file keeps every SUB_RETURN event';
+}
+
+# ---- truncated inputs --------------------------------------------------------------
+
+{
+    my $cut = "$td/broken/trunc-plain-boundary.out";
+    my $m = "$dir/trunc.out";
+    my ($st, undef, $err) = run_cmd([$nytp, 'merge', '-o', $m, $cut, "$td/demo-compress0.out"]);
+    is $st, 0, 'truncated: exit 0';
+    like $err, qr/^nytp merge: warning: \Q$cut\E: truncated at offset \d+.*merged everything before the cut\n\z/,
+        'truncated: one warning naming the file and offset';
+    ok -s $m, 'truncated: the output is written';
+    my ($ost, $odump, $oerr) = oracle($m);
+    is $ost, 0, 'truncated: Devel::NYTProf::Data loads it';
+    my ($tst) = run_cmd(['nytprofmerge', '-o', "$dir/trunc-theirs.out", $cut, "$td/demo-compress0.out"]);
+    my (undef, $tdump) = oracle("$dir/trunc-theirs.out");
+    same_aggregate(normalize($odump), normalize($tdump), 'truncated: the same aggregate as nytprofmerge',
+                   skip => qr/^attribute\ttotal_stmts_discounted$/, carry => 1);
+    # alone, the result is as incomplete as its input
+    my $alone = "$dir/trunc-alone.out";
+    run_cmd([$nytp, 'merge', '-o', $alone, $cut]);
+    my ($ast, $adump) = oracle($alone);
+    is $ast, 0, 'truncated alone: Devel::NYTProf::Data loads it';
+    like $adump, qr/^attribute\tcomplete\t\n/m, 'truncated alone: marked incomplete';
+    my (undef, $cdump) = oracle($cut);
+    same_aggregate(normalize($adump), normalize($cdump), 'truncated alone: the aggregate of the input');
+
+    unlink $m;
+    my ($sst, $sout, $serr) = run_cmd([$nytp, 'merge', '--strict', '-o', $m, "$td/demo.out", $cut]);
+    is $sst, 1, 'truncated --strict: exit 1';
+    like $serr, qr/^nytp merge: \Q$cut\E: truncated at offset \d+/, 'truncated --strict: an error naming the file';
+    ok !-e $m, 'truncated --strict: no output file';
+    my ($zst, undef, $zerr) = run_cmd([$nytp, 'merge', '-o', $m, "$td/broken/trunc-z-middle.out"]);
+    is $zst, 0, 'cut inside the zlib stream: exit 0';
+    like $zerr, qr/warning: .*trunc-z-middle\.out: truncated/, 'cut inside the zlib stream: a warning';
+}
+
+# ---- corrupt inputs and other major versions -------------------------------------
+
+for my $name (qw(bad-tag bad-zlib string-past-end nv-size-4 empty random bad-magic major4 major6)) {
+    my $file = "$td/broken/$name.out";
+    my $odir = "$dir/corrupt-$name";
+    mkdir $odir;
+    my ($st, $out, $err) = run_cmd([$nytp, 'merge', '-o', "$odir/m.out", "$td/demo.out", $file]);
+    is $st, 1, "$name: exit 1";
+    my @errors = grep { !/: warning: / } split /\n/, $err;
+    is scalar(@errors), 1, "$name: one error line" or diag $err;
+    like $errors[0] // '', qr/^nytp merge: \Q$file\E: /, "$name: names the file";
+    opendir my $dh, $odir or die;
+    my @left = grep { !/^\.\.?\z/ } readdir $dh;
+    is_deeply \@left, [], "$name: no output file left";
+}
+{
+    my ($st, undef, $err) = run_cmd([$nytp, 'merge', '-o', "$dir/m.out", "$td/broken/major6.out"]);
+    like $err, qr/version/i, 'another major version: refused, saying why';
+    my ($ust, undef, $uerr) = run_cmd([$nytp, 'merge']);
+    is $ust, 2, 'no input: usage error';
+    my ($mst, undef, $merr) = run_cmd([$nytp, 'merge', '-o', "$dir/m.out", "$dir/does-not-exist.out"]);
+    is $mst, 1, 'missing input: exit 1';
+    like $merr, qr/does-not-exist\.out/, 'missing input: names it';
+}
+
+# ---- inputs that disagree ---------------------------------------------------------
+
+sub variant {
+    my ($name, $re, $to) = @_;
+    open my $in, '<:raw', "$td/demo-compress0.out" or die;
+    my $b = do { local $/; <$in> };
+    $b =~ s/$re/$to/m or die "$name: no match";
+    my $g = "$dir/$name.out";
+    open my $o, '>:raw', $g or die;
+    print $o $b;
+    close $o;
+    return $g;
+}
+{
+    my $base = "$td/demo-compress0.out";
+    my $pv = variant('perl-5.99', qr/^:perl_version=5\.36\.0$/m, ':perl_version=5.99.0');
+    my $ck = variant('clock-4', qr/^:clock_id=1$/m, ':clock_id=4');
+    my $tp = variant('tps-20M', qr/^:ticks_per_sec=10000000$/m, ':ticks_per_sec=20000000');
+    my ($st, undef, $err) = run_cmd([$nytp, 'merge', '-o', "$dir/disagree.out", $base, $pv, $ck, $tp]);
+    is $st, 0, 'disagreeing inputs: still merged';
+    like $err, qr/^nytp merge: warning: inputs disagree on perl_version: 5\.36\.0 in \Q$base\E, 5\.99\.0 in \Q$pv\E$/m,
+        'perl_version: a warning with both files and values';
+    like $err, qr/^nytp merge: warning: inputs disagree on clock_id: 1 in \Q$base\E, 4 in \Q$ck\E$/m,
+        'clock_id: a warning with both files and values';
+    like $err, qr/^nytp merge: warning: inputs disagree on ticks_per_sec: 10000000 in \Q$base\E, 20000000 in \Q$tp\E/m,
+        'ticks_per_sec: a warning with both files and values';
+    # the ticks of the 20 MHz input are converted: half the time
+    my ($s1, $one) = run_cmd([$nytp, 'merge', '-o', "$dir/tps.out", $base, $tp]);
+    my (undef, $m) = oracle("$dir/tps.out");
+    my (undef, $b) = oracle($base);
+    my ($dm) = $m =~ /^attribute\ttotal_stmts_duration\t(\S+)$/m;
+    my ($db) = $b =~ /^attribute\ttotal_stmts_duration\t(\S+)$/m;
+    # (each line's converted ticks are rounded once: 2e-3 is far from 2.0)
+    ok abs($dm - 1.5 * $db) < 2e-3 * $db, "ticks_per_sec: ticks converted ($dm = 1.5 x $db)";
+}
+
+# ---- 1,000 inputs with 64 file descriptors ----------------------------------------------
+
+{
+    my $src = "$td/recursion.out";
+    my $many = "$dir/many";
+    mkdir $many;
+    my @files = map { "$many/r$_.out" } 1 .. 1000;
+    copy($src, $_) or die "$_: $!" for @files;
+    my ($st, undef, $err) = run_cmd(['/bin/sh', '-c', 'ulimit -n 64 && exec "$@"', 'sh',
+                                     $nytp, 'merge', '-o', "$dir/many.out", @files]);
+    is $st, 0, '1,000 inputs under ulimit -n 64: exit 0' or diag $err;
+    my (undef, $one) = run_cmd([$nytp, 'dump', '--data', $src]);
+    my (undef, $all) = run_cmd([$nytp, 'dump', '--data', "$dir/many.out"]);
+    my ($m1) = $one =~ /^attribute\ttotal_stmts_measured\t(\d+)$/m;
+    my ($m2) = $all =~ /^attribute\ttotal_stmts_measured\t(\d+)$/m;
+    is $m2, 1000 * $m1, '1,000 inputs: 1,000 times the statements';
+    my ($c1) = $one =~ /^attribute\ttotal_sub_calls\t(\d+)$/m;
+    my ($c2) = $all =~ /^attribute\ttotal_sub_calls\t(\d+)$/m;
+    is $c2, 1000 * $c1, '1,000 inputs: 1,000 times the sub calls';
+    like $all, qr/^attribute\tapplication\t\S+ \(1000 runs\)$/m, '1,000 inputs: application names the runs';
+    # memory grows with distinct lines, subs and arcs, not with events:
+    # 1,000 copies need about what 2 need (GNU time's peak RSS, in KB)
+    if (-x '/usr/bin/time') {
+        my @rss;
+        for my $set ([@files], [@files[0, 1]]) {
+            my (undef, undef, $terr) = run_cmd(['/usr/bin/time', '-f', 'RSS %M', $nytp, 'merge', '-o', "$dir/rss.out", @$set]);
+            push @rss, $terr =~ /RSS (\d+)/ ? $1 : 0;
+        }
+        ok $rss[0] > 0 && $rss[0] < $rss[1] + 2048,
+            "1,000 inputs: peak memory $rss[0] KB, 2 inputs: $rss[1] KB";
+    }
+}
+
+# ---- the command line ----------------------------------------------------------------
+
+{
+    my ($st, $out) = run_cmd([$nytp, 'merge', '--help']);
+    is $st, 0, '--help: exit 0';
+    like $out, qr/^usage: nytp merge/, '--help: usage';
+    like $out, qr/\Q$_\E/, "--help mentions $_" for qw(--output --strict --compress nytprof-merged.out);
+    local $ENV{MANPAGER} = 'cat';
+    local $ENV{PAGER} = 'cat';
+    my ($hst, $hout) = run_cmd([$nytp, 'help', 'merge']);
+    like $hout, qr/NYTP-MERGE/, 'help merge shows the man page';
+    my ($lst, $lout) = run_cmd([$nytp, '--help']);
+    like $lout, qr/^\s+merge\s/m, 'nytp --help lists merge';
+    my ($cst) = run_cmd([$nytp, 'merge', '--compress=10', "$td/demo.out"]);
+    is $cst, 2, '--compress=10: usage error';
+    my $cwd = "$dir/cwd";
+    mkdir $cwd;
+    my ($dst, undef, $derr) = run_cmd([$nytp, 'merge', "$td/demo.out"], cwd => $cwd);
+    is $dst, 0, 'default output: exit 0' or diag $derr;
+    ok -s "$cwd/nytprof-merged.out", 'default output: nytprof-merged.out';
+    my ($sst, $sout) = run_cmd([$nytp, 'merge', '-o', '-', "$td/demo.out"]);
+    is $sst, 0, '-o -: exit 0';
+    like $sout, qr/^NYTProf 5 0\n/, '-o -: the profile on standard output';
+    my ($zst) = run_cmd([$nytp, 'merge', '--compress=0', '-o', "$dir/plain.out", "$td/demo.out", "$td/demo.out"]);
+    run_cmd([$nytp, 'merge', '-o', "$dir/deflated.out", "$td/demo.out", "$td/demo.out"]);
+    unlike slurp_file("$dir/plain.out"), qr/^z/m, '--compress=0: no zlib stream';
+    is((oracle("$dir/plain.out"))[1], (oracle("$dir/deflated.out"))[1], '--compress=0: the same profile');
+    my ($ist, $iout) = run_cmd([$nytp, 'merge', '-o', '-', '-'], stdin => slurp_file("$td/demo.out"));
+    is $ist, 0, 'input -: exit 0';
+    is $iout, $sout, 'input -: the same as from the file';
+}
+
+done_testing;
