@@ -13,10 +13,14 @@
 # list of chunk names), and anything else for a value that is not completed.
 # The one operand, the profile, completes as a profile file.
 
-_nytp_commands=(dump)
+_nytp_commands=(dump calls flame)
+# Commands that take any number of profiles (the others take one).
+_nytp_many_profiles=(calls flame)
 
 declare -gA _nytp_options=(
     [dump]='--json --tags=:tags --limit=:number --strict -o:file --output=:file -h --help'
+    [calls]='--calls --stable --strict -o:file --output=:file -h --help'
+    [flame]='--svg --calls --title=:text --width=:number --minwidth=:number --inverted --filter=:regex --link-template=:url --stable --strict -o:file --output=:file -h --help'
 )
 
 _nytp_chunk_names=(VERSION COMMENT ATTRIBUTE OPTION START_DEFLATE PID_START
@@ -223,8 +227,10 @@ _nytp()
         return
     fi
 
-    # Commands take one profile.
-    ((operands == 0)) && _nytp_value profile "$cur"
+    # Commands take one profile, some any number.
+    if ((operands == 0)) || [[ " ${_nytp_many_profiles[*]} " == *" $cmd "* ]]; then
+        _nytp_value profile "$cur"
+    fi
 }
 
 complete -F _nytp nytp
