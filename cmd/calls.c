@@ -75,6 +75,9 @@ nytp_calltree *calls_load(int nfiles, char **files, bool strict, int *rc)
             *rc = EXIT_BAD_INPUT;
         } else if (open) {
             cli_warn("%s: %s", shown(files[i]), opened);
+        } else if (after.returns == before.returns) {
+            cli_warn("%s: no sub return events, so no calls to show (profiled with calls=0, "
+                     "subs=0 or an old profiler?)", shown(files[i]));
         }
         if (*rc != EXIT_OK) {
             nytp_calltree_free(t);

@@ -187,6 +187,15 @@ EOF
         'evals: nested evals too';
 }
 
+# A profile without sub return events: nothing to show, and a warning.
+{
+    my $f = fresh_profile('calls0', repo() . '/tests/programs/closures.pl', 'calls=0');
+    my ($st, $out, $err) = run_cmd([$nytp, 'calls', $f]);
+    is $st, 0, 'calls=0 profile: exit 0';
+    is $out, oracle_lines($f), 'calls=0 profile: no lines, as nytprofcalls';
+    like $err, qr/\A[^\n]*calls0\.out: no sub return events[^\n]*\n\z/, 'calls=0 profile: one warning';
+}
+
 # --stable: byte-sorted, same set; standard input; -o
 {
     my ($st, $out) = run_cmd([$nytp, 'calls', '--stable', "$td/recursion.out"]);
