@@ -179,13 +179,12 @@ static int on_node(void *ctx, const nytp_calltree_visit *v)
     return 0;
 }
 
-static const char *sort_base; /* qsort has no context argument */
-
-static int cmp_line(const void *a, const void *b)
+static int cmp_line(const void *a, const void *b, void *ctx)
 {
+    const char *base = ctx;
     const struct line *x = a, *y = b;
     size_t lx = x->len, ly = y->len;
-    int r = memcmp(sort_base + x->start, sort_base + y->start, lx < ly ? lx : ly);
+    int r = memcmp(base + x->start, base + y->start, lx < ly ? lx : ly);
     return r ? r : (lx > ly) - (lx < ly);
 }
 
@@ -200,9 +199,7 @@ int calls_write_collapsed(nytp_out *out, const nytp_calltree *t, bool by_calls, 
     c.plen = calloc((size_t)s.max_depth + 2, sizeof *c.plen);
     int st = c.plen ? nytp_calltree_walk(t, 0, on_node, &c) : NYTP_E_NOMEM;
     if (st == 0 && stable && c.n_lines) {
-        sort_base = c.lines;
-        qsort(c.starts, c.n_lines, sizeof *c.starts, cmp_line);
-        sort_base = NULL;
+        qsort_r(c.starts, c.n_lines, sizeof *c.starts, cmp_line, c.lines);
         for (size_t i = 0; i < c.n_lines && st == 0; i++)
             if (nytp_out_write(out, c.lines + c.starts[i].start, c.starts[i].len) < 0)
                 st = nytp_out_error(out)->status;
