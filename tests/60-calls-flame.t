@@ -473,7 +473,7 @@ my $many_svg = "$dir/many.svg";
 
 my $chromium = (grep { -x } map { "$_/chromium" } split /:/, $ENV{PATH})[0];
 SKIP: {
-    skip 'chromium is not installed (make deps)', 12 unless $chromium;
+    skip 'chromium is not installed (make deps)', 13 unless $chromium;
 
     # Load an SVG with a test script around it; returns (console lines,
     # the JSON the script left on the root, the DOM).
