@@ -7,5 +7,7 @@ int cmd_csv(int argc, char **argv);
 int cmd_cachegrind(int argc, char **argv);
 int cmd_dprof_convert(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
+int cmd_calls(int argc, char **argv);
+int cmd_flame(int argc, char **argv);
 
 #endif

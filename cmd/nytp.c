@@ -15,6 +15,8 @@ static const nytp_command commands[] = {
     {"cachegrind", "write the profile in callgrind format for KCachegrind", cmd_cachegrind},
     {"dprof-convert", "convert Devel::DProf's tmon.out into a profile", cmd_dprof_convert},
     {"merge", "join profiles of one program into one file", cmd_merge},
+    {"calls", "collapsed call paths with exclusive time or calls", cmd_calls},
+    {"flame", "flame graphs: collapsed stacks, or an interactive SVG", cmd_flame},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

@@ -14,7 +14,7 @@
 # that is not completed.  The operand, the profile, completes as a profile
 # file; commands in _nytp_many_profiles take any number of them.
 
-_nytp_commands=(dump csv cachegrind dprof-convert merge)
+_nytp_commands=(dump csv cachegrind dprof-convert merge calls flame)
 
 declare -gA _nytp_options=(
     [dump]='--json --tags=:tags --limit=:number --strict --data --collapse-evals --inc=:dirs -o:file --output=:file -h --help'
@@ -22,6 +22,8 @@ declare -gA _nytp_options=(
     [cachegrind]='-o:file --out=:file --output=:file --strict -h --help'
     [dprof-convert]='-o:file --output=:file -F --fake-exits --no-overhead -h --help'
     [merge]='--strict --compress=:level -o:file --output=:file -h --help'
+    [calls]='--calls --stable --strict -o:file --output=:file -h --help'
+    [flame]='--svg --calls --title=:text --width=:number --minwidth=:number --inverted --filter=:regex --link-template=:url --stable --strict -o:file --output=:file -h --help'
 )
 
 # The kind of a command's operand when it is not a profile.
@@ -29,7 +31,7 @@ declare -gA _nytp_operand=(
     [dprof-convert]=file
 )
 
-declare -gA _nytp_many_profiles=([csv]=1 [cachegrind]=1 [merge]=1)
+declare -gA _nytp_many_profiles=([csv]=1 [cachegrind]=1 [merge]=1 [calls]=1 [flame]=1)
 
 _nytp_chunk_names=(VERSION COMMENT ATTRIBUTE OPTION START_DEFLATE PID_START
     PID_END NEW_FID TIME_LINE TIME_BLOCK DISCOUNT SUB_INFO SUB_CALLERS
