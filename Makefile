@@ -33,6 +33,19 @@ ASAN_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/asan/%)
 TSAN_BIN := $(BUILD)/tsan/test_reader $(BUILD)/tsan/test_io
 UNIT_HELPER := tests/unit/helpers.c
 
+# The profiler, Devel::NYTP: an XS module built straight from profiler/ with
+# the compiler flags of the perl it runs in, linked with libnytpformat.a.
+# build/perl is an @INC directory: perl -Ibuild/perl -d:NYTP x.pl.  It is
+# installed into perl's site arch directory under PREFIX (with the default
+# PREFIX=/usr/local, a directory in Debian perl's @INC).
+PERL ?= perl
+PERL_CCOPTS := $(shell $(PERL) -MExtUtils::Embed -e ccopts 2>/dev/null)
+PERL_LDDL := $(shell $(PERL) -MConfig -e 'print $$Config{lddlflags}' 2>/dev/null)
+PERL_SITEARCH := $(shell $(PERL) -MConfig -e '($$_ = $$Config{installsitearch}) =~ s{^\Q$$Config{siteprefix}\E/?}{}; print' 2>/dev/null)
+PROFILER_SO := $(BUILD)/perl/auto/Devel/NYTP/NYTP.so
+PROFILER_PM := $(BUILD)/perl/Devel/NYTP.pm
+PROFILER := $(PROFILER_SO) $(PROFILER_PM)
+
 # Debian packages: build, tests, benchmarks.  libclang-rt-dev holds the
 # libFuzzer runtime, which clang only recommends (and deps skips recommends).
 DEB_PACKAGES := build-essential pkg-config libperl-dev zlib1g-dev libbsd-dev \
@@ -42,11 +55,11 @@ DEB_PACKAGES := build-essential pkg-config libperl-dev zlib1g-dev libbsd-dev \
 .PHONY: all test unit unit-asan unit-tsan integration run deps deps-check install bench \
 	fuzz fuzz-smoke clean
 
-all: $(BUILD)/nytp $(BUILD)/libnytpformat.a
+all: $(BUILD)/nytp $(BUILD)/libnytpformat.a $(PROFILER)
 
 $(BUILD)/obj/%.o: %.c $(LIB_HDR) $(CMD_HDR) $(BUILD)/gen/perl_config.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -I$(BUILD)/gen $(WARN) $(CFLAGS) -fPIC -c $< -o $@
+	$(CC) $(CPPFLAGS) -I$(BUILD)/gen -DNYTP_SITEARCH='"$(PERL_SITEARCH)"' $(WARN) $(CFLAGS) -fPIC -c $< -o $@
 
 # The @INC and version of the system perl, so that 'nytp dump --data' shows
 # file names as Devel::NYTProf on this machine does (override: --inc).
@@ -60,6 +73,22 @@ $(BUILD)/libnytpformat.a: $(LIB_OBJ)
 	@mkdir -p $(BUILD)
 	rm -f $@
 	ar rcs $@ $^
+
+$(BUILD)/gen/nytp_slowops.h: profiler/slowops.pl
+	@mkdir -p $(dir $@)
+	$(PERL) profiler/slowops.pl > $@.tmp && mv $@.tmp $@
+
+# Perl's headers do not pass -Wshadow/-Wextra cleanly, so the profiler gets
+# -Wall -Werror only; -Wmissing-prototypes still guards against stray globals.
+$(PROFILER_SO): profiler/NYTP.c $(BUILD)/gen/nytp_slowops.h $(BUILD)/libnytpformat.a $(LIB_HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(PERL_CCOPTS) -Ilibformat/include -I$(BUILD)/gen -DNYTP_XS_VERSION='"$(shell sed -n 's/^our $$VERSION = .\(.*\).;/\1/p' profiler/NYTP.pm)"' \
+		-Wall -Wmissing-prototypes -Werror $(CFLAGS) -fPIC $(PERL_LDDL) -o $@ profiler/NYTP.c \
+		$(BUILD)/libnytpformat.a $(LIBS)
+
+$(PROFILER_PM): profiler/NYTP.pm
+	@mkdir -p $(dir $@)
+	cp profiler/NYTP.pm $@
 
 $(BUILD)/nytp: $(CMD_OBJ) $(BUILD)/libnytpformat.a
 	$(CC) $(CFLAGS) -o $@ $(CMD_OBJ) $(BUILD)/libnytpformat.a $(LIBS)
