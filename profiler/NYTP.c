@@ -758,6 +758,10 @@ static SSize_t frame_setup(pTHX_ COP *prev_cop, const call_frame *clone, OPCODE 
             f->hide = 1;
     }
 
+    /* resolving the CV may have run perl code (overloading): the save
+     * stack may have moved */
+    f = FRAME(ix);
+    up = FRAME(prev);
     const char *file = OutCopFILE(prev_cop);
     f->caller_fid = file == S.last_fileptr ? S.last_fid
                                            : file_id(aTHX_ file, strlen(file), FID_VIA_SUB);
@@ -792,9 +796,12 @@ static SSize_t frame_setup(pTHX_ COP *prev_cop, const call_frame *clone, OPCODE 
         f->caller_name = SvREFCNT_inc(up->called_name);
     }
 
+    unsigned caller_fid = f->caller_fid;
+    int caller_line = f->caller_line;
+    /* this may grow (move) the save stack: f is not valid after it */
     save_destructor_x(frame_done_ix, INT2PTR(void *, (IV)ix));
     if (OPT(O_CALLS) >= 2 && S.w)
-        nytp_write_sub_entry(S.w, f->caller_fid, (uint32_t)f->caller_line);
+        nytp_write_sub_entry(S.w, caller_fid, (uint32_t)caller_line);
     errno = saved_errno;
     return ix;
 }
