@@ -1,0 +1,215 @@
+#!/usr/bin/perl
+# Devel::NYTP against Devel::NYTProf: each test program is profiled by both
+# (same directory, same hash seed), and 'nytp dump --data' of the two
+# profiles must agree once times are masked (tests/lib/NytpMask.pm): the
+# files, the statement count of every line, the subs and their line
+# ranges, the call count of every sub and of every call site, recursion
+# depths, the options.  Also: the whole chunk stream with times masked,
+# Devel::NYTProf::Data loading our files silently, forked children,
+# run-time control, signals, exit paths, and bad options and paths.
+use strict;
+use warnings;
+use Test::More;
+use FindBin;
+use lib "$FindBin::Bin/lib";
+use NytpTest;
+use NytpMask;
+
+my $nytp = nytp();
+my $inc = repo() . '/build/perl';
+my $progs = repo() . '/tests/programs';
+my $oracle_data = repo() . '/tests/oracle-data.pl';
+my $dir = scratch_dir();
+
+ok -f "$inc/Devel/NYTP.pm" && -f "$inc/auto/Devel/NYTP/NYTP.so", 'make built the profiler into build/perl'
+    or BAIL_OUT('no profiler in build/perl');
+
+# Same hash order in both processes, so that files first seen while the
+# sub line ranges are written get the same ids.
+$ENV{PERL_HASH_SEED} = 0;
+$ENV{PERL_PERTURB_KEYS} = 0;
+
+# profile($which, $name, $script, $opts, %env) -> ($status, $file, $stderr)
+sub profile {
+    my ($which, $name, $script, $opts, %env) = @_;
+    my $file = "$dir/$name.$which.out";
+    unlink $file, glob("$file.*");
+    local $ENV{NYTPROF} = join ':', grep { length } ($opts // ''), "file=$file";
+    local @ENV{ keys %env } = values %env;
+    my @perl = $which eq 'ours' ? ($^X, "-I$inc", '-d:NYTP') : ($^X, '-d:NYTProf');
+    my ($st, $out, $err) = run_cmd([@perl, $script], cwd => $dir);
+    return ($st, $file, $err);
+}
+
+sub masked_data {
+    my ($file) = @_;
+    my ($st, $out, $err) = run_cmd([$nytp, 'dump', '--data', $file]);
+    return "nytp dump --data failed ($st): $err" if $st;
+    return mask_profile_dump($out);
+}
+
+sub same_text {
+    my ($got, $want, $label) = @_;
+    return pass($label) if $got eq $want;
+    my @a = split /^/, $got;
+    my @b = split /^/, $want;
+    my $i = 0;
+    $i++ while $i < @a && $i < @b && $a[$i] eq $b[$i];
+    fail $label;
+    diag "first difference at line " . ($i + 1) . ":\n ours:   " . ($a[$i] // "(end)\n")
+        . " oracle: " . ($b[$i] // "(end)\n");
+    return 0;
+}
+
+# Profile $prog both ways with $opts and compare; returns both files.
+sub compare_program {
+    my ($prog, $opts, %env) = @_;
+    (my $name = "$prog-" . ($opts || 'default')) =~ s/[=:,]/-/g;
+    my $script = "$progs/$prog.pl";
+    my ($ost, $ofile, $oerr) = profile('oracle', $name, $script, $opts, %env);
+    my ($st, $file, $err) = profile('ours', $name, $script, $opts, %env);
+    my $label = "$prog" . ($opts ? " ($opts)" : '');
+    is $st, $ost, "$label: same exit status as under Devel::NYTProf ($ost)";
+    unlike $err, qr/Devel::NYTP|panic|Segmentation/, "$label: no complaint from the profiler"
+        or diag $err;
+    same_text(masked_data($file), masked_data($ofile), "$label: same profile as Devel::NYTProf");
+    return ($file, $ofile);
+}
+
+# ---- every program, default options ------------------------------------------
+
+my @programs = qw(closures deep deep10k evals-loop modules xsubs-slowops control dies
+    posix-exit execs fork);
+my %files;
+for my $prog (@programs) {
+    my ($file, $ofile) = compare_program($prog);
+    $files{$prog} = [$file, $ofile];
+}
+
+# A forked child writes FILE.PID: the child's profile matches too.
+{
+    my ($file, $ofile) = @{ $files{fork} };
+    my @ours = glob("$file.*");
+    my @theirs = glob("$ofile.*");
+    is scalar(@ours), 1, 'fork: the child wrote its own profile, FILE.PID';
+    is scalar(@theirs), 1, 'fork: so did Devel::NYTProf\'s child';
+    same_text(masked_data($ours[0]), masked_data($theirs[0]), 'fork: same child profile')
+        if @ours == 1 && @theirs == 1;
+}
+
+# Devel::NYTProf's own reader loads what we write, without a warning.
+for my $prog (qw(closures evals-loop modules xsubs-slowops dies)) {
+    my ($st, $out, $err) = run_cmd([$^X, $oracle_data, $files{$prog}[0]]);
+    is $st, 0, "$prog: Devel::NYTProf::Data loads our profile";
+    is $err, '', "$prog: ... without a warning";
+}
+
+# The whole chunk stream, in order, with times masked: the same events in
+# the same order (SUB_INFO of the profiler's own module aside).
+for my $prog (qw(closures evals-loop modules)) {
+    my @seq;
+    for my $f (@{ $files{$prog} }) {
+        my ($st, $out) = run_cmd([$nytp, 'dump', $f]);
+        my @lines;
+        for (split /\n/, $out) {
+            my @c = split /\t/, $_, -1;
+            next if $c[0] =~ /^(?:ATTRIBUTE|COMMENT)$/;
+            next if $c[0] eq 'SUB_INFO' && $c[-1] =~ /^Devel::NYTP/;
+            @c[1] = 'T' if $c[0] eq 'TIME_LINE';
+            @c[2, 3] = ('T', 'T') if $c[0] eq 'SUB_RETURN';
+            @c[4, 5, 6] = ('T', 'T', 'T') if $c[0] eq 'SUB_CALLERS';
+            @c[1 .. $#c] = ('P') x $#c if $c[0] =~ /^PID_/;
+            push @lines, join "\t", @c;
+        }
+        push @seq, join "\n", @lines, '';
+    }
+    same_text($seq[0], $seq[1], "$prog: the same chunks in the same order");
+}
+
+# ---- options -------------------------------------------------------------------------
+
+my @variants = ('calls=2', 'calls=0', 'compress=0', 'slowops=0', 'slowops=1', 'stmts=0',
+    'subs=0', 'savesrc=0', 'leave=0', 'start=init', 'start=end', 'nameevals=0');
+for my $prog (qw(closures evals-loop modules)) {
+    compare_program($prog, $_) for @variants;
+}
+compare_program('control', 'start=no');
+compare_program('fork', 'forkdepth=0');
+compare_program('signals', 'sigexit=TERM');
+compare_program('posix-exit', 'subs=0:posix_exit=1');
+
+# Devel::NYTProf 6.12 crashes with calls=2 in deep recursion (it keeps a
+# pointer into the save stack across a call that may move it); ours must
+# not, and its counts must match the oracle's default profile.
+{
+    my ($st, $file, $err) = profile('ours', 'deep10k-calls2', "$progs/deep10k.pl", 'calls=2');
+    is $st, 0, 'deep10k (calls=2): runs' or diag $err;
+    my $want = masked_data($files{deep10k}[1]);
+    my $got = masked_data($file);
+    s/^option\tcalls\t\d+\n//m for $want, $got;
+    same_text($got, $want, 'deep10k (calls=2): same counts as Devel::NYTProf\'s default profile');
+    my ($dst, $out) = run_cmd([$nytp, 'dump', '--tags=SUB_ENTRY,SUB_RETURN', $file]);
+    my $entries = () = $out =~ /^SUB_ENTRY\t/mg;
+    my $returns = () = $out =~ /^SUB_RETURN\t/mg;
+    my ($deepest) = sort { $b <=> $a } $out =~ /^SUB_RETURN\t(\d+)\t/mg;
+    is $entries, $returns, 'deep10k (calls=2): a SUB_ENTRY for every SUB_RETURN';
+    is $deepest, 10_001, 'deep10k (calls=2): returns from depth 10,001';
+}
+
+# Run-time control: start=no, enable_profile, a second file, finish_profile.
+{
+    my %env = (NYTP_SECOND_FILE => "$dir/second.ours.out");
+    my ($st, $file, $err) = profile('ours', 'newfile', "$progs/newfile.pl", 'start=no', %env);
+    $env{NYTP_SECOND_FILE} = "$dir/second.oracle.out";
+    my ($ost, $ofile) = profile('oracle', 'newfile', "$progs/newfile.pl", 'start=no', %env);
+    is $st, $ost, 'enable_profile($file): same exit status';
+    same_text(masked_data($file), masked_data($ofile), 'enable_profile: the first file matches');
+    same_text(masked_data("$dir/second.ours.out"), masked_data("$dir/second.oracle.out"),
+        'enable_profile($file): the second file matches');
+}
+
+# addpid, and a profile that is complete (PID_END) whatever the exit path.
+{
+    my ($st, $file) = profile('ours', 'addpid', "$progs/closures.pl", 'addpid=1');
+    my @f = glob("$file.*");
+    ok @f == 1 && $f[0] =~ /\.\d+\z/, 'addpid=1: the file name ends with .PID';
+    for my $prog (qw(dies posix-exit execs control)) {
+        my ($dst, $out) = run_cmd([$nytp, 'dump', '--strict', '--tags=PID_END', $files{$prog}[0]]);
+        is $dst, 0, "$prog: the profile is complete";
+        like $out, qr/^PID_END\t/m, "$prog: it ends with PID_END";
+    }
+}
+
+# Bad options and paths: errors before the program runs.
+{
+    my $marker = "$dir/ran";
+    my $script = "$dir/touch.pl";
+    open my $fh, '>', $script or die;
+    print $fh "open my \$f, '>', '$marker' or die; print \"ran\\n\";\n";
+    close $fh;
+
+    unlink $marker;
+    local $ENV{NYTPROF} = 'file=/nonexistent-dir/x.out';
+    my ($st, $out, $err) = run_cmd([$^X, "-I$inc", '-d:NYTP', $script], cwd => $dir);
+    isnt $st, 0, 'unwritable profile path: non-zero exit';
+    like $err, qr{/nonexistent-dir/x\.out}, 'unwritable profile path: the error names it';
+    ok !-e $marker, 'unwritable profile path: the program did not run';
+
+    $ENV{NYTPROF} = "no_such_option=1:file=$dir/bad.out";
+    ($st, $out, $err) = run_cmd([$^X, "-I$inc", '-d:NYTP', $script], cwd => $dir);
+    isnt $st, 0, 'unknown option: non-zero exit';
+    like $err, qr/unknown option 'no_such_option'/, 'unknown option: named in the error';
+    ok !-e $marker, 'unknown option: the program did not run';
+
+    for my $opt (qw(blocks=1 use_db_sub=1 findcaller=1 optimize=0 endatexit=1 libcexit=1 trace=1
+            log=x)) {
+        unlink $marker;
+        $ENV{NYTPROF} = "$opt:file=$dir/unsup.out";
+        ($st, $out, $err) = run_cmd([$^X, "-I$inc", '-d:NYTP', $script], cwd => $dir);
+        my ($name) = $opt =~ /^(\w+)/;
+        like $err, qr/option '$name' is not supported yet/, "$opt: warns that it is not supported";
+        ok $st == 0 && -e $marker, "$opt: the program still runs";
+    }
+}
+
+done_testing;
