@@ -2,9 +2,10 @@
 #
 #   make              build everything into build/ (the command: build/nytp)
 #   make test         install missing packages, build, run every test
-#   make run          install missing packages, build, show the demo profile
+#   make run          install missing packages, build, profile the demo with nytp run
 #   make deps         install the Debian packages for build, tests, benchmarks
-#   make install      PREFIX=/usr/local DESTDIR=
+#   make install      PREFIX=/usr/local DESTDIR= (Devel::NYTP: into perl's site
+#                     arch directory under PREFIX, in @INC for PREFIX=/usr/local)
 #   make bench        benchmarks against Devel::NYTProf (not part of test)
 #   make fuzz-smoke   run the libFuzzer target for $(FUZZ_SECONDS) seconds
 
@@ -59,7 +60,10 @@ all: $(BUILD)/nytp $(BUILD)/libnytpformat.a $(PROFILER)
 
 $(BUILD)/obj/%.o: %.c $(LIB_HDR) $(CMD_HDR) $(BUILD)/gen/perl_config.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -I$(BUILD)/gen -DNYTP_SITEARCH='"$(PERL_SITEARCH)"' $(WARN) $(CFLAGS) -fPIC -c $< -o $@
+	$(CC) $(CPPFLAGS) -I$(BUILD)/gen $(WARN) $(CFLAGS) -fPIC -c $< -o $@
+
+# 'nytp run' looks for an installed profiler relative to its own binary.
+$(BUILD)/obj/cmd/run.o: CPPFLAGS += -DNYTP_SITEARCH='"$(PERL_SITEARCH)"'
 
 # The @INC and version of the system perl, so that 'nytp dump --data' shows
 # file names as Devel::NYTProf on this machine does (override: --inc).
@@ -175,11 +179,14 @@ deps-check:
 
 # ---- the demo ---------------------------------------------------------------
 
+# Profile the demo program with the profiler of this build, then show the
+# profile (the loaded view, as Devel::NYTProf::Data dumps it).
 run: deps-check all
-	@echo "== nytp dump testdata/demo.out (first 25 of $$($(BUILD)/nytp dump testdata/demo.out | wc -l) chunks)"
-	@$(BUILD)/nytp dump testdata/demo.out > $(BUILD)/demo.dump
-	@head -n 25 $(BUILD)/demo.dump
-	@echo "== the whole dump is in $(BUILD)/demo.dump"
+	@echo "== nytp run -o $(BUILD)/demo.out testdata/demo.pl"
+	@$(BUILD)/nytp run -o $(BUILD)/demo.out testdata/demo.pl > /dev/null
+	@$(BUILD)/nytp dump --data $(BUILD)/demo.out > $(BUILD)/demo.dump
+	@echo "== nytp dump --data $(BUILD)/demo.out (its subs; the whole dump is in $(BUILD)/demo.dump)"
+	@grep '^sub_subinfo	main::' $(BUILD)/demo.dump | grep -v called_by
 
 # ---- benchmarks ---------------------------------------------------------------
 
@@ -201,6 +208,10 @@ install: all
 	install -m 644 completion/_nytp $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_nytp
 	install -m 644 $(BUILD)/libnytpformat.a $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 libformat/include/nytp/*.h $(DESTDIR)$(PREFIX)/include/nytp/
+	install -d $(DESTDIR)$(PREFIX)/$(PERL_SITEARCH)/Devel \
+		$(DESTDIR)$(PREFIX)/$(PERL_SITEARCH)/auto/Devel/NYTP
+	install -m 644 $(PROFILER_PM) $(DESTDIR)$(PREFIX)/$(PERL_SITEARCH)/Devel/NYTP.pm
+	install -m 755 $(PROFILER_SO) $(DESTDIR)$(PREFIX)/$(PERL_SITEARCH)/auto/Devel/NYTP/NYTP.so
 
 clean:
 	rm -rf $(BUILD)

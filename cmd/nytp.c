@@ -11,6 +11,7 @@
 
 static const nytp_command commands[] = {
     {"dump", "print the chunks of a profile, as text or JSON", cmd_dump},
+    {"run", "profile a perl program with Devel::NYTP", cmd_run},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

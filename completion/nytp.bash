@@ -13,10 +13,11 @@
 # list of chunk names), and anything else for a value that is not completed.
 # The one operand, the profile, completes as a profile file.
 
-_nytp_commands=(dump)
+_nytp_commands=(dump run)
 
 declare -gA _nytp_options=(
     [dump]='--json --tags=:tags --limit=:number --strict -o:file --output=:file -h --help'
+    [run]='-o:file --output=:file --nytprof=:options --perl=:file -h --help'
 )
 
 _nytp_chunk_names=(VERSION COMMENT ATTRIBUTE OPTION START_DEFLATE PID_START
@@ -177,6 +178,20 @@ _nytp()
     fi
     [[ -n ${_nytp_options[$cmd]+set} ]] || return
 
+    # nytp run: its options stop at the script; the script and the
+    # program's arguments complete as files.
+    if [[ $cmd == run ]]; then
+        for ((i = 2; i < cword; i++)); do
+            if [[ ${words[i]} == -- || ${words[i]} != -?* ]]; then
+                compopt -o filenames 2>/dev/null
+                mapfile -t COMPREPLY < <(compgen -f -- "$cur")
+                return
+            fi
+            [[ ${words[i]} != *=* && ${words[i]} != -[!-]?* ]] &&
+                [[ -n $(_nytp_option_kind "$cmd" "${words[i]}") ]] && i=$((i + 1))
+        done
+    fi
+
     # Is the word before the cursor an option that wants this word as its
     # value?  Is there a '--' before the cursor?
     local i kind after_dashes="" operands=0
@@ -223,7 +238,11 @@ _nytp()
         return
     fi
 
-    # Commands take one profile.
+    # nytp run takes a script; the other commands one profile.
+    if [[ $cmd == run ]]; then
+        _nytp_value file "$cur"
+        return
+    fi
     ((operands == 0)) && _nytp_value profile "$cur"
 }
 
