@@ -129,7 +129,8 @@ for my $prog (qw(closures evals-loop modules)) {
 # ---- options -------------------------------------------------------------------------
 
 my @variants = ('calls=2', 'calls=0', 'compress=0', 'slowops=0', 'slowops=1', 'stmts=0',
-    'subs=0', 'savesrc=0', 'leave=0', 'start=init', 'start=end', 'nameevals=0');
+    'subs=0', 'savesrc=0', 'leave=0', 'start=init', 'start=end', 'nameevals=0', 'nameanonsubs=0',
+    'clock=0', 'compress=1:forkdepth=1');
 for my $prog (qw(closures evals-loop modules)) {
     compare_program($prog, $_) for @variants;
 }
@@ -166,6 +167,22 @@ compare_program('posix-exit', 'subs=0:posix_exit=1');
     same_text(masked_data($file), masked_data($ofile), 'enable_profile: the first file matches');
     same_text(masked_data("$dir/second.ours.out"), masked_data("$dir/second.oracle.out"),
         'enable_profile($file): the second file matches');
+}
+
+# nytprofhtml reads our profile without a complaint.
+SKIP: {
+    my $html = -x '/usr/bin/nytprofhtml' ? '/usr/bin/nytprofhtml' : undef;
+    skip 'nytprofhtml is not installed', 2 unless $html;
+    my ($st, $out, $err) = run_cmd([$^X, $html, '-f', $files{modules}[0], '-o', "$dir/html"]);
+    is $st, 0, 'nytprofhtml reads our profile';
+    unlike $err, qr/warn|uninitiali[sz]ed|error/i, '... without a warning' or diag $err;
+}
+
+# addtimestamp
+{
+    my ($st, $file) = profile('ours', 'stamp', "$progs/closures.pl", 'addtimestamp=1');
+    my @f = glob("$file.*");
+    ok @f == 1 && $f[0] =~ /\.(\d+)\z/ && abs($1 - time) < 600, 'addtimestamp=1: the file name ends with .TIME';
 }
 
 # addpid, and a profile that is complete (PID_END) whatever the exit path.
