@@ -112,7 +112,8 @@ read them.
 
 Every file and string eval (with the file and line it ran from), the line
 ranges of all subs (from C<%DB::sub>), and the source lines of every file
-(C<savesrc=1>, the default; C<-e>, standard input and string evals always).
+perl kept them for (C<savesrc=1>, the default: files loaded after the
+profiler, C<-e>, standard input and string evals).
 
 =back
 
@@ -154,7 +155,9 @@ in the package of the calling code (C<main::CORE:print>, the default).
 
 =item savesrc=0
 
-Do not keep the source of files (string evals and C<-e> are kept anyway).
+Do not keep the source of files.  perl then keeps no source lines at all,
+so none are saved, not even for string evals, C<-e> or standard input
+(Devel::NYTProf 6.12 behaves the same).
 
 =item start=begin|init|end|no
 

@@ -169,6 +169,28 @@ compare_program('posix-exit', 'subs=0:posix_exit=1');
         'enable_profile($file): the second file matches');
 }
 
+# perl -e and a program on standard input, with their source saved by
+# default.  With savesrc=0 perl keeps no source lines at all, so neither
+# profiler can save them (not even for -e, stdin or string evals); both
+# agree on that too.
+for my $case (['-e', ['-e', 'sub f { $_[0] * 2 } my $x = 0; $x += f($_) for 1 .. 10; eval q{ $x++ }']],
+    ['stdin', ['-'], "$progs/closures.pl"]) {
+    my ($label, $args, $stdin) = @$case;
+    for my $opts ('', 'savesrc=0') {
+        my %got;
+        for my $which (qw(oracle ours)) {
+            my $file = "$dir/$label.$which.out";
+            local $ENV{NYTPROF} = join ':', grep { length } $opts, "file=$file";
+            my @perl = $which eq 'ours' ? ($^X, "-I$inc", '-d:NYTP') : ($^X, '-d:NYTProf');
+            run_cmd([@perl, @$args], cwd => $dir, stdin => defined $stdin ? slurp_file($stdin) : '');
+            my (undef, $src) = run_cmd([$nytp, 'dump', '--tags=NEW_FID,SRC_LINE', $file]);
+            $got{$which} = masked_data($file) . $src;
+        }
+        like $got{ours}, qr/^SRC_LINE\t1\t1\t/m, "$label: the source is saved" unless $opts;
+        same_text($got{ours}, $got{oracle}, "$label ($opts): same profile and source as Devel::NYTProf");
+    }
+}
+
 # nytprofhtml reads our profile without a complaint.
 SKIP: {
     my $html = -x '/usr/bin/nytprofhtml' ? '/usr/bin/nytprofhtml' : undef;
