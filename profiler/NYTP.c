@@ -125,6 +125,7 @@ static struct profiler {
     NV subr_ticks;               /* exclusive time of completed calls */
 
     unsigned last_fid, last_line;
+    unsigned last_block_line, last_sub_line; /* blocks=1 */
     const char *last_fileptr;
 
     HV *fid_hv;                  /* name -> index into fids */
@@ -143,7 +144,7 @@ static struct profiler {
     int initialised;
 } S = {
     .opt = {
-        {"usecputime", 0, 0, 1}, {"subs", 1, 1, 0}, {"blocks", 0, 0, 1},
+        {"usecputime", 0, 0, 1}, {"subs", 1, 1, 0}, {"blocks", 0, 0, 0},
         {"leave", 1, 1, 0}, {"expand", 0, 0, 0}, {"trace", 0, 0, 1},
         {"use_db_sub", 0, 0, 1}, {"compress", NYTP_DEFAULT_COMPRESSION, NYTP_DEFAULT_COMPRESSION, 0},
         {"clock", -1, -1, 0}, {"stmts", 1, 1, 0}, {"slowops", 2, 2, 0},
@@ -374,6 +375,85 @@ static const COP *find_line_cop(pTHX_ const COP *cop, const OP *o)
     return NULL;
 }
 
+/* blocks=1: the first statement of the block (or sub, eval, loop) that a
+ * context runs, or NULL where that is not a statement. */
+static const COP *first_cop_of(pTHX_ const PERL_CONTEXT *cx)
+{
+    const OP *o;
+    switch (CxTYPE(cx)) {
+    case CXt_EVAL:
+    case CXt_BLOCK:
+        o = (const OP *)cx->blk_oldcop;
+        break;
+    case CXt_SUB:
+    case CXt_FORMAT:
+        o = CvSTART(cx->blk_sub.cv);
+        break;
+    case CXt_LOOP_ARY:
+    case CXt_LOOP_LAZYSV:
+    case CXt_LOOP_LAZYIV:
+    case CXt_LOOP_LIST:
+    case CXt_LOOP_PLAIN:
+        o = cx->blk_loop.my_op->op_redoop;
+        break;
+    default:
+        return NULL;
+    }
+    if (!o)
+        return NULL;
+    int type = o->op_type ? (int)o->op_type : (int)o->op_targ;
+    return type == OP_NEXTSTATE || type == OP_DBSTATE ? (const COP *)o : NULL;
+}
+
+static int same_file(const COP *a, const COP *b)
+{
+    const char *fa = OutCopFILE(a), *fb = OutCopFILE(b);
+    return fa == fb || strcmp(fa, fb) == 0;
+}
+
+/* blocks=1: the first lines of the innermost enclosing block and sub of
+ * the current statement, walking the context stacks outwards (through
+ * sort and signal stacks) to the first sub; the main program's outermost
+ * block is not a block. */
+static void find_block_and_sub(pTHX)
+{
+    const COP *cur = PL_curcop;
+    PERL_SI *si = PL_curstackinfo;
+    I32 ix = cxstack_ix;
+    for (;;) {
+        while (ix < 0 && si->si_type != PERLSI_MAIN && si->si_prev) {
+            si = si->si_prev;
+            ix = si->si_cxix;
+        }
+        if (ix < 0 || (ix == 0 && !si->si_prev))
+            return;
+        const PERL_CONTEXT *cx = &si->si_cxstack[ix];
+        ix--;
+        if (CxTYPE(cx) == CXt_SUB) {
+            if (PL_debstash && CvSTASH(cx->blk_sub.cv) == PL_debstash)
+                continue; /* the debugger's own subs */
+            const COP *c = first_cop_of(aTHX_ cx);
+            if (c && same_file(c, cur)) {
+                S.last_sub_line = CopLINE(c);
+                if (!S.last_block_line)
+                    S.last_block_line = S.last_sub_line;
+            }
+            return;
+        }
+        if (S.last_block_line)
+            continue; /* have the block: keep looking for the sub */
+        const COP *c = first_cop_of(aTHX_ cx);
+        if (!c)
+            continue;
+        if (!same_file(c, cur)) {
+            if (OutCopFILE(cur)[0] == '(') /* a string eval: give up */
+                S.last_block_line = S.last_sub_line = S.last_line;
+            return;
+        }
+        S.last_block_line = CopLINE(c);
+    }
+}
+
 /* A statement begins (or, from leave_event, control is back in an outer
  * one): charge the time since the last event to the last line. */
 static void stmt_event(pTHX_ COP *cop, OP *op)
@@ -386,8 +466,13 @@ static void stmt_event(pTHX_ COP *cop, OP *op)
     long elapsed = ticks_between(&S.start_time, &now);
 
     reinit_if_forked(aTHX);
-    if (S.last_fid && S.w)
-        nytp_write_time_line(S.w, (int32_t)elapsed, S.last_fid, S.last_line);
+    if (S.last_fid && S.w) {
+        if (OPT(O_BLOCKS))
+            nytp_write_time_block(S.w, (int32_t)elapsed, S.last_fid, S.last_line,
+                                  S.last_block_line, S.last_sub_line);
+        else
+            nytp_write_time_line(S.w, (int32_t)elapsed, S.last_fid, S.last_line);
+    }
 
     if (!cop)
         cop = PL_curcop;
@@ -410,6 +495,15 @@ static void stmt_event(pTHX_ COP *cop, OP *op)
     if (file != S.last_fileptr) {
         S.last_fileptr = file;
         S.last_fid = file_id(aTHX_ file, strlen(file), FID_VIA_STMT);
+    }
+    if (OPT(O_BLOCKS)) {
+        S.last_block_line = S.last_sub_line = 0;
+        if (op)
+            find_block_and_sub(aTHX);
+        if (!S.last_block_line)
+            S.last_block_line = S.last_line;
+        if (!S.last_sub_line)
+            S.last_sub_line = S.last_line;
     }
 
     clock_gettime(S.clock, &S.start_time);

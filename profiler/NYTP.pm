@@ -148,6 +148,11 @@ Call events: none, SUB_RETURN (default), or SUB_ENTRY and SUB_RETURN.
 Turn off the statement profiler, the sub profiler, or the correction for
 control returning into a statement.
 
+=item blocks=1
+
+Also record, for every statement, the first line of its enclosing block
+and sub (TIME_BLOCK chunks), so reports can show block and sub times.
+
 =item slowops=0|1|2
 
 Builtins as subs: not at all, all in package C<CORE> (C<CORE::print>), or
@@ -189,7 +194,7 @@ Finish the profile in C<POSIX::_exit> even with C<subs=0>.
 
 =item not supported yet
 
-C<blocks>, C<use_db_sub>, C<findcaller>, C<trace>, C<usecputime> (with a
+C<use_db_sub>, C<findcaller>, C<trace>, C<usecputime> (with a
 value other than their default), C<optimize>, C<endatexit>, C<libcexit>
 and C<log> are accepted but only warn that they are not supported yet.
 

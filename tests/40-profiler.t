@@ -128,7 +128,7 @@ for my $prog (qw(closures evals-loop modules)) {
 
 # ---- options -------------------------------------------------------------------------
 
-my @variants = ('calls=2', 'calls=0', 'compress=0', 'slowops=0', 'slowops=1', 'stmts=0',
+my @variants = ('blocks=1', 'calls=2', 'calls=0', 'compress=0', 'slowops=0', 'slowops=1', 'stmts=0',
     'subs=0', 'savesrc=0', 'leave=0', 'start=init', 'start=end', 'nameevals=0', 'nameanonsubs=0',
     'clock=0', 'compress=1:forkdepth=1');
 for my $prog (qw(closures evals-loop modules)) {
@@ -138,6 +138,19 @@ compare_program('control', 'start=no');
 compare_program('fork', 'forkdepth=0');
 compare_program('signals', 'sigexit=TERM');
 compare_program('posix-exit', 'subs=0:posix_exit=1');
+
+# blocks=1: every TIME_BLOCK names the same block and sub lines.
+for my $prog (qw(modules misc xsubs-slowops)) {
+    my %blocks;
+    for my $which (qw(oracle ours)) {
+        my (undef, $file) = profile($which, "$prog-blocks", "$progs/$prog.pl", 'blocks=1');
+        my (undef, $out) = run_cmd([$nytp, 'dump', '--tags=TIME_BLOCK', $file]);
+        $out =~ s/^TIME_BLOCK\t-?\d+\t/TIME_BLOCK\tT\t/mg;
+        $blocks{$which} = $out;
+    }
+    ok length $blocks{ours} > 100, "$prog (blocks=1): TIME_BLOCK chunks written";
+    same_text($blocks{ours}, $blocks{oracle}, "$prog (blocks=1): the same block and sub lines");
+}
 
 # Devel::NYTProf 6.12 crashes with calls=2 in deep recursion (it keeps a
 # pointer into the save stack across a call that may move it); ours must
@@ -240,7 +253,7 @@ SKIP: {
     like $err, qr/unknown option 'no_such_option'/, 'unknown option: named in the error';
     ok !-e $marker, 'unknown option: the program did not run';
 
-    for my $opt (qw(blocks=1 use_db_sub=1 findcaller=1 optimize=0 endatexit=1 libcexit=1 trace=1
+    for my $opt (qw(use_db_sub=1 findcaller=1 optimize=0 endatexit=1 libcexit=1 trace=1
             log=x)) {
         unlink $marker;
         $ENV{NYTPROF} = "$opt:file=$dir/unsup.out";
