@@ -113,7 +113,7 @@ static struct profiler {
     num_option opt[O_COUNT];
     char file[PATH_MAX];
     int start;
-    int addpid, addtimestamp, savesrc, optimize;
+    int addpid, addtimestamp, savesrc, optimize, libcexit;
     int profiling;
     pid_t pid;
 
@@ -148,7 +148,7 @@ static struct profiler {
         {"leave", 1, 1, 0}, {"expand", 0, 0, 0}, {"trace", 0, 0, 1},
         {"use_db_sub", 0, 0, 1}, {"compress", NYTP_DEFAULT_COMPRESSION, NYTP_DEFAULT_COMPRESSION, 0},
         {"clock", -1, -1, 0}, {"stmts", 1, 1, 0}, {"slowops", 2, 2, 0},
-        {"findcaller", 0, 0, 1}, {"forkdepth", -1, -1, 0}, {"perldb", 0, 0, 0},
+        {"findcaller", 0, 0, 0}, {"forkdepth", -1, -1, 0}, {"perldb", 0, 0, 0},
         {"nameevals", 1, 1, 0}, {"nameanonsubs", 1, 1, 0}, {"calls", 1, 1, 0},
         {"evals", 0, 0, 0},
     },
@@ -864,7 +864,8 @@ static SSize_t frame_setup(pTHX_ COP *prev_cop, const call_frame *clone, OPCODE 
     if (clone) {
         f->caller_pkg = clone->caller_pkg;
         f->caller_name = clone->caller_name ? SvREFCNT_inc(clone->caller_name) : NULL;
-    } else if (!up || !up->called_pkg || !up->called_name || !SvOK(up->called_name)) {
+    } else if (OPT(O_FINDCALLER) || !up || !up->called_pkg || !up->called_name
+               || !SvOK(up->called_name)) {
         CV *ccv = running_cv(aTHX_ cxstack_ix, PL_curstackinfo);
         f->caller_name = newSV(0);
         if (ccv == PL_main_cv) {
@@ -1383,6 +1384,18 @@ static void finish_profile(pTHX)
     errno = saved_errno;
 }
 
+/* libcexit=1: a process that ends through libc's exit() without running
+ * perl's END blocks (an embedding application, an xsub calling exit)
+ * still gets a complete profile.  Only if the profile is still open:
+ * after a normal end the interpreter may already be gone. */
+static void finish_at_libc_exit(void)
+{
+    if (!S.w)
+        return;
+    dTHX;
+    finish_profile(aTHX);
+}
+
 static void set_option(pTHX_ const char *name, const char *value)
 {
     if (!name || !*name)
@@ -1410,9 +1423,19 @@ static void set_option(pTHX_ const char *name, const char *value)
         S.addtimestamp = atoi(value) != 0;
     } else if (strcmp(name, "savesrc") == 0) {
         S.savesrc = atoi(value) != 0;
-    } else if (strcmp(name, "optimize") == 0 || strcmp(name, "optimise") == 0 
-               || strcmp(name, "endatexit") == 0 || strcmp(name, "libcexit") == 0
-               || strcmp(name, "log") == 0) {
+    } else if (strcmp(name, "optimize") == 0 || strcmp(name, "optimise") == 0) {
+        S.optimize = atoi(value) != 0;
+    } else if (strcmp(name, "endatexit") == 0) {
+        /* run END blocks (and so finish the profile) even when an
+         * embedding application's perl_destruct would not */
+        if (atoi(value))
+            PL_exit_flags |= PERL_EXIT_DESTRUCT_END;
+    } else if (strcmp(name, "libcexit") == 0) {
+        if (atoi(value) && !S.libcexit) {
+            S.libcexit = 1;
+            atexit(finish_at_libc_exit);
+        }
+    } else if (strcmp(name, "log") == 0) {
         warn("Devel::NYTP: option '%s' is not supported yet; ignored\n", name);
     } else {
         int i;

@@ -192,11 +192,31 @@ means INT, HUP, PIPE, BUS and SEGV).
 
 Finish the profile in C<POSIX::_exit> even with C<subs=0>.
 
+=item findcaller=1
+
+Work out the calling sub from perl's context stack at every call instead
+of taking it from the call being profiled.
+
+=item optimize=0
+
+Ask perl not to optimise the program (the C<$^P> flag 0x04); statement
+counts can differ from those of the optimised program.
+
+=item endatexit=1
+
+Have perl run END blocks, and so finish the profile, even where an
+embedding application would not.
+
+=item libcexit=1
+
+Finish a profile that is still open when the process ends through libc's
+C<exit()> without perl's END blocks.
+
 =item not supported yet
 
-C<use_db_sub>, C<findcaller>, C<trace>, C<usecputime> (with a
-value other than their default), C<optimize>, C<endatexit>, C<libcexit>
-and C<log> are accepted but only warn that they are not supported yet.
+C<use_db_sub>, C<trace>, C<usecputime> (with a value other than their
+default) and C<log> are accepted but only warn that they are not
+supported yet.
 
 =back
 
