@@ -31,6 +31,8 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/time.h>
+#include <pthread.h>
+#include <signal.h>
 
 #include "nytp/writer.h"
 
@@ -116,6 +118,7 @@ static struct profiler {
     int addpid, addtimestamp, savesrc, optimize, libcexit;
     int profiling;
     pid_t pid;
+    volatile sig_atomic_t forked; /* set in a child by pthread_atfork */
 
     nytp_writer *w;
 
@@ -689,6 +692,34 @@ static arc_stats *arc_for(pTHX_ HV *hv, const char *key, STRLEN len, int *create
     return (arc_stats *)SvPVX(sv);
 }
 
+/* A bounded string builder for the keys of the call arcs. */
+typedef struct {
+    char *p, *end;
+    int overflow;
+} name_buf;
+
+static void put_str(name_buf *b, const char *s)
+{
+    size_t n = strlen(s);
+    if (n > (size_t)(b->end - b->p)) {
+        b->overflow = 1;
+        n = (size_t)(b->end - b->p);
+    }
+    memcpy(b->p, s, n);
+    b->p += n;
+}
+
+static void put_uint(name_buf *b, unsigned v)
+{
+    char tmp[16];
+    char *t = tmp + sizeof tmp;
+    *--t = 0;
+    do
+        *--t = (char)('0' + v % 10);
+    while ((v /= 10) != 0);
+    put_str(b, t);
+}
+
 /* A call has ended (its scope is being left, or an xsub returned): add its
  * times to its call arc and write the SUB_RETURN event. */
 static void frame_done(pTHX_ call_frame *f)
@@ -716,13 +747,31 @@ static void frame_done(pTHX_ call_frame *f)
     NV excl = incl - inner;
 
     char called[1024], caller[1200];
-    int called_len = snprintf(called, sizeof called, "%s::%s", f->called_pkg ? f->called_pkg : "(null)",
-                              f->called_name ? SvPV_nolen(f->called_name) : "(null)");
-    int caller_len = snprintf(caller, sizeof caller, "%s::%s[%u:%d]",
-                              f->caller_pkg ? f->caller_pkg : "(null)",
-                              f->caller_name ? SvPV_nolen(f->caller_name) : "(null)",
-                              f->caller_fid, f->caller_line);
-    if (called_len >= (int)sizeof called || caller_len >= (int)sizeof caller) {
+    /* "Pkg::name" and "Pkg::caller[fid:line]", built by hand: this runs
+     * for every call, and snprintf showed up in profiles */
+    name_buf nb = {called, called + sizeof called - 1, 0};
+    put_str(&nb, f->called_pkg ? f->called_pkg : "(null)");
+    put_str(&nb, "::");
+    put_str(&nb, f->called_name ? SvPV_nolen(f->called_name) : "(null)");
+    int called_len = (int)(nb.p - called);
+    *nb.p = 0;
+    name_buf cb = {caller, caller + sizeof caller - 1, 0};
+    put_str(&cb, f->caller_pkg ? f->caller_pkg : "(null)");
+    put_str(&cb, "::");
+    put_str(&cb, f->caller_name ? SvPV_nolen(f->caller_name) : "(null)");
+    put_str(&cb, "[");
+    put_uint(&cb, f->caller_fid);
+    put_str(&cb, ":");
+    if (f->caller_line < 0) {
+        put_str(&cb, "-");
+        put_uint(&cb, (unsigned)-(long)f->caller_line);
+    } else {
+        put_uint(&cb, (unsigned)f->caller_line);
+    }
+    put_str(&cb, "]");
+    int caller_len = (int)(cb.p - caller);
+    *cb.p = 0;
+    if (nb.overflow || cb.overflow) {
         warn("Devel::NYTP: sub name too long, call not recorded\n");
         frame_release(aTHX_ f);
         errno = saved_errno;
@@ -1311,8 +1360,19 @@ static void close_output(pTHX)
 
 /* In a child after fork: drop the parent's unwritten data and state, and
  * (within forkdepth) start the child's own file, FILE.PID. */
+/* Set in a child by fork() (pthread_atfork), however it was called: perl's
+ * fork, an xsub, a piped open.  Checking a flag per statement is much
+ * cheaper than getpid(), a system call in glibc. */
+static void note_fork(void)
+{
+    S.forked = 1;
+}
+
 static int reinit_if_forked(pTHX)
 {
+    if (!S.forked)
+        return 0;
+    S.forked = 0;
     if (getpid() == S.pid)
         return 0;
     S.pid = getpid();
@@ -1476,6 +1536,7 @@ static int init_profiler(pTHX)
     if (S.initialised)
         return 1;
     S.pid = getpid();
+    pthread_atfork(NULL, NULL, note_fork);
     S.fid_hv = newHV();
     S.callers_hv = newHV();
     S.pkg_files_hv = newHV();
