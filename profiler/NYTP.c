@@ -145,6 +145,7 @@ static struct profiler {
     SV *cv_init, *cv_end, *cv_check, *cv_finish;
     pp_fn orig[OP_max];
     int initialised;
+    void *interp;                /* the profiled interpreter */
 } S = {
     .opt = {
         {"usecputime", 0, 0, 1}, {"subs", 1, 1, 0}, {"blocks", 0, 0, 0},
@@ -163,6 +164,15 @@ static struct profiler {
 };
 
 #define OPT(i) (S.opt[i].value)
+
+/* PL_ppaddr is shared by every interpreter of the process, but only the
+ * one that loaded the profiler is profiled (threads are not supported):
+ * another interpreter runs the original ops. */
+#ifdef MULTIPLICITY
+#define OTHER_INTERP() (S.interp && aTHX != S.interp)
+#else
+#define OTHER_INTERP() 0
+#endif
 
 static void stmt_event(pTHX_ COP *cop, OP *op);
 static int enable_profile(pTHX_ const char *file);
@@ -461,7 +471,7 @@ static void find_block_and_sub(pTHX)
  * one): charge the time since the last event to the last line. */
 static void stmt_event(pTHX_ COP *cop, OP *op)
 {
-    if (!S.profiling || !OPT(O_STMTS))
+    if (!S.profiling || !OPT(O_STMTS) || OTHER_INTERP())
         return;
     int saved_errno = errno;
     struct timespec now;
@@ -519,7 +529,7 @@ static void stmt_event(pTHX_ COP *cop, OP *op)
  * continuation (DISCOUNT), not a new execution. */
 static void leave_event(pTHX_ OP *op)
 {
-    if (!S.profiling || !S.w || !OPT(O_STMTS))
+    if (!S.profiling || !S.w || !OPT(O_STMTS) || OTHER_INTERP())
         return;
     int saved_errno = errno;
     stmt_event(aTHX_ NULL, op);
@@ -545,12 +555,15 @@ static OP *pp_leave(pTHX)
 static OP *pp_fork(pTHX)
 {
     OP *op = S.orig[PL_op->op_type](aTHX);
-    reinit_if_forked(aTHX);
+    if (!OTHER_INTERP())
+        reinit_if_forked(aTHX);
     return op;
 }
 
 static OP *pp_exit(pTHX)
 {
+    if (OTHER_INTERP())
+        return S.orig[PL_op->op_type](aTHX);
     leave_event(aTHX_ NULL);
     if (PL_op->op_type == OP_EXEC)
         finish_profile(aTHX); /* nothing runs after a successful exec */
@@ -961,7 +974,7 @@ static OP *call_profiler(pTHX_ int is_slowop)
     SSize_t ix;
     OP *op;
 
-    if (!OPT(O_SUBS) || !S.profiling
+    if (!OPT(O_SUBS) || !S.profiling || OTHER_INTERP()
         || (type == OP_ENTERSUB
             && (sub_sv == &PL_sv_yes || sub_sv == S.cv_check || sub_sv == S.cv_init
                 || sub_sv == S.cv_end || sub_sv == S.cv_finish))
@@ -1402,6 +1415,8 @@ static int reinit_if_forked(pTHX)
 static int enable_profile(pTHX_ const char *file)
 {
     int was = S.profiling;
+    if (OTHER_INTERP())
+        return 0;
     if (OPT(O_USECPUTIME)) {
         warn("Devel::NYTP: the usecputime option is not supported (use clock=N)\n");
         return 0;
@@ -1422,6 +1437,8 @@ static int enable_profile(pTHX_ const char *file)
 static int disable_profile(pTHX)
 {
     int was = S.profiling;
+    if (OTHER_INTERP())
+        return 0;
     if (S.profiling) {
         if (S.w)
             nytp_out_flush(nytp_writer_out(S.w));
@@ -1433,6 +1450,8 @@ static int disable_profile(pTHX)
 static void finish_profile(pTHX)
 {
     int saved_errno = errno;
+    if (OTHER_INTERP())
+        return;
     if (!OPT(O_LEAVE))
         stmt_event(aTHX_ NULL, NULL);
     disable_profile(aTHX);
@@ -1536,6 +1555,9 @@ static int init_profiler(pTHX)
     if (S.initialised)
         return 1;
     S.pid = getpid();
+#ifdef MULTIPLICITY
+    S.interp = aTHX;
+#endif
     pthread_atfork(NULL, NULL, note_fork);
     S.fid_hv = newHV();
     S.callers_hv = newHV();

@@ -249,6 +249,11 @@ before the new program starts; C<POSIX::_exit> finishes it before the
 process ends.  A signal that kills the process leaves a truncated profile
 (readers keep what came before the cut) unless C<sigexit> names it.
 
+=head1 THREADS
+
+Only the interpreter that loaded Devel::NYTP is profiled; threads made
+with L<threads> run unprofiled (as with Devel::NYTProf).
+
 =head1 SEE ALSO
 
 L<nytp(1)>, L<nytp-run(1)>, L<Devel::NYTProf>.

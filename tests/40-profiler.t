@@ -79,7 +79,7 @@ sub compare_program {
 # ---- every program, default options ------------------------------------------
 
 my @programs = qw(closures deep deep10k evals-loop modules xsubs-slowops control dies
-    posix-exit execs fork misc);
+    posix-exit execs fork misc threads);
 my %files;
 for my $prog (@programs) {
     my ($file, $ofile) = compare_program($prog);
