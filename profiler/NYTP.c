@@ -52,6 +52,8 @@ enum {
     FID_IS_PMC = 0x001,
     FID_VIA_STMT = 0x002,
     FID_VIA_SUB = 0x004,
+    FID_IS_AUTOSPLIT = 0x008,
+    FID_IS_ALIAS = 0x040,
     FID_HAS_SRC = 0x010,
     FID_SAVE_SRC = 0x020,
     FID_IS_FAKE = 0x080,
@@ -132,8 +134,9 @@ static struct profiler {
     const char *last_fileptr;
 
     HV *fid_hv;                  /* name -> index into fids */
-    fid_info *fids;              /* fids[id], 1-based, in creation order */
-    unsigned nfids, fid_cap;
+    fid_info *fids;              /* 1-based, in creation order; aliases too */
+    unsigned nentries, fid_cap;
+    unsigned nfids;              /* ids given out */
 
     SSize_t frame_ix;            /* save-stack index of the current frame */
     HV *callers_hv;              /* called name -> { "caller[fid:line]" -> arc } */
@@ -266,6 +269,30 @@ static int loaded_from_pmc(const char *name, STRLEN len)
     return r;
 }
 
+/* The latest file (not itself a split file) whose name ends with the base
+ * name of the file an autosplit file was split from. */
+static const fid_info *autosplit_parent(const char *name)
+{
+    const char *end = strstr(name, " (autosplit");
+    const char *base = end;
+    while (base > name && base[-1] != '/')
+        base--;
+    size_t blen = (size_t)(end - base);
+    const fid_info *match = NULL;
+    for (unsigned ix = 1; ix < S.nentries; ix++) {
+        const fid_info *e = &S.fids[ix];
+        if ((e->flags & FID_IS_AUTOSPLIT) || e->key_len < blen)
+            continue;
+        const char *tail = e->key + e->key_len - blen;
+        if (memcmp(tail, base, blen) != 0)
+            continue;
+        if (e->key_len > blen && tail[-1] != '/')
+            continue;
+        match = e;
+    }
+    return match;
+}
+
 static void emit_fid(const fid_info *f)
 {
     const char *name = f->abs ? f->abs : f->key;
@@ -281,10 +308,10 @@ static unsigned file_id(pTHX_ const char *name, STRLEN len, unsigned create_via)
 {
     SV **svp = hv_fetch(S.fid_hv, name, (I32)len, 0);
     if (svp)
-        return (unsigned)SvUV(*svp);
+        return S.fids[SvUV(*svp)].id;
     if (!create_via)
         return 0;
-    if (S.nfids + 2 > S.fid_cap) {
+    if (S.nentries + 2 > S.fid_cap) {
         unsigned ncap = S.fid_cap ? S.fid_cap * 2 : 64;
         fid_info *n = realloc(S.fids, ncap * sizeof *n);
         if (!n)
@@ -292,8 +319,9 @@ static unsigned file_id(pTHX_ const char *name, STRLEN len, unsigned create_via)
         S.fids = n;
         S.fid_cap = ncap;
     }
+    unsigned ix = ++S.nentries;
     unsigned id = ++S.nfids;
-    fid_info *f = &S.fids[id];
+    fid_info *f = &S.fids[ix];
     memset(f, 0, sizeof *f);
     f->id = id;
     f->key = malloc(len + 1);
@@ -302,7 +330,7 @@ static unsigned file_id(pTHX_ const char *name, STRLEN len, unsigned create_via)
     memcpy(f->key, name, len);
     f->key[len] = 0;
     f->key_len = len;
-    (void)hv_store(S.fid_hv, name, (I32)len, newSVuv(id), 0);
+    (void)hv_store(S.fid_hv, name, (I32)len, newSVuv(ix), 0);
 
     unsigned eval_fid = 0, eval_line = 0;
     if (name[0] == '(') {
@@ -329,7 +357,40 @@ static unsigned file_id(pTHX_ const char *name, STRLEN len, unsigned create_via)
             eval_line = 1;
         }
     }
-    f = &S.fids[id]; /* the recursion may have moved the array */
+    if (!eval_fid) {
+        /* Class::MOP names the code it generates with '#line N "... defined
+         * at FILE"': treat it as an eval run from FILE */
+        static const char tag[] = " defined at ";
+        const char *t = NULL;
+        for (const char *p = name; p + sizeof tag - 1 <= name + len; p++)
+            if (memcmp(p, tag, sizeof tag - 1) == 0) {
+                t = p;
+                break;
+            }
+        if (t) {
+            const char *definer = t + sizeof tag - 1;
+            eval_fid = file_id(aTHX_ definer, (STRLEN)(name + len - definer), create_via);
+            eval_line = 1;
+        }
+    }
+    f = &S.fids[ix]; /* the recursion may have moved the array */
+    if (len > 1 && name[len - 1] == ')' && strstr(name, " (autosplit ")) {
+        /* "lib/Foo.pm (autosplit into lib/auto/Foo/bar.al)": an AutoLoader
+         * sub split out of Foo.pm is shown in Foo.pm, under its id */
+        const fid_info *parent =
+            ix == S.nentries && id == S.nfids ? autosplit_parent(name) : NULL;
+        if (parent) {
+            /* an alias: never written as a NEW_FID, but its source lines
+             * are saved under the parent's id, as Devel::NYTProf does */
+            f->id = parent->id;
+            f->eval_fid = parent->eval_fid;
+            f->eval_line = parent->eval_line;
+            f->flags = parent->flags | FID_IS_ALIAS;
+            S.nfids--;
+            return f->id;
+        }
+        f->flags |= FID_IS_AUTOSPLIT;
+    }
     f->eval_fid = eval_fid;
     f->eval_line = eval_line;
 
@@ -1091,8 +1152,8 @@ static OP *pp_slowop(pTHX)
 
 static void write_sources(pTHX)
 {
-    for (unsigned id = 1; id <= S.nfids; id++) {
-        fid_info *f = &S.fids[id];
+    for (unsigned ix = 1; ix <= S.nentries; ix++) {
+        fid_info *f = &S.fids[ix];
         if (!(f->flags & FID_HAS_SRC) || !(f->flags & FID_SAVE_SRC))
             continue;
         GV *gv = gv_fetchfile_flags(f->key, f->key_len, 0);
@@ -1104,7 +1165,7 @@ static void write_sources(pTHX)
             SV **svp = av_fetch(src, line, 0);
             STRLEN len = 0;
             const char *text = svp ? SvPV(*svp, len) : "";
-            nytp_write_src_line(S.w, id, (uint32_t)line,
+            nytp_write_src_line(S.w, f->id, (uint32_t)line,
                                 str_n(text, len, svp && SvUTF8(*svp)));
         }
     }
@@ -1204,7 +1265,7 @@ static void write_sub_infos(pTHX)
         SV **svp = hv_fetchs(hv, "main::RUNTIME", 1);
         SV *pf = pkg_file_sv(aTHX_ "main::RUNTIME", 13);
         if (!pf) {
-            if (S.nfids)
+            if (S.nentries)
                 sv_setpvn(*svp, S.fids[1].key, S.fids[1].key_len);
             else
                 sv_setpvs(*svp, "");
@@ -1316,8 +1377,9 @@ static void write_header(pTHX)
     if (OPT(O_COMPRESS))
         nytp_write_start_deflate(S.w, (int)OPT(O_COMPRESS));
     nytp_write_pid_start(S.w, (uint32_t)getpid(), (uint32_t)getppid(), wall_time());
-    for (unsigned id = 1; id <= S.nfids; id++) /* known before a fork */
-        emit_fid(&S.fids[id]);
+    for (unsigned ix = 1; ix <= S.nentries; ix++) /* known before a fork */
+        if (!(S.fids[ix].flags & FID_IS_ALIAS))
+            emit_fid(&S.fids[ix]);
     nytp_out_flush(nytp_writer_out(S.w));
 }
 

@@ -113,7 +113,10 @@ read them.
 Every file and string eval (with the file and line it ran from), the line
 ranges of all subs (from C<%DB::sub>), and the source lines of every file
 perl kept them for (C<savesrc=1>, the default: files loaded after the
-profiler, C<-e>, standard input and string evals).
+profiler, C<-e>, standard input and string evals).  Subs that AutoLoader
+loads from files split out of a module are shown in that module; code
+compiled under C<#line N "... defined at FILE"> (as Class::MOP generates
+it) counts as a string eval run from FILE.
 
 =back
 

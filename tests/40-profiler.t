@@ -79,7 +79,7 @@ sub compare_program {
 # ---- every program, default options ------------------------------------------
 
 my @programs = qw(closures deep deep10k evals-loop modules xsubs-slowops control dies
-    posix-exit execs fork misc threads);
+    posix-exit execs fork misc threads line-directives);
 my %files;
 for my $prog (@programs) {
     my ($file, $ofile) = compare_program($prog);
@@ -202,6 +202,33 @@ for my $case (['-e', ['-e', 'sub f { $_[0] * 2 } my $x = 0; $x += f($_) for 1 ..
         like $got{ours}, qr/^SRC_LINE\t1\t1\t/m, "$label: the source is saved" unless $opts;
         same_text($got{ours}, $got{oracle}, "$label ($opts): same profile and source as Devel::NYTProf");
     }
+}
+
+# AutoLoader subs split out of a module (AutoSplit): their statements are
+# shown in the module, under its file id, and their source is saved there.
+{
+    my $pm = "$dir/AsFoo.pm";
+    open my $fh, '>', $pm or die;
+    print $fh "package AsFoo;\nuse AutoLoader 'AUTOLOAD';\nsub here { return 1 }\n1;\n__END__\n"
+        . "sub split_a { return 2 + here() }\n"
+        . "sub split_b { my \$s = 0; \$s += \$_ for 1 .. shift; return \$s }\n";
+    close $fh;
+    my ($st, $out, $err) = run_cmd([$^X, '-MAutoSplit', '-e', 'autosplit("AsFoo.pm", "auto", 0, 1, 1)'],
+        cwd => $dir);
+    is $st, 0, 'autosplit: AutoSplit split the test module' or diag $err;
+    my $script = "$dir/as.pl";
+    open $fh, '>', $script or die;
+    print $fh "use lib '.';\nuse AsFoo;\nmy \$n = AsFoo::split_a() + AsFoo::split_b(10) + AsFoo::split_b(5);\n";
+    close $fh;
+    my %got;
+    for my $which (qw(oracle ours)) {
+        my ($pst, $file, $perr) = profile($which, 'autosplit', $script, '');
+        my (undef, $src) = run_cmd([$nytp, 'dump', '--tags=NEW_FID,SRC_LINE', $file]);
+        $got{$which} = masked_data($file) . $src;
+    }
+    like $got{ours}, qr/^fid_line_time\t\d+\t6\t\[ T 1 \]$/m, 'autosplit: split_a ran (line 6 of the module)';
+    unlike $got{ours}, qr/^NEW_FID\t.*autosplit into/m, 'autosplit: no file id of its own';
+    same_text($got{ours}, $got{oracle}, 'autosplit: same profile and source as Devel::NYTProf');
 }
 
 # nytprofhtml reads our profile without a complaint.
