@@ -153,7 +153,7 @@ static struct profiler {
     .opt = {
         {"usecputime", 0, 0, 1}, {"subs", 1, 1, 0}, {"blocks", 0, 0, 0},
         {"leave", 1, 1, 0}, {"expand", 0, 0, 0}, {"trace", 0, 0, 1},
-        {"use_db_sub", 0, 0, 1}, {"compress", NYTP_DEFAULT_COMPRESSION, NYTP_DEFAULT_COMPRESSION, 0},
+        {"use_db_sub", 0, 0, 0}, {"compress", NYTP_DEFAULT_COMPRESSION, NYTP_DEFAULT_COMPRESSION, 0},
         {"clock", -1, -1, 0}, {"stmts", 1, 1, 0}, {"slowops", 2, 2, 0},
         {"findcaller", 0, 0, 0}, {"forkdepth", -1, -1, 0}, {"perldb", 0, 0, 0},
         {"nameevals", 1, 1, 0}, {"nameanonsubs", 1, 1, 0}, {"calls", 1, 1, 0},
@@ -1492,6 +1492,8 @@ static int enable_profile(pTHX_ const char *file)
         open_output(aTHX);
     S.last_fileptr = NULL;
     S.profiling = 1;
+    if (OPT(O_USE_DB_SUB))
+        sv_setiv(PL_DBsingle, 1);
     clock_gettime(S.clock, &S.start_time);
     return was;
 }
@@ -1502,6 +1504,8 @@ static int disable_profile(pTHX)
     if (OTHER_INTERP())
         return 0;
     if (S.profiling) {
+        if (OPT(O_USE_DB_SUB))
+            sv_setiv(PL_DBsingle, 0);
         if (S.w)
             nytp_out_flush(nytp_writer_out(S.w));
         S.profiling = 0;
@@ -1514,8 +1518,8 @@ static void finish_profile(pTHX)
     int saved_errno = errno;
     if (OTHER_INTERP())
         return;
-    if (!OPT(O_LEAVE))
-        stmt_event(aTHX_ NULL, NULL);
+    if (!OPT(O_LEAVE) || OPT(O_USE_DB_SUB))
+        stmt_event(aTHX_ NULL, NULL); /* the last statement's time */
     disable_profile(aTHX);
     close_output(aTHX);
     if (S.callers_hv && HvUSEDKEYS(S.callers_hv))
@@ -1653,7 +1657,12 @@ static int init_profiler(pTHX)
     }
 
     Copy(PL_ppaddr, S.orig, OP_max, pp_fn);
-    if (OPT(O_STMTS)) {
+    if (OPT(O_USE_DB_SUB)) {
+        /* statements through DB::DB (perl calls it at each statement
+         * while $DB::single is true), instead of op wrappers */
+        PL_perldb |= PERLDBf_LINE | PERLDBf_SINGLE;
+    }
+    if (OPT(O_STMTS) && !OPT(O_USE_DB_SUB)) {
         PL_ppaddr[OP_NEXTSTATE] = pp_stmt;
         PL_ppaddr[OP_DBSTATE] = pp_stmt;
         if (OPT(O_LEAVE)) {
@@ -1750,6 +1759,19 @@ XS_INTERNAL(XS_DB_finish_profile)
     XSRETURN_EMPTY;
 }
 
+/* DB::DB with use_db_sub=1 (NYTP.pm makes it an alias of this). */
+XS_INTERNAL(XS_DB_DB_profiler)
+{
+    dXSARGS;
+    PERL_UNUSED_VAR(items);
+    PERL_UNUSED_VAR(cv);
+    if (OPT(O_USE_DB_SUB))
+        stmt_event(aTHX_ NULL, PL_op);
+    else
+        warn("Devel::NYTP: DB::DB called unexpectedly\n");
+    XSRETURN_EMPTY;
+}
+
 XS_INTERNAL(XS_DB__INIT)
 {
     dXSARGS;
@@ -1804,6 +1826,7 @@ XS_EXTERNAL(boot_Devel__NYTP)
     newXS_deffile_here(aTHX_ "DB::finish_profile", XS_DB_finish_profile);
     newXS_deffile_here(aTHX_ "DB::_finish", XS_DB_finish_profile);
     newXS_deffile_here(aTHX_ "DB::_INIT", XS_DB__INIT);
+    newXS_deffile_here(aTHX_ "DB::DB_profiler", XS_DB_DB_profiler);
     CV *c = newXS_deffile_here(aTHX_ "DB::_END", XS_DB__END);
     CvXSUBANY(c).any_i32 = 0;
     c = newXS_deffile_here(aTHX_ "DB::_CHECK", XS_DB__END);

@@ -54,6 +54,10 @@ if (defined(my $spec = $ENV{NYTPROF})) {
     }
 }
 
+# use_db_sub=1: statements are measured by DB::DB, which perl calls
+# before each statement while $DB::single is true.
+*DB = \&DB_profiler if $ENV{NYTPROF} && $ENV{NYTPROF} =~ /\buse_db_sub=1\b/;
+
 init_profiler();
 
 1;
@@ -195,6 +199,12 @@ means INT, HUP, PIPE, BUS and SEGV).
 
 Finish the profile in C<POSIX::_exit> even with C<subs=0>.
 
+=item use_db_sub=1
+
+Measure statements through C<DB::DB>, which perl calls before every
+statement while C<$DB::single> is true, instead of through perl's ops
+(slower; for comparison).
+
 =item findcaller=1
 
 Work out the calling sub from perl's context stack at every call instead
@@ -217,9 +227,8 @@ C<exit()> without perl's END blocks.
 
 =item not supported yet
 
-C<use_db_sub>, C<trace>, C<usecputime> (with a value other than their
-default) and C<log> are accepted but only warn that they are not
-supported yet.
+C<trace>, C<usecputime> (with a value other than their default) and
+C<log> are accepted but only warn that they are not supported yet.
 
 =back
 

@@ -130,7 +130,8 @@ for my $prog (qw(closures evals-loop modules)) {
 
 my @variants = ('blocks=1', 'calls=2', 'calls=0', 'compress=0', 'slowops=0', 'slowops=1', 'stmts=0',
     'subs=0', 'savesrc=0', 'leave=0', 'start=init', 'start=end', 'nameevals=0', 'nameanonsubs=0',
-    'clock=0', 'compress=1:forkdepth=1', 'findcaller=1', 'optimize=0', 'endatexit=1:libcexit=1');
+    'clock=0', 'compress=1:forkdepth=1', 'findcaller=1', 'optimize=0', 'endatexit=1:libcexit=1',
+    'use_db_sub=1');
 for my $prog (qw(closures evals-loop modules)) {
     compare_program($prog, $_) for @variants;
 }
@@ -280,7 +281,7 @@ SKIP: {
     like $err, qr/unknown option 'no_such_option'/, 'unknown option: named in the error';
     ok !-e $marker, 'unknown option: the program did not run';
 
-    for my $opt (qw(use_db_sub=1 trace=1 log=x usecputime=1)) {
+    for my $opt (qw(trace=1 log=x usecputime=1)) {
         unlink $marker;
         $ENV{NYTPROF} = "$opt:file=$dir/unsup.out";
         ($st, $out, $err) = run_cmd([$^X, "-I$inc", '-d:NYTP', $script], cwd => $dir);
