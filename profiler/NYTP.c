@@ -923,7 +923,8 @@ static void name_begin_block(pTHX_ call_frame *f)
 }
 
 /* Start a call: a frame on the save stack, with a destructor that closes
- * it if the call never returns normally (an xsub or builtin that dies). */
+ * it if the call never returns normally (an xsub or builtin that dies).
+ * Returns its save-stack index, or -1 if there is none. */
 static SSize_t frame_setup(pTHX_ COP *prev_cop, const call_frame *clone, OPCODE type, SV *sub_sv)
 {
     int saved_errno = errno;
@@ -932,7 +933,7 @@ static SSize_t frame_setup(pTHX_ COP *prev_cop, const call_frame *clone, OPCODE 
     if (ix <= prev) {
         warn("Devel::NYTP: save stack is confused (threads?), profiling stopped\n");
         disable_profile(aTHX);
-        return prev;
+        return -1;
     }
     S.frame_ix = ix;
     call_frame *f = FRAME(ix);
@@ -1073,8 +1074,10 @@ static OP *call_profiler(pTHX_ int is_slowop)
         SvREFCNT_dec(sub_sv);
     }
 
+    if (ix == -1)
+        goto done; /* no frame: profiling was stopped */
     call_frame *f = FRAME(ix);
-    if (!f || f->counted)
+    if (f->counted)
         goto done; /* e.g. the op left the scope itself (s///e) */
 
     if (!is_slowop) {
