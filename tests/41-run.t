@@ -103,4 +103,30 @@ isnt $st, 0, 'unwritable -o: non-zero exit';
 like $err, qr{\Q$dir\E/no/such/dir/x\.out}, 'unwritable -o: the error names the path';
 ok !-e "$dir/ran", 'unwritable -o: the program did not run';
 
+# Installed layout: bin/nytp finds the profiler in perl's site arch
+# directory under the same prefix (where 'make install' puts it).
+{
+    use Config;
+    use File::Path qw(make_path);
+    use File::Copy qw(copy);
+    (my $rel = $Config{installsitearch}) =~ s{^\Q$Config{siteprefix}\E/?}{};
+    my $prefix = "$dir/prefix";
+    make_path("$prefix/bin", "$prefix/$rel/Devel", "$prefix/$rel/auto/Devel/NYTP");
+    copy($nytp, "$prefix/bin/nytp") or die;
+    chmod 0755, "$prefix/bin/nytp";
+    copy(repo() . '/build/perl/Devel/NYTP.pm', "$prefix/$rel/Devel/NYTP.pm") or die;
+    copy(repo() . '/build/perl/auto/Devel/NYTP/NYTP.so', "$prefix/$rel/auto/Devel/NYTP/NYTP.so") or die;
+    ($st, $out, $err) = run_cmd(["$prefix/bin/nytp", 'run', '-o', "$dir/inst.out", $args, 'x']);
+    is $st, 7, 'installed layout: the profiler is found next to the installed nytp';
+    like $err, qr/profile written to \Q$dir\E\/inst\.out/, 'installed layout: profile written';
+
+    unlink "$prefix/$rel/Devel/NYTP.pm";
+    SKIP: {
+        skip 'Devel::NYTP is installed in perl\'s @INC', 2 if grep { -f "$_/Devel/NYTP.pm" } @INC;
+        ($st, $out, $err) = run_cmd(["$prefix/bin/nytp", 'run', '-o', "$dir/none.out", $args]);
+        isnt $st, 0, 'no profiler anywhere: non-zero exit';
+        like $err, qr{Devel/NYTP\.pm}, 'no profiler anywhere: perl says what it could not find';
+    }
+}
+
 done_testing;
