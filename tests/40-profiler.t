@@ -61,7 +61,9 @@ sub same_text {
     return 0;
 }
 
-# Profile $prog both ways with $opts and compare; returns both files.
+# Profile $prog both ways with $opts and compare; returns both files (and
+# keeps them in %made under "prog|opts").
+my %made;
 sub compare_program {
     my ($prog, $opts, %env) = @_;
     (my $name = "$prog-" . ($opts || 'default')) =~ s/[=:,]/-/g;
@@ -73,6 +75,7 @@ sub compare_program {
     unlike $err, qr/Devel::NYTP|panic|Segmentation/, "$label: no complaint from the profiler"
         or diag $err;
     same_text(masked_data($file), masked_data($ofile), "$label: same profile as Devel::NYTProf");
+    $made{"$prog|" . ($opts // '')} = [$file, $ofile];
     return ($file, $ofile);
 }
 
@@ -104,28 +107,6 @@ for my $prog (qw(closures evals-loop modules xsubs-slowops dies)) {
     is $err, '', "$prog: ... without a warning";
 }
 
-# The whole chunk stream, in order, with times masked: the same events in
-# the same order (SUB_INFO of the profiler's own module aside).
-for my $prog (qw(closures evals-loop modules)) {
-    my @seq;
-    for my $f (@{ $files{$prog} }) {
-        my ($st, $out) = run_cmd([$nytp, 'dump', $f]);
-        my @lines;
-        for (split /\n/, $out) {
-            my @c = split /\t/, $_, -1;
-            next if $c[0] =~ /^(?:ATTRIBUTE|COMMENT)$/;
-            next if $c[0] eq 'SUB_INFO' && $c[-1] =~ /^Devel::NYTP/;
-            @c[1] = 'T' if $c[0] eq 'TIME_LINE';
-            @c[2, 3] = ('T', 'T') if $c[0] eq 'SUB_RETURN';
-            @c[4, 5, 6] = ('T', 'T', 'T') if $c[0] eq 'SUB_CALLERS';
-            @c[1 .. $#c] = ('P') x $#c if $c[0] =~ /^PID_/;
-            push @lines, join "\t", @c;
-        }
-        push @seq, join "\n", @lines, '';
-    }
-    same_text($seq[0], $seq[1], "$prog: the same chunks in the same order");
-}
-
 # ---- options -------------------------------------------------------------------------
 
 my @variants = ('blocks=1', 'calls=2', 'calls=0', 'compress=0', 'slowops=0', 'slowops=1', 'stmts=0',
@@ -139,6 +120,30 @@ compare_program('control', 'start=no');
 compare_program('fork', 'forkdepth=0');
 compare_program('signals', 'sigexit=TERM');
 compare_program('posix-exit', 'subs=0:posix_exit=1');
+
+# The whole chunk stream, in order, with times masked: the same events in
+# the same order (SUB_INFO of the profiler's own module aside).
+for my $case (['closures', ''], ['evals-loop', ''], ['modules', ''], ['misc', ''],
+    ['closures', 'calls=2'], ['modules', 'calls=2'], ['evals-loop', 'blocks=1']) {
+    my ($prog, $opts) = @$case;
+    my @seq;
+    for my $f (@{ $made{"$prog|$opts"} }) {
+        my ($st, $out) = run_cmd([$nytp, 'dump', $f]);
+        my @lines;
+        for (split /\n/, $out) {
+            my @c = split /\t/, $_, -1;
+            next if $c[0] =~ /^(?:ATTRIBUTE|COMMENT)$/;
+            next if $c[0] eq 'SUB_INFO' && $c[-1] =~ /^Devel::NYTP/;
+            @c[1] = 'T' if $c[0] =~ /^TIME_(?:LINE|BLOCK)$/;
+            @c[2, 3] = ('T', 'T') if $c[0] eq 'SUB_RETURN';
+            @c[4, 5, 6] = ('T', 'T', 'T') if $c[0] eq 'SUB_CALLERS';
+            @c[1 .. $#c] = ('P') x $#c if $c[0] =~ /^PID_/;
+            push @lines, join "\t", @c;
+        }
+        push @seq, join "\n", @lines, '';
+    }
+    same_text($seq[0], $seq[1], "$prog" . ($opts ? " ($opts)" : '') . ': the same chunks in the same order');
+}
 
 # blocks=1: every TIME_BLOCK names the same block and sub lines.
 for my $prog (qw(modules misc xsubs-slowops)) {
