@@ -132,6 +132,7 @@ static struct profiler {
     unsigned last_fid, last_line;
     unsigned last_block_line, last_sub_line; /* blocks=1 */
     const char *last_fileptr;
+    const char *last_filename;   /* perl's name of last_fid */
 
     HV *fid_hv;                  /* name -> index into fids */
     fid_info *fids;              /* 1-based, in creation order; aliases too */
@@ -291,6 +292,15 @@ static const fid_info *autosplit_parent(const char *name)
         match = e;
     }
     return match;
+}
+
+/* The name perl uses for file id fid (that of its first entry). */
+static const char *file_key(unsigned fid)
+{
+    for (unsigned ix = fid; ix <= S.nentries; ix++)
+        if (S.fids[ix].id == fid && !(S.fids[ix].flags & FID_IS_ALIAS))
+            return S.fids[ix].key;
+    return NULL;
 }
 
 static void emit_fid(const fid_info *f)
@@ -567,8 +577,15 @@ static void stmt_event(pTHX_ COP *cop, OP *op)
     }
     const char *file = OutCopFILE(cop);
     if (file != S.last_fileptr) {
+        /* a threaded perl gives every statement its own copy of the file
+         * name: comparing with the last name is cheaper than hashing it */
+        if (!(S.last_fid && S.last_fileptr && strcmp(file, S.last_filename) == 0)) {
+            S.last_fid = file_id(aTHX_ file, strlen(file), FID_VIA_STMT);
+            S.last_filename = S.last_fid ? file_key(S.last_fid) : NULL;
+        }
         S.last_fileptr = file;
-        S.last_fid = file_id(aTHX_ file, strlen(file), FID_VIA_STMT);
+        if (!S.last_filename)
+            S.last_fileptr = NULL;
     }
     if (OPT(O_BLOCKS)) {
         S.last_block_line = S.last_sub_line = 0;
@@ -981,8 +998,10 @@ static SSize_t frame_setup(pTHX_ COP *prev_cop, const call_frame *clone, OPCODE 
     f = FRAME(ix);
     up = FRAME(prev);
     const char *file = OutCopFILE(prev_cop);
-    f->caller_fid = file == S.last_fileptr ? S.last_fid
-                                           : file_id(aTHX_ file, strlen(file), FID_VIA_SUB);
+    f->caller_fid = file == S.last_fileptr
+                            || (S.last_fileptr && strcmp(file, S.last_filename) == 0)
+                        ? S.last_fid
+                        : file_id(aTHX_ file, strlen(file), FID_VIA_SUB);
     f->caller_line = (int)CopLINE(prev_cop);
 
     if (clone) {
