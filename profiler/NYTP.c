@@ -115,7 +115,8 @@ typedef OP *(*pp_fn)(pTHX);
 
 static struct profiler {
     num_option opt[O_COUNT];
-    char file[PATH_MAX];
+    char file[PATH_MAX];         /* file= */
+    char out_name[PATH_MAX + 64]; /* the file being written (with .PID...) */
     int start;
     int addpid, addtimestamp, savesrc, optimize, libcexit;
     int profiling;
@@ -200,21 +201,6 @@ static NV wall_time(void)
 }
 
 /* ---- writing ------------------------------------------------------------- */
-
-/* The writer's errors are sticky; report the first once and stop writing. */
-static void check_writer(void)
-{
-    if (!S.w)
-        return;
-    const nytp_error *e = nytp_writer_error(S.w);
-    if (e && e->status) {
-        fprintf(stderr, "Devel::NYTP: writing %s failed: %s (profiling stopped)\n", S.file,
-                e->msg);
-        nytp_writer_abort(S.w);
-        S.w = NULL;
-        S.profiling = 0;
-    }
-}
 
 static nytp_str str_n(const char *p, size_t len, bool utf8)
 {
@@ -1433,8 +1419,17 @@ static void open_output(pTHX)
         disable_profile(aTHX);
         croak("Devel::NYTP: cannot write profile '%s': %s\n", name, err.msg);
     }
-    write_header(aTHX);
-    check_writer();
+    snprintf(S.out_name, sizeof S.out_name, "%s", name);
+    write_header(aTHX); /* flushed: a file that cannot be written fails here */
+    const nytp_error *e = nytp_writer_error(S.w);
+    if (e && e->status) {
+        char msg[NYTP_ERROR_MSG_MAX];
+        snprintf(msg, sizeof msg, "%s", e->msg);
+        nytp_writer_abort(S.w);
+        S.w = NULL;
+        disable_profile(aTHX);
+        croak("Devel::NYTP: cannot write profile '%s': %s\n", name, msg);
+    }
 }
 
 static void close_output(pTHX)
@@ -1451,7 +1446,7 @@ static void close_output(pTHX)
     nytp_write_pid_end(S.w, (uint32_t)S.pid, now);
     nytp_error err;
     if (nytp_writer_close(S.w, &err) < 0)
-        fprintf(stderr, "Devel::NYTP: writing the profile failed: %s\n", err.msg);
+        fprintf(stderr, "Devel::NYTP: writing %s failed: %s\n", S.out_name, err.msg);
     S.w = NULL;
 }
 

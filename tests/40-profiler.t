@@ -280,6 +280,15 @@ SKIP: {
     like $err, qr{/nonexistent-dir/x\.out}, 'unwritable profile path: the error names it';
     ok !-e $marker, 'unwritable profile path: the program did not run';
 
+    if (-w '/dev/full') {
+        unlink $marker;
+        $ENV{NYTPROF} = 'file=/dev/full';
+        ($st, $out, $err) = run_cmd([$^X, "-I$inc", '-d:NYTP', $script], cwd => $dir);
+        isnt $st, 0, 'a profile that cannot be written (/dev/full): non-zero exit';
+        like $err, qr{cannot write profile '/dev/full': .*No space}, '/dev/full: the error names it';
+        ok !-e $marker, '/dev/full: the program did not run';
+    }
+
     $ENV{NYTPROF} = "no_such_option=1:file=$dir/bad.out";
     ($st, $out, $err) = run_cmd([$^X, "-I$inc", '-d:NYTP', $script], cwd => $dir);
     isnt $st, 0, 'unknown option: non-zero exit';
