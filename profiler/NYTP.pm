@@ -30,8 +30,9 @@ if (defined(my $spec = $ENV{NYTPROF})) {
             or die "Devel::NYTP: bad NYTPROF option '$item' (want name=value)\n";
         s/\\(.)/$1/gs for $opt, $val;
         if ($opt eq 'sigexit') {
-            # these signals end the program with a complete profile
-            my @sigs = $val eq '1' ? qw(INT HUP PIPE BUS SEGV) : split /,/, $val;
+            # these signals end the program with a complete profile; 1 adds
+            # TERM to Devel::NYTProf's list
+            my @sigs = $val eq '1' ? qw(INT HUP TERM PIPE BUS SEGV) : split /,/, $val;
             for my $sig (@sigs) {
                 $SIG{uc $sig} = sub { DB::finish_profile(); exit 1 };
             }
@@ -192,8 +193,9 @@ name (recorded in the profile's C<PL_perldb> attribute).
 
 =item sigexit=1 or sigexit=INT,TERM,...
 
-Finish the profile and exit when one of these signals arrives (C<1>
-means INT, HUP, PIPE, BUS and SEGV).
+Finish the profile and exit (status 1) when one of these signals arrives.
+C<1> means INT, HUP, TERM, PIPE, BUS and SEGV (Devel::NYTProf 6.12 leaves
+out TERM).
 
 =item posix_exit=1
 

@@ -94,6 +94,12 @@ is $st, 128 + 15, 'killed by SIGTERM: exit status 143';
 is $st, 1, 'sigexit=TERM: the profiler exits 1';
 my ($dst) = run_cmd([$nytp, 'dump', '--strict', "$dir/sig.out"]);
 is $dst, 0, 'sigexit=TERM: the profile is complete';
+unlink "$dir/sig.out";
+($st, $out, $err) = run_cmd([$nytp, 'run', '-o', "$dir/sig.out", '--nytprof=sigexit=1',
+    "$progs/signals.pl"]);
+is $st, 1, 'sigexit=1 covers TERM: the profiler exits 1';
+($dst) = run_cmd([$nytp, 'dump', '--strict', "$dir/sig.out"]);
+is $dst, 0, 'sigexit=1 covers TERM: the profile is complete';
 
 # An unwritable profile: an error naming it, before the program runs.
 unlink "$dir/ran";
