@@ -82,7 +82,7 @@ sub compare_program {
 # ---- every program, default options ------------------------------------------
 
 my @programs = qw(closures deep deep10k evals-loop modules xsubs-slowops control dies
-    posix-exit execs fork misc threads line-directives libraries);
+    posix-exit execs fork misc threads line-directives libraries unwinding);
 my %files;
 for my $prog (@programs) {
     my ($file, $ofile) = compare_program($prog);
