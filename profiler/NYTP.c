@@ -22,6 +22,7 @@
  * wrappers without a context argument.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -122,6 +123,7 @@ static struct profiler {
     int profiling;
     pid_t pid;
     volatile sig_atomic_t forked; /* set in a child by pthread_atfork */
+    FILE *log;                   /* log=FILE, else standard error */
 
     nytp_writer *w;
 
@@ -154,7 +156,7 @@ static struct profiler {
 } S = {
     .opt = {
         {"usecputime", 0, 0, 1}, {"subs", 1, 1, 0}, {"blocks", 0, 0, 0},
-        {"leave", 1, 1, 0}, {"expand", 0, 0, 0}, {"trace", 0, 0, 1},
+        {"leave", 1, 1, 0}, {"expand", 0, 0, 0}, {"trace", 0, 0, 0},
         {"use_db_sub", 0, 0, 0}, {"compress", NYTP_DEFAULT_COMPRESSION, NYTP_DEFAULT_COMPRESSION, 0},
         {"clock", -1, -1, 0}, {"stmts", 1, 1, 0}, {"slowops", 2, 2, 0},
         {"findcaller", 0, 0, 0}, {"forkdepth", -1, -1, 0}, {"perldb", 0, 0, 0},
@@ -201,6 +203,25 @@ static NV wall_time(void)
 }
 
 /* ---- writing ------------------------------------------------------------- */
+
+/* A message of the profiler (to log=FILE if given), written at once and
+ * without perl's help, so that it works in any state of the interpreter. */
+static void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void note(const char *fmt, ...)
+{
+    FILE *f = S.log ? S.log : stderr;
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(f, fmt, ap);
+    va_end(ap);
+    fflush(f);
+}
+
+#define TRACE(level, ...) \
+    do { \
+        if (OPT(O_TRACE) >= (level)) \
+            note(__VA_ARGS__); \
+    } while (0)
 
 static nytp_str str_n(const char *p, size_t len, bool utf8)
 {
@@ -340,7 +361,7 @@ static unsigned file_id(pTHX_ const char *name, STRLEN len, unsigned create_via)
                     break;
                 }
             if (!open || !colon || open > colon) {
-                warn("Devel::NYTP: unsupported file name syntax '%s'\n", name);
+                note("Devel::NYTP: unsupported file name syntax '%s'\n", name);
                 return 0;
             }
             eval_fid = file_id(aTHX_ open + 1, (STRLEN)(colon - open - 1),
@@ -393,7 +414,7 @@ static unsigned file_id(pTHX_ const char *name, STRLEN len, unsigned create_via)
     if (!eval_fid && !is_dash_e(name, len) && name[0] != '/') {
         char cwd[PATH_MAX];
         if (!getcwd(cwd, sizeof cwd)) {
-            warn("Devel::NYTP: getcwd: %s\n", strerror(errno));
+            note("Devel::NYTP: getcwd: %s\n", strerror(errno));
         } else {
             const char *rel = name;
             const char *sep = "/";
@@ -422,6 +443,8 @@ static unsigned file_id(pTHX_ const char *name, STRLEN len, unsigned create_via)
         f->flags |= FID_SAVE_SRC;
     if (S.w)
         emit_fid(f);
+    TRACE(2, "New fid %2u (after %2u:%-4u) 0x%02x e%u:%u %s %s\n", id, S.last_fid, S.last_line,
+          f->flags, f->eval_fid, f->eval_line, f->key, f->abs ? f->abs : "");
     return id;
 }
 
@@ -557,7 +580,7 @@ static void stmt_event(pTHX_ COP *cop, OP *op)
             const char *pkg = CopSTASHPV(cop);
             int preamble = PL_scopestack_ix <= 7 && pkg && strcmp(pkg, "main") == 0;
             if (!preamble && op)
-                warn("Devel::NYTP: unable to determine line number in %s\n", OutCopFILE(cop));
+                note("Devel::NYTP: unable to determine line number in %s\n", OutCopFILE(cop));
             S.last_line = 1;
         }
     }
@@ -849,7 +872,7 @@ static void frame_done(pTHX_ call_frame *f)
     int caller_len = (int)(cb.p - caller);
     *cb.p = 0;
     if (nb.overflow || cb.overflow) {
-        warn("Devel::NYTP: sub name too long, call not recorded\n");
+        note("Devel::NYTP: sub name too long, call not recorded\n");
         frame_release(aTHX_ f);
         errno = saved_errno;
         return;
@@ -934,7 +957,7 @@ static SSize_t frame_setup(pTHX_ COP *prev_cop, const call_frame *clone, OPCODE 
     SSize_t prev = S.frame_ix;
     SSize_t ix = SSNEWa(sizeof(call_frame), MEM_ALIGNBYTES);
     if (ix <= prev) {
-        warn("Devel::NYTP: save stack is confused (threads?), profiling stopped\n");
+        note("Devel::NYTP: save stack is confused (threads?), profiling stopped\n");
         disable_profile(aTHX);
         return -1;
     }
@@ -1217,12 +1240,12 @@ static int parse_dbsub(pTHX_ SV *sv, STRLEN *file_len, UV *first, UV *last, cons
     if (!dash || !grok_number(p, (STRLEN)(dash - p), &f))
         return 0;
     if (neg) {
-        warn("Negative first line number in %%DB::sub entry '%s' for %s\n", s, sub);
+        note("Negative first line number in %%DB::sub entry '%s' for %s\n", s, sub);
         f = 0;
     }
     const char *l = dash + 1;
     if (*l == '-') {
-        warn("Negative last line number in %%DB::sub entry '%s' for %s\n", s, sub);
+        note("Negative last line number in %%DB::sub entry '%s' for %s\n", s, sub);
         l = "0";
     }
     if (first)
@@ -1291,7 +1314,7 @@ static void write_sub_infos(pTHX)
         STRLEN flen;
         UV first, last;
         if (!parse_dbsub(aTHX_ sv, &flen, &first, &last, name)) {
-            warn("Can't parse %%DB::sub entry for %s '%s'\n", name, SvPV_nolen(sv));
+            note("Can't parse %%DB::sub entry for %s '%s'\n", name, SvPV_nolen(sv));
             continue;
         }
         const char *file = SvPV_nolen(sv);
@@ -1420,6 +1443,7 @@ static void open_output(pTHX)
         croak("Devel::NYTP: cannot write profile '%s': %s\n", name, err.msg);
     }
     snprintf(S.out_name, sizeof S.out_name, "%s", name);
+    TRACE(1, "~ opened %s\n", name);
     write_header(aTHX); /* flushed: a file that cannot be written fails here */
     const nytp_error *e = nytp_writer_error(S.w);
     if (e && e->status) {
@@ -1444,6 +1468,7 @@ static void close_output(pTHX)
     write_sub_infos(aTHX);
     write_call_arcs(aTHX);
     nytp_write_pid_end(S.w, (uint32_t)S.pid, now);
+    TRACE(1, "~ closing %s\n", S.out_name);
     nytp_error err;
     if (nytp_writer_close(S.w, &err) < 0)
         fprintf(stderr, "Devel::NYTP: writing %s failed: %s\n", S.out_name, err.msg);
@@ -1467,6 +1492,8 @@ static int reinit_if_forked(pTHX)
     S.forked = 0;
     if (getpid() == S.pid)
         return 0;
+    TRACE(1, "~ new pid %d (was %d) forkdepth %ld\n", (int)getpid(), (int)S.pid,
+          (long)OPT(O_FORKDEPTH));
     S.pid = getpid();
     S.last_fileptr = NULL;
     S.last_fid = 0;
@@ -1497,10 +1524,12 @@ static int enable_profile(pTHX_ const char *file)
     if (OTHER_INTERP())
         return 0;
     if (OPT(O_USECPUTIME)) {
-        warn("Devel::NYTP: the usecputime option is not supported (use clock=N)\n");
+        note("Devel::NYTP: the usecputime option is not supported (use clock=N)\n");
         return 0;
     }
     reinit_if_forked(aTHX);
+    TRACE(1, "~ enable_profile (previously %s) to %s\n", was ? "enabled" : "disabled",
+          file && *file ? file : S.file);
     if (file && *file && strcmp(file, S.file) != 0) {
         close_output(aTHX);
         snprintf(S.file, sizeof S.file, "%s", file);
@@ -1520,6 +1549,8 @@ static int disable_profile(pTHX)
     int was = S.profiling;
     if (OTHER_INTERP())
         return 0;
+    TRACE(1, "~ disable_profile (previously %s, pid %d)\n", was ? "enabled" : "disabled",
+          (int)getpid());
     if (S.profiling) {
         if (OPT(O_USE_DB_SUB))
             sv_setiv(PL_DBsingle, 0);
@@ -1535,6 +1566,8 @@ static void finish_profile(pTHX)
     int saved_errno = errno;
     if (OTHER_INTERP())
         return;
+    TRACE(1, "~ finish_profile (overhead %gt, profiling %d)\n", (double)S.overhead_ticks,
+          S.profiling);
     if (!OPT(O_LEAVE) || OPT(O_USE_DB_SUB))
         stmt_event(aTHX_ NULL, NULL); /* the last statement's time */
     disable_profile(aTHX);
@@ -1598,7 +1631,14 @@ static void set_option(pTHX_ const char *name, const char *value)
             atexit(finish_at_libc_exit);
         }
     } else if (strcmp(name, "log") == 0) {
-        warn("Devel::NYTP: option '%s' is not supported yet; ignored\n", name);
+        FILE *f = fopen(value, "ae");
+        if (!f) {
+            note("Devel::NYTP: cannot open log file '%s': %s\n", value, strerror(errno));
+            return;
+        }
+        if (S.log)
+            fclose(S.log);
+        S.log = f;
     } else {
         int i;
         for (i = 0; i < O_COUNT; i++)
@@ -1608,11 +1648,12 @@ static void set_option(pTHX_ const char *name, const char *value)
             croak("Devel::NYTP: unknown option '%s'", name);
         IV v = (IV)strtol(value, NULL, 0);
         if (S.opt[i].unsupported && v != S.opt[i].dflt) {
-            warn("Devel::NYTP: option '%s' is not supported yet; ignored\n", name);
+            note("Devel::NYTP: option '%s' is not supported yet; ignored\n", name);
             return;
         }
         S.opt[i].value = v;
     }
+    TRACE(1, "# %s=%s\n", name, value);
 }
 
 static void init_clock(void)
@@ -1669,7 +1710,7 @@ static int init_profiler(pTHX)
     init_clock();
 
     if (!get_hv("DB::sub", 0)) {
-        warn("Devel::NYTP: perl is not in debug mode (use perl -d:NYTP)\n");
+        note("Devel::NYTP: perl is not in debug mode (use perl -d:NYTP)\n");
         return 0;
     }
 
@@ -1714,6 +1755,8 @@ static int init_profiler(pTHX)
     av_extend(PL_endav, av_len(PL_endav) + 30);
 
     S.initialised = 1;
+    TRACE(1, "~ init_profiler for pid %d, clock %ld, start %d, perldb 0x%lx\n", (int)S.pid,
+          (long)OPT(O_CLOCK), S.start, (unsigned long)PL_perldb);
     if (S.start == START_BEGIN)
         enable_profile(aTHX_ NULL);
     else
@@ -1785,7 +1828,7 @@ XS_INTERNAL(XS_DB_DB_profiler)
     if (OPT(O_USE_DB_SUB))
         stmt_event(aTHX_ NULL, PL_op);
     else
-        warn("Devel::NYTP: DB::DB called unexpectedly\n");
+        note("Devel::NYTP: DB::DB called unexpectedly\n");
     XSRETURN_EMPTY;
 }
 

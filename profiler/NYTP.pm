@@ -227,10 +227,17 @@ embedding application would not.
 Finish a profile that is still open when the process ends through libc's
 C<exit()> without perl's END blocks.
 
-=item not supported yet
+=item trace=N, log=FILE
 
-C<trace>, C<usecputime> (with a value other than their default) and
-C<log> are accepted but only warn that they are not supported yet.
+Messages of the profiler about itself: with C<trace=1> start-up, start
+and stop, files opened and closed, forks; C<trace=2> adds every new file
+id.  They go to standard error, or are appended to FILE with C<log>.
+(The messages are not those of Devel::NYTProf.)
+
+=item not supported
+
+C<usecputime> (removed from Devel::NYTProf too) with a value other than 0
+only warns that it is not supported.
 
 =back
 

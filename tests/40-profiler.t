@@ -265,6 +265,23 @@ SKIP: {
     }
 }
 
+# trace and log: the profiler's own messages, in a file; the profile is
+# the same.
+{
+    my $log = "$dir/trace.log";
+    unlink $log;
+    my ($st, $file, $err) = profile('ours', 'trace', "$progs/fork.pl", "log=$log:trace=2");
+    is $err, '', 'log=FILE:trace=2: nothing on standard error';
+    my $text = slurp_file($log) // '';
+    like $text, qr/^~ init_profiler/m, 'trace=1: start-up in the log';
+    like $text, qr/^~ new pid \d+/m, 'trace=1: the fork in the log';
+    like $text, qr/^New fid +1 .*fork\.pl/m, 'trace=2: new file ids in the log';
+    my $want = masked_data($files{fork}[1]);
+    my $got = masked_data($file);
+    s/^option\ttrace\t\d+\n//m for $want, $got;
+    same_text($got, $want, 'trace=2: the same profile as Devel::NYTProf\'s default one');
+}
+
 # Bad options and paths: errors before the program runs.
 {
     my $marker = "$dir/ran";
@@ -295,7 +312,7 @@ SKIP: {
     like $err, qr/unknown option 'no_such_option'/, 'unknown option: named in the error';
     ok !-e $marker, 'unknown option: the program did not run';
 
-    for my $opt (qw(trace=1 log=x usecputime=1)) {
+    for my $opt (qw(usecputime=1)) {
         unlink $marker;
         $ENV{NYTPROF} = "$opt:file=$dir/unsup.out";
         ($st, $out, $err) = run_cmd([$^X, "-I$inc", '-d:NYTP', $script], cwd => $dir);
