@@ -360,13 +360,13 @@ static unsigned file_id(pTHX_ const char *name, STRLEN len, unsigned create_via)
                     colon = p;
                     break;
                 }
-            if (!open || !colon || open > colon) {
-                note("Devel::NYTP: unsupported file name syntax '%s'\n", name);
-                return 0;
+            if (open && colon && open < colon) {
+                eval_fid = file_id(aTHX_ open + 1, (STRLEN)(colon - open - 1),
+                                   FID_IS_EVAL | create_via);
+                eval_line = (unsigned)atoi(colon + 1);
             }
-            eval_fid = file_id(aTHX_ open + 1, (STRLEN)(colon - open - 1),
-                               FID_IS_EVAL | create_via);
-            eval_line = (unsigned)atoi(colon + 1);
+            /* else a '#line' name that only looks like an eval: a file
+             * (Devel::NYTProf gives it an id it never declares) */
         } else if (name_is_eval(name, len)) {
             static const char unknown[] = "/unknown-eval-invoker";
             eval_fid = file_id(aTHX_ unknown, sizeof unknown - 1,
