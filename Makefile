@@ -2,9 +2,10 @@
 #
 #   make              build everything into build/ (the command: build/nytp)
 #   make test         install missing packages, build, run every test
-#   make run          install missing packages, build, show the demo profile
+#   make run          install missing packages, build, profile the demo with nytp run
 #   make deps         install the Debian packages for build, tests, benchmarks
-#   make install      PREFIX=/usr/local DESTDIR=
+#   make install      PREFIX=/usr/local DESTDIR= (Devel::NYTP: into perl's site
+#                     arch directory under PREFIX, in @INC for PREFIX=/usr/local)
 #   make bench        benchmarks against Devel::NYTProf (not part of test)
 #   make fuzz-smoke   run the libFuzzer target for $(FUZZ_SECONDS) seconds
 #   make fuzz-dprof   the same for the tmon.out reader and dprof-convert
@@ -34,6 +35,19 @@ ASAN_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/asan/%)
 TSAN_BIN := $(BUILD)/tsan/test_reader $(BUILD)/tsan/test_io
 UNIT_HELPER := tests/unit/helpers.c
 
+# The profiler, Devel::NYTP: an XS module built straight from profiler/ with
+# the compiler flags of the perl it runs in, linked with libnytpformat.a.
+# build/perl is an @INC directory: perl -Ibuild/perl -d:NYTP x.pl.  It is
+# installed into perl's site arch directory under PREFIX (with the default
+# PREFIX=/usr/local, a directory in Debian perl's @INC).
+PERL ?= perl
+PERL_CCOPTS := $(shell $(PERL) -MExtUtils::Embed -e ccopts 2>/dev/null)
+PERL_LDDL := $(shell $(PERL) -MConfig -e 'print $$Config{lddlflags}' 2>/dev/null)
+PERL_SITEARCH := $(shell $(PERL) -MConfig -e '($$_ = $$Config{installsitearch}) =~ s{^\Q$$Config{siteprefix}\E/?}{}; print' 2>/dev/null)
+PROFILER_SO := $(BUILD)/perl/auto/Devel/NYTP/NYTP.so
+PROFILER_PM := $(BUILD)/perl/Devel/NYTP.pm
+PROFILER := $(PROFILER_SO) $(PROFILER_PM)
+
 # Debian packages: build, tests, benchmarks.  libclang-rt-dev holds the
 # libFuzzer runtime, which clang only recommends (and deps skips recommends).
 DEB_PACKAGES := build-essential pkg-config libperl-dev zlib1g-dev libbsd-dev valgrind chromium \
@@ -43,11 +57,14 @@ DEB_PACKAGES := build-essential pkg-config libperl-dev zlib1g-dev libbsd-dev val
 .PHONY: all test unit unit-asan unit-tsan integration run deps deps-check install bench \
 	fuzz fuzz-smoke fuzz-dprof clean
 
-all: $(BUILD)/nytp $(BUILD)/libnytpformat.a
+all: $(BUILD)/nytp $(BUILD)/libnytpformat.a $(PROFILER)
 
 $(BUILD)/obj/%.o: %.c $(LIB_HDR) $(CMD_HDR) $(BUILD)/gen/perl_config.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -I$(BUILD)/gen $(WARN) $(CFLAGS) -fPIC -c $< -o $@
+
+# 'nytp run' looks for an installed profiler relative to its own binary.
+$(BUILD)/obj/cmd/run.o: CPPFLAGS += -DNYTP_SITEARCH='"$(PERL_SITEARCH)"'
 
 # The @INC and version of the system perl, so that 'nytp dump --data' shows
 # file names as Devel::NYTProf on this machine does (override: --inc).
@@ -61,6 +78,22 @@ $(BUILD)/libnytpformat.a: $(LIB_OBJ)
 	@mkdir -p $(BUILD)
 	rm -f $@
 	ar rcs $@ $^
+
+$(BUILD)/gen/nytp_slowops.h: profiler/slowops.pl
+	@mkdir -p $(dir $@)
+	$(PERL) profiler/slowops.pl > $@.tmp && mv $@.tmp $@
+
+# Perl's headers do not pass -Wshadow/-Wextra cleanly, so the profiler gets
+# -Wall -Werror only; -Wmissing-prototypes still guards against stray globals.
+$(PROFILER_SO): profiler/NYTP.c $(BUILD)/gen/nytp_slowops.h $(BUILD)/libnytpformat.a $(LIB_HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(PERL_CCOPTS) -Ilibformat/include -I$(BUILD)/gen -DNYTP_XS_VERSION='"$(shell sed -n 's/^our $$VERSION = .\(.*\).;/\1/p' profiler/NYTP.pm)"' \
+		-Wall -Wmissing-prototypes -Werror $(CFLAGS) -fPIC $(PERL_LDDL) -o $@ profiler/NYTP.c \
+		$(BUILD)/libnytpformat.a $(LIBS)
+
+$(PROFILER_PM): profiler/NYTP.pm
+	@mkdir -p $(dir $@)
+	cp profiler/NYTP.pm $@
 
 $(BUILD)/nytp: $(CMD_OBJ) $(BUILD)/libnytpformat.a
 	$(CC) $(CFLAGS) -o $@ $(CMD_OBJ) $(BUILD)/libnytpformat.a $(LIBS)
@@ -165,11 +198,14 @@ deps-check:
 
 # ---- the demo ---------------------------------------------------------------
 
+# Profile the demo program with the profiler of this build, then show the
+# profile (the loaded view, as Devel::NYTProf::Data dumps it).
 run: deps-check all
-	@echo "== nytp dump testdata/demo.out (first 25 of $$($(BUILD)/nytp dump testdata/demo.out | wc -l) chunks)"
-	@$(BUILD)/nytp dump testdata/demo.out > $(BUILD)/demo.dump
-	@head -n 25 $(BUILD)/demo.dump
-	@echo "== the whole dump is in $(BUILD)/demo.dump"
+	@echo "== nytp run -o $(BUILD)/demo.out testdata/demo.pl"
+	@$(BUILD)/nytp run -o $(BUILD)/demo.out testdata/demo.pl > /dev/null
+	@$(BUILD)/nytp dump --data $(BUILD)/demo.out > $(BUILD)/demo.dump
+	@echo "== nytp dump --data $(BUILD)/demo.out (its subs; the whole dump is in $(BUILD)/demo.dump)"
+	@grep '^sub_subinfo	main::' $(BUILD)/demo.dump | grep -v called_by
 
 # ---- benchmarks ---------------------------------------------------------------
 
@@ -191,6 +227,10 @@ install: all
 	install -m 644 completion/_nytp $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_nytp
 	install -m 644 $(BUILD)/libnytpformat.a $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 libformat/include/nytp/*.h $(DESTDIR)$(PREFIX)/include/nytp/
+	install -d $(DESTDIR)$(PREFIX)/$(PERL_SITEARCH)/Devel \
+		$(DESTDIR)$(PREFIX)/$(PERL_SITEARCH)/auto/Devel/NYTP
+	install -m 644 $(PROFILER_PM) $(DESTDIR)$(PREFIX)/$(PERL_SITEARCH)/Devel/NYTP.pm
+	install -m 755 $(PROFILER_SO) $(DESTDIR)$(PREFIX)/$(PERL_SITEARCH)/auto/Devel/NYTP/NYTP.so
 
 clean:
 	rm -rf $(BUILD)

@@ -17,6 +17,7 @@ static const nytp_command commands[] = {
     {"merge", "join profiles of one program into one file", cmd_merge},
     {"calls", "collapsed call paths with exclusive time or calls", cmd_calls},
     {"flame", "flame graphs: collapsed stacks, or an interactive SVG", cmd_flame},
+    {"run", "profile a perl program with Devel::NYTP", cmd_run},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

@@ -14,7 +14,7 @@
 # that is not completed.  The operand, the profile, completes as a profile
 # file; commands in _nytp_many_profiles take any number of them.
 
-_nytp_commands=(dump csv cachegrind dprof-convert merge calls flame)
+_nytp_commands=(dump csv cachegrind dprof-convert merge calls flame run)
 
 declare -gA _nytp_options=(
     [dump]='--json --tags=:tags --limit=:number --strict --data --collapse-evals --inc=:dirs -o:file --output=:file -h --help'
@@ -24,6 +24,7 @@ declare -gA _nytp_options=(
     [merge]='--strict --compress=:level -o:file --output=:file -h --help'
     [calls]='--calls --stable --strict -o:file --output=:file -h --help'
     [flame]='--svg --calls --title=:text --width=:number --minwidth=:number --inverted --filter=:regex --link-template=:url --stable --strict -o:file --output=:file -h --help'
+    [run]='-o:file --output=:file --nytprof=:options --perl=:file -h --help'
 )
 
 # The kind of a command's operand when it is not a profile.
@@ -195,6 +196,20 @@ _nytp()
     fi
     [[ -n ${_nytp_options[$cmd]+set} ]] || return
 
+    # nytp run: its options stop at the script; the script and the
+    # program's arguments complete as files.
+    if [[ $cmd == run ]]; then
+        for ((i = 2; i < cword; i++)); do
+            if [[ ${words[i]} == -- || ${words[i]} != -?* ]]; then
+                compopt -o filenames 2>/dev/null
+                mapfile -t COMPREPLY < <(compgen -f -- "$cur")
+                return
+            fi
+            [[ ${words[i]} != *=* && ${words[i]} != -[!-]?* ]] &&
+                [[ -n $(_nytp_option_kind "$cmd" "${words[i]}") ]] && i=$((i + 1))
+        done
+    fi
+
     # Is the word before the cursor an option that wants this word as its
     # value?  Is there a '--' before the cursor?
     local i kind after_dashes="" operands=0
@@ -241,6 +256,12 @@ _nytp()
         return
     fi
 
+    # nytp run takes a script; the other commands one profile, or several
+    # (or what _nytp_operand says).
+    if [[ $cmd == run ]]; then
+        _nytp_value file "$cur"
+        return
+    fi
     # Commands take one profile, or several (or what _nytp_operand says).
     if ((operands == 0)) || [[ -n ${_nytp_many_profiles[$cmd]-} ]]; then
         _nytp_value "${_nytp_operand[$cmd]:-profile}" "$cur"

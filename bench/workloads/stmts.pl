@@ -1,0 +1,21 @@
+# Statement-heavy CPU workload for bench_profiler: loops over strings,
+# hashes and regexes with few sub calls (most time goes to the statement
+# profiler and to slow ops).
+my %count;
+my $text = join ' ', map { ('alpha', 'beta', 'gamma', 'delta')[$_ % 4] . ($_ % 97) } 1 .. 20_000;
+for my $round (1 .. 80) {
+    for my $w (split / /, $text) {
+        next unless $w =~ /^([a-z]+)(\d+)$/;
+        $count{$1} += $2;
+        $count{len} += length $w;
+    }
+    (my $t = $text) =~ s/a/A/g;
+    $count{A} += ($t =~ tr/A//);
+}
+my $s = 0;
+for (my $i = 0; $i < 5_000_000; $i++) {
+    $s += $i % 7;
+    $s ^= $i if $i & 1;
+}
+my @sorted = sort { $count{$a} <=> $count{$b} } keys %count;
+print "$s @sorted\n";

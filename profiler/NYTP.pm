@@ -1,0 +1,282 @@
+package Devel::NYTP;
+# Devel::NYTP — the NYTProf-compatible profiler of nytp.  The work is done
+# in C (NYTP.c); this file sets perl's debugger flags, reads the options
+# from $ENV{NYTPROF} and starts the profiler.  No 'use strict' or 'use
+# warnings' here: modules loaded before the profiler starts would be
+# missing from the profile of a program that uses them.
+
+our $VERSION = '0.1';
+
+# Perl's debugger flags ($^P) first, before anything else is compiled:
+# keep the line ranges of subs (%DB::sub), and give string evals and
+# anonymous subs names that say where they were defined.  (perl -d set
+# them all, which would also keep the source of every file loaded from
+# here on, and call DB::sub for every call.)
+$^P = 0x010 | 0x100 | 0x200;
+
+# Loaded from this package: XSLoader finds the shared object next to this
+# file by the caller's package name (from DB it would fall back to
+# DynaLoader, which loads more modules before profiling starts).
+require XSLoader;
+XSLoader::load('Devel::NYTP');
+
+package    # not indexed: the DB package belongs to the debugger interface
+    DB;
+
+# NYTPROF=opt=value:opt=value ... ; a backslash escapes the next character.
+if (defined(my $spec = $ENV{NYTPROF})) {
+    for my $item ($spec =~ /((?:[^\\:]|\\.)+)/gs) {
+        my ($opt, $val) = $item =~ /\A((?:[^\\=]|\\.)+)=((?:[^\\=]|\\.)+)\z/s
+            or die "Devel::NYTP: bad NYTPROF option '$item' (want name=value)\n";
+        s/\\(.)/$1/gs for $opt, $val;
+        if ($opt eq 'sigexit') {
+            # these signals end the program with a complete profile; 1 adds
+            # TERM to Devel::NYTProf's list
+            my @sigs = $val eq '1' ? qw(INT HUP TERM PIPE BUS SEGV) : split /,/, $val;
+            for my $sig (@sigs) {
+                $SIG{uc $sig} = sub { DB::finish_profile(); exit 1 };
+            }
+            next;
+        }
+        if ($opt eq 'posix_exit') {
+            # only needed with subs=0: with the sub profiler on, a call of
+            # POSIX::_exit is seen and the profile finished first
+            if ($val) {
+                eval q{ INIT {
+                    require POSIX;
+                    my $orig = \&POSIX::_exit;
+                    local $^W = 0;    # not 'no warnings': no module loads here
+                    *POSIX::_exit = sub { DB::finish_profile(); $orig->(@_) };
+                } 1 } or die $@;
+            }
+            next;
+        }
+        DB::set_option($opt, $val);
+    }
+}
+
+# use_db_sub=1: statements are measured by DB::DB, which perl calls
+# before each statement while $DB::single is true.
+*DB = \&DB_profiler if $ENV{NYTPROF} && $ENV{NYTPROF} =~ /\buse_db_sub=1\b/;
+
+init_profiler();
+
+1;
+
+__END__
+
+=head1 NAME
+
+Devel::NYTP - a statement and subroutine profiler that writes NYTProf files
+
+=head1 SYNOPSIS
+
+  perl -d:NYTP script.pl          # writes ./nytprof.out
+  NYTPROF=file=x.out:compress=0 perl -d:NYTP script.pl
+  nytp run script.pl              # the same, with the profiler of the build
+  nytp dump --data nytprof.out    # or nytprofhtml, Devel::NYTProf::Data
+
+=head1 DESCRIPTION
+
+Devel::NYTP measures a perl program the way L<Devel::NYTProf> does and
+writes the same file format (NYTProf version 5.0), so every tool that
+reads Devel::NYTProf's files reads these too.  Its file writing is done by
+nytp's C library (libnytpformat); the module itself only measures.
+
+What it records:
+
+=over
+
+=item statements
+
+The time and the execution count of every statement, per line.  When
+control returns into the middle of a statement (after a sub call, a block
+or a loop iteration), the time until the next statement is added to that
+statement without counting it again (the C<leave> option, on by default).
+
+=item subroutines
+
+Every call, summarised per call site: the calling file and line, the
+calling sub, the number of calls, the inclusive and exclusive time, and
+for recursion the time spent in inner calls and the maximum depth.  Perl
+subs, xsubs, and perl's slow builtins (I/O, file tests, regex matches and
+substitutions, sort...) as C<Pkg::CORE:name> pseudo subs.  The main
+program is C<main::RUNTIME>; C<BEGIN> blocks are named C<Pkg::BEGIN@LINE>;
+anonymous subs C<__ANON__[file:line]>, string evals C<(eval N)[file:line]>.
+A sub left by C<die>, C<last> or C<next> is counted as it is left;
+C<goto &sub> ends the current call and records the new sub as called by
+the same caller, from the line of the C<goto>.
+
+=item call events
+
+A SUB_RETURN event per call (C<calls=1>, the default), also SUB_ENTRY
+with C<calls=2>, none with C<calls=0>; C<nytp calls> and C<nytp flame>
+read them.
+
+=item files and source
+
+Every file and string eval (with the file and line it ran from), the line
+ranges of all subs (from C<%DB::sub>), and the source lines of every file
+perl kept them for (C<savesrc=1>, the default: files loaded after the
+profiler, C<-e>, standard input and string evals).  Subs that AutoLoader
+loads from files split out of a module are shown in that module; code
+compiled under C<#line N "... defined at FILE"> (as Class::MOP generates
+it) counts as a string eval run from FILE.
+
+=back
+
+=head1 OPTIONS
+
+Options are read from the C<NYTPROF> environment variable, as
+C<name=value> pairs separated by colons; a backslash escapes the next
+character (C<file=C\:\\x.out>).  An unknown option is an error before the
+program runs.
+
+=over
+
+=item file=PATH
+
+The profile (default F<./nytprof.out>).  It is replaced, not appended to.
+A path that cannot be written is an error before the program runs.
+
+=item addpid=1, addtimestamp=1
+
+Append C<.PID> and/or C<.TIME> (epoch seconds) to the file name.
+
+=item compress=N
+
+zlib level 0 to 9 (default 6); 0 writes an uncompressed file.
+
+=item calls=0|1|2
+
+Call events: none, SUB_RETURN (default), or SUB_ENTRY and SUB_RETURN.
+
+=item stmts=0, subs=0, leave=0
+
+Turn off the statement profiler, the sub profiler, or the correction for
+control returning into a statement.
+
+=item blocks=1
+
+Also record, for every statement, the first line of its enclosing block
+and sub (TIME_BLOCK chunks), so reports can show block and sub times.
+
+=item slowops=0|1|2
+
+Builtins as subs: not at all, all in package C<CORE> (C<CORE::print>), or
+in the package of the calling code (C<main::CORE:print>, the default).
+
+=item savesrc=0
+
+Do not keep the source of files.  perl then keeps no source lines at all,
+so none are saved, not even for string evals, C<-e> or standard input
+(Devel::NYTProf 6.12 behaves the same).
+
+=item start=begin|init|end|no
+
+When to start profiling: at once (default), at INIT time, when END blocks
+begin, or only when the program calls C<DB::enable_profile>.
+
+=item clock=N
+
+The POSIX clock id for timing (default CLOCK_MONOTONIC, 100 ns ticks).
+
+=item forkdepth=N
+
+How many generations of child processes to profile (default -1: all;
+0: none).
+
+=item nameevals=0, nameanonsubs=0
+
+As in Devel::NYTProf 6.12, these keep only the perl debugger flag of that
+name (recorded in the profile's C<PL_perldb> attribute).
+
+=item sigexit=1 or sigexit=INT,TERM,...
+
+Finish the profile and exit (status 1) when one of these signals arrives.
+C<1> means INT, HUP, TERM, PIPE, BUS and SEGV (Devel::NYTProf 6.12 leaves
+out TERM).
+
+=item posix_exit=1
+
+Finish the profile in C<POSIX::_exit> even with C<subs=0>.
+
+=item use_db_sub=1
+
+Measure statements through C<DB::DB>, which perl calls before every
+statement while C<$DB::single> is true, instead of through perl's ops
+(slower; for comparison).
+
+=item findcaller=1
+
+Work out the calling sub from perl's context stack at every call instead
+of taking it from the call being profiled.
+
+=item optimize=0
+
+Ask perl not to optimise the program (the C<$^P> flag 0x04); statement
+counts can differ from those of the optimised program.
+
+=item endatexit=1
+
+Have perl run END blocks, and so finish the profile, even where an
+embedding application would not.
+
+=item libcexit=1
+
+Finish a profile that is still open when the process ends through libc's
+C<exit()> without perl's END blocks.
+
+=item trace=N, log=FILE
+
+Messages of the profiler about itself: with C<trace=1> start-up, start
+and stop, files opened and closed, forks; C<trace=2> adds every new file
+id.  They go to standard error, or are appended to FILE with C<log>.
+(The messages are not those of Devel::NYTProf.)
+
+=item not supported
+
+C<usecputime> (removed from Devel::NYTProf too) with a value other than 0
+only warns that it is not supported.
+
+=back
+
+=head1 RUN-TIME CONTROL
+
+=over
+
+=item DB::disable_profile()
+
+Stop measuring (the file stays open).
+
+=item DB::enable_profile([$file])
+
+Start (again); with a file name different from the current one, the
+current profile is finished and a new one begun.
+
+=item DB::finish_profile()
+
+Write the end of the profile and close it now (it is done automatically
+after the last END block).
+
+=back
+
+=head1 PROCESSES AND SIGNALS
+
+A child made by C<fork> writes its own profile, F<FILE.PID>, from the
+moment of the fork (up to C<forkdepth> generations).  C<exit> inside a sub
+and C<die> still give a complete profile; C<exec> finishes the profile just
+before the new program starts; C<POSIX::_exit> finishes it before the
+process ends.  A signal that kills the process leaves a truncated profile
+(readers keep what came before the cut) unless C<sigexit> names it.
+
+=head1 THREADS
+
+Only the interpreter that loaded Devel::NYTP is profiled; threads made
+with L<threads> run unprofiled (as with Devel::NYTProf).
+
+=head1 SEE ALSO
+
+L<nytp(1)>, L<nytp-run(1)>, L<Devel::NYTProf>.
+
+=cut

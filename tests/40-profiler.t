@@ -1,0 +1,325 @@
+#!/usr/bin/perl
+# Devel::NYTP against Devel::NYTProf: each test program is profiled by both
+# (same directory, same hash seed), and 'nytp dump --data' of the two
+# profiles must agree once times are masked (tests/lib/NytpMask.pm): the
+# files, the statement count of every line, the subs and their line
+# ranges, the call count of every sub and of every call site, recursion
+# depths, the options.  Also: the whole chunk stream with times masked,
+# Devel::NYTProf::Data loading our files silently, forked children,
+# run-time control, signals, exit paths, and bad options and paths.
+use strict;
+use warnings;
+use Test::More;
+use FindBin;
+use lib "$FindBin::Bin/lib";
+use NytpTest;
+use NytpMask;
+
+my $nytp = nytp();
+my $inc = repo() . '/build/perl';
+my $progs = repo() . '/tests/programs';
+my $oracle_data = repo() . '/tests/oracle-data.pl';
+my $dir = scratch_dir();
+
+ok -f "$inc/Devel/NYTP.pm" && -f "$inc/auto/Devel/NYTP/NYTP.so", 'make built the profiler into build/perl'
+    or BAIL_OUT('no profiler in build/perl');
+
+# Same hash order in both processes, so that files first seen while the
+# sub line ranges are written get the same ids.
+$ENV{PERL_HASH_SEED} = 0;
+$ENV{PERL_PERTURB_KEYS} = 0;
+
+# profile($which, $name, $script, $opts, %env) -> ($status, $file, $stderr)
+sub profile {
+    my ($which, $name, $script, $opts, %env) = @_;
+    my $file = "$dir/$name.$which.out";
+    unlink $file, glob("$file.*");
+    local $ENV{NYTPROF} = join ':', grep { length } ($opts // ''), "file=$file";
+    local @ENV{ keys %env } = values %env;
+    my @perl = $which eq 'ours' ? ($^X, "-I$inc", '-d:NYTP') : ($^X, '-d:NYTProf');
+    my ($st, $out, $err) = run_cmd([@perl, $script], cwd => $dir);
+    return ($st, $file, $err);
+}
+
+sub masked_data {
+    my ($file) = @_;
+    my ($st, $out, $err) = run_cmd([$nytp, 'dump', '--data', $file]);
+    return "nytp dump --data failed ($st): $err" if $st;
+    return mask_profile_dump($out);
+}
+
+sub same_text {
+    my ($got, $want, $label) = @_;
+    return pass($label) if $got eq $want;
+    my @a = split /^/, $got;
+    my @b = split /^/, $want;
+    my $i = 0;
+    $i++ while $i < @a && $i < @b && $a[$i] eq $b[$i];
+    fail $label;
+    diag "first difference at line " . ($i + 1) . ":\n ours:   " . ($a[$i] // "(end)\n")
+        . " oracle: " . ($b[$i] // "(end)\n");
+    return 0;
+}
+
+# Profile $prog both ways with $opts and compare; returns both files (and
+# keeps them in %made under "prog|opts").
+my %made;
+sub compare_program {
+    my ($prog, $opts, %env) = @_;
+    (my $name = "$prog-" . ($opts || 'default')) =~ s/[=:,]/-/g;
+    my $script = "$progs/$prog.pl";
+    my ($ost, $ofile, $oerr) = profile('oracle', $name, $script, $opts, %env);
+    my ($st, $file, $err) = profile('ours', $name, $script, $opts, %env);
+    my $label = "$prog" . ($opts ? " ($opts)" : '');
+    is $st, $ost, "$label: same exit status as under Devel::NYTProf ($ost)";
+    unlike $err, qr/Devel::NYTP|panic|Segmentation/, "$label: no complaint from the profiler"
+        or diag $err;
+    same_text(masked_data($file), masked_data($ofile), "$label: same profile as Devel::NYTProf");
+    $made{"$prog|" . ($opts // '')} = [$file, $ofile];
+    return ($file, $ofile);
+}
+
+# ---- every program, default options ------------------------------------------
+
+my @programs = qw(closures deep deep10k evals-loop modules xsubs-slowops control dies
+    posix-exit execs fork misc threads line-directives libraries unwinding);
+my %files;
+for my $prog (@programs) {
+    my ($file, $ofile) = compare_program($prog);
+    $files{$prog} = [$file, $ofile];
+}
+
+# A forked child writes FILE.PID: the child's profile matches too.
+{
+    my ($file, $ofile) = @{ $files{fork} };
+    my @ours = glob("$file.*");
+    my @theirs = glob("$ofile.*");
+    is scalar(@ours), 1, 'fork: the child wrote its own profile, FILE.PID';
+    is scalar(@theirs), 1, 'fork: so did Devel::NYTProf\'s child';
+    same_text(masked_data($ours[0]), masked_data($theirs[0]), 'fork: same child profile')
+        if @ours == 1 && @theirs == 1;
+}
+
+# Devel::NYTProf's own reader loads what we write, without a warning.
+for my $prog (qw(closures evals-loop modules xsubs-slowops dies)) {
+    my ($st, $out, $err) = run_cmd([$^X, $oracle_data, $files{$prog}[0]]);
+    is $st, 0, "$prog: Devel::NYTProf::Data loads our profile";
+    is $err, '', "$prog: ... without a warning";
+}
+
+# ---- options -------------------------------------------------------------------------
+
+my @variants = ('blocks=1', 'calls=2', 'calls=0', 'compress=0', 'slowops=0', 'slowops=1', 'stmts=0',
+    'subs=0', 'savesrc=0', 'leave=0', 'start=init', 'start=end', 'nameevals=0', 'nameanonsubs=0',
+    'clock=0', 'compress=1:forkdepth=1', 'findcaller=1', 'optimize=0', 'endatexit=1:libcexit=1',
+    'use_db_sub=1');
+for my $prog (qw(closures evals-loop modules)) {
+    compare_program($prog, $_) for @variants;
+}
+compare_program('control', 'start=no');
+compare_program('fork', 'forkdepth=0');
+compare_program('signals', 'sigexit=TERM');
+compare_program('posix-exit', 'subs=0:posix_exit=1');
+
+# The whole chunk stream, in order, with times masked: the same events in
+# the same order (SUB_INFO of the profiler's own module aside).
+for my $case (['closures', ''], ['evals-loop', ''], ['modules', ''], ['misc', ''],
+    ['closures', 'calls=2'], ['modules', 'calls=2'], ['evals-loop', 'blocks=1']) {
+    my ($prog, $opts) = @$case;
+    my @seq;
+    for my $f (@{ $made{"$prog|$opts"} }) {
+        my ($st, $out) = run_cmd([$nytp, 'dump', $f]);
+        my @lines;
+        for (split /\n/, $out) {
+            my @c = split /\t/, $_, -1;
+            next if $c[0] =~ /^(?:ATTRIBUTE|COMMENT)$/;
+            next if $c[0] eq 'SUB_INFO' && $c[-1] =~ /^Devel::NYTP/;
+            @c[1] = 'T' if $c[0] =~ /^TIME_(?:LINE|BLOCK)$/;
+            @c[2, 3] = ('T', 'T') if $c[0] eq 'SUB_RETURN';
+            @c[4, 5, 6] = ('T', 'T', 'T') if $c[0] eq 'SUB_CALLERS';
+            @c[1 .. $#c] = ('P') x $#c if $c[0] =~ /^PID_/;
+            push @lines, join "\t", @c;
+        }
+        push @seq, join "\n", @lines, '';
+    }
+    same_text($seq[0], $seq[1], "$prog" . ($opts ? " ($opts)" : '') . ': the same chunks in the same order');
+}
+
+# blocks=1: every TIME_BLOCK names the same block and sub lines.
+for my $prog (qw(modules misc xsubs-slowops)) {
+    my %blocks;
+    for my $which (qw(oracle ours)) {
+        my (undef, $file) = profile($which, "$prog-blocks", "$progs/$prog.pl", 'blocks=1');
+        my (undef, $out) = run_cmd([$nytp, 'dump', '--tags=TIME_BLOCK', $file]);
+        $out =~ s/^TIME_BLOCK\t-?\d+\t/TIME_BLOCK\tT\t/mg;
+        $blocks{$which} = $out;
+    }
+    ok length $blocks{ours} > 100, "$prog (blocks=1): TIME_BLOCK chunks written";
+    same_text($blocks{ours}, $blocks{oracle}, "$prog (blocks=1): the same block and sub lines");
+}
+
+# Devel::NYTProf 6.12 crashes with calls=2 in deep recursion (it keeps a
+# pointer into the save stack across a call that may move it); ours must
+# not, and its counts must match the oracle's default profile.
+{
+    my ($st, $file, $err) = profile('ours', 'deep10k-calls2', "$progs/deep10k.pl", 'calls=2');
+    is $st, 0, 'deep10k (calls=2): runs' or diag $err;
+    my $want = masked_data($files{deep10k}[1]);
+    my $got = masked_data($file);
+    s/^option\tcalls\t\d+\n//m for $want, $got;
+    same_text($got, $want, 'deep10k (calls=2): same counts as Devel::NYTProf\'s default profile');
+    my ($dst, $out) = run_cmd([$nytp, 'dump', '--tags=SUB_ENTRY,SUB_RETURN', $file]);
+    my $entries = () = $out =~ /^SUB_ENTRY\t/mg;
+    my $returns = () = $out =~ /^SUB_RETURN\t/mg;
+    my ($deepest) = sort { $b <=> $a } $out =~ /^SUB_RETURN\t(\d+)\t/mg;
+    is $entries, $returns, 'deep10k (calls=2): a SUB_ENTRY for every SUB_RETURN';
+    is $deepest, 10_001, 'deep10k (calls=2): returns from depth 10,001';
+}
+
+# Run-time control: start=no, enable_profile, a second file, finish_profile.
+{
+    my %env = (NYTP_SECOND_FILE => "$dir/second.ours.out");
+    my ($st, $file, $err) = profile('ours', 'newfile', "$progs/newfile.pl", 'start=no', %env);
+    $env{NYTP_SECOND_FILE} = "$dir/second.oracle.out";
+    my ($ost, $ofile) = profile('oracle', 'newfile', "$progs/newfile.pl", 'start=no', %env);
+    is $st, $ost, 'enable_profile($file): same exit status';
+    same_text(masked_data($file), masked_data($ofile), 'enable_profile: the first file matches');
+    same_text(masked_data("$dir/second.ours.out"), masked_data("$dir/second.oracle.out"),
+        'enable_profile($file): the second file matches');
+}
+
+# perl -e and a program on standard input, with their source saved by
+# default.  With savesrc=0 perl keeps no source lines at all, so neither
+# profiler can save them (not even for -e, stdin or string evals); both
+# agree on that too.
+for my $case (['-e', ['-e', 'sub f { $_[0] * 2 } my $x = 0; $x += f($_) for 1 .. 10; eval q{ $x++ }']],
+    ['stdin', ['-'], "$progs/closures.pl"]) {
+    my ($label, $args, $stdin) = @$case;
+    for my $opts ('', 'savesrc=0') {
+        my %got;
+        for my $which (qw(oracle ours)) {
+            my $file = "$dir/$label.$which.out";
+            local $ENV{NYTPROF} = join ':', grep { length } $opts, "file=$file";
+            my @perl = $which eq 'ours' ? ($^X, "-I$inc", '-d:NYTP') : ($^X, '-d:NYTProf');
+            run_cmd([@perl, @$args], cwd => $dir, stdin => defined $stdin ? slurp_file($stdin) : '');
+            my (undef, $src) = run_cmd([$nytp, 'dump', '--tags=NEW_FID,SRC_LINE', $file]);
+            $got{$which} = masked_data($file) . $src;
+        }
+        like $got{ours}, qr/^SRC_LINE\t1\t1\t/m, "$label: the source is saved" unless $opts;
+        same_text($got{ours}, $got{oracle}, "$label ($opts): same profile and source as Devel::NYTProf");
+    }
+}
+
+# AutoLoader subs split out of a module (AutoSplit): their statements are
+# shown in the module, under its file id, and their source is saved there.
+{
+    my $pm = "$dir/AsFoo.pm";
+    open my $fh, '>', $pm or die;
+    print $fh "package AsFoo;\nuse AutoLoader 'AUTOLOAD';\nsub here { return 1 }\n1;\n__END__\n"
+        . "sub split_a { return 2 + here() }\n"
+        . "sub split_b { my \$s = 0; \$s += \$_ for 1 .. shift; return \$s }\n";
+    close $fh;
+    my ($st, $out, $err) = run_cmd([$^X, '-MAutoSplit', '-e', 'autosplit("AsFoo.pm", "auto", 0, 1, 1)'],
+        cwd => $dir);
+    is $st, 0, 'autosplit: AutoSplit split the test module' or diag $err;
+    my $script = "$dir/as.pl";
+    open $fh, '>', $script or die;
+    print $fh "use lib '.';\nuse AsFoo;\nmy \$n = AsFoo::split_a() + AsFoo::split_b(10) + AsFoo::split_b(5);\n";
+    close $fh;
+    my %got;
+    for my $which (qw(oracle ours)) {
+        my ($pst, $file, $perr) = profile($which, 'autosplit', $script, '');
+        my (undef, $src) = run_cmd([$nytp, 'dump', '--tags=NEW_FID,SRC_LINE', $file]);
+        $got{$which} = masked_data($file) . $src;
+    }
+    like $got{ours}, qr/^fid_line_time\t\d+\t6\t\[ T 1 \]$/m, 'autosplit: split_a ran (line 6 of the module)';
+    unlike $got{ours}, qr/^NEW_FID\t.*autosplit into/m, 'autosplit: no file id of its own';
+    same_text($got{ours}, $got{oracle}, 'autosplit: same profile and source as Devel::NYTProf');
+}
+
+# nytprofhtml reads our profile without a complaint.
+SKIP: {
+    my $html = -x '/usr/bin/nytprofhtml' ? '/usr/bin/nytprofhtml' : undef;
+    skip 'nytprofhtml is not installed', 2 unless $html;
+    my ($st, $out, $err) = run_cmd([$^X, $html, '-f', $files{modules}[0], '-o', "$dir/html"]);
+    is $st, 0, 'nytprofhtml reads our profile';
+    unlike $err, qr/warn|uninitiali[sz]ed|error/i, '... without a warning' or diag $err;
+}
+
+# addtimestamp
+{
+    my ($st, $file) = profile('ours', 'stamp', "$progs/closures.pl", 'addtimestamp=1');
+    my @f = glob("$file.*");
+    ok @f == 1 && $f[0] =~ /\.(\d+)\z/ && abs($1 - time) < 600, 'addtimestamp=1: the file name ends with .TIME';
+}
+
+# addpid, and a profile that is complete (PID_END) whatever the exit path.
+{
+    my ($st, $file) = profile('ours', 'addpid', "$progs/closures.pl", 'addpid=1');
+    my @f = glob("$file.*");
+    ok @f == 1 && $f[0] =~ /\.\d+\z/, 'addpid=1: the file name ends with .PID';
+    for my $prog (qw(dies posix-exit execs control)) {
+        my ($dst, $out) = run_cmd([$nytp, 'dump', '--strict', '--tags=PID_END', $files{$prog}[0]]);
+        is $dst, 0, "$prog: the profile is complete";
+        like $out, qr/^PID_END\t/m, "$prog: it ends with PID_END";
+    }
+}
+
+# trace and log: the profiler's own messages, in a file; the profile is
+# the same.
+{
+    my $log = "$dir/trace.log";
+    unlink $log;
+    my ($st, $file, $err) = profile('ours', 'trace', "$progs/fork.pl", "log=$log:trace=2");
+    is $err, '', 'log=FILE:trace=2: nothing on standard error';
+    my $text = slurp_file($log) // '';
+    like $text, qr/^~ init_profiler/m, 'trace=1: start-up in the log';
+    like $text, qr/^~ new pid \d+/m, 'trace=1: the fork in the log';
+    like $text, qr/^New fid +1 .*fork\.pl/m, 'trace=2: new file ids in the log';
+    my $want = masked_data($files{fork}[1]);
+    my $got = masked_data($file);
+    s/^option\ttrace\t\d+\n//m for $want, $got;
+    same_text($got, $want, 'trace=2: the same profile as Devel::NYTProf\'s default one');
+}
+
+# Bad options and paths: errors before the program runs.
+{
+    my $marker = "$dir/ran";
+    my $script = "$dir/touch.pl";
+    open my $fh, '>', $script or die;
+    print $fh "open my \$f, '>', '$marker' or die; print \"ran\\n\";\n";
+    close $fh;
+
+    unlink $marker;
+    local $ENV{NYTPROF} = 'file=/nonexistent-dir/x.out';
+    my ($st, $out, $err) = run_cmd([$^X, "-I$inc", '-d:NYTP', $script], cwd => $dir);
+    isnt $st, 0, 'unwritable profile path: non-zero exit';
+    like $err, qr{/nonexistent-dir/x\.out}, 'unwritable profile path: the error names it';
+    ok !-e $marker, 'unwritable profile path: the program did not run';
+
+    if (-w '/dev/full') {
+        unlink $marker;
+        $ENV{NYTPROF} = 'file=/dev/full';
+        ($st, $out, $err) = run_cmd([$^X, "-I$inc", '-d:NYTP', $script], cwd => $dir);
+        isnt $st, 0, 'a profile that cannot be written (/dev/full): non-zero exit';
+        like $err, qr{cannot write profile '/dev/full': .*No space}, '/dev/full: the error names it';
+        ok !-e $marker, '/dev/full: the program did not run';
+    }
+
+    $ENV{NYTPROF} = "no_such_option=1:file=$dir/bad.out";
+    ($st, $out, $err) = run_cmd([$^X, "-I$inc", '-d:NYTP', $script], cwd => $dir);
+    isnt $st, 0, 'unknown option: non-zero exit';
+    like $err, qr/unknown option 'no_such_option'/, 'unknown option: named in the error';
+    ok !-e $marker, 'unknown option: the program did not run';
+
+    for my $opt (qw(usecputime=1)) {
+        unlink $marker;
+        $ENV{NYTPROF} = "$opt:file=$dir/unsup.out";
+        ($st, $out, $err) = run_cmd([$^X, "-I$inc", '-d:NYTP', $script], cwd => $dir);
+        my ($name) = $opt =~ /^(\w+)/;
+        like $err, qr/option '$name' is not supported yet/, "$opt: warns that it is not supported";
+        ok $st == 0 && -e $marker, "$opt: the program still runs";
+    }
+}
+
+done_testing;

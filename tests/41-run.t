@@ -1,0 +1,138 @@
+#!/usr/bin/perl
+# 'nytp run': finds the profiler of the build, passes the program its
+# arguments and its exit status back, names the profile on stderr, and
+# applies -o and --nytprof; the profile matches Devel::NYTProf's.
+use strict;
+use warnings;
+use Test::More;
+use FindBin;
+use lib "$FindBin::Bin/lib";
+use NytpTest;
+use NytpMask;
+
+my $nytp = nytp();
+my $progs = repo() . '/tests/programs';
+my $dir = scratch_dir();
+delete $ENV{NYTPROF};
+delete @ENV{qw(PERL5LIB PERLLIB)}; # the profiler must be found without them
+
+sub write_script {
+    my ($name, $code) = @_;
+    open my $fh, '>', "$dir/$name" or die;
+    print $fh $code;
+    close $fh;
+    return "$dir/$name";
+}
+
+my ($st, $out, $err) = run_cmd([$nytp, 'run', '--help']);
+is $st, 0, '--help exits 0';
+like $out, qr/^usage: nytp run/, '--help prints the usage';
+($st, $out, $err) = run_cmd([$nytp, '--help']);
+like $out, qr/^\s+run\s/m, 'nytp --help lists run';
+
+($st, $out, $err) = run_cmd([$nytp, 'run']);
+is $st, 2, 'no script: exit 2';
+like $err, qr/^nytp run: no program to profile/, 'no script: one line';
+($st, $out, $err) = run_cmd([$nytp, 'run', '--frob', 'x.pl']);
+is $st, 2, 'unknown option: exit 2';
+
+# Arguments reach the program untouched (its options too), the profile
+# goes to the default place, and stderr names it.
+my $args = write_script('args.pl', 'print join("|", @ARGV), "\n"; exit 7;' . "\n");
+unlink "$dir/nytprof.out";
+($st, $out, $err) = run_cmd([$nytp, 'run', $args, '-o', 'x', '--', 'a b'], cwd => $dir);
+is $st, 7, 'the exit status of the program is passed through';
+is $out, "-o|x|--|a b\n", 'the program gets its arguments, options included';
+like $err, qr/^nytp run: profile written to nytprof\.out$/m, 'stderr names the profile';
+ok -s "$dir/nytprof.out", 'default profile: ./nytprof.out';
+
+# A stale profile is not mistaken for a new one.
+($st, $out, $err) = run_cmd([$nytp, 'run', '--nytprof=no_such_option=1', $args], cwd => $dir);
+isnt $st, 0, 'unknown profiler option: non-zero exit';
+like $err, qr/unknown option 'no_such_option'/, 'unknown profiler option: the profiler says so';
+like $err, qr/^nytp run: no profile was written \(expected nytprof\.out\)$/m,
+    'the old nytprof.out is not reported as written';
+
+# -o (with characters the option syntax escapes) and --nytprof.
+my $odd = "$dir/odd:name\\x.out";
+($st, $out, $err) = run_cmd([$nytp, 'run', '-o', $odd, '--nytprof', 'calls=0:compress=0',
+    "$progs/closures.pl"]);
+is $st, 0, '-o and --nytprof: exit 0';
+like $err, qr/^nytp run: profile written to \Q$odd\E$/m, '-o: stderr names the file';
+($st, $out) = run_cmd([$nytp, 'dump', $odd]);
+is $st, 0, '-o: the file is a profile';
+unlike $out, qr/^START_DEFLATE/m, '--nytprof compress=0: not compressed';
+unlike $out, qr/^SUB_RETURN/m, '--nytprof calls=0: no call events';
+like $out, qr/^OPTION\tcalls\t0$/m, '--nytprof: the option is recorded';
+
+# The profile is the one Devel::NYTProf writes, times aside.
+{
+    local $ENV{PERL_HASH_SEED} = 0;
+    local $ENV{PERL_PERTURB_KEYS} = 0;
+    ($st, $out, $err) = run_cmd([$nytp, 'run', '-o', "$dir/ours.out", "$progs/evals-loop.pl"],
+        cwd => $dir);
+    is $st, 0, 'evals-loop: exit 0';
+    local $ENV{NYTPROF} = "file=$dir/theirs.out";
+    run_cmd([$^X, '-d:NYTProf', "$progs/evals-loop.pl"], cwd => $dir);
+    my (undef, $a) = run_cmd([$nytp, 'dump', '--data', "$dir/ours.out"]);
+    my (undef, $b) = run_cmd([$nytp, 'dump', '--data', "$dir/theirs.out"]);
+    is mask_profile_dump($a), mask_profile_dump($b), 'evals-loop: same profile as Devel::NYTProf';
+}
+
+# Exit paths: die, exec, POSIX::_exit, a signal; each profile complete.
+for my $case (['dies', 255], ['execs', 4], ['posix-exit', 3]) {
+    my ($prog, $want) = @$case;
+    ($st, $out, $err) = run_cmd([$nytp, 'run', '-o', "$dir/$prog.out", "$progs/$prog.pl"]);
+    is $st, $want, "$prog: exit status $want passed through";
+    my ($dst) = run_cmd([$nytp, 'dump', '--strict', "$dir/$prog.out"]);
+    is $dst, 0, "$prog: the profile is complete";
+}
+($st, $out, $err) = run_cmd([$nytp, 'run', '-o', "$dir/sig.out", "$progs/signals.pl"]);
+is $st, 128 + 15, 'killed by SIGTERM: exit status 143';
+($st, $out, $err) = run_cmd([$nytp, 'run', '-o', "$dir/sig.out", '--nytprof=sigexit=TERM',
+    "$progs/signals.pl"]);
+is $st, 1, 'sigexit=TERM: the profiler exits 1';
+my ($dst) = run_cmd([$nytp, 'dump', '--strict', "$dir/sig.out"]);
+is $dst, 0, 'sigexit=TERM: the profile is complete';
+unlink "$dir/sig.out";
+($st, $out, $err) = run_cmd([$nytp, 'run', '-o', "$dir/sig.out", '--nytprof=sigexit=1',
+    "$progs/signals.pl"]);
+is $st, 1, 'sigexit=1 covers TERM: the profiler exits 1';
+($dst) = run_cmd([$nytp, 'dump', '--strict', "$dir/sig.out"]);
+is $dst, 0, 'sigexit=1 covers TERM: the profile is complete';
+
+# An unwritable profile: an error naming it, before the program runs.
+unlink "$dir/ran";
+my $touch = write_script('touch.pl', "open my \$f, '>', '$dir/ran' or die;\n");
+($st, $out, $err) = run_cmd([$nytp, 'run', '-o', "$dir/no/such/dir/x.out", $touch]);
+isnt $st, 0, 'unwritable -o: non-zero exit';
+like $err, qr{\Q$dir\E/no/such/dir/x\.out}, 'unwritable -o: the error names the path';
+ok !-e "$dir/ran", 'unwritable -o: the program did not run';
+
+# Installed layout: bin/nytp finds the profiler in perl's site arch
+# directory under the same prefix (where 'make install' puts it).
+{
+    use Config;
+    use File::Path qw(make_path);
+    use File::Copy qw(copy);
+    (my $rel = $Config{installsitearch}) =~ s{^\Q$Config{siteprefix}\E/?}{};
+    my $prefix = "$dir/prefix";
+    make_path("$prefix/bin", "$prefix/$rel/Devel", "$prefix/$rel/auto/Devel/NYTP");
+    copy($nytp, "$prefix/bin/nytp") or die;
+    chmod 0755, "$prefix/bin/nytp";
+    copy(repo() . '/build/perl/Devel/NYTP.pm', "$prefix/$rel/Devel/NYTP.pm") or die;
+    copy(repo() . '/build/perl/auto/Devel/NYTP/NYTP.so', "$prefix/$rel/auto/Devel/NYTP/NYTP.so") or die;
+    ($st, $out, $err) = run_cmd(["$prefix/bin/nytp", 'run', '-o', "$dir/inst.out", $args, 'x']);
+    is $st, 7, 'installed layout: the profiler is found next to the installed nytp';
+    like $err, qr/profile written to \Q$dir\E\/inst\.out/, 'installed layout: profile written';
+
+    unlink "$prefix/$rel/Devel/NYTP.pm";
+    SKIP: {
+        skip 'Devel::NYTP is installed in perl\'s @INC', 2 if grep { -f "$_/Devel/NYTP.pm" } @INC;
+        ($st, $out, $err) = run_cmd(["$prefix/bin/nytp", 'run', '-o', "$dir/none.out", $args]);
+        isnt $st, 0, 'no profiler anywhere: non-zero exit';
+        like $err, qr{Devel/NYTP\.pm}, 'no profiler anywhere: perl says what it could not find';
+    }
+}
+
+done_testing;
