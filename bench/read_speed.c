@@ -78,7 +78,10 @@ static int open_to_deflate(nytp_reader **rp, const char *path, nytp_error *err)
     return st;
 }
 
-/* (a) zlib alone: everything after START_DEFLATE inflated and dropped. */
+/* The inflater the last run used ("isal" or "zlib"; NYTP_INFLATE chooses). */
+static const char *inflater = "?";
+
+/* (a) inflate alone: everything after START_DEFLATE inflated and dropped. */
 static int time_inflate(const char *path, double *secs, uint64_t *bytes, nytp_error *err)
 {
     double t0 = now();
@@ -88,6 +91,7 @@ static int time_inflate(const char *path, double *secs, uint64_t *bytes, nytp_er
         return st;
     nytp_in *in = nytp_reader_input(r);
     st = nytp_in_start_inflate(in, err);
+    inflater = nytp_in_inflater(in);
     if (st == NYTP_OK)
         st = nytp_in_drain(in, bytes, err);
     nytp_reader_close(r);
@@ -141,6 +145,7 @@ static int time_read_all(const char *path, double *secs, totals *t, nytp_error *
     }
     nytp_in *in = nytp_reader_input(r);
     t->inflated = nytp_in_inflating(in) ? nytp_in_offset(in) : 0;
+    inflater = nytp_in_inflater(in);
     nytp_reader_close(r);
     *secs = now() - t0;
     return st == NYTP_END ? NYTP_OK : st;
@@ -258,6 +263,7 @@ int main(int argc, char **argv)
     printf("inflated size:      %.1f MB (%llu bytes)\n", mb, (unsigned long long)inflated);
     if (do_read)
         printf("chunks:             %llu\n", (unsigned long long)t.chunks);
+    printf("inflater:           %s (NYTP_INFLATE=zlib|isal)\n", inflater);
     printf("runs:               %d of each, fastest kept\n", runs);
     if (do_inflate)
         printf("inflate only:       %.3f s (%.0f MB/s)\n", best_inflate, mb / best_inflate);

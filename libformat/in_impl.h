@@ -4,7 +4,11 @@
 #define NYTP_IN_IMPL_H
 
 #include <pthread.h>
+#include <sys/types.h>
 #include <zlib.h>
+#ifdef NYTP_HAVE_ISAL
+#include <isa-l/igzip_lib.h>
+#endif
 
 #include "nytp/io.h"
 
@@ -30,6 +34,18 @@ struct nytp_in_slot {
  * none, on the consumer's when it needs a block. */
 struct nytp_inflater {
     z_stream zs;
+    bool zs_live;           /* inflateInit done: inflateEnd at the end */
+    /* ISA-L inflates while it can; on anything but a clean end (corrupt or
+     * cut data) zlib inflates the stream again from its start, skipping the
+     * bytes ISA-L put out, so every error is zlib's, word for word. */
+    bool isal;
+#ifdef NYTP_HAVE_ISAL
+    struct inflate_state *is;
+#endif
+    uint64_t isal_out;      /* bytes ISA-L put out so far */
+    off_t file_start;       /* fd input: file position of the stream, or -1 */
+    bool rereading;         /* fd input: zlib's second pass reads with pread */
+    off_t reread_pos;
     uint8_t *zin;           /* compressed bytes read from fd */
     size_t zin_cap;
     const uint8_t *mem_next; /* memory input: bytes not yet given to zlib */
@@ -60,6 +76,7 @@ struct nytp_in {
     size_t mem_len;
 
     bool inflating, zend, threads;
+    bool isal;              /* inflate with ISA-L (NYTP_INFLATE=isal|zlib) */
     uint64_t deflate_start;
     int cur_slot;           /* slot the window points into, or -1 */
     nytp_error zerr;        /* reported once the bytes before it are read */

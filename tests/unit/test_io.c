@@ -170,6 +170,220 @@ static void pipe_input_in_small_pieces(void **state)
     assert_int_equal(status, 0);
 }
 
+/* ---- ISA-L and zlib inflate the same way ------------------------------- */
+
+/* What inflating gave: the bytes (their length and crc32) and the end. */
+typedef struct inflate_result {
+    int status;
+    uint64_t len;
+    uLong crc;
+    bool ended;
+    nytp_error err;
+    const char *inflater;
+} inflate_result;
+
+enum { PLAIN_PREFIX = 5 }; /* "head\n" before the zlib stream */
+
+/* Inflate data[0..len) (a 5-byte plain prefix, then the stream) with the
+ * named inflater, from memory or (path != NULL) from a file. */
+static inflate_result inflate_with(const uint8_t *data, size_t len, const char *inflater,
+                                   const char *path, bool threads)
+{
+    inflate_result r = {0};
+    nytp_in *in;
+    nytp_error e = {0};
+    if (path) {
+        FILE *f = fopen(path, "wb");
+        assert_non_null(f);
+        assert_int_equal(fwrite(data, 1, len, f), len);
+        assert_int_equal(fclose(f), 0);
+        assert_int_equal(nytp_in_open_file(&in, path, &e), NYTP_OK);
+    } else {
+        assert_int_equal(nytp_in_open_mem(&in, data, len, &e), NYTP_OK);
+    }
+    nytp_in_set_threads(in, threads);
+    assert_int_equal(nytp_in_set_inflater(in, inflater, &e), NYTP_OK);
+    assert_int_equal(nytp_in_fill(in, PLAIN_PREFIX, &e), NYTP_OK);
+    nytp_in_skip(in, PLAIN_PREFIX);
+    assert_int_equal(nytp_in_start_inflate(in, &e), NYTP_OK);
+    r.inflater = nytp_in_inflater(in);
+    r.crc = crc32(0, NULL, 0);
+    for (;;) {
+        int st = nytp_in_fill(in, 100000, &r.err);
+        size_t avail;
+        const uint8_t *p = nytp_in_peek(in, &avail);
+        r.crc = crc32(r.crc, p, (uInt)avail);
+        r.len += avail;
+        nytp_in_skip(in, avail);
+        if (st != NYTP_OK) {
+            r.status = st;
+            break;
+        }
+    }
+    r.ended = nytp_in_stream_ended(in);
+    nytp_in_close(in);
+    return r;
+}
+
+static void same_result(const inflate_result *a, const inflate_result *b, const char *what, size_t at)
+{
+    if (a->status != b->status || a->len != b->len || a->crc != b->crc || a->ended != b->ended ||
+        a->err.offset != b->err.offset || a->err.inflated != b->err.inflated ||
+        strcmp(a->err.msg, b->err.msg) != 0)
+        fail_msg("%s at %zu: %s: status %d, %llu bytes, offset %llu%s '%s'; "
+                 "%s: status %d, %llu bytes, offset %llu%s '%s'", what, at,
+                 a->inflater, a->status, (unsigned long long)a->len,
+                 (unsigned long long)a->err.offset, a->err.inflated ? " inflated" : "", a->err.msg,
+                 b->inflater, b->status, (unsigned long long)b->len,
+                 (unsigned long long)b->err.offset, b->err.inflated ? " inflated" : "", b->err.msg);
+}
+
+/* A plain prefix, a zlib stream made with the given level and strategy
+ * (stored, fixed and dynamic blocks), and a trailer of '#' lines. */
+static uint8_t *make_stream(size_t plain_len, int level, int strategy, size_t *len)
+{
+    uint8_t *plain = malloc(plain_len);
+    assert_non_null(plain);
+    uint32_t x = 12345;
+    for (size_t i = 0; i < plain_len; i++) {
+        x = x * 1103515245u + 12345u;
+        /* text-like runs with some noise, so matches and literals mix */
+        plain[i] = (i / 4096) % 3 == 2 ? (uint8_t)(x >> 24) : (uint8_t)("abcdefgh\n"[(i + (x >> 29)) % 9]);
+    }
+    z_stream zs = {0};
+    assert_int_equal(deflateInit2(&zs, level, Z_DEFLATED, 15, 8, strategy), Z_OK);
+    size_t cap = deflateBound(&zs, plain_len) + 64;
+    uint8_t *out = malloc(cap);
+    assert_non_null(out);
+    memcpy(out, "head\n", PLAIN_PREFIX);
+    zs.next_in = plain;
+    zs.avail_in = (uInt)plain_len;
+    zs.next_out = out + PLAIN_PREFIX;
+    zs.avail_out = (uInt)(cap - PLAIN_PREFIX - 40);
+    assert_int_equal(deflate(&zs, Z_FINISH), Z_STREAM_END);
+    size_t n = PLAIN_PREFIX + zs.total_out;
+    deflateEnd(&zs);
+    const char *trailer = "#\n# Compressed: trailer comment\n";
+    memcpy(out + n, trailer, strlen(trailer));
+    *len = n + strlen(trailer);
+    free(plain);
+    return out;
+}
+
+/* Whole, cut short at many points, and corrupted at many points: ISA-L
+ * gives exactly what zlib gives (bytes, status, message, offset). */
+static void isal_matches_zlib(void **state)
+{
+    (void)state;
+    nytp_in *probe;
+    nytp_error e = {0};
+    assert_int_equal(nytp_in_open_mem(&probe, "", 0, &e), NYTP_OK);
+    bool have_isal = nytp_in_set_inflater(probe, "isal", &e) == NYTP_OK;
+    assert_int_equal(nytp_in_set_inflater(probe, "zlib", &e), NYTP_OK);
+    assert_int_equal(nytp_in_set_inflater(probe, "gzip", &e), NYTP_E_USAGE);
+    nytp_in_close(probe);
+    if (!have_isal)
+        skip();
+
+    static const struct { size_t plain; int level, strategy; } kinds[] = {
+        {1100 * 1024, 6, Z_DEFAULT_STRATEGY}, /* more than one 1 MiB block */
+        {40000, 0, Z_DEFAULT_STRATEGY},       /* stored blocks */
+        {40000, 9, Z_FIXED},                  /* fixed Huffman codes */
+        {40000, 1, Z_HUFFMAN_ONLY},
+    };
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+        size_t len;
+        uint8_t *data = make_stream(kinds[k].plain, kinds[k].level, kinds[k].strategy, &len);
+        inflate_result z = inflate_with(data, len, "zlib", NULL, false);
+        inflate_result i = inflate_with(data, len, "isal", NULL, false);
+        assert_string_equal(i.inflater, "isal");
+        assert_int_equal(z.status, NYTP_END);
+        assert_int_equal(z.len, kinds[k].plain);
+        assert_true(z.ended);
+        same_result(&z, &i, "whole", len);
+        /* the same from a file, with and without the producer thread */
+        inflate_result f = inflate_with(data, len, "isal", tmp("s.out"), true);
+        assert_string_equal(f.inflater, "isal");
+        same_result(&z, &f, "whole file", len);
+        f = inflate_with(data, len, "isal", tmp("s.out"), false);
+        same_result(&z, &f, "whole file", len);
+
+        /* the trailer comment starts 32 bytes from the end; the stream
+         * itself (header, blocks, adler32) is before it */
+        size_t zend = len - 32;
+        /* every byte near the ends of the small streams; a sample elsewhere */
+        bool big = kinds[k].plain > 100000;
+        size_t step = big ? 99991 : 997;
+        for (size_t cut = PLAIN_PREFIX; cut < len;
+             cut += (cut < PLAIN_PREFIX + 40 || (!big && cut + 48 > len)) ? 1 : step) {
+            z = inflate_with(data, cut, "zlib", NULL, false);
+            i = inflate_with(data, cut, "isal", NULL, false);
+            same_result(&z, &i, "cut", cut);
+            assert_int_equal(z.status, cut < zend ? NYTP_E_TRUNCATED : NYTP_END);
+        }
+        uint8_t *bad = malloc(len);
+        assert_non_null(bad);
+        if (big) /* and its trailer */
+            for (size_t cut = zend - 6; cut < len; cut += 3) {
+                z = inflate_with(data, cut, "zlib", NULL, false);
+                i = inflate_with(data, cut, "isal", NULL, false);
+                same_result(&z, &i, "cut", cut);
+            }
+        for (size_t at = PLAIN_PREFIX; at < zend;
+             at += (at < PLAIN_PREFIX + 40 || (!big && at + 12 > zend)) ? 1 : step / 3) {
+            for (unsigned flip = 1; flip < 256; flip += 126) {
+                memcpy(bad, data, len);
+                bad[at] ^= (uint8_t)flip;
+                z = inflate_with(bad, len, "zlib", NULL, false);
+                i = inflate_with(bad, len, "isal", NULL, false);
+                same_result(&z, &i, "flip", at);
+            }
+        }
+        /* a corrupt stream read from a file, threaded: zlib reads it again */
+        memcpy(bad, data, len);
+        bad[zend - 2] ^= 0x10; /* the adler32 */
+        z = inflate_with(bad, len, "zlib", NULL, false);
+        assert_int_equal(z.status, NYTP_E_FORMAT);
+        f = inflate_with(bad, len, "isal", tmp("s.out"), true);
+        same_result(&z, &f, "bad adler32 file", zend - 2);
+        assert_int_equal(unlink(tmp("s.out")), 0);
+        free(bad);
+        free(data);
+    }
+}
+
+/* A pipe cannot be read twice, so it is inflated with zlib. */
+static void pipe_input_uses_zlib(void **state)
+{
+    (void)state;
+    size_t len;
+    uint8_t *data = make_stream(100000, 6, Z_DEFAULT_STRATEGY, &len);
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        close(fds[0]);
+        _exit(write(fds[1], data, len) == (ssize_t)len ? 0 : 1);
+    }
+    close(fds[1]);
+    nytp_in *in;
+    nytp_error e = {0};
+    assert_int_equal(nytp_in_open_fd(&in, fds[0], true, &e), NYTP_OK);
+    assert_int_equal(nytp_in_fill(in, PLAIN_PREFIX, &e), NYTP_OK);
+    nytp_in_skip(in, PLAIN_PREFIX);
+    assert_int_equal(nytp_in_start_inflate(in, &e), NYTP_OK);
+    assert_string_equal(nytp_in_inflater(in), "zlib");
+    uint64_t bytes;
+    assert_int_equal(nytp_in_drain(in, &bytes, &e), NYTP_OK);
+    assert_int_equal(bytes, 100000);
+    nytp_in_close(in);
+    int status;
+    waitpid(pid, &status, 0);
+    assert_int_equal(status, 0);
+    free(data);
+}
+
 static void missing_file(void **state)
 {
     (void)state;
@@ -251,6 +465,8 @@ int main(void)
         cmocka_unit_test(mem_plain_then_deflate),
         cmocka_unit_test(zlib_cut_and_corrupt),
         cmocka_unit_test(pipe_input_in_small_pieces),
+        cmocka_unit_test(isal_matches_zlib),
+        cmocka_unit_test(pipe_input_uses_zlib),
         cmocka_unit_test(missing_file),
         cmocka_unit_test(atomic_file_replaces_only_on_success),
         cmocka_unit_test(unwritable_output),

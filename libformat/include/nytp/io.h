@@ -47,6 +47,17 @@ int nytp_in_fill(nytp_in *in, size_t want, nytp_error *err);
  * environment has NYTP_THREADS=0).  Call before nytp_in_start_inflate. */
 void nytp_in_set_threads(nytp_in *in, bool on);
 
+/* Which inflater to use: "isal" (Intel ISA-L, the default in builds that
+ * have it) or "zlib" (the environment can choose: NYTP_INFLATE=zlib|isal).
+ * Both give the same bytes, statuses, messages and offsets: when ISA-L
+ * stops without the stream's end, zlib inflates it again to say why.  Input
+ * that cannot be read twice (a pipe) is always inflated with zlib.  Call
+ * before nytp_in_start_inflate; NYTP_E_USAGE for a name not in the build. */
+int nytp_in_set_inflater(nytp_in *in, const char *name, nytp_error *err);
+/* "isal" or "zlib": the inflater chosen (after nytp_in_start_inflate: the
+ * one actually inflating). */
+const char *nytp_in_inflater(const nytp_in *in);
+
 /* Switch to inflating: the bytes after the current position are a zlib
  * stream.  Unless threads are off, a producer thread inflates ahead of the
  * reader from here on. */
