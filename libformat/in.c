@@ -11,7 +11,10 @@
  * NYTP_INFLATE is not "zlib": about twice as fast as zlib.  ISA-L's errors
  * say less than zlib's and are found at other input offsets, so whenever
  * it stops short of the stream's end, zlib inflates the stream again from
- * its start and has the last word (zlib_takes_over). */
+ * its start and has the last word (zlib_takes_over).  The one difference
+ * left: ISA-L accepts incomplete Huffman codes, which zlib rejects; no
+ * zlib-based writer makes them, and inflated data that uses none of the
+ * missing codes and matches the adler32 is what the stream encodes. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>

@@ -50,7 +50,9 @@ void nytp_in_set_threads(nytp_in *in, bool on);
 /* Which inflater to use: "isal" (Intel ISA-L, the default in builds that
  * have it) or "zlib" (the environment can choose: NYTP_INFLATE=zlib|isal).
  * Both give the same bytes, statuses, messages and offsets: when ISA-L
- * stops without the stream's end, zlib inflates it again to say why.  Input
+ * stops without the stream's end, zlib inflates it again to say why.
+ * (Except that ISA-L accepts a block with an incomplete Huffman code,
+ * which no zlib-based writer makes, if its data and adler32 are good.)  Input
  * that cannot be read twice (a pipe) is always inflated with zlib.  Call
  * before nytp_in_start_inflate; NYTP_E_USAGE for a name not in the build. */
 int nytp_in_set_inflater(nytp_in *in, const char *name, nytp_error *err);
