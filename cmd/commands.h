@@ -3,5 +3,6 @@
 #define NYTP_COMMANDS_H
 
 int cmd_dump(int argc, char **argv);
+int cmd_html(int argc, char **argv);
 
 #endif

@@ -364,7 +364,7 @@ static void on_opt(int opt, const char *arg, void *ctx)
 }
 
 /* Split DIRS at ':' into a NULL-free array (pointers into a copy). */
-static const char **split_dirs(const char *dirs, size_t *n, char **storage)
+const char **dump_data_split_inc(const char *dirs, size_t *n, char **storage)
 {
     char *copy = strdup(dirs);
     *storage = copy;
@@ -400,7 +400,7 @@ static int dump_data(struct dump_opts *o, int nfiles, char **files)
 
     dump_data_opts dopts = {0};
     char *storage;
-    const char **inc = split_dirs(o->inc ? o->inc : NYTP_PERL_INC, &dopts.n_inc, &storage);
+    const char **inc = dump_data_split_inc(o->inc ? o->inc : NYTP_PERL_INC, &dopts.n_inc, &storage);
     dopts.inc = inc;
     dopts.perl_version = NYTP_PERL_VERSION;
     nytp_out *out = cli_output_open(o->output);

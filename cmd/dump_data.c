@@ -94,7 +94,7 @@ static size_t defined_at(const char *s, size_t len, size_t i)
 /* Strip the first @INC prefix (longest entries first, then an optional
  * '/'), then a leading "VERSION/" where '.' matches any byte.  Writes into
  * out (at least len + 1 bytes); returns the new length. */
-static size_t strip_inc(const char *s, size_t len, const dump_data_opts *o, char *out)
+size_t dump_data_short_name(const char *s, size_t len, const dump_data_opts *o, char *out)
 {
     size_t done = len;
     memcpy(out, s, len);
@@ -380,7 +380,7 @@ static void dump_fileinfo(writer *w, const nytp_profile *p, const dump_data_opts
             w->err = NYTP_E_NOMEM;
             return;
         }
-        size_t n = strip_inc(nytp_profile_str(p, f->name), nl, o, name);
+        size_t n = dump_data_short_name(nytp_profile_str(p, f->name), nl, o, name);
         put(w, name, n);
         free(name);
         put(w, " ", 1);
@@ -755,7 +755,7 @@ int dump_data_json(nytp_out *out, const nytp_profile *p, const dump_data_opts *o
             uint32_t nl = nytp_profile_strlen(p, f->name);
             char *shown = malloc((size_t)nl + 1);
             if (shown) {
-                size_t n = strip_inc(nytp_profile_str(p, f->name), nl, o, shown);
+                size_t n = dump_data_short_name(nytp_profile_str(p, f->name), nl, o, shown);
                 jkey(&w, "display_name", false);
                 jstr(&w, shown, n);
                 free(shown);

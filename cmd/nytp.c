@@ -11,6 +11,7 @@
 
 static const nytp_command commands[] = {
     {"dump", "print the chunks of a profile, as text or JSON", cmd_dump},
+    {"html", "write an HTML report of a profile", cmd_html},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

@@ -1,0 +1,342 @@
+#!/usr/bin/perl
+# 'nytp html': the report's numbers against 'nytp dump --data' (itself
+# checked against Devel::NYTProf::Data in 30-dump-data.t), escaping of
+# everything from the profile, safe page names, links that resolve,
+# atomic replacement, --open, and the pages in headless Chromium (no
+# console errors, tables present and sortable, screenshots saved).
+use strict;
+use warnings;
+use Test::More;
+use FindBin;
+use lib "$FindBin::Bin/lib";
+use NytpTest;
+use JSON::PP;
+use Encode qw(decode);
+use File::Path qw(make_path);
+
+my $nytp = nytp();
+my $td = testdata();
+my $dir = scratch_dir();
+
+sub html {
+    my ($out, @args) = @_;
+    return run_cmd([$nytp, 'html', '-o', $out, @args]);
+}
+
+sub pages {
+    my $d = shift;
+    opendir my $dh, $d or die "$d: $!";
+    return sort grep { !/^\./ } readdir $dh;
+}
+
+sub unescape {
+    my $s = shift;
+    $s =~ s/<[^>]*>//g;
+    my %e = (amp => '&', lt => '<', gt => '>', quot => '"', '#39' => "'");
+    $s =~ s/&(amp|lt|gt|quot|#39);/$e{$1}/g;
+    return $s;
+}
+
+sub model {
+    my ($file) = @_;
+    my ($st, $out, $err) = run_cmd([$nytp, 'dump', '--data', '--json', '--collapse-evals', $file]);
+    die "dump --data failed: $err" if $st;
+    return JSON::PP->new->decode($out);
+}
+
+sub near {
+    my ($a, $b) = @_;
+    return abs($a - $b) <= 1e-12 + 1e-9 * abs($b);
+}
+
+# ---- numbers agree with the model --------------------------------------------
+
+for my $name (qw(demo recursion evals anon)) {
+    my $file = "$td/$name.out";
+    my $out = "$dir/$name-report";
+    my ($st, $so, $se) = html($out, $file);
+    is $st, 0, "$name: exit 0" or diag $se;
+    is $se, '', "$name: nothing on stderr";
+    my $index = slurp_file("$out/index.html") // '';
+    my $m = model($file);
+    my %sub = map { $_->{name} => $_ } @{ $m->{subs} };
+
+    # top subs: the subs with the most exclusive time, with the model's numbers
+    my ($top) = $index =~ m{<table class="sort subs" id=topsubs>.*?<tbody>\n(.*?)</tbody>}s;
+    my @rows = ($top // '') =~ m{<tr>(.*?)\n}g;
+    ok @rows > 0, "$name: top subs listed";
+    my $bad = 0;
+    my @excl;
+    for my $r (@rows) {
+        my @c = split /<td/, $r;
+        shift @c;
+        my ($calls) = $c[0] =~ />(\d+)/;
+        my ($p) = $c[1] =~ />(\d+)/;
+        my ($f) = $c[2] =~ />(\d+)/;
+        my ($excl) = $c[3] =~ /data-v=(\S+?)>/;
+        my ($incl) = $c[4] =~ /data-v=(\S+?)>/;
+        my ($sname) = $c[5] =~ m{<a [^>]*>(.*?)</a>};
+        my $s = $sub{ unescape($sname // '') };
+        if (!$s) { $bad++; diag "$name: unknown sub $sname"; next }
+        my %files = map { $_->{fid} => 1 } @{ $s->{called_by} };
+        if ($calls != $s->{calls} || !near($excl, $s->{excl}) || !near($incl, $s->{incl})
+            || $p != @{ $s->{called_by} } || $f != keys %files) {
+            $bad++;
+            diag "$name: $s->{name}: html $calls $p $f $excl $incl, model $s->{calls} "
+                . scalar(@{ $s->{called_by} }) . " " . scalar(keys %files) . " $s->{excl} $s->{incl}";
+        }
+        push @excl, $s->{excl};
+    }
+    is $bad, 0, "$name: every top sub's calls, places, files, exclusive and inclusive time";
+    my @want = (sort { $b <=> $a } map { $_->{excl} } @{ $m->{subs} })[0 .. $#excl];
+    is_deeply \@excl, \@want, "$name: they are the subs with the most exclusive time, in order";
+
+    # source files: statements and time, with their string evals, from the lines
+    my %file = map { $_->{fid} => $_ } @{ $m->{files} };
+    my %total;
+    for my $f (@{ $m->{files} }) {
+        my ($t, $n) = (0, 0);
+        for (@{ $f->{lines} }) { $t += $_->[1]; $n += $_->[2] }
+        my $top_fid = $f->{fid};
+        $top_fid = $file{$top_fid}{eval_fid} while $file{$top_fid}{eval_fid};
+        $total{$top_fid}[0] += $t;
+        $total{$top_fid}[1] += $n;
+    }
+    my @frows = $index =~ m{<tr data-fid=(\d+)><td data-v=(\d+)>\d+<td data-v=(\S+?)>}g;
+    my @real = grep { !$file{$_}{eval_fid} } keys %file;
+    is @frows / 3, scalar(@real), "$name: one row per source file";
+    $bad = 0;
+    while (my ($fid, $n, $t) = splice @frows, 0, 3) {
+        my $want = $total{$fid} // [0, 0];
+        next if $n == $want->[1] && near($t, $want->[0]);
+        $bad++;
+        diag "$name: fid $fid: html $n $t, model $want->[1] $want->[0]";
+    }
+    is $bad, 0, "$name: every file's statements and time (with its evals) as in the model";
+
+    # one page per file and string eval, plus the fixed pages
+    my @html = grep { /^f\d+-.*\.html\z|^f\d+\.html\z/ } pages($out);
+    is scalar(@html), scalar(keys %file), "$name: a page per file and (collapsed) string eval";
+    ok -s "$out/$_", "$name: $_ written" for qw(index.html subs.html nytp.css nytp.js);
+}
+
+# sub headlines and call notes carry the model's numbers
+{
+    my $m = model("$td/demo.out");
+    my ($fib) = grep { $_->{name} eq 'main::fib' } @{ $m->{subs} };
+    my ($page) = grep { /demo-pl\.html\z/ } pages("$dir/demo-report");
+    my $text = unescape(slurp_file("$dir/demo-report/$page"));
+    like $text, qr/within main::fib which was called \Q$fib->{calls}\E times/, 'demo: fib headline with its calls';
+    my ($match) = grep { $_->{sub} eq 'main::CORE:match' } map { @{ $_->{calls} } } @{ $m->{files} };
+    like $text, qr/making \Q$match->{count}\E calls to main::CORE:match/, 'demo: call note with the count';
+    like $text, qr/executing statements in string eval/, 'demo: string evals linked';
+}
+
+# ---- escaping, page names, links ---------------------------------------------------
+
+my $evil_src = join "\n",
+    'use strict; use warnings; use Sub::Util qw(set_subname);',
+    q{my $s = set_subname("main::<b>&\"quote\"</b>", sub { my $x = 0; $x += $_ for 1 .. 20; $x });},
+    '$s->() for 1 .. 3;',
+    'my $str = "</script><script>alert(1)</script>";',
+    "sub caf { 1 } # caf\xe9 in Latin-1, not UTF-8",
+    'caf();',
+    q{eval "#line 1 \"../../../evil/x<i>.pl\"\nsub evil { 2 } evil();";},
+    q{eval "1; # </script><script>alert(2)</script>";},
+    '';
+my $evil = fresh_profile('evil', $evil_src, '');
+my $eout = "$dir/evil-report";
+{
+    my ($st, undef, $se) = html($eout, $evil);
+    is $st, 0, 'tricky names: exit 0' or diag $se;
+    my @files = pages($eout);
+    my @bad = grep { !/^[A-Za-z0-9_-]+\.(?:html|css|js|svg)\z/ || -d "$eout/$_" } @files;
+    is "@bad", '', 'page names are plain, flat, safe names';
+    ok !-e "$dir/../evil" && !-e "$dir/evil" && !-e "$eout/../evil", 'nothing written outside the report';
+    my ($scripts, $utf8) = (0, 0);
+    my $all = '';
+    for my $f (grep { /\.html\z/ } @files) {
+        my $h = slurp_file("$eout/$f");
+        my $n = () = $h =~ /<script/gi;
+        $scripts++ if $n != 1 || $h !~ m{<script src=nytp\.js defer></script>};
+        $utf8++ unless eval { decode('UTF-8', my $copy = $h, Encode::FB_CROAK); 1 };
+        $all .= $h;
+    }
+    is $scripts, 0, 'every page has our one script tag and no other';
+    is $utf8, 0, 'every page is valid UTF-8 (the Latin-1 byte too)';
+    like $all, qr{&lt;/script&gt;&lt;script&gt;alert\(1\)&lt;/script&gt;}, 'a source line with script tags shows as text';
+    like $all, qr{&lt;/script&gt;&lt;script&gt;alert\(2\)&lt;/script&gt;}, 'so does a string eval source';
+    like $all, qr{main::&lt;b&gt;&amp;&quot;quote&quot;&lt;/b&gt;}, 'a sub name with <, &, quotes is escaped';
+    like $all, qr{caf\x{c3}\x{a9} in Latin-1}, 'a byte that is not UTF-8 shows as its Latin-1 character';
+}
+for my $t (qw(tricky-strings utf8-names)) {
+    my $out = "$dir/$t-report";
+    my ($st, undef, $se) = html($out, "$td/$t.out");
+    is $st, 0, "$t: exit 0" or diag $se;
+    my $bad = 0;
+    for my $f (grep { /\.html\z/ } pages($out)) {
+        my $h = slurp_file("$out/$f");
+        my $n = () = $h =~ /<script/gi;
+        $bad++ if $n != 1 || !eval { decode('UTF-8', my $copy = $h, Encode::FB_CROAK); 1 };
+    }
+    is $bad, 0, "$t: one script tag per page, valid UTF-8";
+}
+{
+    my $all = join '', map { slurp_file("$dir/utf8-names-report/$_") } grep { /\.html\z/ } pages("$dir/utf8-names-report");
+    my $tricky = join '', map { slurp_file("$dir/tricky-strings-report/$_") } grep { /\.html\z/ } pages("$dir/tricky-strings-report");
+    like $tricky, qr/dq&quot;sq&#39;/, "tricky-strings: quotes in a sub name escaped";
+    like $tricky, qr/cr\x{e2}\x{90}\x{8d}name/, 'tricky-strings: a CR in a sub name shown as a visible symbol';
+    unlike $tricky, qr/[\x00-\x08\x0b-\x1f]/, 'tricky-strings: no control bytes in any page';
+    like $all, qr/\QΩμέγα::λάμδα\E/, 'utf8-names: UTF-8 names shown as they are';
+    like $all, qr/Caf\x{c3}\x{a9}::cr\x{c3}\x{a9}er/, 'utf8-names: Latin-1 names shown as their characters';
+}
+
+# every link inside a report names a page that exists, and an id in it
+for my $r (qw(demo evals evil tricky-strings)) {
+    my $out = "$dir/$r-report";
+    my %ids;
+    my @links;
+    for my $f (grep { /\.html\z/ } pages($out)) {
+        my $h = slurp_file("$out/$f");
+        $ids{$f}{$1} = 1 while $h =~ /\bid="?([^\s">]+)/g;
+        push @links, map { [$f, $_] } $h =~ /\b(?:href|src|data)="?([^\s">]+)/g;
+    }
+    my @broken;
+    for (@links) {
+        my ($from, $l) = @$_;
+        next if $l =~ /^(?:https?:|data:)/;
+        my ($page, $frag) = split /#/, $l, 2;
+        $page = $from if $page eq '';
+        push @broken, "$from -> $l" if !-e "$out/$page" || (defined $frag && $page =~ /\.html\z/ && !$ids{$page}{$frag});
+    }
+    is "@broken", '', "$r: every link resolves (" . scalar(@links) . " links)";
+}
+
+# ---- other profiles: blocks, no source, several inputs ------------------------------
+
+{
+    my $out = "$dir/blocks-report";
+    my ($st, undef, $se) = html($out, "$td/demo-blocks.out");
+    is $st, 0, 'blocks: exit 0' or diag $se;
+    ok scalar(grep { /-block\.html\z/ } pages($out)), 'blocks: block views';
+    ok scalar(grep { /-sub\.html\z/ } pages($out)), 'blocks: sub views';
+    ($st, undef, $se) = html("$dir/blocks-min", '--minimal', "$td/demo-blocks.out");
+    is $st, 0, '--minimal: exit 0';
+    ok !grep({ /-block\.html\z/ } pages("$dir/blocks-min")), '--minimal: no block views';
+
+    $out = "$dir/nosrc-report";
+    ($st, undef, $se) = html($out, "$td/demo-savesrc0.out");
+    is $st, 0, 'savesrc=0: exit 0' or diag $se;
+    my ($eval) = grep { /^f\d+-eval/ } pages($out);
+    my $h = slurp_file("$out/$eval");
+    like $h, qr/source of this file is not available/, 'savesrc=0: the eval page says its source is missing';
+    like $h, qr/<tr id=L1><td>1<td>\d+<td/, 'savesrc=0: and still shows the line data';
+
+    ($st, undef, $se) = html("$dir/two", "$td/demo.out", "$td/demo.out");
+    is $st, 0, 'two inputs: exit 0';
+    like slurp_file("$dir/two/index.html"), qr{Statements<dd>1984 executed}, 'two inputs: combined (twice the statements)';
+}
+
+# ---- errors and atomicity ---------------------------------------------------------------
+
+{
+    my $out = "$dir/atomic";
+    my ($st) = html($out, "$td/demo.out");
+    is $st, 0, 'atomic: first report written';
+    my $before = slurp_file("$out/index.html");
+    my ($st2, $so2, $se2) = html($out, "$td/broken/bad-tag.out");
+    is $st2, 1, 'atomic: corrupt input exits 1';
+    like $se2, qr/^nytp html: \Q$td\E\/broken\/bad-tag\.out: /, 'atomic: one error naming the file';
+    is slurp_file("$out/index.html"), $before, 'atomic: the previous report is intact';
+    my @left = grep { /^atomic\.tmp/ } pages($dir);
+    is "@left", '', 'atomic: no temporary directory left';
+    my ($st3, undef, $se3) = html($out, '--strict', "$td/broken/trunc-z-middle.out");
+    is $st3, 1, '--strict: a truncated profile is an error';
+    is slurp_file("$out/index.html"), $before, '--strict: the previous report is intact';
+    my ($st4, undef, $se4) = html("$dir/trunc", "$td/broken/trunc-z-middle.out");
+    is $st4, 0, 'truncated: exit 0 without --strict';
+    like $se4, qr/warning: .*truncated/, 'truncated: warns';
+    like slurp_file("$dir/trunc/index.html"), qr/Complete<dd><strong class=warn>no/, 'truncated: the index says incomplete';
+
+    open my $fh, '>', "$dir/plainfile" or die;
+    close $fh;
+    my ($st5, undef, $se5) = html("$dir/plainfile", "$td/demo.out");
+    is $st5, 1, '-o naming a plain file: exit 1';
+    my ($st6, undef, $se6) = run_cmd([$nytp, 'html', '--bogus']);
+    is $st6, 2, 'unknown option: exit 2';
+    my ($st7, $so7) = run_cmd([$nytp, 'html', '--help']);
+    like $so7, qr/^usage: nytp html/, '--help';
+    my ($st8, undef, $se8) = run_cmd([$nytp, 'html'], cwd => $dir);
+    is $st8, 1, 'no nytprof.out here: exit 1';
+    like $se8, qr/nytprof\.out/, 'no nytprof.out here: says so';
+}
+
+# ---- --open -----------------------------------------------------------------------------------
+
+{
+    local $ENV{DISPLAY} = '';
+    local $ENV{WAYLAND_DISPLAY} = '';
+    my ($st, $so) = html("$dir/open", '--open', "$td/demo.out");
+    is $st, 0, '--open without a display: exit 0';
+    is $so, "$dir/open/index.html\n", '--open without a display: prints the path';
+    make_path("$dir/bin");
+    open my $fh, '>', "$dir/bin/xdg-open" or die;
+    print $fh "#!/bin/sh\necho \"\$1\" > '$dir/opened'\n";
+    close $fh;
+    chmod 0755, "$dir/bin/xdg-open";
+    local $ENV{PATH} = "$dir/bin:$ENV{PATH}";
+    local $ENV{DISPLAY} = ':99';
+    ($st, $so) = html("$dir/open", '--open', "$td/demo.out");
+    is $st, 0, '--open with a display: exit 0';
+    is slurp_file("$dir/opened"), "$dir/open/index.html\n", '--open with a display: runs xdg-open on index.html';
+}
+
+# ---- in a browser -----------------------------------------------------------------------------
+
+my $chromium = (grep { -x } map { "$_/chromium" } split /:/, $ENV{PATH})[0];
+SKIP: {
+    skip 'chromium is not installed (make deps)', 1 unless $chromium;
+    my $shots = $ENV{NYTP_SCREENSHOTS} || "$dir/screenshots";
+    make_path($shots);
+    my @chrome = ('timeout', '120', $chromium, '--headless', '--no-sandbox', '--disable-gpu',
+        "--user-data-dir=$dir/chrome", '--enable-logging=stderr', '--v=0');
+    my $out = "$dir/demo-report";
+    my ($page) = grep { /demo-pl\.html\z/ } pages($out);
+    for my $p ('index.html', $page, 'subs.html') {
+        my ($st, $dom, $err) = run_cmd([@chrome, '--dump-dom', "file://$out/$p"]);
+        is $st, 0, "chromium loads $p";
+        my @console = grep { /CONSOLE/ } split /\n/, $err;
+        is "@console", '', "$p: no console messages";
+        like $dom, qr{<th[^>]*><button type="button">}, "$p: the script ran (sort buttons in the headings)";
+        like $dom, $p eq $page ? qr/<table class="src">/ : qr/<table class="sort subs"/, "$p: its tables are there";
+        (my $png = $p) =~ s/\.html\z/.png/;
+        $png = 'file.png' if $p eq $page;
+        run_cmd([@chrome, '--hide-scrollbars', '--window-size=1280,1000', "--screenshot=$shots/$png", "file://$out/$p"]);
+        my $img = slurp_file("$shots/$png") // '';
+        ok length($img) > 5000 && substr($img, 0, 8) eq "\x89PNG\r\n\x1a\n", "$p: screenshot saved in $shots/$png";
+    }
+
+    # clicking a heading sorts: calls descending, then ascending
+    my $h = slurp_file("$out/index.html");
+    my $probe = '<script>window.addEventListener("load", function () {'
+        . 'var b = document.querySelector("#topsubs th button"), o = [];'
+        . 'function calls() { return [].map.call(document.querySelectorAll("#topsubs tbody tr"),'
+        . ' function (r) { return r.cells[0].textContent; }).join(","); }'
+        . 'b.click(); o.push(calls()); b.click(); o.push(calls());'
+        . 'document.body.setAttribute("data-probe", o.join(";") + ";" + b.parentNode.getAttribute("aria-sort"));'
+        . '});</script>';
+    $h =~ s{</body>}{$probe</body>};
+    open my $fh, '>', "$out/probe.html" or die;
+    print $fh $h;
+    close $fh;
+    my ($st, $dom) = run_cmd([@chrome, '--dump-dom', "file://$out/probe.html"]);
+    my ($probed) = $dom =~ /data-probe="([^"]*)"/;
+    my ($down, $up, $aria) = split /;/, $probed // '';
+    my @calls = split /,/, $down // '';
+    ok @calls > 3, 'sorting: rows after a click';
+    is $down, join(',', sort { $b <=> $a } @calls), 'sorting: first click sorts calls descending';
+    is $up, join(',', sort { $a <=> $b } @calls), 'sorting: second click ascending';
+    is $aria, 'ascending', 'sorting: aria-sort says so';
+}
+
+done_testing;
