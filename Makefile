@@ -2,7 +2,8 @@
 #
 #   make              build everything into build/ (the command: build/nytp)
 #   make test         install missing packages, build, run every test
-#   make run          install missing packages, build, show the demo profile
+#   make run          install missing packages, build, show the demo profile and
+#                     write its HTML report
 #   make deps         install the Debian packages for build, tests, benchmarks
 #   make install      PREFIX=/usr/local DESTDIR=
 #   make bench        benchmarks against Devel::NYTProf (not part of test)
@@ -40,7 +41,7 @@ DEB_PACKAGES := build-essential pkg-config libperl-dev zlib1g-dev libbsd-dev val
 	libjson-pp-perl man-db time
 
 .PHONY: all test unit unit-asan unit-tsan integration run deps deps-check install bench \
-	fuzz fuzz-smoke clean
+	fuzz fuzz-smoke clean report-screenshots
 
 all: $(BUILD)/nytp $(BUILD)/libnytpformat.a
 
@@ -151,6 +152,19 @@ run: deps-check all
 	@$(BUILD)/nytp dump testdata/demo.out > $(BUILD)/demo.dump
 	@head -n 25 $(BUILD)/demo.dump
 	@echo "== the whole dump is in $(BUILD)/demo.dump"
+	@$(BUILD)/nytp html -o $(BUILD)/demo-report testdata/demo.out
+	@echo "== its HTML report: $(BUILD)/demo-report/index.html"
+
+# Screenshots of the demo's HTML report, for a person to look at.
+SHOT_CHROMIUM := chromium --headless --no-sandbox --disable-gpu --hide-scrollbars \
+	--user-data-dir=$(BUILD)/screenshots/.chromium --window-size=1280,1000
+report-screenshots: all
+	@rm -rf $(BUILD)/screenshots && mkdir -p $(BUILD)/screenshots
+	$(BUILD)/nytp html -o $(BUILD)/screenshots/report testdata/demo.out
+	@set -e; cd $(BUILD)/screenshots; for page in index subs $$(cd report && ls f1-*.html | sed 's/\.html$$//'); do \
+		$(SHOT_CHROMIUM) --screenshot=$$PWD/$$page.png file://$$PWD/report/$$page.html 2>/dev/null; done
+	@rm -rf $(BUILD)/screenshots/.chromium
+	@ls $(BUILD)/screenshots/*.png
 
 # ---- benchmarks ---------------------------------------------------------------
 

@@ -39,7 +39,7 @@ const char html_css[] =
     "table.src td:first-child{color:var(--mute)}\n"
     "table.src td:last-child{text-align:left;white-space:pre-wrap;width:100%;border-right:0;"
     "font-family:ui-monospace,\"DejaVu Sans Mono\",Menlo,monospace;tab-size:8}\n"
-    "table.src th.code{text-align:left}\n"
+    "table.src th{white-space:nowrap}table.src th.code{text-align:left}\n"
     "table.src tr:target{background:#fff3b0}\n"
     "tr.sh td:last-child,tr.cn td:last-child{font-family:system-ui,sans-serif;font-size:.92em;"
     "color:#3f4a5c;white-space:normal}\n"

@@ -9,15 +9,19 @@
 #     --name=:kind      value after '=' (or as the next word)
 #     -x:kind           value as the next word
 #
-# Kinds: file (any file), profile (a profile file), tags (a comma-separated
+# Kinds: file (any file), dir (a directory), profile (a profile file), tags (a comma-separated
 # list of chunk names), and anything else for a value that is not completed.
 # The one operand, the profile, completes as a profile file.
 
-_nytp_commands=(dump)
+_nytp_commands=(dump html)
 
 declare -gA _nytp_options=(
     [dump]='--json --tags=:tags --limit=:number --strict -o:file --output=:file -h --help'
+    [html]='-o:dir --out=:dir --open --minimal --no-flame --strict -h --help'
 )
+
+# Commands that take any number of profiles (the others take one).
+_nytp_many_profiles=(html)
 
 _nytp_chunk_names=(VERSION COMMENT ATTRIBUTE OPTION START_DEFLATE PID_START
     PID_END NEW_FID TIME_LINE TIME_BLOCK DISCOUNT SUB_INFO SUB_CALLERS
@@ -109,6 +113,10 @@ _nytp_value_only()
     file)
         compopt -o filenames 2>/dev/null
         mapfile -t COMPREPLY < <(compgen -f -- "$2")
+        ;;
+    dir)
+        compopt -o filenames 2>/dev/null
+        mapfile -t COMPREPLY < <(compgen -d -- "$2")
         ;;
     profile)
         compopt -o filenames 2>/dev/null
@@ -223,8 +231,10 @@ _nytp()
         return
     fi
 
-    # Commands take one profile.
-    ((operands == 0)) && _nytp_value profile "$cur"
+    # Commands take one profile, some any number.
+    if ((operands == 0)) || [[ " ${_nytp_many_profiles[*]} " == *" $cmd "* ]]; then
+        _nytp_value profile "$cur"
+    fi
 }
 
 complete -F _nytp nytp
