@@ -183,17 +183,20 @@ static int cmp_excl(const void *a, const void *b, void *ctx)
     return strcmp(nytp_profile_str(p, x->name), nytp_profile_str(p, y->name));
 }
 
-/* Time and statements of fid and all evals nested in it. */
-static void add_nested(html_report *r, uint32_t fid, uint32_t into, int depth)
+/* Add fid's own time and statements to itself and to every file it is
+ * nested in (a string eval's parents), so each file's totals include its
+ * evals.  Bounded: a corrupt profile's cycle of evals ends the walk. */
+static void add_to_parents(html_report *r, uint32_t fid)
 {
-    const nytp_file *f = &r->p->files[fid];
-    r->all_time[into] += r->own_time[fid];
-    r->all_stmts[into] += r->own_stmts[fid];
-    if (depth > 1000)
-        return;
-    for (uint32_t i = 0; i < f->n_evals; i++)
-        if (f->evals[i] < r->p->n_files)
-            add_nested(r, f->evals[i], into, depth + 1);
+    uint32_t at = fid;
+    for (int steps = 0; steps < 1000; steps++) {
+        r->all_time[at] += r->own_time[fid];
+        r->all_stmts[at] += r->own_stmts[fid];
+        uint32_t up = r->p->files[at].eval_fid;
+        if (!up || up >= r->p->n_files || up == at)
+            break;
+        at = up;
+    }
 }
 
 static int report_init(html_report *r, const nytp_profile *p)
@@ -247,7 +250,7 @@ static int report_init(html_report *r, const nytp_profile *p)
     }
     for (uint32_t fid = 1; fid < p->n_files; fid++)
         if (r->page[fid])
-            add_nested(r, fid, fid, 0);
+            add_to_parents(r, fid);
     for (uint32_t i = 0; i < p->n_subs; i++) {
         const nytp_sub *s = &p->subs[i];
         for (uint32_t k = 0; k < s->n_sites; k++) {

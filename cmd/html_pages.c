@@ -887,11 +887,16 @@ int html_write_file(html_report *r, uint32_t fid, enum html_view view)
         last = p->sites[sites[f->n_sites - 1]].line;
     if (f->n_evals && p->files[evals[f->n_evals - 1]].eval_line > last)
         last = p->files[evals[f->n_evals - 1]].eval_line;
+    /* a sub's first line past all of that (a corrupt profile) is listed
+     * with the xsubs at the end, not reached by walking empty lines */
+    uint32_t cap = (ls->n > nsrc ? ls->n : nsrc) + 1000;
     for (uint32_t i = 0; i < f->n_subs; i++) {
         uint32_t fl = p->subs[subs[i]].first_line;
-        if (fl != NYTP_NONE && fl > last)
+        if (fl != NYTP_NONE && fl > last && fl <= cap)
             last = fl;
     }
+    if (last > cap + 1000000)
+        last = cap + 1000000;
     double max = 0;
     for (uint32_t l = 0; l < ls->n; l++)
         if (ls->v[l].set && ls->v[l].time > max)
@@ -907,6 +912,17 @@ int html_write_file(html_report *r, uint32_t fid, enum html_view view)
         si++;
     uint32_t first_lined = si;
     bool gap = false;
+    /* calls and evals not on any line (END blocks run at exit: line 0) */
+    if ((ci < f->n_sites && p->sites[sites[ci]].line == 0) ||
+        (ei < f->n_evals && p->files[evals[ei]].eval_line == 0)) {
+        hw_s(&w, "<tr id=L0><td>0<td colspan=5><td class=note>not on a line of the file "
+                 "(for example END blocks run at exit)\n<tr class=cn><td colspan=6><td>");
+        for (; ci < f->n_sites && p->sites[sites[ci]].line == 0; ci++)
+            call_note(r, &w, &p->sites[sites[ci]]);
+        for (; ei < f->n_evals && p->files[evals[ei]].eval_line == 0; ei++)
+            eval_note(r, &w, evals[ei]);
+        hw_s(&w, "\n");
+    }
     for (uint32_t line = 1; line <= last && !w.err; line++) {
         const nytp_linestat *st = line < ls->n && ls->v[line].set ? &ls->v[line] : NULL;
         bool has_sub = si < f->n_subs && p->subs[subs[si]].first_line == line;
