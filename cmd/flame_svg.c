@@ -1,0 +1,793 @@
+/* flame_svg.c — the interactive SVG flame graph of flame_svg.h.
+ *
+ * Two steps: lay the frames out from a sorted walk of the tree (x and
+ * width in value units, narrow neighbours merged), then write them with
+ * the CSS and the script.  The script reads each frame's geometry back
+ * from its <rect> and its name from its <title>, so nothing is written
+ * twice for it. */
+#include <math.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "flame_svg.h"
+
+#define NONE UINT32_MAX
+
+/* Geometry, in pixels. */
+#define PAD 10.0        /* left and right margin */
+#define TOP 56.0        /* title, subtitle, buttons */
+#define BOTTOM 28.0     /* the details line */
+#define ROW 16.0        /* one frame's row */
+#define CHAR_W 7.08     /* average glyph width of 12px Verdana */
+
+void flame_svg_opts_init(flame_svg_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->minwidth = -1;
+}
+
+bool flame_svg_filter_ok(const char *re, char *msg, size_t size)
+{
+    regex_t rx;
+    int rc = regcomp(&rx, re, REG_EXTENDED | REG_NOSUB);
+    if (rc) {
+        regerror(rc, &rx, msg, size);
+        return false;
+    }
+    regfree(&rx);
+    return true;
+}
+
+/* ---- text -------------------------------------------------------------------- */
+
+/* Length of the valid UTF-8 sequence at s (XML characters only), or 0. */
+static size_t utf8_seq(const unsigned char *s, size_t n)
+{
+    unsigned c = s[0];
+    size_t len;
+    uint32_t cp;
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xC2 && c <= 0xDF) {
+        len = 2;
+        cp = c & 0x1F;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+        len = 3;
+        cp = c & 0x0F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        len = 4;
+        cp = c & 0x07;
+    } else {
+        return 0;
+    }
+    if (n < len)
+        return 0;
+    for (size_t i = 1; i < len; i++) {
+        if ((s[i] & 0xC0) != 0x80)
+            return 0;
+        cp = (cp << 6) | (s[i] & 0x3F);
+    }
+    if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
+        (cp >= 0xD800 && cp <= 0xDFFF) || cp == 0xFFFE || cp == 0xFFFF)
+        return 0;
+    return len;
+}
+
+/* A name as clean UTF-8 that XML can hold: valid UTF-8 kept, other bytes
+ * read as Latin-1, control characters but TAB LF CR written as "\xHH".
+ * *chars gets the number of characters.  malloc'd, NUL-terminated. */
+static char *clean_utf8(const char *p, size_t n, size_t *len, size_t *chars)
+{
+    char *o = malloc(4 * n + 1);
+    if (!o)
+        return NULL;
+    const unsigned char *s = (const unsigned char *)p;
+    size_t k = 0, c = 0;
+    for (size_t i = 0; i < n; c++) {
+        size_t l = utf8_seq(s + i, n - i);
+        if (l == 1 && (s[i] < 0x20 || s[i] == 0x7F) && s[i] != '\t' && s[i] != '\n' &&
+            s[i] != '\r') {
+            k += (size_t)sprintf(o + k, "\\x%02X", s[i]);
+            c += 3;
+            i++;
+        } else if (l) {
+            memcpy(o + k, s + i, l);
+            k += l;
+            i += l;
+        } else {
+            o[k++] = (char)(0xC0 | (s[i] >> 6));
+            o[k++] = (char)(0x80 | (s[i] & 0x3F));
+            i++;
+        }
+    }
+    o[k] = 0;
+    *len = k;
+    *chars = c;
+    return o;
+}
+
+/* Clean UTF-8 into XML text (attribute-safe too). */
+static void put_xml(nytp_out *out, const char *s, size_t n)
+{
+    size_t start = 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *rep = NULL;
+        switch (s[i]) {
+        case '&': rep = "&amp;"; break;
+        case '<': rep = "&lt;"; break;
+        case '>': rep = "&gt;"; break;
+        case '"': rep = "&quot;"; break;
+        case '\'': rep = "&#39;"; break;
+        case '\t': rep = "&#9;"; break;
+        case '\n': rep = "&#10;"; break;
+        case '\r': rep = "&#13;"; break;
+        default: continue;
+        }
+        nytp_out_write(out, s + start, i - start);
+        nytp_out_write(out, rep, strlen(rep));
+        start = i + 1;
+    }
+    nytp_out_write(out, s + start, n - start);
+}
+
+/* Raw bytes (a title, a URL) into XML text. */
+static void put_xml_bytes(nytp_out *out, const char *p, size_t n)
+{
+    size_t len, chars;
+    char *c = clean_utf8(p, n, &len, &chars);
+    if (c) {
+        put_xml(out, c, len);
+        free(c);
+    }
+}
+
+/* The label that fits w pixels: the name, or its start and "..". */
+static void put_label(nytp_out *out, const char *clean, size_t len, size_t chars, double w)
+{
+    double fit = floor((w - 6) / CHAR_W);
+    if (fit < 3)
+        return;
+    if ((double)chars <= fit) {
+        put_xml(out, clean, len);
+        return;
+    }
+    size_t keep = (size_t)fit - 2, i = 0;
+    for (size_t c = 0; c < keep && i < len; c++) {
+        i++;
+        while (i < len && ((unsigned char)clean[i] & 0xC0) == 0x80)
+            i++;
+    }
+    put_xml(out, clean, i);
+    nytp_out_write(out, "..", 2);
+}
+
+static void put_duration(nytp_out *out, double ticks, double tps)
+{
+    if (tps <= 0) {
+        nytp_out_printf(out, "%.0f ticks", ticks);
+        return;
+    }
+    double s = ticks / tps;
+    if (fabs(s) >= 1)
+        nytp_out_printf(out, "%.3f s", s);
+    else if (fabs(s) >= 1e-3)
+        nytp_out_printf(out, "%.3f ms", s * 1e3);
+    else
+        nytp_out_printf(out, "%.1f \xC2\xB5s", s * 1e6);
+}
+
+/* ---- colours -------------------------------------------------------------------- */
+
+/* A warm colour from the package of a sub name: the part before the last
+ * "::" (not looking inside a "[...]" suffix of anonymous subs). */
+static void frame_colour(nytp_str name, char *buf)
+{
+    size_t end = name.len;
+    const char *br = memchr(name.ptr, '[', name.len);
+    if (br)
+        end = (size_t)(br - name.ptr);
+    size_t pkg = end;
+    for (size_t i = end; i >= 2; i--)
+        if (name.ptr[i - 1] == ':' && name.ptr[i - 2] == ':') {
+            pkg = i - 2;
+            break;
+        }
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < pkg; i++)
+        h = (h ^ (unsigned char)name.ptr[i]) * 16777619u;
+    h ^= h >> 15;
+    h *= 0x2c1b3c6dU;
+    h ^= h >> 12;
+    sprintf(buf, "rgb(%u,%u,%u)", 205 + h % 50, 60 + (h >> 8) % 170, (h >> 16) % 60);
+}
+
+/* ---- layout ----------------------------------------------------------------------- */
+
+typedef struct frame {
+    double x, w;            /* value units */
+    uint32_t depth;
+    uint32_t name;          /* NONE: merged narrow frames */
+    uint64_t n_merged;
+    uint64_t calls, total_calls;
+    double excl, total_excl;
+} frame;
+
+typedef struct layout {
+    const flame_svg_opts *o;
+    double scale;           /* pixels per value unit */
+    double minwidth;
+    frame *f;
+    size_t n, cap;
+    double *next_x;         /* per depth: where the next sibling starts */
+    bool *visible;          /* per depth: the last node there was drawn */
+    double *run_x, *run_sum, *run_excl;  /* per depth: narrow siblings so far */
+    uint64_t *run_n, *run_calls;
+    uint32_t top_run;       /* deepest depth that may have a run */
+    uint32_t max_depth;
+    int err;
+} layout;
+
+static frame *push_frame(layout *L)
+{
+    if (L->n == L->cap) {
+        size_t n = L->cap ? L->cap * 2 : 1024;
+        frame *f = realloc(L->f, n * sizeof *f);
+        if (!f) {
+            L->err = NYTP_E_NOMEM;
+            return NULL;
+        }
+        L->f = f;
+        L->cap = n;
+    }
+    frame *f = &L->f[L->n++];
+    memset(f, 0, sizeof *f);
+    return f;
+}
+
+static void flush_run(layout *L, uint32_t d)
+{
+    if (!L->run_n[d])
+        return;
+    if (L->run_sum[d] * L->scale >= L->minwidth && L->run_sum[d] > 0) {
+        frame *f = push_frame(L);
+        if (f) {
+            f->x = L->run_x[d];
+            f->w = L->run_sum[d];
+            f->depth = d;
+            f->name = NONE;
+            f->n_merged = L->run_n[d];
+            f->total_calls = L->run_calls[d];
+            f->total_excl = L->run_excl[d];
+            if (d > L->max_depth)
+                L->max_depth = d;
+        }
+    }
+    L->run_n[d] = 0;
+    L->run_sum[d] = L->run_excl[d] = 0;
+    L->run_calls[d] = 0;
+}
+
+static int lay_node(void *ctx, const nytp_calltree_visit *v)
+{
+    layout *L = ctx;
+    uint32_t d = v->depth;
+    for (uint32_t k = L->top_run; k > d; k--)
+        flush_run(L, k);
+    if (L->top_run > d)
+        L->top_run = d;
+    double val = L->o->by_calls ? (double)v->total_calls : v->total_excl;
+    if (val < 0)
+        val = 0;
+    double x = L->next_x[d];
+    L->next_x[d] += val;
+    L->next_x[d + 1] = x;
+    L->visible[d] = false;
+    if (!L->visible[d - 1])
+        return L->err;
+    double px = val * L->scale;
+    if (px > 0 && px >= L->minwidth) {
+        flush_run(L, d);
+        frame *f = push_frame(L);
+        if (!f)
+            return L->err;
+        f->x = x;
+        f->w = val;
+        f->depth = d;
+        f->name = v->path_ids[d - 1];
+        f->calls = v->calls;
+        f->total_calls = v->total_calls;
+        f->excl = v->excl;
+        f->total_excl = v->total_excl;
+        if (d > L->max_depth)
+            L->max_depth = d;
+        L->visible[d] = true;
+    } else if (val > 0) {
+        if (!L->run_n[d])
+            L->run_x[d] = x;
+        L->run_n[d]++;
+        L->run_sum[d] += val;
+        L->run_excl[d] += v->total_excl;
+        L->run_calls[d] += v->total_calls;
+        if (d > L->top_run)
+            L->top_run = d;
+    }
+    return L->err;
+}
+
+/* ---- filtering --------------------------------------------------------------------- */
+
+typedef struct filter {
+    regex_t rx;
+    const nytp_calltree *src;
+    nytp_calltree *dst;
+    signed char *match;     /* per name id: -1 unknown, 0, 1 */
+    uint32_t n_names;
+    bool *hit;              /* per depth: a match at or above */
+    char *buf;
+    size_t cap_buf;
+    int err;
+} filter;
+
+static bool name_matches(filter *F, uint32_t id, nytp_str s)
+{
+    if (id < F->n_names && F->match[id] >= 0)
+        return F->match[id];
+    if (s.len + 1 > F->cap_buf) {
+        char *b = realloc(F->buf, s.len + 1);
+        if (!b) {
+            F->err = NYTP_E_NOMEM;
+            return false;
+        }
+        F->buf = b;
+        F->cap_buf = s.len + 1;
+    }
+    memcpy(F->buf, s.ptr, s.len);
+    F->buf[s.len] = 0;
+    bool m = regexec(&F->rx, F->buf, 0, NULL, 0) == 0;
+    if (id < F->n_names)
+        F->match[id] = m;
+    return m;
+}
+
+static int filter_node(void *ctx, const nytp_calltree_visit *v)
+{
+    filter *F = ctx;
+    uint32_t d = v->depth;
+    F->hit[d] = F->hit[d - 1] || name_matches(F, v->path_ids[d - 1], v->path[d - 1]);
+    if (F->hit[d] && nytp_calltree_add_path(F->dst, v->path, d, v->excl, v->incl, v->calls) < 0)
+        F->err = NYTP_E_NOMEM;
+    return F->err;
+}
+
+/* A tree of only the stacks (paths to a node, with its own values) that
+ * contain a matching sub. */
+static int filter_tree(const nytp_calltree *t, const char *re, nytp_calltree **out)
+{
+    filter F = {0};
+    nytp_error e;
+    if (regcomp(&F.rx, re, REG_EXTENDED | REG_NOSUB))
+        return NYTP_E_USAGE;
+    nytp_calltree_stats s;
+    nytp_calltree_get_stats(t, &s);
+    F.src = t;
+    F.n_names = (uint32_t)s.names;
+    F.match = malloc(s.names + 1);
+    F.hit = calloc((size_t)s.max_depth + 2, sizeof *F.hit);
+    int st = NYTP_E_NOMEM;
+    if (F.match && F.hit && nytp_calltree_new(&F.dst, &e) == NYTP_OK) {
+        memset(F.match, -1, s.names + 1);
+        st = nytp_calltree_walk(t, 0, filter_node, &F);
+        if (st == 0)
+            st = F.err;
+    }
+    regfree(&F.rx);
+    free(F.match);
+    free(F.hit);
+    free(F.buf);
+    if (st) {
+        nytp_calltree_free(F.dst);
+        return st < 0 ? st : NYTP_E_NOMEM;
+    }
+    *out = F.dst;
+    return NYTP_OK;
+}
+
+/* ---- writing ------------------------------------------------------------------------- */
+
+static const char css[] =
+    ".nytp-flame text{font-family:Verdana,Helvetica,Arial,sans-serif;font-size:12px;fill:#000}\n"
+    ".nytp-flame .title{text-anchor:middle;font-size:17px}\n"
+    ".nytp-flame .sub{text-anchor:middle;fill:#555}\n"
+    ".nytp-flame .btn{fill:#1a5c9e;cursor:pointer}\n"
+    ".nytp-flame .btn:hover{text-decoration:underline}\n"
+    ".nytp-flame .right{text-anchor:end}\n"
+    ".nytp-flame .hide{display:none}\n"
+    ".nytp-flame .f{cursor:pointer}\n"
+    ".nytp-flame .f text{pointer-events:none}\n"
+    ".nytp-flame .f:hover rect{stroke:#000;stroke-width:0.6}\n"
+    ".nytp-flame .parent{opacity:0.55}\n";
+
+/* The script: an IIFE over its own <svg>, so two graphs inlined in one
+ * page do not meet.  No network, no globals, ES5. */
+static const char script[] =
+    "(function () {\n"
+    "'use strict';\n"
+    "var me = document.currentScript, svg = me ? me.parentNode : document.documentElement;\n"
+    "function q(c) { return svg.querySelector('.' + c); }\n"
+    "var CW = " "7.08" ", PAD = " "10" ";\n"
+    "var FW = +svg.getAttribute('data-fw');\n"
+    "var details = q('nytp-details'), matched = q('nytp-matched');\n"
+    "var unzoomBtn = q('nytp-unzoom'), searchBtn = q('nytp-search');\n"
+    "var frames = [], zoomed = null, searching = false;\n"
+    "var gs = svg.querySelectorAll('g.f');\n"
+    "for (var i = 0; i < gs.length; i++) {\n"
+    "  var g = gs[i], r = g.querySelector('rect'), t = g.querySelector('text');\n"
+    "  var s = g.querySelector('title').textContent, k = s.lastIndexOf('\\n');\n"
+    "  var f = { g: g, r: r, t: t, name: s.substring(0, k), info: s.substring(k + 1),\n"
+    "    x: +r.getAttribute('x'), w: +r.getAttribute('width'), d: +g.getAttribute('data-d'),\n"
+    "    fill: r.getAttribute('fill'), merged: g.classList.contains('m'),\n"
+    "    link: g.parentNode.tagName.toLowerCase() === 'a' ? g.parentNode : null };\n"
+    "  g.nytpFrame = f;\n"
+    "  frames.push(f);\n"
+    "}\n"
+    "function fit(name, w) {\n"
+    "  var n = Math.floor((w - 6) / CW);\n"
+    "  if (n < 3) return '';\n"
+    "  if (name.length <= n) return name;\n"
+    "  return name.substring(0, n - 2) + '..';\n"
+    "}\n"
+    "function place(f, x, w) {\n"
+    "  f.r.setAttribute('x', x.toFixed(2));\n"
+    "  f.r.setAttribute('width', w.toFixed(2));\n"
+    "  f.t.setAttribute('x', (x + 3).toFixed(2));\n"
+    "  f.t.textContent = fit(f.name, w);\n"
+    "}\n"
+    "function show(f, on) { f.g.classList.toggle('hide', !on); }\n"
+    "function zoom(z) {\n"
+    "  if (z.d === 0) { unzoom(); return; }\n"
+    "  var eps = 1e-6 * FW, scale = FW / z.w;\n"
+    "  frames.forEach(function (f) {\n"
+    "    if (f.d >= z.d && f.x >= z.x - eps && f.x + f.w <= z.x + z.w + eps) {\n"
+    "      place(f, PAD + (f.x - z.x) * scale, f.w * scale);\n"
+    "      f.g.classList.remove('parent');\n"
+    "      show(f, true);\n"
+    "    } else if (f.d < z.d && f.x <= z.x + eps && f.x + f.w >= z.x + z.w - eps) {\n"
+    "      place(f, PAD, FW);\n"
+    "      f.g.classList.add('parent');\n"
+    "      show(f, true);\n"
+    "    } else {\n"
+    "      show(f, false);\n"
+    "    }\n"
+    "  });\n"
+    "  zoomed = z;\n"
+    "  unzoomBtn.classList.remove('hide');\n"
+    "}\n"
+    "function unzoom() {\n"
+    "  frames.forEach(function (f) {\n"
+    "    place(f, f.x, f.w);\n"
+    "    f.g.classList.remove('parent');\n"
+    "    show(f, true);\n"
+    "  });\n"
+    "  zoomed = null;\n"
+    "  unzoomBtn.classList.add('hide');\n"
+    "}\n"
+    "function resetSearch() {\n"
+    "  frames.forEach(function (f) { f.r.setAttribute('fill', f.fill); });\n"
+    "  matched.textContent = '';\n"
+    "  searchBtn.textContent = 'Search';\n"
+    "  searching = false;\n"
+    "}\n"
+    "function search(term) {\n"
+    "  if (term === undefined) {\n"
+    "    if (searching) { resetSearch(); return; }\n"
+    "    term = window.prompt('Search for subs (regular expression)', '');\n"
+    "  }\n"
+    "  if (term === null || term === '') return;\n"
+    "  var re;\n"
+    "  try { re = new RegExp(term); } catch (e) {\n"
+    "    details.textContent = 'Not a regular expression: ' + term;\n"
+    "    return;\n"
+    "  }\n"
+    "  resetSearch();\n"
+    "  var spans = [];\n"
+    "  frames.forEach(function (f) {\n"
+    "    if (f.d > 0 && !f.merged && re.test(f.name)) {\n"
+    "      f.r.setAttribute('fill', 'rgb(220,40,220)');\n"
+    "      spans.push([f.x, f.x + f.w]);\n"
+    "    }\n"
+    "  });\n"
+    "  spans.sort(function (a, b) { return a[0] - b[0]; });\n"
+    "  var covered = 0, end = -Infinity;\n"
+    "  spans.forEach(function (s) {\n"
+    "    if (s[0] >= end) { covered += s[1] - s[0]; end = s[1]; }\n"
+    "    else if (s[1] > end) { covered += s[1] - end; end = s[1]; }\n"
+    "  });\n"
+    "  var pct = FW > 0 ? 100 * covered / FW : 0;\n"
+    "  matched.textContent = 'Matched: ' + pct.toFixed(1) + '% (' + spans.length + ' frames)';\n"
+    "  searchBtn.textContent = 'Reset search';\n"
+    "  searching = true;\n"
+    "}\n"
+    "svg.addEventListener('click', function (e) {\n"
+    "  var el = e.target;\n"
+    "  if (el === unzoomBtn) { unzoom(); return; }\n"
+    "  if (el === searchBtn) { search(); return; }\n"
+    "  while (el && el !== svg && !el.nytpFrame) el = el.parentNode;\n"
+    "  if (!el || !el.nytpFrame) return;\n"
+    "  var f = el.nytpFrame;\n"
+    "  if (f.link && (e.ctrlKey || e.metaKey || e.shiftKey || e.button !== 0 || zoomed === f))\n"
+    "    return;\n"
+    "  e.preventDefault();\n"
+    "  zoom(f);\n"
+    "});\n"
+    "svg.addEventListener('mouseover', function (e) {\n"
+    "  var el = e.target;\n"
+    "  while (el && el !== svg && !el.nytpFrame) el = el.parentNode;\n"
+    "  if (el && el.nytpFrame) details.textContent = el.nytpFrame.name + ': ' + el.nytpFrame.info;\n"
+    "});\n"
+    "svg.addEventListener('mouseout', function () { details.textContent = ' '; });\n"
+    "window.addEventListener('keydown', function (e) {\n"
+    "  if ((e.ctrlKey || e.metaKey) && (e.key === 'f' || e.key === 'F')) {\n"
+    "    e.preventDefault();\n"
+    "    search();\n"
+    "  } else if (e.key === 'Escape') {\n"
+    "    unzoom();\n"
+    "    resetSearch();\n"
+    "  }\n"
+    "});\n"
+    "svg.nytpFlame = { zoom: function (i) { zoom(frames[i]); }, unzoom: unzoom, search: search,\n"
+    "  reset: resetSearch, frames: frames };\n"
+    "})();\n";
+
+typedef struct writer {
+    nytp_out *out;
+    const flame_svg_opts *o;
+    const nytp_calltree *t;
+    double tps, total;
+    double scale;
+    double height;
+    uint32_t max_depth;
+    char *url;
+    size_t cap_url;
+} writer;
+
+static double row_y(const writer *w, uint32_t d)
+{
+    if (w->o->inverted)
+        return TOP + d * ROW;
+    return w->height - BOTTOM - (d + 1) * ROW;
+}
+
+/* Expand the link template for a name: "%s" percent-encoded name, "%%". */
+static const char *template_url(writer *w, nytp_str name)
+{
+    const char *tp = w->o->link_template;
+    size_t need = strlen(tp) + 3 * (size_t)name.len * 4 + 1;
+    if (need > w->cap_url) {
+        char *b = realloc(w->url, need);
+        if (!b)
+            return NULL;
+        w->url = b;
+        w->cap_url = need;
+    }
+    static const char hex[] = "0123456789ABCDEF";
+    char *o = w->url;
+    for (const char *p = tp; *p; p++) {
+        if (p[0] == '%' && p[1] == 's') {
+            for (uint32_t i = 0; i < name.len; i++) {
+                unsigned char c = (unsigned char)name.ptr[i];
+                if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+                    c == '-' || c == '.' || c == '_' || c == '~') {
+                    *o++ = (char)c;
+                } else {
+                    *o++ = '%';
+                    *o++ = hex[c >> 4];
+                    *o++ = hex[c & 15];
+                }
+            }
+            p++;
+        } else if (p[0] == '%' && p[1] == '%') {
+            *o++ = '%';
+            p++;
+        } else {
+            *o++ = *p;
+        }
+    }
+    *o = 0;
+    return w->url;
+}
+
+static void put_stats(writer *w, const frame *f)
+{
+    nytp_out *out = w->out;
+    double val = w->o->by_calls ? (double)f->total_calls : f->total_excl;
+    double pct = w->total > 0 ? 100.0 * val / w->total : 0;
+    if (f->depth == 0) {
+        if (w->o->by_calls)
+            nytp_out_printf(out, "%llu calls, ", (unsigned long long)f->total_calls);
+        put_duration(out, f->total_excl, w->tps);
+        if (!w->o->by_calls)
+            nytp_out_printf(out, ", %llu calls", (unsigned long long)f->total_calls);
+        nytp_out_printf(out, " (100%%; click to reset the zoom)");
+        return;
+    }
+    if (f->name == NONE) {
+        nytp_out_printf(out, "%llu narrow frames merged: ", (unsigned long long)f->n_merged);
+        put_duration(out, f->total_excl, w->tps);
+        nytp_out_printf(out, ", %.2f%%, %llu calls", pct, (unsigned long long)f->total_calls);
+        return;
+    }
+    if (w->o->by_calls) {
+        nytp_out_printf(out, "%llu calls with callees (%.2f%%), %llu calls, ",
+                        (unsigned long long)f->total_calls, pct, (unsigned long long)f->calls);
+        put_duration(out, f->total_excl, w->tps);
+        return;
+    }
+    put_duration(out, f->total_excl, w->tps);
+    nytp_out_printf(out, " (%.2f%%), %llu call%s, self ", pct, (unsigned long long)f->calls,
+                    f->calls == 1 ? "" : "s");
+    put_duration(out, f->excl, w->tps);
+}
+
+static void put_frame(writer *w, const frame *f)
+{
+    nytp_out *out = w->out;
+    double x = PAD + f->x * w->scale, width = f->w * w->scale, y = row_y(w, f->depth);
+    nytp_str name;
+    char colour[40];
+    const char *url = NULL;
+    if (f->depth == 0) {
+        name = nytp_cstr("all", false);
+        strcpy(colour, "rgb(250,225,180)");
+    } else if (f->name == NONE) {
+        name = nytp_cstr("", false); /* set below */
+        strcpy(colour, "rgb(200,200,200)");
+    } else {
+        name = nytp_calltree_name(w->t, f->name);
+        frame_colour(name, colour);
+        if (w->o->link_fn)
+            url = w->o->link_fn(w->o->link_ctx, name);
+        else if (w->o->link_template)
+            url = template_url(w, name);
+    }
+    char merged_name[40];
+    if (f->name == NONE && f->depth) {
+        snprintf(merged_name, sizeof merged_name, "(%llu merged)", (unsigned long long)f->n_merged);
+        name = nytp_cstr(merged_name, false);
+    }
+    size_t len, chars;
+    char *clean = clean_utf8(name.ptr, name.len, &len, &chars);
+    if (!clean)
+        return;
+    if (url) {
+        nytp_out_write(out, "<a href=\"", 9);
+        put_xml_bytes(out, url, strlen(url));
+        nytp_out_write(out, "\" target=\"_top\">", 16);
+    }
+    nytp_out_printf(out, "<g class=\"f%s\" data-d=\"%u\"><title>",
+                    f->name == NONE && f->depth ? " m" : "", f->depth);
+    put_xml(out, clean, len);
+    nytp_out_write(out, "\n", 1);
+    put_stats(w, f);
+    nytp_out_printf(out,
+                    "</title><rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" "
+                    "fill=\"%s\" rx=\"2\"/><text x=\"%.2f\" y=\"%.1f\">",
+                    x, y, width, ROW - 1, colour, x + 3, y + 11.5);
+    put_label(out, clean, len, chars, width);
+    nytp_out_write(out, "</text></g>", 11);
+    if (url)
+        nytp_out_write(out, "</a>", 4);
+    nytp_out_write(out, "\n", 1);
+    free(clean);
+}
+
+int flame_svg_write(nytp_out *out, const nytp_calltree *t0, const flame_svg_opts *o)
+{
+    const nytp_calltree *t = t0;
+    nytp_calltree *filtered = NULL;
+    if (o->filter) {
+        int st = filter_tree(t0, o->filter, &filtered);
+        if (st < 0)
+            return st;
+        t = filtered;
+    }
+    unsigned width = o->width ? o->width : FLAME_SVG_WIDTH;
+    double fw = width > 2 * PAD ? width - 2 * PAD : 1;
+    double total = o->by_calls ? (double)nytp_calltree_total_calls(t) : nytp_calltree_total_excl(t);
+    if (!(total > 0))
+        total = 0;
+    nytp_calltree_stats s;
+    nytp_calltree_get_stats(t, &s);
+
+    layout L = {0};
+    L.o = o;
+    L.scale = total > 0 ? fw / total : 0;
+    L.minwidth = o->minwidth < 0 ? FLAME_SVG_MINWIDTH : o->minwidth;
+    size_t nd = (size_t)s.max_depth + 3;
+    L.next_x = calloc(nd, sizeof *L.next_x);
+    L.visible = calloc(nd, sizeof *L.visible);
+    L.run_x = calloc(nd, sizeof *L.run_x);
+    L.run_sum = calloc(nd, sizeof *L.run_sum);
+    L.run_excl = calloc(nd, sizeof *L.run_excl);
+    L.run_n = calloc(nd, sizeof *L.run_n);
+    L.run_calls = calloc(nd, sizeof *L.run_calls);
+    int st = NYTP_E_NOMEM;
+    if (L.next_x && L.visible && L.run_x && L.run_sum && L.run_excl && L.run_n && L.run_calls) {
+        frame *all = push_frame(&L);
+        if (all) {
+            all->x = 0;
+            all->w = total;
+            all->depth = 0;
+            all->name = NONE;
+            all->total_calls = nytp_calltree_total_calls(t);
+            all->total_excl = nytp_calltree_total_excl(t);
+            L.visible[0] = total > 0;
+            st = nytp_calltree_walk(t, NYTP_CALLTREE_SORTED, lay_node, &L);
+            for (uint32_t k = L.top_run; k > 0; k--)
+                flush_run(&L, k);
+            if (st == 0)
+                st = L.err;
+        }
+    }
+    free(L.next_x);
+    free(L.visible);
+    free(L.run_x);
+    free(L.run_sum);
+    free(L.run_excl);
+    free(L.run_n);
+    free(L.run_calls);
+    if (st) {
+        free(L.f);
+        nytp_calltree_free(filtered);
+        return st < 0 ? st : NYTP_E_NOMEM;
+    }
+
+    writer w = {0};
+    w.out = out;
+    w.o = o;
+    w.t = t;
+    w.tps = o->ticks_per_sec > 0 ? o->ticks_per_sec : nytp_calltree_ticks_per_sec(t0);
+    w.total = total;
+    w.scale = L.scale;
+    w.max_depth = L.max_depth;
+    w.height = TOP + (L.max_depth + 1) * ROW + BOTTOM;
+
+    if (!o->fragment)
+        nytp_out_printf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\n");
+    nytp_out_printf(out,
+                    "<svg version=\"1.1\" class=\"nytp-flame\" width=\"%u\" height=\"%.0f\" "
+                    "viewBox=\"0 0 %u %.0f\" data-fw=\"%.2f\" "
+                    "xmlns=\"http://www.w3.org/2000/svg\">\n",
+                    width, w.height, width, w.height, fw);
+    nytp_out_printf(out, "<style>\n%s</style>\n", css);
+    nytp_out_printf(out, "<rect x=\"0\" y=\"0\" width=\"%u\" height=\"%.0f\" fill=\"#fdfbf6\"/>\n",
+                    width, w.height);
+    const char *title = o->title ? o->title : "Flame Graph";
+    nytp_out_printf(out, "<text class=\"title\" x=\"%.1f\" y=\"24\">", width / 2.0);
+    put_xml_bytes(out, title, strlen(title));
+    nytp_out_printf(out, "</text>\n<text class=\"sub\" x=\"%.1f\" y=\"42\">", width / 2.0);
+    if (o->by_calls)
+        nytp_out_printf(out, "%.0f calls", total);
+    else
+        put_duration(out, total, w.tps);
+    nytp_out_printf(out, " in %llu call paths%s; click a frame to zoom, Ctrl-F to search</text>\n",
+                    (unsigned long long)s.nodes, o->filter ? " (filtered)" : "");
+    nytp_out_printf(out,
+                    "<text class=\"btn nytp-unzoom hide\" x=\"%.0f\" y=\"24\">Reset zoom</text>\n"
+                    "<text class=\"btn right nytp-search\" x=\"%.0f\" y=\"24\">Search</text>\n"
+                    "<text class=\"nytp-details\" x=\"%.0f\" y=\"%.0f\"> </text>\n"
+                    "<text class=\"right nytp-matched\" x=\"%.0f\" y=\"%.0f\"></text>\n",
+                    PAD, width - PAD, PAD, w.height - 10, width - PAD, w.height - 10);
+    nytp_out_write(out, "<g class=\"frames\">\n", 19);
+    for (size_t i = 0; i < L.n; i++)
+        put_frame(&w, &L.f[i]);
+    nytp_out_write(out, "</g>\n", 5);
+    nytp_out_printf(out, "<script type=\"text/ecmascript\"><![CDATA[\n%s]]></script>\n</svg>\n",
+                    script);
+    free(L.f);
+    free(w.url);
+    nytp_calltree_free(filtered);
+    const nytp_error *e = nytp_out_error(out);
+    return e->status ? e->status : NYTP_OK;
+}

@@ -1,0 +1,62 @@
+/* flame_svg.h — draw a call tree as one self-contained, interactive SVG
+ * flame graph (used by 'nytp flame --svg' and by the HTML report).
+ *
+ * The SVG has no external reference: inline CSS and a small script give
+ * tooltips (each frame's <title>: sub name, time, share of the total,
+ * calls), click to zoom (click the bottom frame, "all", or "Reset zoom"
+ * to reset), search by regular expression (button or Ctrl-F) which
+ * highlights the matching frames and shows the share of the total they
+ * cover, and Escape to clear both.  Frames are sized by inclusive time
+ * (or calls), sorted by name at each level, coloured by a hash of their
+ * package so a package keeps its colour across graphs.  Frames narrower
+ * than minwidth pixels are not drawn: a run of such neighbours is drawn
+ * as one grey frame when together they are wide enough, so huge trees
+ * stay small and fast.  Everything from the profile is XML-escaped; bytes
+ * that are not UTF-8 are shown as Latin-1.
+ *
+ * Links: with link_template, each frame is a link (target _top, so it
+ * works from inside an <object> or <iframe>).  In the template "%s"
+ * becomes the sub name percent-encoded (every byte but A-Z a-z 0-9 - . _ ~
+ * as %XX, so "Foo::bar" gives "Foo%3A%3Abar") and "%%" a '%'; e.g.
+ * "subs.html#%s".  link_fn, when set, is used instead and returns the
+ * URL for a name (or NULL for no link); it is written XML-escaped.  A
+ * plain click on a linked frame zooms; clicking the frame already zoomed
+ * to, or a Ctrl/Cmd/middle click, follows the link.
+ */
+#ifndef NYTP_FLAME_SVG_H
+#define NYTP_FLAME_SVG_H
+
+#include <stdbool.h>
+
+#include "nytp/calltree.h"
+#include "nytp/nytp.h"
+
+#define FLAME_SVG_WIDTH 1200
+#define FLAME_SVG_MINWIDTH 0.5
+
+typedef struct flame_svg_opts {
+    const char *title;          /* NULL: "Flame Graph" */
+    unsigned width;             /* pixels; 0: FLAME_SVG_WIDTH */
+    double minwidth;            /* pixels; negative: FLAME_SVG_MINWIDTH; 0 draws all */
+    bool by_calls;              /* size frames by calls, not exclusive ticks */
+    bool inverted;              /* icicle: callers at the top, callees below */
+    const char *filter;         /* POSIX extended regex: keep only the stacks
+                                   with a sub whose name matches; NULL: all */
+    const char *link_template;  /* see above; NULL: no links */
+    const char *(*link_fn)(void *ctx, nytp_str name);
+    void *link_ctx;
+    bool fragment;              /* no XML declaration: for inlining in HTML */
+    double ticks_per_sec;       /* 0: the tree's, else times are shown in ticks */
+} flame_svg_opts;
+
+/* Fill o with the defaults (all of the above zero/NULL, minwidth -1). */
+void flame_svg_opts_init(flame_svg_opts *o);
+
+/* Check a filter regex; returns true, or false with a message in msg. */
+bool flame_svg_filter_ok(const char *re, char *msg, size_t size);
+
+/* Write the SVG to out.  NYTP_OK, NYTP_E_USAGE for a bad filter,
+ * NYTP_E_NOMEM, or the out's error status. */
+int flame_svg_write(nytp_out *out, const nytp_calltree *t, const flame_svg_opts *o);
+
+#endif

@@ -1,0 +1,725 @@
+/* calltree.c — the call tree of nytp/calltree.h.
+ *
+ * Nodes live in one array and refer to each other by index.  A node's
+ * children form a singly linked list; finding the child of a node by name
+ * goes through one hash table keyed by (parent, name) for the whole tree.
+ * Open frames (their sub not yet known) sit on a stack and are in no list
+ * or table until they return: then they either become their parent's
+ * child of that name (O(1)) or are merged into the existing one, which
+ * moves or merges their children and frees them.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "nytp/calltree.h"
+#include "strtab.h"
+
+#define NONE UINT32_MAX
+#define FREED (UINT32_MAX - 1) /* name of a node on the free list */
+#define ROOT 0u
+
+/* Deeper SUB_RETURN depths than this are corruption: no perl gets there,
+ * and each level costs a node. */
+#define MAX_DEPTH 2000000u
+
+typedef struct node {
+    uint32_t name;      /* name id; NONE: open frame or root; FREED */
+    uint32_t parent;
+    uint32_t first;     /* first child */
+    uint32_t next;      /* next sibling; next free node when FREED */
+    uint32_t n_children;
+    uint64_t calls;
+    double excl, incl;
+} node;
+
+struct nytp_calltree {
+    node *nodes;
+    uint32_t n_nodes, cap_nodes;
+    uint32_t free_list;
+    uint64_t live;              /* named nodes */
+
+    uint32_t *slots;            /* (parent, name) -> node; NONE = empty */
+    uint32_t n_slots;           /* power of two */
+    uint32_t used_slots;
+
+    strtab names;
+    bool *name_utf8;            /* flag of the first string seen per id */
+    uint32_t cap_utf8;
+    char *norm;                 /* normalisation buffer */
+    size_t cap_norm;
+    uint32_t unreturned;        /* name id, or NONE */
+
+    uint32_t *stack;            /* open frames; stack[0] is the root */
+    uint32_t sp, cap_stack;
+    uint32_t *work;             /* merge work list: pairs (src, dst) */
+    uint32_t cap_work;
+
+    uint64_t returns, n_unreturned;
+    double excl_in;
+    uint32_t max_depth;
+    double ticks_per_sec;
+};
+
+/* ---- growing arrays ------------------------------------------------------ */
+
+static bool grow(void **v, uint32_t *cap, uint32_t need, size_t elem)
+{
+    if (need <= *cap)
+        return true;
+    uint64_t n = *cap ? *cap : 16;
+    while (n < need)
+        n *= 2;
+    if (n > UINT32_MAX - 2)
+        n = UINT32_MAX - 2;
+    if (n < need)
+        return false;
+    void *p = realloc(*v, (size_t)n * elem);
+    if (!p)
+        return false;
+    *v = p;
+    *cap = (uint32_t)n;
+    return true;
+}
+
+/* ---- the (parent, name) table --------------------------------------------- */
+
+static uint32_t slot_hash(uint32_t parent, uint32_t name)
+{
+    uint64_t k = ((uint64_t)parent << 32) | name;
+    k ^= k >> 33;
+    k *= 0xff51afd7ed558ccdULL;
+    k ^= k >> 33;
+    k *= 0xc4ceb9fe1a85ec53ULL;
+    k ^= k >> 33;
+    return (uint32_t)k;
+}
+
+static uint32_t child_find(const nytp_calltree *t, uint32_t parent, uint32_t name)
+{
+    uint32_t mask = t->n_slots - 1;
+    for (uint32_t i = slot_hash(parent, name) & mask;; i = (i + 1) & mask) {
+        uint32_t n = t->slots[i];
+        if (n == NONE)
+            return NONE;
+        if (t->nodes[n].parent == parent && t->nodes[n].name == name)
+            return n;
+    }
+}
+
+static void slot_put(nytp_calltree *t, uint32_t n)
+{
+    uint32_t mask = t->n_slots - 1;
+    uint32_t i = slot_hash(t->nodes[n].parent, t->nodes[n].name) & mask;
+    while (t->slots[i] != NONE)
+        i = (i + 1) & mask;
+    t->slots[i] = n;
+}
+
+static bool slots_reserve(nytp_calltree *t)
+{
+    if ((uint64_t)(t->used_slots + 1) * 2 <= t->n_slots)
+        return true;
+    uint64_t ns = t->n_slots ? (uint64_t)t->n_slots * 2 : 1024;
+    if (ns > (1u << 31))
+        return false;
+    uint32_t *old = t->slots, on = t->n_slots;
+    t->slots = malloc(ns * sizeof *t->slots);
+    if (!t->slots) {
+        t->slots = old;
+        return false;
+    }
+    memset(t->slots, 0xff, ns * sizeof *t->slots);
+    t->n_slots = (uint32_t)ns;
+    for (uint32_t i = 0; i < on; i++)
+        if (old[i] != NONE)
+            slot_put(t, old[i]);
+    free(old);
+    return true;
+}
+
+/* Insert node n under its (parent, name); the caller reserved room. */
+static void child_insert(nytp_calltree *t, uint32_t n)
+{
+    slot_put(t, n);
+    t->used_slots++;
+}
+
+/* Remove node n's entry (linear probing with backward shift). */
+static void child_remove(nytp_calltree *t, uint32_t n)
+{
+    uint32_t mask = t->n_slots - 1;
+    uint32_t i = slot_hash(t->nodes[n].parent, t->nodes[n].name) & mask;
+    while (t->slots[i] != n)
+        i = (i + 1) & mask;
+    uint32_t j = i;
+    for (;;) {
+        j = (j + 1) & mask;
+        uint32_t m = t->slots[j];
+        if (m == NONE)
+            break;
+        uint32_t home = slot_hash(t->nodes[m].parent, t->nodes[m].name) & mask;
+        /* m may move to i if its home is not in the cyclic range (i, j] */
+        bool in_range = i <= j ? (home > i && home <= j) : (home > i || home <= j);
+        if (!in_range) {
+            t->slots[i] = m;
+            i = j;
+        }
+    }
+    t->slots[i] = NONE;
+    t->used_slots--;
+}
+
+/* ---- nodes ---------------------------------------------------------------- */
+
+static uint32_t node_new(nytp_calltree *t)
+{
+    uint32_t n;
+    if (t->free_list != NONE) {
+        n = t->free_list;
+        t->free_list = t->nodes[n].next;
+    } else {
+        if (t->n_nodes >= UINT32_MAX - 4 ||
+            !grow((void **)&t->nodes, &t->cap_nodes, t->n_nodes + 1, sizeof(node)))
+            return NONE;
+        n = t->n_nodes++;
+    }
+    t->nodes[n] = (node){NONE, NONE, NONE, NONE, 0, 0, 0, 0};
+    return n;
+}
+
+static void node_free(nytp_calltree *t, uint32_t n)
+{
+    if (t->nodes[n].name != NONE)
+        t->live--;
+    t->nodes[n].name = FREED;
+    t->nodes[n].next = t->free_list;
+    t->free_list = n;
+}
+
+/* Make the unnamed node n the child `name` of parent. */
+static void link_child(nytp_calltree *t, uint32_t parent, uint32_t n, uint32_t name)
+{
+    node *c = &t->nodes[n];
+    c->name = name;
+    c->parent = parent;
+    c->next = t->nodes[parent].first;
+    t->nodes[parent].first = n;
+    t->nodes[parent].n_children++;
+    child_insert(t, n);
+    t->live++;
+}
+
+/* Merge src (not in the table: an open frame just closed, or a node
+ * already removed from it) into dst, which stays; src and every node of
+ * its subtree that matched one of dst's are freed, the others move. */
+static int merge(nytp_calltree *t, uint32_t src, uint32_t dst)
+{
+    uint32_t nw = 0;
+    if (!grow((void **)&t->work, &t->cap_work, 2, sizeof(uint32_t)))
+        return NYTP_E_NOMEM;
+    t->work[nw++] = src;
+    t->work[nw++] = dst;
+    while (nw) {
+        uint32_t d = t->work[--nw], s = t->work[--nw];
+        t->nodes[d].calls += t->nodes[s].calls;
+        t->nodes[d].excl += t->nodes[s].excl;
+        t->nodes[d].incl += t->nodes[s].incl;
+        for (uint32_t c = t->nodes[s].first; c != NONE;) {
+            uint32_t next = t->nodes[c].next;
+            uint32_t e = child_find(t, d, t->nodes[c].name);
+            child_remove(t, c);
+            if (e == NONE) {
+                node *cn = &t->nodes[c];
+                cn->parent = d;
+                cn->next = t->nodes[d].first;
+                t->nodes[d].first = c;
+                t->nodes[d].n_children++;
+                child_insert(t, c);
+            } else {
+                if (!grow((void **)&t->work, &t->cap_work, nw + 2, sizeof(uint32_t)))
+                    return NYTP_E_NOMEM; /* the tree stays consistent, c is lost */
+                t->work[nw++] = c;
+                t->work[nw++] = e;
+            }
+            c = next;
+        }
+        node_free(t, s);
+    }
+    return NYTP_OK;
+}
+
+/* The open frame n (already off the stack) returned as `name` to parent. */
+static int close_frame(nytp_calltree *t, uint32_t n, uint32_t parent, uint32_t name)
+{
+    uint32_t e = child_find(t, parent, name);
+    if (e != NONE)
+        return merge(t, n, e);
+    link_child(t, parent, n, name);
+    return NYTP_OK;
+}
+
+/* ---- names ---------------------------------------------------------------- */
+
+static bool is_word(unsigned char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+static bool is_digit(unsigned char c)
+{
+    return c >= '0' && c <= '9';
+}
+
+static bool is_space(unsigned char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
+
+/* At s[i] == '(': the end (index after ')') of "(WORDeval DIGITS)" that is
+ * followed by "[...:DIGITS]", and the end of WORDeval in *word_end; or 0. */
+static size_t eval_seq_at(const char *str, size_t len, size_t i, size_t *word_end)
+{
+    const unsigned char *s = (const unsigned char *)str;
+    size_t k = i + 1;
+    while (k < len && is_word(s[k]))
+        k++;
+    /* \w*eval then \s: "eval" must end the run of word characters */
+    if (k - (i + 1) < 4 || memcmp(s + k - 4, "eval", 4) != 0 || k >= len || !is_space(s[k]))
+        return 0;
+    size_t m = k + 1;
+    while (m < len && is_digit(s[m]))
+        m++;
+    if (m == k + 1 || m >= len || s[m] != ')')
+        return 0;
+    /* lookahead: '[' .+? ':' \d+ ']' where '.' is not a newline */
+    size_t b = m + 1;
+    if (b >= len || s[b] != '[')
+        return 0;
+    for (size_t q = b + 2; q < len && s[q - 1] != '\n'; q++) {
+        if (s[q] != ':')
+            continue;
+        size_t r = q + 1;
+        while (r < len && is_digit(s[r]))
+            r++;
+        if (r > q + 1 && r < len && s[r] == ']') {
+            *word_end = k;
+            return m + 1;
+        }
+    }
+    return 0;
+}
+
+size_t nytp_calltree_normalise(const char *name, size_t len, char *out)
+{
+    size_t o = 0, i = 0;
+    while (i < len) {
+        const char *paren = memchr(name + i, '(', len - i);
+        size_t p = paren ? (size_t)(paren - name) : len;
+        memmove(out + o, name + i, p - i);
+        o += p - i;
+        i = p;
+        if (i >= len)
+            break;
+        size_t word_end, end = eval_seq_at(name, len, i, &word_end);
+        if (end) {
+            size_t wl = word_end - i;      /* "(" and the word */
+            memmove(out + o, name + i, wl);
+            o += wl;
+            memcpy(out + o, " 0)", 3);
+            o += 3;
+            i = end;
+        } else {
+            out[o++] = '(';
+            i++;
+        }
+    }
+    return o;
+}
+
+static uint32_t intern(nytp_calltree *t, const char *s, size_t len, bool utf8)
+{
+    if (memchr(s, '(', len)) {
+        if (len > t->cap_norm) {
+            char *b = realloc(t->norm, len);
+            if (!b)
+                return NONE;
+            t->norm = b;
+            t->cap_norm = len;
+        }
+        len = nytp_calltree_normalise(s, len, t->norm);
+        s = t->norm;
+    }
+    uint32_t before = t->names.count;
+    uint32_t id = strtab_intern(&t->names, s, len);
+    if (id == STRTAB_NONE)
+        return NONE;
+    if (t->names.count != before) {
+        if (!grow((void **)&t->name_utf8, &t->cap_utf8, id + 1, sizeof(bool)))
+            return NONE;
+        t->name_utf8[id] = utf8;
+    }
+    return id;
+}
+
+/* ---- building ------------------------------------------------------------- */
+
+int nytp_calltree_new(nytp_calltree **tp, nytp_error *err)
+{
+    nytp_calltree *t = calloc(1, sizeof *t);
+    *tp = NULL;
+    if (!t)
+        return nytp_error_set(err, NYTP_E_NOMEM, "out of memory");
+    strtab_init(&t->names);
+    t->free_list = NONE;
+    t->unreturned = NONE;
+    if (node_new(t) != ROOT || !slots_reserve(t) ||
+        !grow((void **)&t->stack, &t->cap_stack, 64, sizeof(uint32_t))) {
+        nytp_calltree_free(t);
+        return nytp_error_set(err, NYTP_E_NOMEM, "out of memory");
+    }
+    t->stack[0] = ROOT;
+    t->sp = 1;
+    *tp = t;
+    return NYTP_OK;
+}
+
+void nytp_calltree_free(nytp_calltree *t)
+{
+    if (!t)
+        return;
+    free(t->nodes);
+    free(t->slots);
+    strtab_free(&t->names);
+    free(t->name_utf8);
+    free(t->norm);
+    free(t->stack);
+    free(t->work);
+    free(t);
+}
+
+int nytp_calltree_add_return(nytp_calltree *t, uint32_t depth, double incl, double excl,
+                             nytp_str name)
+{
+    if (depth > MAX_DEPTH)
+        return NYTP_E_FORMAT;
+    t->returns++;
+    t->excl_in += excl;
+    uint32_t id = intern(t, name.ptr, name.len, name.utf8);
+    if (id == NONE)
+        return NYTP_E_NOMEM;
+    /* open unnamed frames until the stack is deeper than depth (and one
+     * frame besides the root, which a depth 0 would otherwise close) */
+    while (t->sp <= depth || t->sp < 2) {
+        uint32_t n = node_new(t);
+        if (n == NONE || !grow((void **)&t->stack, &t->cap_stack, t->sp + 1, sizeof(uint32_t)))
+            return NYTP_E_NOMEM;
+        t->nodes[n].parent = t->stack[t->sp - 1];
+        t->stack[t->sp++] = n;
+    }
+    if (!slots_reserve(t))
+        return NYTP_E_NOMEM;
+    uint32_t n = t->stack[--t->sp];
+    node *f = &t->nodes[n];
+    f->calls++;
+    f->excl += excl;
+    f->incl += incl;
+    if (t->sp > t->max_depth)
+        t->max_depth = t->sp;
+    return close_frame(t, n, t->stack[t->sp - 1], id);
+}
+
+int64_t nytp_calltree_end_input(nytp_calltree *t)
+{
+    int64_t closed = 0;
+    while (t->sp > 1) {
+        if (t->unreturned == NONE) {
+            const char *u = NYTP_CALLTREE_UNRETURNED;
+            t->unreturned = intern(t, u, strlen(u), false);
+            if (t->unreturned == NONE)
+                return NYTP_E_NOMEM;
+        }
+        if (!slots_reserve(t))
+            return NYTP_E_NOMEM;
+        uint32_t n = t->stack[--t->sp];
+        int st = close_frame(t, n, t->stack[t->sp - 1], t->unreturned);
+        if (st < 0)
+            return st;
+        closed++;
+    }
+    t->n_unreturned += (uint64_t)closed;
+    return closed;
+}
+
+int nytp_calltree_add_path(nytp_calltree *t, const nytp_str *names, size_t depth, double excl,
+                           double incl, uint64_t calls)
+{
+    if (depth > MAX_DEPTH)
+        return NYTP_E_USAGE;
+    uint32_t cur = ROOT;
+    for (size_t i = 0; i < depth; i++) {
+        uint32_t id = intern(t, names[i].ptr, names[i].len, names[i].utf8);
+        if (id == NONE || !slots_reserve(t))
+            return NYTP_E_NOMEM;
+        uint32_t c = child_find(t, cur, id);
+        if (c == NONE) {
+            c = node_new(t);
+            if (c == NONE)
+                return NYTP_E_NOMEM;
+            link_child(t, cur, c, id);
+            if (i + 1 > t->max_depth)
+                t->max_depth = (uint32_t)(i + 1);
+        }
+        cur = c;
+    }
+    if (cur != ROOT) {
+        t->nodes[cur].excl += excl;
+        t->nodes[cur].incl += incl;
+        t->nodes[cur].calls += calls;
+    }
+    return NYTP_OK;
+}
+
+int nytp_calltree_add_chunk(nytp_calltree *t, const nytp_chunk *c)
+{
+    if (c->tag == NYTP_TAG_SUB_RETURN)
+        return nytp_calltree_add_return(t, c->u.sub_return.depth, c->u.sub_return.incl,
+                                        c->u.sub_return.excl, c->u.sub_return.name);
+    if (c->tag == NYTP_TAG_ATTRIBUTE && c->u.kv.key.len == 13 &&
+        memcmp(c->u.kv.key.ptr, "ticks_per_sec", 13) == 0 && c->u.kv.value.len < 40) {
+        char b[48];
+        memcpy(b, c->u.kv.value.ptr, c->u.kv.value.len);
+        b[c->u.kv.value.len] = 0;
+        double v = strtod(b, NULL);
+        if (v > 0)
+            t->ticks_per_sec = v;
+    }
+    return NYTP_OK;
+}
+
+int nytp_calltree_read(nytp_calltree *t, nytp_reader *r, nytp_error *err)
+{
+    nytp_chunk c;
+    int st;
+    while ((st = nytp_reader_next(r, &c, err)) == NYTP_OK) {
+        int ast = nytp_calltree_add_chunk(t, &c);
+        if (ast < 0) {
+            if (ast == NYTP_E_FORMAT)
+                nytp_error_set(err, ast, "SUB_RETURN depth %u is beyond any real call stack",
+                               c.u.sub_return.depth);
+            else
+                nytp_error_set(err, ast, "out of memory while building the call tree");
+            if (err) {
+                err->offset = nytp_reader_chunk_offset(r);
+                err->inflated = nytp_reader_chunk_inflated(r);
+                err->deflate_start = nytp_in_deflate_start(nytp_reader_input(r));
+                err->chunk = nytp_reader_chunk_number(r);
+            }
+            st = ast;
+            break;
+        }
+    }
+    int64_t closed = nytp_calltree_end_input(t);
+    if (closed < 0 && st >= 0)
+        return nytp_error_set(err, NYTP_E_NOMEM, "out of memory while building the call tree");
+    return st == NYTP_END ? NYTP_OK : st;
+}
+
+int nytp_calltree_load(nytp_calltree *t, const char *path, nytp_warn_fn warn, void *warn_ctx,
+                       nytp_error *err)
+{
+    nytp_reader *r;
+    int st = nytp_reader_open(&r, path, err);
+    if (st < 0)
+        return st;
+    if (warn)
+        nytp_reader_set_warn(r, warn, warn_ctx);
+    st = nytp_calltree_read(t, r, err);
+    nytp_reader_close(r);
+    return st;
+}
+
+/* ---- looking ---------------------------------------------------------------- */
+
+void nytp_calltree_get_stats(const nytp_calltree *t, nytp_calltree_stats *s)
+{
+    s->returns = t->returns;
+    s->excl_in = t->excl_in;
+    s->nodes = t->live;
+    s->node_slots = t->n_nodes;
+    s->names = t->names.count;
+    s->max_depth = t->max_depth;
+    s->unreturned = t->n_unreturned;
+}
+
+double nytp_calltree_ticks_per_sec(const nytp_calltree *t)
+{
+    return t->ticks_per_sec;
+}
+
+nytp_str nytp_calltree_name(const nytp_calltree *t, uint32_t id)
+{
+    nytp_str s = {"", 0, false};
+    if (id < t->names.count) {
+        s.ptr = strtab_str(&t->names, id);
+        s.len = strtab_len(&t->names, id);
+        s.utf8 = t->name_utf8[id];
+    }
+    return s;
+}
+
+static bool is_named(const node *n)
+{
+    return n->name != NONE && n->name != FREED;
+}
+
+double nytp_calltree_total_excl(const nytp_calltree *t)
+{
+    double s = 0;
+    for (uint32_t i = 1; i < t->n_nodes; i++)
+        if (is_named(&t->nodes[i]))
+            s += t->nodes[i].excl;
+    return s;
+}
+
+uint64_t nytp_calltree_total_calls(const nytp_calltree *t)
+{
+    uint64_t s = 0;
+    for (uint32_t i = 1; i < t->n_nodes; i++)
+        if (is_named(&t->nodes[i]))
+            s += t->nodes[i].calls;
+    return s;
+}
+
+/* ---- walking ---------------------------------------------------------------- */
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static const strtab *rank_tab; /* qsort has no context; only while ranking */
+
+static int cmp_name_id(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    uint32_t lx = strtab_len(rank_tab, x), ly = strtab_len(rank_tab, y);
+    int c = memcmp(strtab_str(rank_tab, x), strtab_str(rank_tab, y), lx < ly ? lx : ly);
+    if (c)
+        return c;
+    return lx < ly ? -1 : lx > ly;
+}
+
+/* rank[id]: the position of name id in byte order. */
+static uint32_t *name_ranks(const nytp_calltree *t)
+{
+    uint32_t n = t->names.count;
+    uint32_t *ids = malloc((n + 1) * sizeof *ids), *rank = malloc((n + 1) * sizeof *rank);
+    if (!ids || !rank) {
+        free(ids);
+        free(rank);
+        return NULL;
+    }
+    for (uint32_t i = 0; i < n; i++)
+        ids[i] = i;
+    rank_tab = &t->names;
+    qsort(ids, n, sizeof *ids, cmp_name_id);
+    rank_tab = NULL;
+    for (uint32_t i = 0; i < n; i++)
+        rank[ids[i]] = i;
+    free(ids);
+    return rank;
+}
+
+int nytp_calltree_walk(const nytp_calltree *t, unsigned flags, nytp_calltree_fn fn, void *ctx)
+{
+    int rc = NYTP_E_NOMEM;
+    uint32_t nn = t->n_nodes;
+    uint32_t *order = malloc((size_t)nn * sizeof *order);
+    uint32_t *todo = malloc((size_t)nn * sizeof *todo);
+    double *tot_e = calloc(nn, sizeof *tot_e);
+    uint64_t *tot_c = calloc(nn, sizeof *tot_c);
+    uint32_t *depth = malloc((size_t)nn * sizeof *depth);
+    nytp_str *path = malloc(((size_t)t->max_depth + 1) * sizeof *path);
+    uint32_t *path_ids = malloc(((size_t)t->max_depth + 1) * sizeof *path_ids);
+    uint32_t *rank = NULL;
+    uint64_t *kids = NULL;
+    uint32_t cap_kids = 0;
+    if (!order || !todo || !tot_e || !tot_c || !depth || !path || !path_ids)
+        goto out;
+    if ((flags & NYTP_CALLTREE_SORTED) && !(rank = name_ranks(t)))
+        goto out;
+
+    /* parents before children, then totals from the leaves up */
+    uint32_t no = 0, nt = 0;
+    todo[nt++] = ROOT;
+    while (nt) {
+        uint32_t n = todo[--nt];
+        order[no++] = n;
+        for (uint32_t c = t->nodes[n].first; c != NONE; c = t->nodes[c].next)
+            todo[nt++] = c;
+    }
+    for (uint32_t i = no; i-- > 0;) {
+        uint32_t n = order[i];
+        tot_e[n] += t->nodes[n].excl;
+        tot_c[n] += t->nodes[n].calls;
+        if (n != ROOT) {
+            tot_e[t->nodes[n].parent] += tot_e[n];
+            tot_c[t->nodes[n].parent] += tot_c[n];
+        }
+    }
+
+    /* the walk proper: a stack of nodes to visit, each child pushed after
+     * its later siblings so that it comes out first */
+    nt = 0;
+    depth[ROOT] = 0;
+    todo[nt++] = ROOT;
+    rc = 0;
+    while (nt) {
+        uint32_t n = todo[--nt];
+        const node *nd = &t->nodes[n];
+        uint32_t d = depth[n];
+        if (n != ROOT) {
+            path[d - 1] = nytp_calltree_name(t, nd->name);
+            path_ids[d - 1] = nd->name;
+            nytp_calltree_visit v = {d,         path,      path_ids, nd->calls,         nd->excl,
+                                     nd->incl,  tot_e[n],  tot_c[n], nd->n_children};
+            rc = fn(ctx, &v);
+            if (rc)
+                break;
+        }
+        if (rank) {
+            if (!grow((void **)&kids, &cap_kids, nd->n_children + 1, sizeof *kids)) {
+                rc = NYTP_E_NOMEM;
+                break;
+            }
+            uint32_t k = 0;
+            for (uint32_t c = nd->first; c != NONE; c = t->nodes[c].next)
+                kids[k++] = ((uint64_t)rank[t->nodes[c].name] << 32) | c;
+            qsort(kids, k, sizeof *kids, cmp_u64);
+            while (k--) {
+                uint32_t c = (uint32_t)kids[k];
+                depth[c] = d + 1;
+                todo[nt++] = c;
+            }
+        } else {
+            /* the list is newest first; push it as is so that the
+             * oldest child comes out first */
+            for (uint32_t c = nd->first; c != NONE; c = t->nodes[c].next) {
+                depth[c] = d + 1;
+                todo[nt++] = c;
+            }
+        }
+    }
+out:
+    free(order);
+    free(todo);
+    free(tot_e);
+    free(tot_c);
+    free(depth);
+    free(path);
+    free(path_ids);
+    free(rank);
+    free(kids);
+    return rc;
+}

@@ -1,0 +1,401 @@
+/* test_calltree.c — the call tree rebuilt from SUB_RETURN streams written
+ * by hand with the writer: merging, the depth rules of nytprofcalls, eval
+ * name normalisation, truncation, deep and long streams. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "helpers.h"
+#include "nytp/calltree.h"
+
+/* ---- streams ---------------------------------------------------------------- */
+
+typedef struct ret {
+    uint32_t depth;
+    double incl, excl;
+    const char *name;
+} ret;
+
+/* A profile holding these returns (no compression, so it can be cut
+ * anywhere); malloc'd bytes. */
+static uint8_t *make_stream(const ret *r, size_t n, size_t *len)
+{
+    nytp_out *o;
+    nytp_writer *w;
+    nytp_error e = {0};
+    assert_int_equal(nytp_out_open_mem(&o, &e), NYTP_OK);
+    assert_int_equal(nytp_writer_open(&w, o, &e), NYTP_OK);
+    assert_int_equal(nytp_write_header(w, 5, 0), NYTP_OK);
+    assert_int_equal(nytp_write_attribute(w, "ticks_per_sec", "1000"), NYTP_OK);
+    assert_int_equal(nytp_write_pid_start(w, 42, 1, 1.5), NYTP_OK);
+    for (size_t i = 0; i < n; i++)
+        assert_int_equal(nytp_write_sub_return(w, r[i].depth, r[i].incl, r[i].excl,
+                                               nytp_cstr(r[i].name, false)),
+                         NYTP_OK);
+    assert_int_equal(nytp_write_pid_end(w, 42, 2.5), NYTP_OK);
+    assert_int_equal(nytp_out_flush(o), NYTP_OK);
+    uint8_t *data;
+    /* the writer owns o: take the bytes, then drop the writer */
+    const uint8_t *d = nytp_out_mem_data(o, len);
+    data = malloc(*len);
+    assert_non_null(data);
+    memcpy(data, d, *len);
+    nytp_writer_abort(w);
+    return data;
+}
+
+static int read_into(nytp_calltree *t, const uint8_t *data, size_t len, nytp_error *e)
+{
+    nytp_reader *r;
+    assert_int_equal(nytp_reader_open_mem(&r, data, len, e), NYTP_OK);
+    int st = nytp_calltree_read(t, r, e);
+    nytp_reader_close(r);
+    return st;
+}
+
+/* Every node as "a;b excl=E incl=I calls=C total=T\n", sorted walk. */
+typedef struct text {
+    char *s;
+    size_t len, cap;
+    uint64_t visits;
+    uint32_t deepest;
+} text;
+
+static int collect(void *ctx, const nytp_calltree_visit *v)
+{
+    text *t = ctx;
+    t->visits++;
+    if (v->depth > t->deepest)
+        t->deepest = v->depth;
+    if (t->cap - t->len < 4096) {
+        t->cap = t->cap * 2 + 8192;
+        t->s = realloc(t->s, t->cap);
+        assert_non_null(t->s);
+    }
+    if (t->len > (1u << 20))
+        return 0; /* huge trees: count only */
+    for (uint32_t i = 0; i < v->depth; i++) {
+        int n = snprintf(t->s + t->len, t->cap - t->len, "%s%.*s", i ? ";" : "",
+                         (int)v->path[i].len, v->path[i].ptr);
+        t->len += (size_t)n;
+        if (t->cap - t->len < 4096) {
+            t->cap *= 2;
+            t->s = realloc(t->s, t->cap);
+            assert_non_null(t->s);
+        }
+    }
+    t->len += (size_t)snprintf(t->s + t->len, t->cap - t->len,
+                               " excl=%g incl=%g calls=%llu total=%g\n", v->excl, v->incl,
+                               (unsigned long long)v->calls, v->total_excl);
+    return 0;
+}
+
+static char *tree_text(const nytp_calltree *t)
+{
+    text x = {0};
+    x.s = malloc(1);
+    x.s[0] = 0;
+    assert_int_equal(nytp_calltree_walk(t, NYTP_CALLTREE_SORTED, collect, &x), 0);
+    return x.s;
+}
+
+static void check_stream(const ret *r, size_t n, const char *want)
+{
+    size_t len;
+    uint8_t *data = make_stream(r, n, &len);
+    nytp_calltree *t;
+    nytp_error e = {0};
+    assert_int_equal(nytp_calltree_new(&t, &e), NYTP_OK);
+    assert_int_equal(read_into(t, data, len, &e), NYTP_OK);
+    char *got = tree_text(t);
+    assert_string_equal(got, want);
+    free(got);
+    nytp_calltree_free(t);
+    free(data);
+}
+
+/* ---- tests ------------------------------------------------------------------ */
+
+/* main -> A -> B (twice); main -> C -> A -> B.  Values by hand. */
+static void builds_paths_from_returns(void **state)
+{
+    (void)state;
+    static const ret r[] = {
+        {2, 5, 5, "main::B"}, {2, 3, 3, "main::B"}, {1, 20, 12, "main::A"},
+        {3, 1, 1, "main::B"}, {2, 3, 2, "main::A"}, {1, 7, 4, "main::C"},
+    };
+    check_stream(r, 6,
+                 "main::A excl=12 incl=20 calls=1 total=20\n"
+                 "main::A;main::B excl=8 incl=8 calls=2 total=8\n"
+                 "main::C excl=4 incl=7 calls=1 total=7\n"
+                 "main::C;main::A excl=2 incl=3 calls=1 total=3\n"
+                 "main::C;main::A;main::B excl=1 incl=1 calls=1 total=1\n");
+}
+
+/* The second call of A has a different subtree: merged into the first. */
+static void merges_repeated_calls(void **state)
+{
+    (void)state;
+    static const ret r[] = {
+        {2, 1, 1, "B"}, {1, 3, 2, "A"}, {3, 4, 4, "D"}, {2, 7, 3, "B"},
+        {2, 5, 5, "E"}, {1, 18, 6, "A"},
+    };
+    check_stream(r, 6,
+                 "A excl=8 incl=21 calls=2 total=21\n"
+                 "A;B excl=4 incl=8 calls=2 total=8\n"
+                 "A;B;D excl=4 incl=4 calls=1 total=4\n"
+                 "A;E excl=5 incl=5 calls=1 total=5\n");
+}
+
+/* nytprofcalls' rules at odd depths: a depth past the stack opens unnamed
+ * frames; a depth above the top still closes the top frame; depth 0 is a
+ * call from the main program; frames left open end up "(unreturned)". */
+static void depth_rules_of_nytprofcalls(void **state)
+{
+    (void)state;
+    static const ret r[] = {{3, 1, 1, "Z"}, {1, 2, 2, "X"}};
+    check_stream(r, 2,
+                 "(unreturned) excl=0 incl=0 calls=0 total=3\n"
+                 "(unreturned);X excl=2 incl=2 calls=1 total=3\n"
+                 "(unreturned);X;Z excl=1 incl=1 calls=1 total=1\n");
+    static const ret r0[] = {{0, 4, 4, "Q"}, {1, 1, 1, "Q"}};
+    check_stream(r0, 2, "Q excl=5 incl=5 calls=2 total=5\n");
+}
+
+static void normalises_eval_sequence_numbers(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *in, *out;
+    } cases[] = {
+        {"main::__ANON__[(eval 34)[demo.pl:37]:1]", "main::__ANON__[(eval 0)[demo.pl:37]:1]"},
+        {"(eval 3)[(eval 2)[x.pl:1]:5]", "(eval 0)[(eval 0)[x.pl:1]:5]"},
+        {"Foo::bar[(re_eval 12)[a.pm:9]:1]", "Foo::bar[(re_eval 0)[a.pm:9]:1]"},
+        {"(eval\t7)[x:1]", "(eval 0)[x:1]"},          /* the space is literal */
+        {"(eval 12)", "(eval 12)"},                  /* no [file:line] after it */
+        {"(eval 12)[x.pl]", "(eval 12)[x.pl]"},      /* no :line */
+        {"(eval 12)[:3]", "(eval 12)[:3]"},          /* nothing before the ':' */
+        {"(eval 1)[a\n:3]", "(eval 1)[a\n:3]"},      /* '.' does not match a newline */
+        {"(evalx 1)[a:3]", "(evalx 1)[a:3]"},
+        {"(eval  1)[a:3]", "(eval  1)[a:3]"},        /* one space only */
+        {"(eval 1x)[a:3]", "(eval 1x)[a:3]"},
+        {"((eval 15)[a:b:3]", "((eval 0)[a:b:3]"},
+        {"(eval 9)[a:3x] (eval 8)[b:4]", "(eval 0)[a:3x] (eval 0)[b:4]"}, /* .+? runs on */
+        {"(eval 1)[a\n:3]:4]", "(eval 1)[a\n:3]:4]"},
+        {"", ""},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char out[128];
+        size_t n = nytp_calltree_normalise(cases[i].in, strlen(cases[i].in), out);
+        out[n] = 0;
+        assert_string_equal(out, cases[i].out);
+    }
+    /* and sibling evals share one node */
+    static const ret r[] = {{1, 1, 1, "main::__ANON__[(eval 3)[x.pl:1]:1]"},
+                            {1, 2, 2, "main::__ANON__[(eval 4)[x.pl:1]:1]"}};
+    check_stream(r, 2, "main::__ANON__[(eval 0)[x.pl:1]:1] excl=3 incl=3 calls=2 total=3\n");
+}
+
+/* A cut in the last SUB_RETURN: everything before it is kept and the open
+ * frame is closed as "(unreturned)". */
+static void truncated_stream_keeps_what_came_before(void **state)
+{
+    (void)state;
+    static const ret r[] = {{2, 1, 1, "B"}, {1, 3, 2, "A"}, {2, 3, 3, "B"}, {1, 9, 9, "A"}};
+    size_t len;
+    uint8_t *data = make_stream(r, 4, &len);
+    /* cut before the end of the last return's name: the PID_END (10 bytes)
+     * and 1 byte of the name "A" */
+    nytp_calltree *t;
+    nytp_error e = {0};
+    assert_int_equal(nytp_calltree_new(&t, &e), NYTP_OK);
+    assert_int_equal(read_into(t, data, len - 11, &e), NYTP_E_TRUNCATED);
+    char *got = tree_text(t);
+    assert_string_equal(got, "(unreturned) excl=0 incl=0 calls=0 total=3\n"
+                             "(unreturned);B excl=3 incl=3 calls=1 total=3\n"
+                             "A excl=2 incl=3 calls=1 total=3\n"
+                             "A;B excl=1 incl=1 calls=1 total=1\n");
+    free(got);
+    nytp_calltree_stats s;
+    nytp_calltree_get_stats(t, &s);
+    assert_int_equal(s.unreturned, 1);
+    assert_int_equal(s.returns, 3);
+    assert_true(s.excl_in == 6.0);
+    assert_true(nytp_calltree_total_excl(t) == 6.0);
+    assert_true(nytp_calltree_ticks_per_sec(t) == 1000.0);
+    nytp_calltree_free(t);
+    free(data);
+}
+
+/* Two inputs add up in one tree. */
+static void several_inputs_add_up(void **state)
+{
+    (void)state;
+    static const ret r[] = {{2, 1, 1, "B"}, {1, 3, 2, "A"}};
+    size_t len;
+    uint8_t *data = make_stream(r, 2, &len);
+    nytp_calltree *t;
+    nytp_error e = {0};
+    assert_int_equal(nytp_calltree_new(&t, &e), NYTP_OK);
+    assert_int_equal(read_into(t, data, len, &e), NYTP_OK);
+    assert_int_equal(read_into(t, data, len, &e), NYTP_OK);
+    char *got = tree_text(t);
+    assert_string_equal(got, "A excl=4 incl=6 calls=2 total=6\n"
+                             "A;B excl=2 incl=2 calls=2 total=2\n");
+    free(got);
+    assert_int_equal(nytp_calltree_total_calls(t), 4);
+    nytp_calltree_free(t);
+    free(data);
+}
+
+/* A recursion 300,000 deep, twice: no stack overflow in building,
+ * merging or walking, and one node per level. */
+static void deep_recursion(void **state)
+{
+    (void)state;
+    const uint32_t N = 300000;
+    nytp_calltree *t;
+    nytp_error e = {0};
+    assert_int_equal(nytp_calltree_new(&t, &e), NYTP_OK);
+    nytp_str name = nytp_cstr("main::r", false);
+    for (int round = 0; round < 2; round++)
+        for (uint32_t d = N; d >= 1; d--)
+            assert_int_equal(nytp_calltree_add_return(t, d, N - d + 1, 1, name), NYTP_OK);
+    assert_int_equal(nytp_calltree_end_input(t), 0);
+    nytp_calltree_stats s;
+    nytp_calltree_get_stats(t, &s);
+    assert_int_equal(s.nodes, N);
+    assert_int_equal(s.max_depth, N);
+    text x = {0};
+    x.cap = 1u << 21;
+    x.s = malloc(x.cap);
+    assert_int_equal(nytp_calltree_walk(t, 0, collect, &x), 0);
+    assert_int_equal(x.visits, N);
+    assert_int_equal(x.deepest, N);
+    /* the first line: the outermost call, twice, holding everything */
+    char want[128];
+    snprintf(want, sizeof want, "main::r excl=2 incl=%u calls=2 total=%u\n", 2 * N, 2 * N);
+    assert_memory_equal(x.s, want, strlen(want));
+    free(x.s);
+    nytp_calltree_free(t);
+}
+
+/* A million returns over a handful of paths: memory stays at the paths. */
+static void memory_bounded_by_paths(void **state)
+{
+    (void)state;
+    nytp_calltree *t;
+    nytp_error e = {0};
+    assert_int_equal(nytp_calltree_new(&t, &e), NYTP_OK);
+    nytp_str a = nytp_cstr("A", false), b = nytp_cstr("B", false), c = nytp_cstr("C", false),
+             d = nytp_cstr("D", false);
+    for (int i = 0; i < 250000; i++) {
+        assert_int_equal(nytp_calltree_add_return(t, 3, 1, 1, c), NYTP_OK);
+        assert_int_equal(nytp_calltree_add_return(t, 2, 2, 1, b), NYTP_OK);
+        assert_int_equal(nytp_calltree_add_return(t, 1, 3, 1, a), NYTP_OK);
+        assert_int_equal(nytp_calltree_add_return(t, 1, 1, 1, d), NYTP_OK);
+    }
+    nytp_calltree_stats s;
+    nytp_calltree_get_stats(t, &s);
+    assert_int_equal(s.returns, 1000000);
+    assert_int_equal(s.nodes, 4);
+    assert_true(s.node_slots <= 10);
+    char *got = tree_text(t);
+    assert_string_equal(got, "A excl=250000 incl=750000 calls=250000 total=750000\n"
+                             "A;B excl=250000 incl=500000 calls=250000 total=500000\n"
+                             "A;B;C excl=250000 incl=250000 calls=250000 total=250000\n"
+                             "D excl=250000 incl=250000 calls=250000 total=250000\n");
+    free(got);
+    nytp_calltree_free(t);
+}
+
+/* Trees built by path; walks sorted by name bytes, or stopped early. */
+static int stop_at_second(void *ctx, const nytp_calltree_visit *v)
+{
+    (void)v;
+    return ++*(int *)ctx == 2 ? 7 : 0;
+}
+
+static void paths_by_hand_and_walk_order(void **state)
+{
+    (void)state;
+    nytp_calltree *t;
+    nytp_error e = {0};
+    assert_int_equal(nytp_calltree_new(&t, &e), NYTP_OK);
+    nytp_str p1[] = {nytp_cstr("b", false), nytp_cstr("z", false)};
+    nytp_str p2[] = {nytp_cstr("b", false), nytp_cstr("(eval 5)[q:1]", false)};
+    nytp_str p3[] = {nytp_cstr("a", false)};
+    nytp_str p4[] = {nytp_cstr("b", false), nytp_cstr("(eval 6)[q:1]", false)};
+    assert_int_equal(nytp_calltree_add_path(t, p1, 2, 1, 1, 1), NYTP_OK);
+    assert_int_equal(nytp_calltree_add_path(t, p2, 2, 2, 2, 1), NYTP_OK);
+    assert_int_equal(nytp_calltree_add_path(t, p3, 1, 4, 4, 1), NYTP_OK);
+    assert_int_equal(nytp_calltree_add_path(t, p4, 2, 8, 8, 1), NYTP_OK);
+    char *got = tree_text(t);
+    assert_string_equal(got, "a excl=4 incl=4 calls=1 total=4\n"
+                             "b excl=0 incl=0 calls=0 total=11\n"
+                             "b;(eval 0)[q:1] excl=10 incl=10 calls=2 total=10\n"
+                             "b;z excl=1 incl=1 calls=1 total=1\n");
+    free(got);
+    int seen = 0;
+    assert_int_equal(nytp_calltree_walk(t, 0, stop_at_second, &seen), 7);
+    assert_int_equal(seen, 2);
+    assert_true(nytp_calltree_total_excl(t) == 15.0);
+    nytp_calltree_free(t);
+}
+
+/* A depth no perl reaches is corruption, reported at its chunk. */
+static void absurd_depth_is_an_error(void **state)
+{
+    (void)state;
+    static const ret r[] = {{1, 1, 1, "A"}, {4000000000u, 1, 1, "B"}};
+    size_t len;
+    uint8_t *data = make_stream(r, 2, &len);
+    nytp_calltree *t;
+    nytp_error e = {0};
+    assert_int_equal(nytp_calltree_new(&t, &e), NYTP_OK);
+    assert_int_equal(read_into(t, data, len, &e), NYTP_E_FORMAT);
+    assert_string_equal(e.msg, "SUB_RETURN depth 4000000000 is beyond any real call stack");
+    assert_int_equal(e.chunk, 4); /* ATTRIBUTE, PID_START, A, B */
+    assert_true(e.offset > 0);
+    nytp_calltree_free(t);
+    free(data);
+}
+
+/* Real profiles read to the end without open frames. */
+static void real_profiles_close_every_frame(void **state)
+{
+    (void)state;
+    const char *names[] = {"demo.out", "recursion.out", "evals.out", "anon.out", "demo-calls2.out"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        nytp_calltree *t;
+        nytp_error e = {0};
+        assert_int_equal(nytp_calltree_new(&t, &e), NYTP_OK);
+        assert_int_equal(nytp_calltree_load(t, td_path(names[i]), NULL, NULL, &e), NYTP_OK);
+        nytp_calltree_stats s;
+        nytp_calltree_get_stats(t, &s);
+        assert_int_equal(s.unreturned, 0);
+        assert_true(s.returns > 10);
+        assert_true(s.nodes > 5);
+        assert_true(nytp_calltree_total_excl(t) == s.excl_in);
+        assert_int_equal(nytp_calltree_total_calls(t), s.returns);
+        nytp_calltree_free(t);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(builds_paths_from_returns),
+        cmocka_unit_test(merges_repeated_calls),
+        cmocka_unit_test(depth_rules_of_nytprofcalls),
+        cmocka_unit_test(normalises_eval_sequence_numbers),
+        cmocka_unit_test(truncated_stream_keeps_what_came_before),
+        cmocka_unit_test(several_inputs_add_up),
+        cmocka_unit_test(deep_recursion),
+        cmocka_unit_test(memory_bounded_by_paths),
+        cmocka_unit_test(paths_by_hand_and_walk_order),
+        cmocka_unit_test(absurd_depth_is_an_error),
+        cmocka_unit_test(real_profiles_close_every_frame),
+    };
+    return cmocka_run_group_tests_name("calltree", tests, NULL, NULL);
+}
