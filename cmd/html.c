@@ -9,7 +9,9 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "flame_svg.h"
 #include "html.h"
+#include "nytp/calltree.h"
 #include "perl_config.h"
 
 static const char usage[] =
@@ -289,14 +291,86 @@ static void report_free(html_report *r)
     free(r->by_excl);
 }
 
-static int write_report(html_report *r)
+/* ---- the flame graph ------------------------------------------------------- */
+
+/* Built in the same pass as the model: every chunk also goes to the call
+ * tree; a new input (its VERSION chunk) first closes the frames the last
+ * one left open. */
+typedef struct flame_feed {
+    nytp_calltree *t;
+    bool any;
+} flame_feed;
+
+static int feed_chunk(void *ctx, const nytp_chunk *c)
+{
+    flame_feed *f = ctx;
+    if (c->tag == NYTP_TAG_VERSION && f->any && nytp_calltree_end_input(f->t) < 0)
+        return NYTP_E_NOMEM;
+    f->any = true;
+    return nytp_calltree_add_chunk(f->t, c);
+}
+
+/* A frame links to its sub's headline; evals (normalised names) to none. */
+static const char *flame_link(void *ctx, nytp_str name)
+{
+    html_report *r = ctx;
+    uint32_t sid = nytp_profile_sub_by_name(r->p, name.ptr, name.len);
+    if (sid == NYTP_NONE)
+        return NULL;
+    const nytp_sub *s = &r->p->subs[sid];
+    const char *page = s->fid != NYTP_NONE && s->fid < r->p->n_files && r->page[s->fid] ? r->page[s->fid]
+                                                                                          : "subs.html";
+    snprintf(r->flame_url, sizeof r->flame_url, "%s#S%u", page, sid);
+    return r->flame_url;
+}
+
+/* flame.svg, and its height for the page that shows it. */
+static int write_flame(html_report *r, const nytp_calltree *t)
+{
+    flame_svg_opts fo;
+    flame_svg_opts_init(&fo);
+    const char *app = nytp_profile_attr(r->p, "application");
+    char title[200];
+    snprintf(title, sizeof title, "Flame graph of %.150s", app ? app : "the profile");
+    fo.title = title;
+    fo.link_fn = flame_link;
+    fo.link_ctx = r;
+    /* in memory first, to learn its size for the <object> showing it */
+    nytp_out *mem;
+    nytp_error e = {0};
+    uint8_t *svg = NULL;
+    size_t len = 0;
+    if (nytp_out_open_mem(&mem, &e) < 0 || flame_svg_write(mem, t, &fo) < 0 ||
+        nytp_out_close_mem(mem, &svg, &len, &e) < 0) {
+        cli_error("%s/flame.svg: out of memory", r->dir.path);
+        free(svg);
+        return EXIT_BAD_INPUT;
+    }
+    const char *tag = memmem(svg, len, "<svg", 4);
+    const char *h = tag ? memmem(tag, len - (size_t)((const uint8_t *)tag - svg), " height=\"", 9) : NULL;
+    r->flame_w = fo.width ? fo.width : FLAME_SVG_WIDTH;
+    r->flame_h = h ? (unsigned)strtoul(h + 9, NULL, 10) : 0;
+    nytp_out *out = cli_outdir_file(&r->dir, "flame.svg");
+    if (!out) {
+        free(svg);
+        return EXIT_BAD_INPUT;
+    }
+    nytp_out_write(out, svg, len);
+    free(svg);
+    atomic_fetch_add(&r->pages_done, 1);
+    return cli_outdir_close_file(&r->dir, out, "flame.svg");
+}
+
+static int write_report(html_report *r, const nytp_calltree *t)
 {
     const nytp_profile *p = r->p;
     int views = p->has_blocks && !r->minimal ? 3 : 1;
     for (uint32_t fid = 1; fid < p->n_files; fid++)
         r->pages_total += r->page[fid] ? (uint32_t)views : 0;
-    r->pages_total += 4;
+    r->pages_total += 4 + (t != NULL);
     int rc = html_write_assets(r);
+    if (rc == EXIT_OK && t)
+        rc = write_flame(r, t);
     if (rc == EXIT_OK)
         rc = html_write_index(r);
     if (rc == EXIT_OK)
@@ -352,10 +426,27 @@ int cmd_html(int argc, char **argv)
     progress pg;
     progress_start(&pg);
     int rc;
-    nytp_profile *p = cli_load_profile(argc - first, argv + first, o.strict, &rc);
+    flame_feed feed = {NULL, false};
+    nytp_error e = {0};
+    if (!o.no_flame && !o.minimal && nytp_calltree_new(&feed.t, &e) < 0) {
+        cli_error("%s", e.msg);
+        return EXIT_BAD_INPUT;
+    }
+    nytp_profile *p = cli_load_profile_with(argc - first, argv + first, o.strict,
+                                            feed.t ? feed_chunk : NULL, &feed, &rc);
     if (!p) {
         progress_end(&pg);
+        nytp_calltree_free(feed.t);
         return rc;
+    }
+    if (feed.t) {
+        nytp_calltree_stats cs;
+        if (nytp_calltree_end_input(feed.t) >= 0)
+            nytp_calltree_get_stats(feed.t, &cs);
+        if (cs.returns == 0) { /* no sub calls recorded (subs=0, calls=0): no graph */
+            nytp_calltree_free(feed.t);
+            feed.t = NULL;
+        }
     }
     if (nytp_profile_collapse_evals(p) < 0) {
         progress_end(&pg);
@@ -367,8 +458,7 @@ int cmd_html(int argc, char **argv)
     html_report r;
     memset(&r, 0, sizeof r);
     r.minimal = o.minimal;
-    r.flame = false; /* the flame graph comes with 'nytp flame --svg' */
-    (void)o.no_flame;
+    r.flame = feed.t != NULL;
     char *storage = NULL;
     r.names.inc = dump_data_split_inc(NYTP_PERL_INC, &r.names.n_inc, &storage);
     r.names.perl_version = NYTP_PERL_VERSION;
@@ -377,7 +467,7 @@ int cmd_html(int argc, char **argv)
         rc = EXIT_BAD_INPUT;
     } else if ((rc = cli_outdir_open(&r.dir, outdir)) == EXIT_OK) {
         progress_phase(&pg, "writing", &r);
-        rc = write_report(&r);
+        rc = write_report(&r, feed.t);
         if (rc == EXIT_OK)
             rc = cli_outdir_commit(&r.dir);
         else
@@ -385,6 +475,7 @@ int cmd_html(int argc, char **argv)
     }
     progress_end(&pg);
     report_free(&r);
+    nytp_calltree_free(feed.t);
     free((void *)r.names.inc);
     free(storage);
     nytp_profile_free(p);

@@ -41,6 +41,8 @@ typedef struct html_report {
     uint32_t *by_excl;        /* sub ids, exclusive time descending */
     double active;            /* profiler active seconds */
     uint32_t n_source_files, n_evals;
+    char flame_url[128];      /* the flame graph's link of a frame */
+    unsigned flame_w, flame_h; /* its size in pixels */
     atomic_uint pages_done;   /* progress */
     uint32_t pages_total;
 } html_report;

@@ -50,7 +50,7 @@ const char html_css[] =
     "tr.gap td{color:var(--mute);text-align:center}\n"
     ".h1{background:#fff8e1}.h2{background:#ffecb3}.h3{background:#ffd180}.h4{background:#ffab6e}"
     ".h5{background:#ff7f66}\n"
-    "object.flame{width:100%;min-height:200px;border:1px solid var(--line)}\n"
+    "object.flame{display:block;width:100%;max-width:1400px;border:1px solid var(--line)}\n"
     "footer{color:var(--mute);font-size:.8em;padding:1em 1.2em;border-top:1px solid var(--line)}\n";
 
 /* Sortable tables: a heading of a table of class "sort" becomes a button;

@@ -396,12 +396,17 @@ int html_write_index(html_report *r)
     hw_esc(&w, app, strlen(app));
     hw_s(&w, "</h1></header>\n<main>\n");
     summary(r, &w);
-    if (r->flame)
-        hw_s(&w, "<section id=flame><h2>Flame graph</h2><p class=note>Each box is a sub; its width is "
-                 "the time spent in it and what it called, boxes above it are the subs it called. "
-                 "Click a box to open that sub.</p>"
-                 "<object data=flame.svg type=\"image/svg+xml\" class=flame>flame graph</object>"
-                 "</section>\n");
+    if (r->flame) {
+        hw_s(&w, "<section id=flame><h2>Flame graph</h2><p class=note>Each box is a sub called along "
+                 "one call path; its width is the time spent in it and in what it called, the boxes "
+                 "above it are the subs it called. Click a box to zoom in, click it again (or "
+                 "Ctrl-click) to open that sub; Ctrl-F in the graph searches.</p>"
+                 "<object data=flame.svg type=\"image/svg+xml\" class=flame style=\"aspect-ratio:");
+        hw_u(&w, r->flame_w);
+        hw_s(&w, "/");
+        hw_u(&w, r->flame_h ? r->flame_h : r->flame_w / 4);
+        hw_s(&w, "\"><a href=flame.svg>flame graph</a></object></section>\n");
+    }
 
     uint32_t top = p->n_subs < 25 ? p->n_subs : 25;
     hw_s(&w, "<section><h2>Top subroutines by exclusive time</h2>\n");

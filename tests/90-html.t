@@ -117,7 +117,29 @@ for my $name (qw(demo recursion evals anon)) {
     # one page per file and string eval, plus the fixed pages
     my @html = grep { /^f\d+-.*\.html\z|^f\d+\.html\z/ } pages($out);
     is scalar(@html), scalar(keys %file), "$name: a page per file and (collapsed) string eval";
-    ok -s "$out/$_", "$name: $_ written" for qw(index.html subs.html nytp.css nytp.js);
+    ok -s "$out/$_", "$name: $_ written" for qw(index.html subs.html nytp.css nytp.js flame.svg);
+    like $index, qr{<object data=flame\.svg type="image/svg\+xml"}, "$name: the index shows the flame graph";
+}
+
+# the flame graph: one frame per call path of the SUB_RETURN stream, frames
+# link to their sub's headline; --no-flame and --minimal leave it out
+{
+    my $svg = slurp_file("$dir/demo-report/flame.svg");
+    my $m = model("$td/demo.out");
+    my %named = map { $_->{name} => 1 } grep { $_->{calls} } @{ $m->{subs} };
+    my @titles = map { unescape($_) } $svg =~ m{<title>([^<\n]*)\n}g;
+    my %seen = map { $_ => 1 } grep { $named{$_} } @titles;
+    ok keys(%seen) >= 10, 'flame: frames name the subs that were called (' . scalar(keys %seen) . ')';
+    my @links = $svg =~ m{<a href="([^"]+)" target="_top">}g;
+    ok @links >= 10, 'flame: frames are links';
+    my $bad = grep { !m{^f\d+-[A-Za-z0-9_-]+\.html#S\d+\z|^subs\.html#S\d+\z} } @links;
+    is $bad, 0, 'flame: links go to sub headlines';
+    for my $opt ('--no-flame', '--minimal') {
+        my ($st) = html("$dir/noflame", $opt, "$td/demo.out");
+        is $st, 0, "$opt: exit 0";
+        ok !-e "$dir/noflame/flame.svg", "$opt: no flame.svg";
+        unlike slurp_file("$dir/noflame/index.html"), qr/flame\.svg/, "$opt: the index does not refer to it";
+    }
 }
 
 # sub headlines and call notes carry the model's numbers
@@ -196,9 +218,10 @@ for my $r (qw(demo evals evil tricky-strings)) {
     my $out = "$dir/$r-report";
     my %ids;
     my @links;
-    for my $f (grep { /\.html\z/ } pages($out)) {
+    for my $f (grep { /\.(?:html|svg)\z/ } pages($out)) {
         my $h = slurp_file("$out/$f");
         $ids{$f}{$1} = 1 while $h =~ /\bid="?([^\s">]+)/g;
+        next if $f =~ /\.svg\z/ && $h !~ /<a href/;
         push @links, map { [$f, $_] } $h =~ /\b(?:href|src|data)="?([^\s">]+)/g;
     }
     my @broken;
@@ -302,13 +325,18 @@ SKIP: {
         "--user-data-dir=$dir/chrome", '--enable-logging=stderr', '--v=0');
     my $out = "$dir/demo-report";
     my ($page) = grep { /demo-pl\.html\z/ } pages($out);
-    for my $p ('index.html', $page, 'subs.html') {
+    for my $p ('index.html', $page, 'subs.html', 'flame.svg') {
         my ($st, $dom, $err) = run_cmd([@chrome, '--dump-dom', "file://$out/$p"]);
         is $st, 0, "chromium loads $p";
         my @console = grep { /CONSOLE/ } split /\n/, $err;
         is "@console", '', "$p: no console messages";
+        if ($p eq 'flame.svg') {
+            like $dom, qr{<g class="frames">}, "$p: frames are there";
+            next;
+        }
         like $dom, qr{<th[^>]*><button type="button">}, "$p: the script ran (sort buttons in the headings)";
         like $dom, $p eq $page ? qr/<table class="src">/ : qr/<table class="sort subs"/, "$p: its tables are there";
+        like $dom, qr{<object data="flame\.svg"}, "$p: the flame graph is there" if $p eq 'index.html';
         (my $png = $p) =~ s/\.html\z/.png/;
         $png = 'file.png' if $p eq $page;
         run_cmd([@chrome, '--hide-scrollbars', '--window-size=1280,1000', "--screenshot=$shots/$png", "file://$out/$p"]);
