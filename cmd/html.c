@@ -62,6 +62,7 @@ typedef struct progress {
     pthread_cond_t cond;
     pthread_t thread;
     bool running, stop, shown;
+    double after;               /* seconds before the line appears */
     const char *phase;          /* a literal */
     const html_report *r;       /* pages written so far */
 } progress;
@@ -85,13 +86,17 @@ static void *progress_main(void *arg)
         struct timespec now;
         clock_gettime(CLOCK_MONOTONIC, &now);
         double secs = (double)(now.tv_sec - start.tv_sec) + (double)(now.tv_nsec - start.tv_nsec) / 1e9;
-        if (secs < 1.0)
+        if (secs < pg->after)
             continue;
         if (pg->r && pg->r->pages_total)
             fprintf(stderr, "\rnytp html: %s %u/%u pages \033[K", pg->phase,
                     atomic_load(&pg->r->pages_done), pg->r->pages_total);
         else
             fprintf(stderr, "\rnytp html: %s \033[K", pg->phase);
+        pg->shown = true;
+    }
+    if (!pg->shown && pg->after <= 0) { /* NYTP_PROGRESS_AFTER=0: always, even if quick */
+        fprintf(stderr, "\rnytp html: %s \033[K", pg->phase);
         pg->shown = true;
     }
     if (pg->shown)
@@ -106,6 +111,8 @@ static void progress_start(progress *pg)
     pg->phase = "loading the profile";
     if (!isatty(2) || getenv("NYTP_NO_PROGRESS"))
         return;
+    const char *after = getenv("NYTP_PROGRESS_AFTER"); /* for tests */
+    pg->after = after ? strtod(after, NULL) : 1.0;
     pthread_mutex_init(&pg->lock, NULL);
     pthread_cond_init(&pg->cond, NULL);
     pg->running = pthread_create(&pg->thread, NULL, progress_main, pg) == 0;
@@ -213,9 +220,10 @@ static int report_init(html_report *r, const nytp_profile *p)
     r->all_stmts = calloc(nf, sizeof *r->all_stmts);
     r->sub_files = calloc((size_t)p->n_subs + 1, sizeof *r->sub_files);
     r->by_excl = calloc((size_t)p->n_subs + 1, sizeof *r->by_excl);
+    r->sub_shown = calloc((size_t)p->n_subs + 1, sizeof *r->sub_shown);
     uint32_t *seen = calloc(nf, sizeof *seen); /* sub id + 1 that last saw a fid */
     if (!r->page || !r->shown || !r->own_time || !r->all_time || !r->own_stmts || !r->all_stmts ||
-        !r->sub_files || !r->by_excl || !seen) {
+        !r->sub_files || !r->by_excl || !r->sub_shown || !seen) {
         free(seen);
         return NYTP_E_NOMEM;
     }
@@ -263,6 +271,21 @@ static int report_init(html_report *r, const nytp_profile *p)
             }
         }
         r->by_excl[i] = i;
+        /* "strict::__ANON__[/usr/lib/.../strict.pm:31]" -> "...[strict.pm:31]" */
+        uint32_t len = nytp_profile_strlen(p, s->name);
+        const char *name = nytp_profile_str(p, s->name);
+        if (memchr(name, '[', len)) {
+            char *shown = malloc((size_t)len + 1);
+            if (!shown) {
+                free(seen);
+                return NYTP_E_NOMEM;
+            }
+            size_t n = dump_data_short_name(name, len, &r->names, shown);
+            if (n == len && memcmp(shown, name, len) == 0)
+                free(shown);
+            else
+                r->sub_shown[i] = shown;
+        }
     }
     free(seen);
     qsort_r(r->by_excl, p->n_subs, sizeof *r->by_excl, cmp_excl, (void *)p);
@@ -287,6 +310,9 @@ static void report_free(html_report *r)
     free(r->all_time);
     free(r->own_stmts);
     free(r->all_stmts);
+    for (uint32_t i = 0; r->sub_shown && r->p && i < r->p->n_subs; i++)
+        free(r->sub_shown[i]);
+    free(r->sub_shown);
     free(r->sub_files);
     free(r->by_excl);
 }

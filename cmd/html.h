@@ -38,6 +38,7 @@ typedef struct html_report {
     double *own_time, *all_time;    /* by fid; all: with nested string evals */
     int64_t *own_stmts, *all_stmts;
     uint32_t *sub_files;      /* by sub: distinct files it is called from */
+    char **sub_shown;         /* by sub: name with @INC paths shortened, NULL: as is */
     uint32_t *by_excl;        /* sub ids, exclusive time descending */
     double active;            /* profiler active seconds */
     uint32_t n_source_files, n_evals;

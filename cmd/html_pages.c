@@ -143,10 +143,25 @@ static void sub_href(html_report *r, hw *w, uint32_t sid)
     hw_s(w, "\">");
 }
 
+/* A sub's name; a shortened one has the full name as its title. */
+static void sub_name(html_report *r, hw *w, uint32_t sid)
+{
+    const char *shown = r->sub_shown[sid];
+    if (!shown) {
+        hw_id(w, r->p, r->p->subs[sid].name);
+        return;
+    }
+    hw_s(w, "<span title=\"");
+    hw_id(w, r->p, r->p->subs[sid].name);
+    hw_s(w, "\">");
+    hw_esc(w, shown, strlen(shown));
+    hw_s(w, "</span>");
+}
+
 static void sub_link(html_report *r, hw *w, uint32_t sid)
 {
     sub_href(r, w, sid);
-    hw_id(w, r->p, r->p->subs[sid].name);
+    sub_name(r, w, sid);
     hw_s(w, "</a>");
 }
 
@@ -649,7 +664,7 @@ static void sub_headline(html_report *r, hw *w, uint32_t sid)
         hw_s(w, ")");
     }
     hw_s(w, " within <b class=name>");
-    hw_id(w, p, s->name);
+    sub_name(r, w, sid);
     hw_s(w, "</b>");
     if (s->calls == 0)
         hw_s(w, ", which was never called");

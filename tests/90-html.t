@@ -75,7 +75,9 @@ for my $name (qw(demo recursion evals anon)) {
         my ($f) = $c[2] =~ />(\d+)/;
         my ($excl) = $c[3] =~ /data-v=(\S+?)>/;
         my ($incl) = $c[4] =~ /data-v=(\S+?)>/;
-        my ($sname) = $c[5] =~ m{<a [^>]*>(.*?)</a>};
+        # a shortened name carries the full one in its title
+        my ($full, $sname) = $c[5] =~ m{<a [^>]*>(?:<span title="([^"]*)">)?(.*?)</a>};
+        $sname = $full if defined $full;
         my $s = $sub{ unescape($sname // '') };
         if (!$s) { $bad++; diag "$name: unknown sub $sname"; next }
         my %files = map { $_->{fid} => 1 } @{ $s->{called_by} };
@@ -292,6 +294,17 @@ for my $r (qw(demo evals evil tricky-strings)) {
     my ($st8, undef, $se8) = run_cmd([$nytp, 'html'], cwd => $dir);
     is $st8, 1, 'no nytprof.out here: exit 1';
     like $se8, qr/nytprof\.out/, 'no nytprof.out here: says so';
+}
+
+# ---- progress on a terminal ------------------------------------------------------------
+
+SKIP: {
+    my $script = (grep { -x } map { "$_/script" } split /:/, $ENV{PATH})[0];
+    skip 'script(1) is not installed', 2 unless $script;
+    local $ENV{NYTP_PROGRESS_AFTER} = '0';
+    my ($st, $so) = run_cmd([$script, '-qec', "$nytp html -o $dir/tty $td/demo.out", '/dev/null']);
+    is $st, 0, 'on a terminal: exit 0';
+    like $so, qr/\rnytp html: (?:loading|writing)[^\r]*\r\e\[K\z/, 'on a terminal: a progress line, erased at the end';
 }
 
 # ---- --open -----------------------------------------------------------------------------------
