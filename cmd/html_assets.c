@@ -34,6 +34,8 @@ const char html_css[] =
     ".op,.xs{font-size:.75em;padding:0 .35em;border-radius:3px;white-space:nowrap}\n"
     ".op{background:#fde7c7;color:#7a4300}.xs{background:#dcebfb;color:#0b3d73}\n"
     "details{margin:.6em 0 1em}summary{cursor:pointer;font-weight:600;color:var(--accent)}\n"
+    "div.scroll{max-height:24em;overflow:auto;display:inline-block;border-bottom:1px solid var(--line)}\n"
+    "div.scroll thead th{position:sticky;top:0;z-index:1}\n"
     "table.src{width:100%;font-size:.85em}\n"
     "table.src td{border:0;border-right:1px solid var(--line);padding:0 .5em;white-space:nowrap}\n"
     "table.src td:first-child{color:var(--mute)}\n"

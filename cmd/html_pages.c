@@ -59,6 +59,19 @@ void hw_nv(hw *w, double d)
     hw_put(w, b, (size_t)(fmt_nv(b, d) - b));
 }
 
+/* A count for prose: 1,234,567. */
+static void hw_count(hw *w, uint64_t v)
+{
+    char b[32], o[48];
+    size_t n = (size_t)(fmt_u64(b, v) - b), k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (i && (n - i) % 3 == 0)
+            o[k++] = ',';
+        o[k++] = b[i];
+    }
+    hw_put(w, o, k);
+}
+
 void hw_dur(hw *w, double secs)
 {
     char b[40];
@@ -351,18 +364,18 @@ static void summary(html_report *r, hw *w)
     hw_dur(w, r->active);
     hw_s(w, " <span class=note>(wall time less the profiler's own overhead)</span>");
     dt(w, "Statements");
-    hw_u(w, p->total_stmts_measured - p->total_stmts_discounted);
+    hw_count(w, p->total_stmts_measured - p->total_stmts_discounted);
     hw_s(w, " executed in ");
     hw_dur(w, p->total_stmts_duration);
     dt(w, "Subroutines");
     uint32_t called = 0;
     for (uint32_t i = 0; i < p->n_subs; i++)
         called += p->subs[i].calls > 0;
-    hw_u(w, p->n_subs);
+    hw_count(w, p->n_subs);
     hw_s(w, " (");
-    hw_u(w, called);
+    hw_count(w, called);
     hw_s(w, " called), ");
-    hw_u(w, p->total_sub_calls);
+    hw_count(w, p->total_sub_calls);
     hw_s(w, " calls");
     dt(w, "Source files");
     hw_u(w, r->n_source_files);
@@ -834,12 +847,12 @@ int html_write_file(html_report *r, uint32_t fid, enum html_view view)
         hw_id(&w, p, f->name);
         hw_s(&w, "</span><br>");
     }
-    hw_u(&w, (uint64_t)r->own_stmts[fid]);
+    hw_count(&w, (uint64_t)r->own_stmts[fid]);
     hw_s(&w, " statements executed in ");
     hw_dur(&w, r->own_time[fid]);
     if (r->all_stmts[fid] != r->own_stmts[fid]) {
         hw_s(&w, " on its own lines, ");
-        hw_u(&w, (uint64_t)r->all_stmts[fid]);
+        hw_count(&w, (uint64_t)r->all_stmts[fid]);
         hw_s(&w, " in ");
         hw_dur(&w, r->all_time[fid]);
         hw_s(&w, " with its string evals");
@@ -880,6 +893,39 @@ int html_write_file(html_report *r, uint32_t fid, enum html_view view)
                  "e.g. with savesrc=0, and not readable now): only the lines with data are shown, "
                  "without their text.</p>\n");
 
+    /* the hottest lines, as links */
+    {
+        const nytp_lines *hl = view_lines(f, view);
+        uint32_t top[10], nt = 0;
+        double sum = 0;
+        for (uint32_t l = 0; l < hl->n; l++) {
+            if (!hl->v[l].set || hl->v[l].time <= 0)
+                continue;
+            sum += hl->v[l].time;
+            uint32_t k = nt < 10 ? nt++ : 10;
+            while (k > 0 && hl->v[top[k - 1]].time < hl->v[l].time) {
+                if (k < 10)
+                    top[k] = top[k - 1];
+                k--;
+            }
+            if (k < 10)
+                top[k] = l;
+        }
+        if (nt > 1) {
+            hw_s(&w, "<p class=hot>Hottest lines: ");
+            for (uint32_t i = 0; i < nt; i++) {
+                hw_s(&w, i ? ", <a href=#L" : "<a href=#L");
+                hw_u(&w, top[i]);
+                hw_s(&w, ">");
+                hw_u(&w, top[i]);
+                hw_s(&w, "</a> <span class=note>");
+                hw_pct(&w, hl->v[top[i]].time, sum);
+                hw_s(&w, "</span>");
+            }
+            hw_s(&w, "</p>\n");
+        }
+    }
+
     /* subs defined here */
     uint32_t *subs = sorted(f->subs, f->n_subs, cmp_sub_excl, (void *)p);
     if (subs && f->n_subs) {
@@ -887,8 +933,9 @@ int html_write_file(html_report *r, uint32_t fid, enum html_view view)
         hw_u(&w, f->n_subs);
         hw_s(&w, f->n_subs == 1 ? " subroutine defined here" : " subroutines defined here");
         hw_s(&w, "</summary>\n");
+        hw_s(&w, f->n_subs > 12 ? "<div class=scroll>" : "<div>");
         subs_table(r, &w, subs, f->n_subs, false, "subs");
-        hw_s(&w, "</details>\n");
+        hw_s(&w, "</div></details>\n");
     }
     free(subs);
     subs = sorted(f->subs, f->n_subs, cmp_sub_line, (void *)p);
