@@ -144,6 +144,37 @@ for my $name (qw(demo recursion evals anon)) {
     }
 }
 
+# every line of the main file against nytprofhtml's line page: statements,
+# time, average, calls and time in subs, shown the same way
+my $nytprofhtml = (grep { -x } map { "$_/nytprofhtml" } split /:/, $ENV{PATH})[0];
+SKIP: {
+    skip 'nytprofhtml is not installed', 3 unless $nytprofhtml;
+    for my $name (qw(demo recursion evals)) {
+        my $theirs = "$dir/$name-nytprofhtml";
+        my ($st, undef, $err) = run_cmd([$nytprofhtml, '--no-flame', '-f', "$td/$name.out", '-o', $theirs]);
+        die "nytprofhtml failed: $err" if $st;
+        my ($tpage) = grep { /-1-line\.html\z/ } pages($theirs);
+        my ($opage) = grep { /^f1-/ } pages("$dir/$name-report");
+        my (%t, %o);
+        for (split /\n/, slurp_file("$theirs/$tpage")) {
+            next unless m{^<tr><td class="h"><a name="(\d+)"></a>\d+</td>(.*)};
+            my ($line, $rest) = ($1, $2);
+            my @c = map { s/<[^>]*>//gr } ($rest =~ m{<td[^>]*>(.*?)</td>}g)[0 .. 3];
+            my ($avg) = $rest =~ /title="Avg ([^"]+)"/;
+            $t{$line} = join '|', $c[0], $c[1], $avg // '', $c[2], $c[3];
+        }
+        for (split /\n/, slurp_file("$dir/$name-report/$opage")) {
+            next unless /^<tr id=L(\d+)>(.*)/;
+            my ($line, $rest) = ($1, $2);
+            my @c = map { s/<[^>]*>//gr } split /<td[^>]*>/, $rest;
+            $o{$line} = join '|', @c[2 .. 6];
+        }
+        my @diff = grep { ($t{$_} // '') ne ($o{$_} // '') } sort { $a <=> $b } keys %t;
+        is scalar(@diff), 0, "$name: every line's numbers as nytprofhtml shows them (" . scalar(keys %t) . " lines)"
+            or diag join "\n", map { "line $_: nytprofhtml $t{$_}, nytp " . ($o{$_} // '(none)') } @diff[0 .. ($#diff < 5 ? $#diff : 5)];
+    }
+}
+
 # sub headlines and call notes carry the model's numbers
 {
     my $m = model("$td/demo.out");
