@@ -204,6 +204,8 @@ char *fmt_duration(char *o, double s)
         return o + snprintf(o, 30, "%.0fns", s * 1e9);
     if (s < 1e-3)
         return o + snprintf(o, 30, "%.0f\xC2\xB5s", s * 1e6);
+    if (s >= 1e6) /* only a corrupt profile: keep it short */
+        return o + snprintf(o, 30, "%.3gs", s);
     double v = s < 1 ? s * 1e3 : s;
     const char *unit = s < 1 ? "ms" : "s";
     if (v >= 100)

@@ -81,8 +81,9 @@ void hw_dur(hw *w, double secs)
 void hw_pct(hw *w, double part, double whole)
 {
     char b[40];
-    int n = snprintf(b, sizeof b, "%.1f%%", whole > 0 ? 100.0 * part / whole : 0.0);
-    hw_put(w, b, (size_t)n);
+    double pct = whole > 0 ? 100.0 * part / whole : 0.0;
+    int n = snprintf(b, sizeof b, fabs(pct) < 1e6 ? "%.1f%%" : "%.3g%%", pct);
+    hw_put(w, b, n < 0 ? 0 : (size_t)n < sizeof b ? (size_t)n : sizeof b - 1);
 }
 
 /* ---- pages ------------------------------------------------------------------ */

@@ -268,6 +268,14 @@ for my $r (qw(demo evals evil tricky-strings)) {
     is "@broken", '', "$r: every link resolves (" . scalar(@links) . " links)";
 }
 
+# a corrupt profile with an absurd time (found by mutating profiles under
+# ASan): shown, not overflowing a buffer
+{
+    my ($st, undef, $se) = html("$dir/huge-time", "$td/fuzz/html-huge-time.out");
+    is $st, 0, 'absurd times: exit 0' or diag $se;
+    like slurp_file("$dir/huge-time/subs.html"), qr/>-9\.66e\+95s</, 'absurd times: in e-notation';
+}
+
 # ---- other profiles: blocks, no source, several inputs ------------------------------
 
 {
