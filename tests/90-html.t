@@ -276,6 +276,24 @@ for my $r (qw(demo evals evil tricky-strings)) {
     like slurp_file("$dir/huge-time/subs.html"), qr/>-9\.66e\+95s</, 'absurd times: in e-notation';
 }
 
+# damaged profiles: random bytes changed in an uncompressed one; nytp html
+# reports or copes, never crashes (exit 0 or 1, nothing on a signal)
+{
+    my $orig = slurp_file("$td/tricky-strings-compress0.out");
+    srand(7);
+    my @bad;
+    for my $i (1 .. 40) {
+        my $m = $orig;
+        substr($m, 40 + int rand(length($m) - 40), 1) = chr int rand 256 for 1 .. 1 + int rand 6;
+        open my $fh, '>:raw', "$dir/mutant.out" or die;
+        print $fh $m;
+        close $fh;
+        my ($st, undef, $se) = html("$dir/mutant", "$dir/mutant.out");
+        push @bad, "$i: exit $st $se" if $st > 1;
+    }
+    is "@bad", '', 'damaged profiles: 40 runs, no crash';
+}
+
 # ---- other profiles: blocks, no source, several inputs ------------------------------
 
 {
