@@ -20,6 +20,8 @@ const char html_css[] =
     ".warn{color:#9b1c1c}p.warn{background:#fdecec;border-left:4px solid #d33;padding:.5em .8em}\n"
     ".path{font-family:ui-monospace,\"DejaVu Sans Mono\",Menlo,monospace;font-size:.85em}\n"
     "dl.summary{display:grid;grid-template-columns:max-content auto;gap:.2em 1.2em;margin:.4em 0 1em}\n"
+    "@media (min-width:900px){dl.summary{grid-template-columns:max-content minmax(0,1fr) max-content "
+    "minmax(0,1fr);max-width:1400px}}\n"
     "dl.summary dt{font-weight:600;color:var(--mute)}dl.summary dd{margin:0}\n"
     "table{border-collapse:collapse;font-size:.9em}\n"
     "th,td{padding:.2em .6em;border:1px solid var(--line);text-align:right;vertical-align:top}\n"
