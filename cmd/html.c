@@ -1,5 +1,6 @@
 /* html.c — 'nytp html': a static HTML report of a profile, written as a
  * directory atomically (see html_pages.c for the pages). */
+#include <dirent.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,7 +26,8 @@ static const char usage[] =
     "nytprof.out).  The report is self-contained and works offline; it replaces\n"
     "DIR only when complete, so a failed run leaves the previous report intact.\n"
     "\n"
-    "  -o, --out=DIR   write the report here (default: nytprof)\n"
+    "  -o, --out=DIR   write the report here (default: nytprof); an existing DIR\n"
+    "                  is replaced only if empty or an earlier report\n"
     "      --open      open index.html with xdg-open when there is a display\n"
     "                  (otherwise print its path)\n"
     "      --minimal   only the line view of each file: no block and sub views,\n"
@@ -433,6 +435,36 @@ static void open_report(const char *dir)
     free(index);
 }
 
+/* The report replaces DIR as a whole, so DIR must be missing, empty, or
+ * an earlier report (ours or nytprofhtml's): never someone's other files. */
+static bool replaceable(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return true; /* missing (or not a directory: cli_outdir_open says so) */
+    bool empty = true;
+    for (struct dirent *e; (e = readdir(d));)
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+            empty = false;
+    closedir(d);
+    if (empty)
+        return true;
+    size_t n = strlen(dir) + 16;
+    char *index = malloc(n);
+    if (!index)
+        return false;
+    snprintf(index, n, "%s/index.html", dir);
+    FILE *f = fopen(index, "rb");
+    free(index);
+    if (!f)
+        return false;
+    char head[8192];
+    size_t got = fread(head, 1, sizeof head - 1, f);
+    fclose(f);
+    head[got] = 0;
+    return strstr(head, "nytp profile") || strstr(head, "NYTProf");
+}
+
 int cmd_html(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -448,6 +480,11 @@ int cmd_html(int argc, char **argv)
     const char *outdir = o.out ? o.out : "nytprof";
     if (!*outdir)
         cli_usage_error("-o needs a directory name");
+    if (!replaceable(outdir)) {
+        cli_error("%s: not empty and not a profile report; not replacing it (remove it or choose "
+                  "another -o)", outdir);
+        return EXIT_BAD_INPUT;
+    }
 
     progress pg;
     progress_start(&pg);

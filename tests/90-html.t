@@ -343,6 +343,22 @@ for my $r (qw(demo evals evil tricky-strings)) {
     like $se4, qr/warning: .*truncated/, 'truncated: warns';
     like slurp_file("$dir/trunc/index.html"), qr/Complete<dd><strong class=warn>no/, 'truncated: the index says incomplete';
 
+    # a directory that is not a report is never replaced
+    make_path("$dir/precious");
+    open my $pf, '>', "$dir/precious/thesis.tex" or die;
+    print $pf "years of work\n";
+    close $pf;
+    my ($stp, undef, $sep) = html("$dir/precious", "$td/demo.out");
+    is $stp, 1, 'a directory that is not a report: exit 1';
+    like $sep, qr/not a profile report; not replacing it/, 'a directory that is not a report: says why';
+    is slurp_file("$dir/precious/thesis.tex"), "years of work\n", 'a directory that is not a report: left alone';
+    # an earlier report of nytprofhtml is replaced
+    SKIP: {
+        skip 'nytprofhtml is not installed', 1 unless $nytprofhtml && -d "$dir/demo-nytprofhtml";
+        my ($str) = html("$dir/demo-nytprofhtml", "$td/demo.out");
+        is $str, 0, "nytprofhtml's report is replaced";
+    }
+
     open my $fh, '>', "$dir/plainfile" or die;
     close $fh;
     my ($st5, undef, $se5) = html("$dir/plainfile", "$td/demo.out");
