@@ -3,6 +3,8 @@
 #define NYTP_COMMANDS_H
 
 int cmd_dump(int argc, char **argv);
+int cmd_calls(int argc, char **argv);
+int cmd_flame(int argc, char **argv);
 int cmd_html(int argc, char **argv);
 
 #endif

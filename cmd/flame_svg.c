@@ -278,8 +278,8 @@ static int lay_node(void *ctx, const nytp_calltree_visit *v)
     if (L->top_run > d)
         L->top_run = d;
     double val = L->o->by_calls ? (double)v->total_calls : v->total_excl;
-    if (val < 0)
-        val = 0;
+    if (!(val > 0) || !isfinite(val))
+        val = 0; /* corrupt times: draw nothing rather than garbage */
     double x = L->next_x[d];
     L->next_x[d] += val;
     L->next_x[d + 1] = x;
@@ -527,8 +527,10 @@ static const char script[] =
     "  if (el && el.nytpFrame) details.textContent = el.nytpFrame.name + ': ' + el.nytpFrame.info;\n"
     "});\n"
     "svg.addEventListener('mouseout', function () { details.textContent = ' '; });\n"
+    "/* Ctrl-F is the page's own search when the graph is inlined in a page */\n"
+    "var standalone = svg === document.documentElement;\n"
     "window.addEventListener('keydown', function (e) {\n"
-    "  if ((e.ctrlKey || e.metaKey) && (e.key === 'f' || e.key === 'F')) {\n"
+    "  if (standalone && (e.ctrlKey || e.metaKey) && (e.key === 'f' || e.key === 'F')) {\n"
     "    e.preventDefault();\n"
     "    search();\n"
     "  } else if (e.key === 'Escape') {\n"
@@ -695,7 +697,7 @@ int flame_svg_write(nytp_out *out, const nytp_calltree *t0, const flame_svg_opts
     unsigned width = o->width ? o->width : FLAME_SVG_WIDTH;
     double fw = width > 2 * PAD ? width - 2 * PAD : 1;
     double total = o->by_calls ? (double)nytp_calltree_total_calls(t) : nytp_calltree_total_excl(t);
-    if (!(total > 0))
+    if (!(total > 0) || !isfinite(total))
         total = 0;
     nytp_calltree_stats s;
     nytp_calltree_get_stats(t, &s);

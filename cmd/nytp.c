@@ -11,6 +11,8 @@
 
 static const nytp_command commands[] = {
     {"dump", "print the chunks of a profile, as text or JSON", cmd_dump},
+    {"calls", "collapsed call paths with exclusive time or calls", cmd_calls},
+    {"flame", "flame graphs: collapsed stacks, or an interactive SVG", cmd_flame},
     {"html", "write an HTML report of a profile", cmd_html},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])

@@ -13,15 +13,16 @@
 # list of chunk names), and anything else for a value that is not completed.
 # The one operand, the profile, completes as a profile file.
 
-_nytp_commands=(dump html)
+_nytp_commands=(dump calls flame html)
+# Commands that take any number of profiles (the others take one).
+_nytp_many_profiles=(calls flame html)
 
 declare -gA _nytp_options=(
     [dump]='--json --tags=:tags --limit=:number --strict -o:file --output=:file -h --help'
+    [calls]='--calls --stable --strict -o:file --output=:file -h --help'
+    [flame]='--svg --calls --title=:text --width=:number --minwidth=:number --inverted --filter=:regex --link-template=:url --stable --strict -o:file --output=:file -h --help'
     [html]='-o:dir --out=:dir --open --minimal --no-flame --strict -h --help'
 )
-
-# Commands that take any number of profiles (the others take one).
-_nytp_many_profiles=(html)
 
 _nytp_chunk_names=(VERSION COMMENT ATTRIBUTE OPTION START_DEFLATE PID_START
     PID_END NEW_FID TIME_LINE TIME_BLOCK DISCOUNT SUB_INFO SUB_CALLERS

@@ -598,13 +598,12 @@ static int cmp_u64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static const strtab *rank_tab; /* qsort has no context; only while ranking */
-
-static int cmp_name_id(const void *a, const void *b)
+static int cmp_name_id(const void *a, const void *b, void *ctx)
 {
+    const strtab *tab = ctx;
     uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    uint32_t lx = strtab_len(rank_tab, x), ly = strtab_len(rank_tab, y);
-    int c = memcmp(strtab_str(rank_tab, x), strtab_str(rank_tab, y), lx < ly ? lx : ly);
+    uint32_t lx = strtab_len(tab, x), ly = strtab_len(tab, y);
+    int c = memcmp(strtab_str(tab, x), strtab_str(tab, y), lx < ly ? lx : ly);
     if (c)
         return c;
     return lx < ly ? -1 : lx > ly;
@@ -622,9 +621,7 @@ static uint32_t *name_ranks(const nytp_calltree *t)
     }
     for (uint32_t i = 0; i < n; i++)
         ids[i] = i;
-    rank_tab = &t->names;
-    qsort(ids, n, sizeof *ids, cmp_name_id);
-    rank_tab = NULL;
+    qsort_r(ids, n, sizeof *ids, cmp_name_id, (void *)&t->names);
     for (uint32_t i = 0; i < n; i++)
         rank[ids[i]] = i;
     free(ids);

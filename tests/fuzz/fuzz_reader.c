@@ -1,14 +1,16 @@
 /* fuzz_reader.c — libFuzzer target: the streaming reader, the dump
- * formatting, and the model (load, collapse, dump --data) on arbitrary
- * bytes.  Checks, beyond "no crash": every chunk
+ * formatting, the model (load, collapse, dump --data) and the call tree
+ * (calls, flame SVG) on arbitrary bytes.  Checks, beyond "no crash": every chunk
  * the reader returns re-encodes and decodes to the same chunk, and the
  * reader ends with a clean end or a reported error, never anything else. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "calls.h"
 #include "dump.h"
 #include "dump_data.h"
+#include "flame_svg.h"
 #include "nytp/model.h"
 #include "nytp/nytp.h"
 
@@ -123,5 +125,33 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         nytp_out_abort(o);
     }
     nytp_profile_free(p);
+
+    /* The call tree (two inputs), its collapsed lines and its SVG. */
+    nytp_calltree *t;
+    if (nytp_calltree_new(&t, &e) < 0)
+        return 0;
+    for (int k = 0; k < 2; k++) {
+        if (nytp_reader_open_mem(&r, data, size, &e) < 0)
+            break;
+        nytp_calltree_read(t, r, &e);
+        nytp_reader_close(r);
+    }
+    nytp_calltree_stats cs;
+    nytp_calltree_get_stats(t, &cs);
+    if (nytp_calltree_total_calls(t) != cs.returns)
+        __builtin_trap(); /* every return is counted once, open frames add none */
+    if (nytp_out_open_mem(&o, &e) == 0) {
+        calls_write_collapsed(o, t, false, true);
+        flame_svg_opts so;
+        flame_svg_opts_init(&so);
+        so.minwidth = 0;
+        so.link_template = "x#%s";
+        flame_svg_write(o, t, &so);
+        so.by_calls = so.inverted = true;
+        so.filter = "a|b";
+        flame_svg_write(o, t, &so);
+        nytp_out_abort(o);
+    }
+    nytp_calltree_free(t);
     return 0;
 }

@@ -1,0 +1,280 @@
+/* calls.c — 'nytp calls': collapsed call paths, as nytprofcalls prints
+ * them, from the call tree of the SUB_RETURN stream. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "calls.h"
+#include "cli.h"
+#include "commands.h"
+#include "fmt.h"
+
+static const char usage[] =
+    "usage: nytp calls [--calls] [--stable] [--strict] [-o FILE] [FILE...]\n"
+    "\n"
+    "Rebuild the call tree from the sub return events of NYTProf profiles\n"
+    "(default FILE: nytprof.out; '-' reads standard input; several files add\n"
+    "up) and print one line per call path: 'sub;sub;sub VALUE', VALUE being\n"
+    "the exclusive ticks spent in the last sub along that path.  The same\n"
+    "lines as Devel::NYTProf's nytprofcalls, which flame graph tools read.\n"
+    "\n"
+    "  --calls           VALUE is the number of calls instead of ticks\n"
+    "  --stable          sort the lines (default: tree order)\n"
+    "  --strict          a truncated profile is an error (exit 1)\n"
+    "  -o, --output=FILE write to FILE (atomically) instead of standard output\n"
+    "  -h, --help        this help\n"
+    "\n"
+    "String eval sequence numbers in sub names become 0 ('(eval 0)[x.pl:3]');\n"
+    "names are printed as they are, spaces included.  Calls still open where a\n"
+    "profile ends are shown under '" NYTP_CALLTREE_UNRETURNED "'.\n"
+    "Exit status: 0 ok (a truncated file only warns), 1 bad input, 2 usage.\n";
+
+/* ---- shared with 'nytp flame' ------------------------------------------- */
+
+static const char *shown(const char *file)
+{
+    return strcmp(file, "-") == 0 ? "(standard input)" : file;
+}
+
+nytp_calltree *calls_load(int nfiles, char **files, bool strict, int *rc)
+{
+    static char *default_file[] = {"nytprof.out"};
+    if (nfiles == 0) {
+        nfiles = 1;
+        files = default_file;
+    }
+    nytp_calltree *t;
+    nytp_error e = {0};
+    *rc = EXIT_OK;
+    if (nytp_calltree_new(&t, &e) < 0) {
+        cli_error("%s", e.msg);
+        *rc = EXIT_BAD_INPUT;
+        return NULL;
+    }
+    for (int i = 0; i < nfiles; i++) {
+        nytp_calltree_stats before, after;
+        nytp_calltree_get_stats(t, &before);
+        int st = nytp_calltree_load(t, files[i], cli_reader_warning, files[i], &e);
+        nytp_calltree_get_stats(t, &after);
+        uint64_t open = after.unreturned - before.unreturned;
+        char opened[160] = "";
+        if (open)
+            snprintf(opened, sizeof opened, "%llu call%s still open at the end shown as %s",
+                     (unsigned long long)open, open == 1 ? "" : "s", NYTP_CALLTREE_UNRETURNED);
+        if (st == NYTP_E_TRUNCATED) {
+            size_t n = strlen(e.msg);
+            if (!strict)
+                snprintf(e.msg + n, sizeof e.msg - n, "; kept the calls before the cut%s%s",
+                         open ? ", " : "", opened);
+            cli_report(files[i], &e, !strict);
+            if (strict)
+                *rc = EXIT_BAD_INPUT;
+        } else if (st < 0) {
+            cli_report(files[i], &e, false);
+            *rc = EXIT_BAD_INPUT;
+        } else if (open) {
+            cli_warn("%s: %s", shown(files[i]), opened);
+        } else if (after.returns == before.returns) {
+            cli_warn("%s: no sub return events, so no calls to show (profiled with calls=0, "
+                     "subs=0 or an old profiler?)", shown(files[i]));
+        }
+        if (*rc != EXIT_OK) {
+            nytp_calltree_free(t);
+            return NULL;
+        }
+    }
+    return t;
+}
+
+/* printf "%d" of an NV, as perl does it (truncation; wraps past IV_MAX). */
+static char *fmt_perl_d(char *o, double v)
+{
+    if (isnan(v))
+        return memcpy(o, "NaN", 3), o + 3;
+    if (isinf(v)) {
+        if (v < 0)
+            *o++ = '-';
+        return memcpy(o, "Inf", 3), o + 3;
+    }
+    if (v >= 9223372036854775808.0)
+        return fmt_i64(o, v < 18446744073709551616.0 ? (int64_t)(uint64_t)v : -1);
+    if (v <= -9223372036854775808.0)
+        return fmt_i64(o, INT64_MIN);
+    return fmt_i64(o, (int64_t)v);
+}
+
+typedef struct collapse {
+    nytp_out *out;
+    bool by_calls, stable;
+    char *prefix;           /* the path of the node being visited */
+    size_t *plen;           /* plen[d]: length of the path down to depth d */
+    size_t cap_prefix;
+    double out_excl;
+    uint64_t out_calls;
+    char *lines;            /* stable: all lines, then sorted */
+    size_t n_lines_bytes, cap_lines;
+    struct line { size_t start, len; } *starts;
+    size_t n_lines, cap_starts;
+    int err;
+} collapse;
+
+static bool reserve(char **b, size_t *cap, size_t need)
+{
+    if (need <= *cap)
+        return true;
+    size_t n = *cap ? *cap : 4096;
+    while (n < need)
+        n *= 2;
+    char *p = realloc(*b, n);
+    if (!p)
+        return false;
+    *b = p;
+    *cap = n;
+    return true;
+}
+
+static int on_node(void *ctx, const nytp_calltree_visit *v)
+{
+    collapse *c = ctx;
+    const nytp_str *name = &v->path[v->depth - 1];
+    size_t at = v->depth > 1 ? c->plen[v->depth - 1] : 0;
+    if (!reserve(&c->prefix, &c->cap_prefix, at + name->len + 64))
+        return NYTP_E_NOMEM;
+    char *p = c->prefix + at;
+    if (v->depth > 1)
+        *p++ = ';';
+    memcpy(p, name->ptr, name->len);
+    p += name->len;
+    c->plen[v->depth] = (size_t)(p - c->prefix);
+    *p++ = ' ';
+    if (c->by_calls) {
+        p = fmt_u64(p, v->calls);
+        c->out_calls += v->calls;
+    } else {
+        p = fmt_perl_d(p, v->excl);
+        c->out_excl += v->excl;
+    }
+    *p++ = '\n';
+    size_t len = (size_t)(p - c->prefix);
+    if (!c->stable) {
+        if (nytp_out_write(c->out, c->prefix, len) < 0)
+            return nytp_out_error(c->out)->status;
+        return 0;
+    }
+    if (!reserve(&c->lines, &c->cap_lines, c->n_lines_bytes + len))
+        return NYTP_E_NOMEM;
+    if (c->n_lines == c->cap_starts) {
+        size_t n = c->cap_starts ? c->cap_starts * 2 : 1024;
+        struct line *s = realloc(c->starts, n * sizeof *s);
+        if (!s)
+            return NYTP_E_NOMEM;
+        c->starts = s;
+        c->cap_starts = n;
+    }
+    c->starts[c->n_lines].start = c->n_lines_bytes;
+    c->starts[c->n_lines++].len = len;
+    memcpy(c->lines + c->n_lines_bytes, c->prefix, len);
+    c->n_lines_bytes += len;
+    return 0;
+}
+
+static int cmp_line(const void *a, const void *b, void *ctx)
+{
+    const char *base = ctx;
+    const struct line *x = a, *y = b;
+    size_t lx = x->len, ly = y->len;
+    int r = memcmp(base + x->start, base + y->start, lx < ly ? lx : ly);
+    return r ? r : (lx > ly) - (lx < ly);
+}
+
+int calls_write_collapsed(nytp_out *out, const nytp_calltree *t, bool by_calls, bool stable)
+{
+    nytp_calltree_stats s;
+    nytp_calltree_get_stats(t, &s);
+    collapse c = {0};
+    c.out = out;
+    c.by_calls = by_calls;
+    c.stable = stable;
+    c.plen = calloc((size_t)s.max_depth + 2, sizeof *c.plen);
+    int st = c.plen ? nytp_calltree_walk(t, 0, on_node, &c) : NYTP_E_NOMEM;
+    if (st == 0 && stable && c.n_lines) {
+        qsort_r(c.starts, c.n_lines, sizeof *c.starts, cmp_line, c.lines);
+        for (size_t i = 0; i < c.n_lines && st == 0; i++)
+            if (nytp_out_write(out, c.lines + c.starts[i].start, c.starts[i].len) < 0)
+                st = nytp_out_error(out)->status;
+    }
+    free(c.prefix);
+    free(c.plen);
+    free(c.lines);
+    free(c.starts);
+    if (st == NYTP_E_NOMEM && !nytp_out_error(out)->status)
+        cli_error("out of memory");
+    if (st)
+        return st < 0 ? st : NYTP_E_NOMEM;
+    bool same = by_calls ? c.out_calls == s.returns : c.out_excl == s.excl_in;
+    if (!same) {
+        char a[40], b[40];
+        if (by_calls) {
+            *fmt_u64(a, s.returns) = 0;
+            *fmt_u64(b, c.out_calls) = 0;
+        } else {
+            *fmt_nv(a, s.excl_in) = 0;
+            *fmt_nv(b, c.out_excl) = 0;
+        }
+        cli_warn("inconsistency: total in %s doesn't match total out %s", a, b);
+    }
+    return NYTP_OK;
+}
+
+/* ---- the command ---------------------------------------------------------- */
+
+struct calls_opts {
+    bool by_calls, stable, strict;
+    const char *output;
+};
+
+enum { OPT_CALLS = 256, OPT_STABLE, OPT_STRICT };
+
+static void on_opt(int opt, const char *arg, void *ctx)
+{
+    struct calls_opts *o = ctx;
+    switch (opt) {
+    case OPT_CALLS: o->by_calls = true; break;
+    case OPT_STABLE: o->stable = true; break;
+    case OPT_STRICT: o->strict = true; break;
+    case 'o': o->output = arg; break;
+    }
+}
+
+int cmd_calls(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"calls", no_argument, NULL, OPT_CALLS},
+        {"stable", no_argument, NULL, OPT_STABLE},
+        {"strict", no_argument, NULL, OPT_STRICT},
+        {"output", required_argument, NULL, 'o'},
+        {NULL, 0, NULL, 0},
+    };
+    struct calls_opts o = {0};
+    int first = cli_parse(argc, argv, "o:", longopts, usage, on_opt, &o);
+    int rc;
+    nytp_calltree *t = calls_load(argc - first, argv + first, o.strict, &rc);
+    if (!t)
+        return rc;
+    nytp_out *out = cli_output_open(o.output);
+    if (!out) {
+        nytp_calltree_free(t);
+        return EXIT_BAD_INPUT;
+    }
+    int st = calls_write_collapsed(out, t, o.by_calls, o.stable);
+    nytp_calltree_free(t);
+    if (st < 0) {
+        if (nytp_out_error(out)->status)
+            cli_error("%s: %s", o.output ? o.output : "(standard output)",
+                      nytp_out_error(out)->msg);
+        nytp_out_abort(out);
+        return EXIT_BAD_INPUT;
+    }
+    return cli_output_close(out, o.output);
+}

@@ -1,0 +1,162 @@
+/* flame.c — 'nytp flame': collapsed stacks for flame graph tools, or an
+ * interactive SVG flame graph drawn by nytp itself. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "calls.h"
+#include "cli.h"
+#include "commands.h"
+#include "flame_svg.h"
+
+static const char usage[] =
+    "usage: nytp flame [--calls] [--strict] [-o FILE] [FILE...]\n"
+    "       nytp flame --svg [SVG options] [-o NAME.svg] [FILE...]\n"
+    "\n"
+    "Flame graphs of the call tree of NYTProf profiles (default FILE:\n"
+    "nytprof.out; '-' reads standard input; several files add up).  Without\n"
+    "--svg, print the collapsed stacks of 'nytp calls' ('sub;sub;sub VALUE'),\n"
+    "for flame graph tools:\n"
+    "    nytp flame nytprof.out | flamegraph.pl > flame.svg\n"
+    "With --svg, or an output file whose name ends in .svg, draw one\n"
+    "self-contained interactive SVG: frames sized by inclusive time, tooltips,\n"
+    "click to zoom, search (Ctrl-F) with the share matched.\n"
+    "\n"
+    "  --svg               draw the SVG (to standard output without -o)\n"
+    "  --calls             size frames by calls (collapsed: print call counts)\n"
+    "  --title=TEXT        the SVG's title (default: Flame Graph)\n"
+    "  --width=PIXELS      the SVG's width (default: 1200)\n"
+    "  --minwidth=PIXELS   merge frames narrower than this (default: 0.5; 0 draws\n"
+    "                      every frame)\n"
+    "  --inverted          icicle graph: callers at the top\n"
+    "  --filter=REGEX      keep only the stacks with a sub matching REGEX (POSIX\n"
+    "                      extended)\n"
+    "  --link-template=URL make frames links: %s in URL becomes the sub name,\n"
+    "                      percent-encoded, %% a '%'\n"
+    "  --stable            collapsed output: sort the lines\n"
+    "  --strict            a truncated profile is an error (exit 1)\n"
+    "  -o, --output=FILE   write to FILE (atomically) instead of standard output\n"
+    "  -h, --help          this help\n"
+    "\n"
+    "Exit status: 0 ok (a truncated file only warns), 1 bad input, 2 usage.\n";
+
+struct flame_opts {
+    bool svg, stable, strict;
+    bool svg_only;          /* an option that only the SVG uses was given */
+    const char *output;
+    flame_svg_opts so;
+};
+
+enum {
+    OPT_SVG = 256,
+    OPT_CALLS,
+    OPT_TITLE,
+    OPT_WIDTH,
+    OPT_MINWIDTH,
+    OPT_INVERTED,
+    OPT_FILTER,
+    OPT_LINK,
+    OPT_STABLE,
+    OPT_STRICT
+};
+
+static double parse_pixels(const char *opt, const char *arg)
+{
+    char *end;
+    double v = strtod(arg, &end);
+    if (!*arg || *end || !(v >= 0) || v > 1e6)
+        cli_usage_error("%s needs a number of pixels, not '%s'", opt, arg);
+    return v;
+}
+
+static void on_opt(int opt, const char *arg, void *ctx)
+{
+    struct flame_opts *o = ctx;
+    switch (opt) {
+    case OPT_SVG: o->svg = true; break;
+    case OPT_CALLS: o->so.by_calls = true; break;
+    case OPT_TITLE: o->so.title = arg; o->svg_only = true; break;
+    case OPT_WIDTH: {
+        unsigned long w = cli_parse_count("--width", arg);
+        if (w < 100 || w > 100000)
+            cli_usage_error("--width must be between 100 and 100000 pixels, not %s", arg);
+        o->so.width = (unsigned)w;
+        o->svg_only = true;
+        break;
+    }
+    case OPT_MINWIDTH:
+        o->so.minwidth = parse_pixels("--minwidth", arg);
+        o->svg_only = true;
+        break;
+    case OPT_INVERTED: o->so.inverted = true; o->svg_only = true; break;
+    case OPT_FILTER: {
+        char msg[200];
+        if (!flame_svg_filter_ok(arg, msg, sizeof msg))
+            cli_usage_error("--filter: '%s' is not a regular expression: %s", arg, msg);
+        o->so.filter = arg;
+        o->svg_only = true;
+        break;
+    }
+    case OPT_LINK: o->so.link_template = arg; o->svg_only = true; break;
+    case OPT_STABLE: o->stable = true; break;
+    case OPT_STRICT: o->strict = true; break;
+    case 'o': o->output = arg; break;
+    }
+}
+
+static bool ends_with_svg(const char *s)
+{
+    size_t n = s ? strlen(s) : 0;
+    return n > 4 && strcasecmp(s + n - 4, ".svg") == 0;
+}
+
+int cmd_flame(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"svg", no_argument, NULL, OPT_SVG},
+        {"calls", no_argument, NULL, OPT_CALLS},
+        {"title", required_argument, NULL, OPT_TITLE},
+        {"width", required_argument, NULL, OPT_WIDTH},
+        {"minwidth", required_argument, NULL, OPT_MINWIDTH},
+        {"inverted", no_argument, NULL, OPT_INVERTED},
+        {"filter", required_argument, NULL, OPT_FILTER},
+        {"link-template", required_argument, NULL, OPT_LINK},
+        {"stable", no_argument, NULL, OPT_STABLE},
+        {"strict", no_argument, NULL, OPT_STRICT},
+        {"output", required_argument, NULL, 'o'},
+        {NULL, 0, NULL, 0},
+    };
+    struct flame_opts o = {0};
+    flame_svg_opts_init(&o.so);
+    int first = cli_parse(argc, argv, "o:", longopts, usage, on_opt, &o);
+    if (ends_with_svg(o.output))
+        o.svg = true;
+    if (o.svg_only && !o.svg)
+        cli_usage_error("--title, --width, --minwidth, --inverted, --filter and --link-template "
+                        "go with --svg");
+    if (o.svg && o.stable)
+        cli_usage_error("--stable sorts the collapsed lines; it does not go with --svg");
+
+    int rc;
+    nytp_calltree *t = calls_load(argc - first, argv + first, o.strict, &rc);
+    if (!t)
+        return rc;
+    nytp_out *out = cli_output_open(o.output);
+    if (!out) {
+        nytp_calltree_free(t);
+        return EXIT_BAD_INPUT;
+    }
+    int st = o.svg ? flame_svg_write(out, t, &o.so)
+                   : calls_write_collapsed(out, t, o.so.by_calls, o.stable);
+    nytp_calltree_free(t);
+    if (st < 0) {
+        if (nytp_out_error(out)->status)
+            cli_error("%s: %s", o.output ? o.output : "(standard output)",
+                      nytp_out_error(out)->msg);
+        else if (st == NYTP_E_NOMEM)
+            cli_error("out of memory");
+        nytp_out_abort(out);
+        return EXIT_BAD_INPUT;
+    }
+    return cli_output_close(out, o.output);
+}
