@@ -1,6 +1,7 @@
 /* html.c — 'nytp html': a static HTML report of a profile, written as a
  * directory atomically (see html_pages.c for the pages). */
 #include <dirent.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -274,6 +275,11 @@ static int report_init(html_report *r, const nytp_profile *p)
             }
         }
         r->by_excl[i] = i;
+        if (s->excl > 0 && isfinite(s->excl)) {
+            r->excl_total += s->excl;
+            if (s->excl > r->excl_max)
+                r->excl_max = s->excl;
+        }
         /* "strict::__ANON__[/usr/lib/.../strict.pm:31]" -> "...[strict.pm:31]" */
         uint32_t len = nytp_profile_strlen(p, s->name);
         const char *name = nytp_profile_str(p, s->name);

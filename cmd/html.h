@@ -41,6 +41,7 @@ typedef struct html_report {
     char **sub_shown;         /* by sub: name with @INC paths shortened, NULL: as is */
     uint32_t *by_excl;        /* sub ids, exclusive time descending */
     double active;            /* profiler active seconds */
+    double excl_total, excl_max; /* exclusive time of all subs, of the top one */
     uint32_t n_source_files, n_evals;
     char flame_url[128];      /* the flame graph's link of a frame */
     unsigned flame_w, flame_h; /* its size in pixels */

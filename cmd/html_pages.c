@@ -277,7 +277,19 @@ static void subs_table(html_report *r, hw *w, const uint32_t *ids, uint32_t n, b
         td_u(w, s->calls);
         td_u(w, s->n_sites);
         td_u(w, r->sub_files[sid]);
-        td_dur(w, s->excl);
+        /* exclusive time with a bar relative to the top sub's, and its
+         * share of all subs' exclusive time as the title */
+        double rel = r->excl_max > 0 && s->excl > 0 ? 100.0 * s->excl / r->excl_max : 0;
+        if (rel >= 0.5 && rel <= 100) {
+            char bar[96];
+            snprintf(bar, sizeof bar, "<td class=bar style=\"--p:%.0f%%\" title=\"%.1f%% of all\" data-v=",
+                     rel, 100.0 * s->excl / r->excl_total);
+            hw_s(w, bar);
+            hw_nv(w, s->excl);
+            hw_s(w, ">");
+            hw_dur(w, s->excl);
+        } else
+            td_dur(w, s->excl);
         td_dur(w, s->incl);
         bool op = is_opcode(p, s), xs = !op && is_xsub(s);
         if (all_columns) {
@@ -530,7 +542,9 @@ int html_write_subs(html_report *r)
     hw_u(&w, r->p->n_subs);
     hw_s(&w, " subroutines</h1><p class=note>Sorted by exclusive time. P: places called from; F: files "
              "called from. <span class=op>opcode</span> marks perl opcodes profiled as subs (slowops), "
-             "<span class=xs>xsub</span> subs written in C.</p></header>\n<main>\n");
+             "<span class=xs>xsub</span> subs written in C.</p></header>\n<main>\n"
+             "<p><input type=search class=filter data-table=allsubs placeholder=\"Filter by name\" "
+             "aria-label=\"Show only the subroutines whose name contains\"></p>\n");
     subs_table(r, &w, r->by_excl, r->p->n_subs, true, "allsubs");
     hw_s(&w, "</main>\n");
     page_foot(&w);

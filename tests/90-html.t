@@ -455,6 +455,23 @@ SKIP: {
     is $down, join(',', sort { $b <=> $a } @calls), 'sorting: first click sorts calls descending';
     is $up, join(',', sort { $a <=> $b } @calls), 'sorting: second click ascending';
     is $aria, 'ascending', 'sorting: aria-sort says so';
+
+    # the filter of the sub list shows only the subs whose name matches
+    my $subs = slurp_file("$out/subs.html");
+    $probe = '<script>window.addEventListener("load", function () {'
+        . 'var f = document.querySelector("input.filter"); f.value = "CORE:";'
+        . 'f.dispatchEvent(new Event("input"));'
+        . 'var shown = [].filter.call(document.querySelectorAll("#allsubs tbody tr"), function (r) { return !r.hidden; });'
+        . 'document.body.setAttribute("data-probe", shown.length);'
+        . '});</script>';
+    $subs =~ s{</body>}{$probe</body>};
+    open $fh, '>', "$out/probe2.html" or die;
+    print $fh $subs;
+    close $fh;
+    ($st, $dom) = run_cmd([@chrome, '--dump-dom', "file://$out/probe2.html"]);
+    my ($shown) = $dom =~ /data-probe="(\d+)"/;
+    my $want = grep { $_->{name} =~ /CORE:/i } @{ model("$td/demo.out")->{subs} };
+    is $shown, $want, "filter: 'CORE:' leaves the $want subs with it in their name";
 }
 
 done_testing;
