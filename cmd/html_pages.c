@@ -892,8 +892,10 @@ int html_write_file(html_report *r, uint32_t fid, enum html_view view)
         saved += f->src[i].ptr != NULL;
     if (saved) {
         src = calloc((size_t)f->n_src + 1, sizeof *src);
-        nsrc = f->n_src;
-        for (uint32_t i = 0; src && i < f->n_src; i++) {
+        nsrc = f->n_src; /* trimmed below to the last saved line */
+        while (nsrc > 1 && !f->src[nsrc - 1].ptr)
+            nsrc--;
+        for (uint32_t i = 0; src && i < nsrc; i++) {
             src[i].ptr = f->src[i].ptr;
             src[i].len = f->src[i].ptr ? f->src[i].len : 0;
         }
@@ -962,7 +964,9 @@ int html_write_file(html_report *r, uint32_t fid, enum html_view view)
     }
 
     const nytp_lines *ls = view_lines(f, view);
-    uint32_t last = ls->n ? ls->n - 1 : 0;
+    uint32_t last = ls->n ? ls->n - 1 : 0; /* the array may be longer than its last statement */
+    while (last && !ls->v[last].set)
+        last--;
     if (nsrc && nsrc - 1 > last)
         last = nsrc - 1;
     if (f->n_sites && p->sites[sites[f->n_sites - 1]].line > last)

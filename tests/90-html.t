@@ -166,7 +166,7 @@ SKIP: {
         for (split /\n/, slurp_file("$dir/$name-report/$opage")) {
             next unless /^<tr id=L(\d+)>(.*)/;
             my ($line, $rest) = ($1, $2);
-            my @c = map { s/<[^>]*>//gr } split /<td[^>]*>/, $rest;
+            my @c = map { s/<[^>]*>//gr } split /<td[^>]*>/, $rest, -1;
             $o{$line} = join '|', @c[2 .. 6];
         }
         my @diff = grep { ($t{$_} // '') ne ($o{$_} // '') } sort { $a <=> $b } keys %t;
