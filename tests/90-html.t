@@ -294,6 +294,16 @@ for my $r (qw(demo evals evil tricky-strings)) {
     is "@bad", '', 'damaged profiles: 40 runs, no crash';
 }
 
+# a one-line program gets a one-line page
+{
+    my $one = fresh_profile('oneline', "sub f { \$_[0] * 2 } my \$x = 0; \$x += f(\$_) for 1 .. 100;\n", '');
+    my ($st) = html("$dir/oneline", $one);
+    is $st, 0, 'one line: exit 0';
+    my ($page) = grep { /oneline-pl\.html\z/ } pages("$dir/oneline");
+    my @rows = slurp_file("$dir/oneline/$page") =~ /<tr id=L(\d+)>/g;
+    is "@rows", '1', 'one line: one line row';
+}
+
 # ---- other profiles: blocks, no source, several inputs ------------------------------
 
 {
