@@ -138,7 +138,7 @@ static void nav(html_report *r, hw *w, const char *here)
 
 static void page_foot(hw *w)
 {
-    hw_s(w, "<footer>Report written by <a href=\"https://github.com/\">nytp</a> " NYTP_VERSION_STRING
+    hw_s(w, "<footer>Report written by nytp " NYTP_VERSION_STRING
             " from an NYTProf profile. Click a column heading (or focus it and press Enter) to sort.</footer>\n"
             "</body></html>\n");
 }
