@@ -339,10 +339,18 @@ typedef struct flame_feed {
 static int feed_chunk(void *ctx, const nytp_chunk *c)
 {
     flame_feed *f = ctx;
-    if (c->tag == NYTP_TAG_VERSION && f->any && nytp_calltree_end_input(f->t) < 0)
-        return NYTP_E_NOMEM;
-    f->any = true;
-    return nytp_calltree_add_chunk(f->t, c);
+    switch (c->tag) {
+    case NYTP_TAG_SUB_RETURN:
+    case NYTP_TAG_ATTRIBUTE: /* ticks_per_sec */
+        return nytp_calltree_add_chunk(f->t, c);
+    case NYTP_TAG_VERSION:
+        if (f->any && nytp_calltree_end_input(f->t) < 0)
+            return NYTP_E_NOMEM;
+        f->any = true;
+        return NYTP_OK;
+    default: /* the statements, most of the chunks: nothing for the tree */
+        return NYTP_OK;
+    }
 }
 
 /* A frame links to its sub's headline; evals (normalised names) to none. */
