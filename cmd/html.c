@@ -92,9 +92,10 @@ static void *progress_main(void *arg)
         double secs = (double)(now.tv_sec - start.tv_sec) + (double)(now.tv_nsec - start.tv_nsec) / 1e9;
         if (secs < pg->after)
             continue;
-        if (pg->r && pg->r->pages_total)
+        unsigned total = pg->r ? atomic_load(&pg->r->pages_total) : 0;
+        if (total)
             fprintf(stderr, "\rnytp html: %s %u/%u pages \033[K", pg->phase,
-                    atomic_load(&pg->r->pages_done), pg->r->pages_total);
+                    atomic_load(&pg->r->pages_done), total);
         else
             fprintf(stderr, "\rnytp html: %s \033[K", pg->phase);
         pg->shown = true;
@@ -408,9 +409,10 @@ static int write_report(html_report *r, const nytp_calltree *t)
 {
     const nytp_profile *p = r->p;
     int views = p->has_blocks && !r->minimal ? 3 : 1;
+    unsigned total = 4 + (t != NULL);
     for (uint32_t fid = 1; fid < p->n_files; fid++)
-        r->pages_total += r->page[fid] ? (uint32_t)views : 0;
-    r->pages_total += 4 + (t != NULL);
+        total += r->page[fid] ? (unsigned)views : 0;
+    atomic_store(&r->pages_total, total);
     int rc = html_write_assets(r);
     if (rc == EXIT_OK && t)
         rc = write_flame(r, t);

@@ -46,7 +46,7 @@ typedef struct html_report {
     char flame_url[128];      /* the flame graph's link of a frame */
     unsigned flame_w, flame_h; /* its size in pixels */
     atomic_uint pages_done;   /* progress */
-    uint32_t pages_total;
+    atomic_uint pages_total;
 } html_report;
 
 /* Page name of fid's view (written into buf, >= 96 bytes). */
