@@ -507,6 +507,7 @@ int cmd_html(int argc, char **argv)
     progress_start(&pg);
     int rc;
     flame_feed feed = {NULL, false};
+    bool flame_empty = false;
     nytp_error e = {0};
     if (!o.no_flame && !o.minimal && nytp_calltree_new(&feed.t, &e) < 0) {
         cli_error("%s", e.msg);
@@ -520,12 +521,13 @@ int cmd_html(int argc, char **argv)
         return rc;
     }
     if (feed.t) {
-        nytp_calltree_stats cs;
+        nytp_calltree_stats cs = {0};
         if (nytp_calltree_end_input(feed.t) >= 0)
             nytp_calltree_get_stats(feed.t, &cs);
         if (cs.returns == 0) { /* no sub calls recorded (subs=0, calls=0): no graph */
             nytp_calltree_free(feed.t);
             feed.t = NULL;
+            flame_empty = true;
         }
     }
     if (nytp_profile_collapse_evals(p) < 0) {
@@ -539,6 +541,7 @@ int cmd_html(int argc, char **argv)
     memset(&r, 0, sizeof r);
     r.minimal = o.minimal;
     r.flame = feed.t != NULL;
+    r.flame_empty = flame_empty;
     char *storage = NULL;
     r.names.inc = dump_data_split_inc(NYTP_PERL_INC, &r.names.n_inc, &storage);
     r.names.perl_version = NYTP_PERL_VERSION;

@@ -32,6 +32,7 @@ typedef struct html_report {
     const nytp_profile *p;
     cli_outdir dir;
     bool minimal, flame;
+    bool flame_empty;         /* wanted, but the profile has no sub returns */
     dump_data_opts names;     /* for display names (@INC stripped) */
     char **page;              /* by fid: page name of the line view, NULL: none */
     char **shown;             /* by fid: name shown for the file */

@@ -449,6 +449,9 @@ int html_write_index(html_report *r)
         hw_s(&w, "\"><a href=flame.svg>flame graph</a></object></section>\n");
     }
 
+    if (r->flame_empty)
+        hw_s(&w, "<p class=note>No flame graph: the profile has no sub return events (it was made "
+                 "with calls=0 or subs=0).</p>\n");
     uint32_t top = p->n_subs < 25 ? p->n_subs : 25;
     hw_s(&w, "<section><h2>Top subroutines by exclusive time</h2>\n");
     subs_table(r, &w, r->by_excl, top, false, "topsubs");

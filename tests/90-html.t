@@ -136,6 +136,12 @@ for my $name (qw(demo recursion evals anon)) {
     ok @links >= 10, 'flame: frames are links';
     my $bad = grep { !m{^f\d+-[A-Za-z0-9_-]+\.html#S\d+\z|^subs\.html#S\d+\z} } @links;
     is $bad, 0, 'flame: links go to sub headlines';
+    my $nocalls = fresh_profile('nocalls', "$td/demo.pl", 'calls=0');
+    my ($stn) = html("$dir/nocalls", $nocalls);
+    is $stn, 0, 'calls=0: exit 0';
+    ok !-e "$dir/nocalls/flame.svg", 'calls=0: no flame graph (no sub return events)';
+    like slurp_file("$dir/nocalls/index.html"), qr/No flame graph: the profile has no sub return events/,
+        'calls=0: the index says why';
     for my $opt ('--no-flame', '--minimal') {
         my ($st) = html("$dir/noflame", $opt, "$td/demo.out");
         is $st, 0, "$opt: exit 0";
