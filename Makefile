@@ -2,8 +2,7 @@
 #
 #   make              build everything into build/ (the command: build/nytp)
 #   make test         install missing packages, build, run every test
-#   make run          install missing packages, build, show the demo profile and
-#                     write its HTML report
+#   make run          install missing packages, build, show the demo profile
 #   make deps         install the Debian packages for build, tests, benchmarks
 #   make install      PREFIX=/usr/local DESTDIR=
 #   make bench        benchmarks against Devel::NYTProf (not part of test)
@@ -41,7 +40,7 @@ DEB_PACKAGES := build-essential pkg-config libperl-dev zlib1g-dev libbsd-dev val
 	libjson-pp-perl man-db time
 
 .PHONY: all test unit unit-asan unit-tsan integration run deps deps-check install bench \
-	fuzz fuzz-smoke clean report-screenshots
+	fuzz fuzz-smoke clean
 
 all: $(BUILD)/nytp $(BUILD)/libnytpformat.a
 
@@ -158,6 +157,7 @@ run: deps-check all
 # Screenshots of the demo's HTML report, for a person to look at.
 SHOT_CHROMIUM := chromium --headless --no-sandbox --disable-gpu --hide-scrollbars \
 	--user-data-dir=$(BUILD)/screenshots/.chromium --window-size=1280,1000
+.PHONY: report-screenshots
 report-screenshots: all
 	@rm -rf $(BUILD)/screenshots && mkdir -p $(BUILD)/screenshots
 	$(BUILD)/nytp html -o $(BUILD)/screenshots/report testdata/demo.out

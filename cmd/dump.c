@@ -363,31 +363,6 @@ static void on_opt(int opt, const char *arg, void *ctx)
     }
 }
 
-/* Split DIRS at ':' into a NULL-free array (pointers into a copy). */
-const char **dump_data_split_inc(const char *dirs, size_t *n, char **storage)
-{
-    char *copy = strdup(dirs);
-    *storage = copy;
-    size_t cap = 1;
-    for (const char *c = dirs; *c; c++)
-        cap += *c == ':';
-    const char **v = calloc(cap + 1, sizeof *v);
-    if (!copy || !v) {
-        cli_error("out of memory");
-        exit(EXIT_BAD_INPUT);
-    }
-    *n = 0;
-    for (char *tok = strtok(copy, ":"); tok; tok = strtok(NULL, ":"))
-        v[(*n)++] = tok;
-    /* longest first, as Devel::NYTProf tries them (stable for equal lengths) */
-    for (size_t a = 1; a < *n; a++)
-        for (size_t b = a; b > 0 && strlen(v[b - 1]) < strlen(v[b]); b--) {
-            const char *t = v[b];
-            v[b] = v[b - 1];
-            v[b - 1] = t;
-        }
-    return v;
-}
 
 static int dump_data(struct dump_opts *o, int nfiles, char **files)
 {
@@ -400,7 +375,12 @@ static int dump_data(struct dump_opts *o, int nfiles, char **files)
 
     dump_data_opts dopts = {0};
     char *storage;
-    const char **inc = dump_data_split_inc(o->inc ? o->inc : NYTP_PERL_INC, &dopts.n_inc, &storage);
+    const char **inc = dump_data_split_dirs(o->inc ? o->inc : NYTP_PERL_INC, &dopts.n_inc, &storage);
+    if (!inc) {
+        cli_error("out of memory");
+        nytp_profile_free(p);
+        return EXIT_BAD_INPUT;
+    }
     dopts.inc = inc;
     dopts.perl_version = NYTP_PERL_VERSION;
     nytp_out *out = cli_output_open(o->output);

@@ -94,7 +94,7 @@ static size_t defined_at(const char *s, size_t len, size_t i)
 /* Strip the first @INC prefix (longest entries first, then an optional
  * '/'), then a leading "VERSION/" where '.' matches any byte.  Writes into
  * out (at least len + 1 bytes); returns the new length. */
-size_t dump_data_short_name(const char *s, size_t len, const dump_data_opts *o, char *out)
+size_t dump_data_strip_inc(const char *s, size_t len, const dump_data_opts *o, char *out)
 {
     size_t done = len;
     memcpy(out, s, len);
@@ -141,6 +141,34 @@ size_t dump_data_short_name(const char *s, size_t len, const dump_data_opts *o, 
     }
     out[n] = 0;
     return n;
+}
+
+/* Split DIRS at ':' into a NULL-free array (pointers into a copy). */
+const char **dump_data_split_dirs(const char *dirs, size_t *n, char **storage)
+{
+    char *copy = strdup(dirs);
+    *storage = copy;
+    size_t cap = 1;
+    for (const char *c = dirs; *c; c++)
+        cap += *c == ':';
+    const char **v = calloc(cap + 1, sizeof *v);
+    if (!copy || !v) {
+        free(copy);
+        free(v);
+        *storage = NULL;
+        return NULL;
+    }
+    *n = 0;
+    for (char *tok = strtok(copy, ":"); tok; tok = strtok(NULL, ":"))
+        v[(*n)++] = tok;
+    /* longest first, as Devel::NYTProf tries them (stable for equal lengths) */
+    for (size_t a = 1; a < *n; a++)
+        for (size_t b = a; b > 0 && strlen(v[b - 1]) < strlen(v[b]); b--) {
+            const char *t = v[b];
+            v[b] = v[b - 1];
+            v[b - 1] = t;
+        }
+    return v;
 }
 
 /* ---- text ---------------------------------------------------------------- */
@@ -380,7 +408,7 @@ static void dump_fileinfo(writer *w, const nytp_profile *p, const dump_data_opts
             w->err = NYTP_E_NOMEM;
             return;
         }
-        size_t n = dump_data_short_name(nytp_profile_str(p, f->name), nl, o, name);
+        size_t n = dump_data_strip_inc(nytp_profile_str(p, f->name), nl, o, name);
         put(w, name, n);
         free(name);
         put(w, " ", 1);
@@ -755,7 +783,7 @@ int dump_data_json(nytp_out *out, const nytp_profile *p, const dump_data_opts *o
             uint32_t nl = nytp_profile_strlen(p, f->name);
             char *shown = malloc((size_t)nl + 1);
             if (shown) {
-                size_t n = dump_data_short_name(nytp_profile_str(p, f->name), nl, o, shown);
+                size_t n = dump_data_strip_inc(nytp_profile_str(p, f->name), nl, o, shown);
                 jkey(&w, "display_name", false);
                 jstr(&w, shown, n);
                 free(shown);

@@ -14,13 +14,15 @@ typedef struct dump_data_opts {
     const char *perl_version;
 } dump_data_opts;
 
-/* Split ':'-separated DIRS into an array for dump_data_opts.inc, longest
- * first (pointers into *storage); free both.  (In dump.c.) */
-const char **dump_data_split_inc(const char *dirs, size_t *n, char **storage);
-/* The name Devel::NYTProf shows for a file: the first @INC prefix and a
- * leading version directory stripped.  Writes len + 1 bytes at out;
- * returns the new length. */
-size_t dump_data_short_name(const char *s, size_t len, const dump_data_opts *o, char *out);
+/* A file name as Devel::NYTProf shows it (filename_without_inc): the
+ * first o->inc prefix (anchored at the start, after a '[' or after
+ * " defined at ") removed with a '/' after it, then, if o->perl_version is
+ * set, a leading "VERSION/".  out needs len + 1 bytes; returns the new
+ * length. */
+size_t dump_data_strip_inc(const char *s, size_t len, const dump_data_opts *o, char *out);
+/* DIRS split at ':', longest first (pointers into *storage; free both).
+ * NULL when out of memory. */
+const char **dump_data_split_dirs(const char *dirs, size_t *n, char **storage);
 
 /* Devel::NYTProf::Data's dump_profile_data layout, TAB separated. */
 int dump_data_text(nytp_out *out, const nytp_profile *p, const dump_data_opts *o);

@@ -241,7 +241,7 @@ static int report_init(html_report *r, const nytp_profile *p)
             uint32_t len = nytp_profile_strlen(p, f->name);
             shown = malloc((size_t)len + 1);
             if (shown)
-                dump_data_short_name(nytp_profile_str(p, f->name), len, &r->names, shown);
+                dump_data_strip_inc(nytp_profile_str(p, f->name), len, &r->names, shown);
         } else {
             shown = malloc(32);
             if (shown)
@@ -290,7 +290,7 @@ static int report_init(html_report *r, const nytp_profile *p)
                 free(seen);
                 return NYTP_E_NOMEM;
             }
-            size_t n = dump_data_short_name(name, len, &r->names, shown);
+            size_t n = dump_data_strip_inc(name, len, &r->names, shown);
             if (n == len && memcmp(shown, name, len) == 0)
                 free(shown);
             else
@@ -543,9 +543,9 @@ int cmd_html(int argc, char **argv)
     r.flame = feed.t != NULL;
     r.flame_empty = flame_empty;
     char *storage = NULL;
-    r.names.inc = dump_data_split_inc(NYTP_PERL_INC, &r.names.n_inc, &storage);
+    r.names.inc = dump_data_split_dirs(NYTP_PERL_INC, &r.names.n_inc, &storage);
     r.names.perl_version = NYTP_PERL_VERSION;
-    if (report_init(&r, p) < 0) {
+    if (!r.names.inc || report_init(&r, p) < 0) {
         cli_error("out of memory");
         rc = EXIT_BAD_INPUT;
     } else if ((rc = cli_outdir_open(&r.dir, outdir)) == EXIT_OK) {
