@@ -104,7 +104,8 @@ test: deps-check all unit unit-asan unit-tsan integration fuzz-smoke
 # ---- fuzzing (libFuzzer, clang) ------------------------------------------
 
 FUZZ_BIN := $(BUILD)/fuzz/fuzz_reader
-FUZZ_CMD_SRC := cmd/dump.c cmd/dump_data.c cmd/cli.c cmd/fmt.c cmd/calls.c cmd/flame_svg.c
+FUZZ_CMD_SRC := cmd/dump.c cmd/dump_data.c cmd/cli.c cmd/fmt.c cmd/calls.c cmd/flame_svg.c \
+	cmd/html.c cmd/html_pages.c cmd/html_assets.c
 $(FUZZ_BIN): tests/fuzz/fuzz_reader.c $(LIB_SRC) $(LIB_HDR) $(FUZZ_CMD_SRC) $(CMD_HDR) \
 		$(BUILD)/gen/perl_config.h
 	@mkdir -p $(dir $@)

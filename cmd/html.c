@@ -426,6 +426,20 @@ static int write_report(html_report *r, const nytp_calltree *t)
     return rc;
 }
 
+int html_write_memory(const nytp_profile *p)
+{
+    html_report r;
+    memset(&r, 0, sizeof r);
+    r.in_memory = true;
+    static const char *inc[] = {"/usr/share/perl5", "/usr/lib"};
+    r.names.inc = inc;
+    r.names.n_inc = 2;
+    r.names.perl_version = "5.36.0";
+    int rc = report_init(&r, p) < 0 ? EXIT_BAD_INPUT : write_report(&r, NULL);
+    report_free(&r);
+    return rc;
+}
+
 static void open_report(const char *dir)
 {
     size_t n = strlen(dir) + 16;

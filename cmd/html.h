@@ -32,6 +32,7 @@ typedef struct html_report {
     const nytp_profile *p;
     cli_outdir dir;
     bool minimal, flame;
+    bool in_memory;           /* pages go to memory and are dropped (fuzzing) */
     bool flame_empty;         /* wanted, but the profile has no sub returns */
     dump_data_opts names;     /* for display names (@INC stripped) */
     char **page;              /* by fid: page name of the line view, NULL: none */
@@ -49,6 +50,10 @@ typedef struct html_report {
     atomic_uint pages_done;   /* progress */
     atomic_uint pages_total;
 } html_report;
+
+/* Write every page of p's report (no flame graph) into memory and drop
+ * it: what the fuzz target runs.  Returns an exit code. */
+int html_write_memory(const nytp_profile *p);
 
 /* Page name of fid's view (written into buf, >= 96 bytes). */
 void html_page_name(const html_report *r, uint32_t fid, enum html_view v, char *buf);

@@ -100,6 +100,10 @@ void html_page_name(const html_report *r, uint32_t fid, enum html_view v, char *
 static bool page_open(html_report *r, hw *w, const char *name)
 {
     w->err = 0;
+    if (r->in_memory) {
+        nytp_error e = {0};
+        return nytp_out_open_mem(&w->out, &e) == 0;
+    }
     w->out = cli_outdir_file(&r->dir, name);
     return w->out != NULL;
 }
@@ -107,6 +111,11 @@ static bool page_open(html_report *r, hw *w, const char *name)
 static int page_close(html_report *r, hw *w, const char *name)
 {
     atomic_fetch_add(&r->pages_done, 1);
+    if (r->in_memory) {
+        int err = w->err;
+        nytp_out_abort(w->out);
+        return err ? EXIT_BAD_INPUT : EXIT_OK;
+    }
     if (w->err) {
         cli_error("%s/%s: %s", r->dir.path, name, nytp_out_error(w->out)->msg);
         nytp_out_abort(w->out);
@@ -902,7 +911,7 @@ int html_write_file(html_report *r, uint32_t fid, enum html_view view)
             src[i].ptr = f->src[i].ptr;
             src[i].len = f->src[i].ptr ? f->src[i].len : 0;
         }
-    } else if (f->defined && !f->eval_fid) {
+    } else if (f->defined && !f->eval_fid && !r->in_memory) {
         src = disk_source(nytp_profile_str(p, f->name), &nsrc, &diskbuf);
         if (src)
             hw_s(&w, "<p class=warn>The source of this file was not saved in the profile; it was read "
