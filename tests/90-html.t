@@ -142,6 +142,10 @@ for my $name (qw(demo recursion evals anon)) {
     ok !-e "$dir/nocalls/flame.svg", 'calls=0: no flame graph (no sub return events)';
     like slurp_file("$dir/nocalls/index.html"), qr/No flame graph: the profile has no sub return events/,
         'calls=0: the index says why';
+    # standard input is read once: the model and the flame graph in one pass
+    my ($sts, undef, $ses) = run_cmd([$nytp, 'html', '-o', "$dir/stdin", '-'], stdin => slurp_file("$td/demo.out"));
+    is $sts, 0, 'standard input: exit 0' or diag $ses;
+    is slurp_file("$dir/stdin/flame.svg"), $svg, 'standard input: the same flame graph as from the file';
     for my $opt ('--no-flame', '--minimal') {
         my ($st) = html("$dir/noflame", $opt, "$td/demo.out");
         is $st, 0, "$opt: exit 0";
