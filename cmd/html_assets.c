@@ -60,35 +60,65 @@ const char html_css[] =
     "object.flame{display:block;width:100%;max-width:1400px;border:1px solid var(--line)}\n"
     "footer{color:var(--mute);font-size:.8em;padding:1em 1.2em;border-top:1px solid var(--line)}\n";
 
-/* Sortable tables: a heading of a table of class "sort" becomes a button;
- * clicking it (or Enter/Space on it) sorts the body by that column, numbers
- * by a cell's data-v (exact value) or its text, first descending for
- * numeric columns (class n).  Rows keep their order among equals. */
+/* Sortable tables: a heading of a table of class "sort" becomes a button
+ * (unless of class nosort); clicking it (or Enter/Space on it) sorts the
+ * body by that column, numbers by a cell's data-v (exact value) or its text
+ * (durations such as 1.23ms understood), first descending for numeric
+ * columns (class n) unless also of class up.  Rows keep their order among
+ * equals.  In a source table (class src) a line moves with the sub
+ * headlines above it and the call notes below it.  An input of class
+ * filter hides the rows of its data-table whose name cell lacks its text. */
 const char html_js[] =
     "\"use strict\";\n"
     "(function () {\n"
+    "  // A shown duration (\"1.23ms\") in seconds, or NaN.\n"
+    "  var units = { ns: 1e-9, \"\\u00b5s\": 1e-6, ms: 1e-3, s: 1 };\n"
+    "  function seconds(t) {\n"
+    "    var m = /^(-?[0-9.]+(?:e[-+]?[0-9]+)?)(ns|\\u00b5s|ms|s)$/.exec(t.trim());\n"
+    "    return m ? parseFloat(m[1]) * units[m[2]] : NaN;\n"
+    "  }\n"
     "  function key(row, col, num) {\n"
     "    var c = row.cells[col];\n"
     "    if (!c) return num ? -Infinity : \"\";\n"
     "    var v = c.getAttribute(\"data-v\");\n"
     "    if (v === null) v = c.textContent;\n"
     "    if (!num) return v.toLowerCase();\n"
-    "    var x = parseFloat(v);\n"
+    "    var x = parseFloat(v), d = seconds(v);\n"
+    "    x = isNaN(d) ? x : d;\n"
     "    return isNaN(x) ? -Infinity : x;\n"
+    "  }\n"
+    "  // The units that move together: a row, or in a source table a line\n"
+    "  // with the sub headlines above it and the call notes below it.\n"
+    "  function units_of(body, lines) {\n"
+    "    var all = [], cur = null;\n"
+    "    Array.prototype.forEach.call(body.rows, function (r) {\n"
+    "      if (!lines) { all.push({ main: r, rows: [r] }); return; }\n"
+    "      var line = r.id.charAt(0) === \"L\";\n"
+    "      if (!cur || (cur.main && (line || r.className === \"sh\"))) {\n"
+    "        cur = { main: null, rows: [] };\n"
+    "        all.push(cur);\n"
+    "      }\n"
+    "      cur.rows.push(r);\n"
+    "      if (line) cur.main = r;\n"
+    "    });\n"
+    "    return all;\n"
     "  }\n"
     "  function sortBy(th) {\n"
     "    var table = th.closest(\"table\"), body = table.tBodies[0];\n"
     "    var col = th.cellIndex, num = th.classList.contains(\"n\");\n"
     "    var was = th.getAttribute(\"aria-sort\");\n"
-    "    var dir = was === \"descending\" ? 1 : was === \"ascending\" ? -1 : (num ? -1 : 1);\n"
-    "    var rows = Array.prototype.map.call(body.rows, function (r, i) {\n"
-    "      return [key(r, col, num), i, r];\n"
+    "    var dir = was === \"descending\" ? 1 : was === \"ascending\" ? -1 :\n"
+    "      (num && !th.classList.contains(\"up\") ? -1 : 1);\n"
+    "    var list = units_of(body, table.classList.contains(\"src\")).map(function (u, i) {\n"
+    "      return [u.main ? key(u.main, col, num) : (num ? -Infinity : \"\"), i, u];\n"
     "    });\n"
-    "    rows.sort(function (a, b) {\n"
+    "    list.sort(function (a, b) {\n"
     "      return a[0] < b[0] ? -dir : a[0] > b[0] ? dir : a[1] - b[1];\n"
     "    });\n"
     "    var frag = document.createDocumentFragment();\n"
-    "    rows.forEach(function (r) { frag.appendChild(r[2]); });\n"
+    "    list.forEach(function (e) {\n"
+    "      e[2].rows.forEach(function (r) { frag.appendChild(r); });\n"
+    "    });\n"
     "    body.appendChild(frag);\n"
     "    Array.prototype.forEach.call(th.parentNode.cells, function (h) {\n"
     "      h.removeAttribute(\"aria-sort\");\n"
@@ -107,6 +137,7 @@ const char html_js[] =
     "    });\n"
     "  });\n"
     "  document.querySelectorAll(\"table.sort thead th\").forEach(function (th) {\n"
+    "    if (th.classList.contains(\"nosort\")) return;\n"
     "    var b = document.createElement(\"button\");\n"
     "    b.type = \"button\";\n"
     "    while (th.firstChild) b.appendChild(th.firstChild);\n"

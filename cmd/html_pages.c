@@ -1000,10 +1000,12 @@ int html_write_file(html_report *r, uint32_t fid, enum html_view view)
         if (ls->v[l].set && ls->v[l].time > max)
             max = ls->v[l].time;
 
-    hw_s(&w, "<table class=src><thead><tr><th>Line<th title=\"statements executed\">Stmts"
-             "<th title=\"time executing the statements of the line, not in subs they called\">Time"
-             "<th title=\"time per statement\">Avg<th title=\"calls made on the line\">Calls"
-             "<th title=\"time in the subs those calls made\">In subs<th class=code>Code</thead>\n<tbody>\n");
+    hw_s(&w, "<table class=\"src sort\" id=lines><thead><tr><th class=\"n up\">Line"
+             "<th class=n title=\"statements executed\">Stmts"
+             "<th class=n title=\"time executing the statements of the line, not in subs they called\">Time"
+             "<th class=n title=\"time per statement\">Avg<th class=n title=\"calls made on the line\">Calls"
+             "<th class=n title=\"time in the subs those calls made\">In subs<th class=\"code nosort\">Code"
+             "</thead>\n<tbody>\n");
     uint32_t si = 0, ci = 0, ei = 0;
     /* subs with no line here (xsubs, opcodes) go last */
     while (si < f->n_subs && (p->subs[subs[si]].first_line == NYTP_NONE || p->subs[subs[si]].first_line == 0))

@@ -446,7 +446,7 @@ SKIP: {
             next;
         }
         like $dom, qr{<th[^>]*><button type="button">}, "$p: the script ran (sort buttons in the headings)";
-        like $dom, $p eq $page ? qr/<table class="src">/ : qr/<table class="sort subs"/, "$p: its tables are there";
+        like $dom, $p eq $page ? qr/<table class="src sort" id="lines">/ : qr/<table class="sort subs"/, "$p: its tables are there";
         like $dom, qr{<object data="flame\.svg"}, "$p: the flame graph is there" if $p eq 'index.html';
         next if $p eq 'subs.html'; # screenshots of the index and a file page
         (my $png = $p) =~ s/\.html\z/.png/;
@@ -477,6 +477,30 @@ SKIP: {
     is $down, join(',', sort { $b <=> $a } @calls), 'sorting: first click sorts calls descending';
     is $up, join(',', sort { $a <=> $b } @calls), 'sorting: second click ascending';
     is $aria, 'ascending', 'sorting: aria-sort says so';
+
+    # sorting a source table by time: the hottest line first, with its sub
+    # headline above it and its call notes below it
+    my $fp = slurp_file("$out/$page");
+    $probe = '<script>window.addEventListener("load", function () {'
+        . 'var b = document.querySelectorAll("#lines th button")[2]; b.click();'
+        . 'var rows = document.querySelector("#lines tbody").rows, o = [];'
+        . 'for (var i = 0; i < 4; i++) o.push(rows[i].className || rows[i].id);'
+        . 'document.body.setAttribute("data-probe", o.join(","));'
+        . '});</script>';
+    $fp =~ s{</body>}{$probe</body>};
+    open $fh, '>', "$out/probe3.html" or die;
+    print $fh $fp;
+    close $fh;
+    ($st, $dom) = run_cmd([@chrome, '--dump-dom', "file://$out/probe3.html"]);
+    my ($order) = $dom =~ /data-probe="([^"]*)"/;
+    my $m = model("$td/demo.out");
+    my ($main) = grep { $_->{name} =~ /demo\.pl\z/ } @{ $m->{files} };
+    my ($hot) = sort { $b->[1] <=> $a->[1] } @{ $main->{lines} };
+    my $subs_there = grep { ($_->{first_line} // -1) == $hot->[0] && $_->{fid} == $main->{fid} } @{ $m->{subs} };
+    my $calls_there = grep { $_->{line} == $hot->[0] } @{ $main->{calls} };
+    my @want = (('sh') x $subs_there, "L$hot->[0]", ($calls_there ? 'cn' : ()));
+    $order = join ',', (split(/,/, $order // ''))[0 .. $#want];
+    is $order, join(',', @want), "sorting lines by time: line $hot->[0] first, with its headline and notes";
 
     # the filter of the sub list shows only the subs whose name matches
     my $subs = slurp_file("$out/subs.html");
