@@ -524,6 +524,7 @@ int cmd_html(int argc, char **argv)
     bool flame_empty = false;
     nytp_error e = {0};
     if (!o.no_flame && !o.minimal && nytp_calltree_new(&feed.t, &e) < 0) {
+        progress_end(&pg);
         cli_error("%s", e.msg);
         return EXIT_BAD_INPUT;
     }
@@ -547,6 +548,7 @@ int cmd_html(int argc, char **argv)
     if (nytp_profile_collapse_evals(p) < 0) {
         progress_end(&pg);
         cli_error("out of memory");
+        nytp_calltree_free(feed.t);
         nytp_profile_free(p);
         return EXIT_BAD_INPUT;
     }
