@@ -71,6 +71,8 @@ typedef struct progress {
     const html_report *r;       /* pages written so far */
 } progress;
 
+/* The line ends with the cursor at its start, so that a warning printed
+ * meanwhile overwrites it instead of being appended to it. */
 static void *progress_main(void *arg)
 {
     progress *pg = arg;
@@ -94,14 +96,14 @@ static void *progress_main(void *arg)
             continue;
         unsigned total = pg->r ? atomic_load(&pg->r->pages_total) : 0;
         if (total)
-            fprintf(stderr, "\rnytp html: %s %u/%u pages \033[K", pg->phase,
+            fprintf(stderr, "\rnytp html: %s %u/%u pages \033[K\r", pg->phase,
                     atomic_load(&pg->r->pages_done), total);
         else
-            fprintf(stderr, "\rnytp html: %s \033[K", pg->phase);
+            fprintf(stderr, "\rnytp html: %s \033[K\r", pg->phase);
         pg->shown = true;
     }
     if (!pg->shown && pg->after <= 0) { /* NYTP_PROGRESS_AFTER=0: always, even if quick */
-        fprintf(stderr, "\rnytp html: %s \033[K", pg->phase);
+        fprintf(stderr, "\rnytp html: %s \033[K\r", pg->phase);
         pg->shown = true;
     }
     if (pg->shown)

@@ -402,7 +402,7 @@ SKIP: {
     local $ENV{NYTP_PROGRESS_AFTER} = '0';
     my ($st, $so) = run_cmd([$script, '-qec', "$nytp html -o $dir/tty $td/demo.out", '/dev/null']);
     is $st, 0, 'on a terminal: exit 0';
-    like $so, qr/\rnytp html: (?:loading|writing)[^\r]*\r\e\[K\z/, 'on a terminal: a progress line, erased at the end';
+    like $so, qr/\rnytp html: (?:loading|writing)[^\r]*\r\r\e\[K\z/, 'on a terminal: a progress line, erased at the end';
 }
 
 # ---- --open -----------------------------------------------------------------------------------
