@@ -337,6 +337,115 @@ static void subs_table(html_report *r, hw *w, const uint32_t *ids, uint32_t n, b
 
 /* ---- index ------------------------------------------------------------------- */
 
+/* Length of the package part of a sub name: up to its last "::" before
+ * any '[' (anonymous subs name their file there). */
+static size_t package_len(const char *name, size_t len)
+{
+    const char *br = memchr(name, '[', len);
+    size_t end = br ? (size_t)(br - name) : len, pkg = 0;
+    for (size_t i = 0; i + 1 < end; i++)
+        if (name[i] == ':' && name[i + 1] == ':')
+            pkg = i;
+    return pkg;
+}
+
+static int cmp_sub_package(const void *a, const void *b, void *ctx)
+{
+    const nytp_profile *p = ctx;
+    const char *x = nytp_profile_str(p, p->subs[*(const uint32_t *)a].name);
+    const char *y = nytp_profile_str(p, p->subs[*(const uint32_t *)b].name);
+    size_t lx = package_len(x, strlen(x)), ly = package_len(y, strlen(y));
+    int c = memcmp(x, y, lx < ly ? lx : ly);
+    return c ? c : lx < ly ? -1 : lx > ly;
+}
+
+typedef struct pkg_row {
+    uint32_t first;          /* a sub of the package (its name gives the package) */
+    uint32_t subs, called;
+    uint64_t calls;
+    double excl;
+} pkg_row;
+
+static int cmp_pkg_excl(const void *a, const void *b)
+{
+    const pkg_row *x = a, *y = b;
+    return x->excl > y->excl ? -1 : x->excl < y->excl ? 1 : 0;
+}
+
+/* Exclusive time summed by package, the top ones. */
+static void packages_table(html_report *r, hw *w)
+{
+    const nytp_profile *p = r->p;
+    if (!p->n_subs)
+        return;
+    uint32_t *ids = malloc((size_t)p->n_subs * sizeof *ids);
+    pkg_row *rows = calloc(p->n_subs, sizeof *rows);
+    if (!ids || !rows) {
+        free(ids);
+        free(rows);
+        w->err = NYTP_E_NOMEM;
+        return;
+    }
+    for (uint32_t i = 0; i < p->n_subs; i++)
+        ids[i] = i;
+    qsort_r(ids, p->n_subs, sizeof *ids, cmp_sub_package, (void *)p);
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < p->n_subs; i++) {
+        if (i == 0 || cmp_sub_package(&ids[i - 1], &ids[i], (void *)p) != 0)
+            rows[n++].first = ids[i];
+        pkg_row *row = &rows[n - 1];
+        const nytp_sub *s = &p->subs[ids[i]];
+        row->subs++;
+        row->called += s->calls > 0;
+        row->calls += s->calls;
+        row->excl += s->excl;
+    }
+    qsort(rows, n, sizeof *rows, cmp_pkg_excl);
+    uint32_t top = n < 15 ? n : 15;
+    hw_s(w, "<section><h2>Packages by exclusive time</h2>\n<table class=\"sort subs\" id=packages>"
+            "<thead><tr><th class=n title=\"subroutines of the package\">Subs"
+            "<th class=n title=\"of them called\">Called<th class=n title=\"calls of its subs\">Calls"
+            "<th class=n title=\"time in its subs themselves\">Exclusive<th class=n>%<th>Package"
+            "</thead>\n<tbody>\n");
+    double max = rows[0].excl > 0 ? rows[0].excl : 0;
+    for (uint32_t i = 0; i < top; i++) {
+        const pkg_row *row = &rows[i];
+        const char *name = nytp_profile_str(p, p->subs[row->first].name);
+        size_t pl = package_len(name, strlen(name));
+        hw_s(w, "<tr>");
+        td_u(w, row->subs);
+        td_u(w, row->called);
+        td_u(w, row->calls);
+        double rel = max > 0 && row->excl > 0 ? 100.0 * row->excl / max : 0;
+        if (rel >= 0.5 && rel <= 100) {
+            char bar[48];
+            snprintf(bar, sizeof bar, "<td class=bar style=\"--p:%.0f%%\" data-v=", rel);
+            hw_s(w, bar);
+            hw_nv(w, row->excl);
+            hw_s(w, ">");
+            hw_dur(w, row->excl);
+        } else
+            td_dur(w, row->excl);
+        hw_s(w, "<td>");
+        hw_pct(w, row->excl, r->excl_total);
+        hw_s(w, "<td class=name>");
+        if (pl)
+            hw_esc(w, name, pl);
+        else
+            hw_s(w, "(no package)");
+        hw_s(w, "\n");
+    }
+    hw_s(w, "</tbody></table>");
+    if (n > top) {
+        hw_s(w, "<p class=note>and ");
+        hw_u(w, n - top);
+        hw_s(w, " more packages.</p>");
+    }
+    hw_s(w, "</section>\n");
+    free(ids);
+    free(rows);
+}
+
 static void dt(hw *w, const char *term)
 {
     hw_s(w, "<dt>");
@@ -467,6 +576,7 @@ int html_write_index(html_report *r)
     hw_s(&w, "<p><a href=subs.html>Show all ");
     hw_u(&w, p->n_subs);
     hw_s(&w, " subroutines</a></p></section>\n");
+    packages_table(r, &w);
 
     /* source files */
     uint32_t *fids = malloc((p->n_files + 1) * sizeof *fids);

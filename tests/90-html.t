@@ -93,6 +93,29 @@ for my $name (qw(demo recursion evals anon)) {
     my @want = (sort { $b <=> $a } map { $_->{excl} } @{ $m->{subs} })[0 .. $#excl];
     is_deeply \@excl, \@want, "$name: they are the subs with the most exclusive time, in order";
 
+    # packages: their subs' exclusive time and calls added up
+    my %pkg;
+    for my $s (@{ $m->{subs} }) {
+        my ($head) = $s->{name} =~ /^([^\[]*)/;
+        my $pk = $head =~ /^(.*)::/ ? $1 : '(no package)';
+        $pkg{$pk}{subs}++;
+        $pkg{$pk}{calls} += $s->{calls};
+        $pkg{$pk}{excl} += $s->{excl};
+    }
+    my ($ptable) = $index =~ m{id=packages>.*?<tbody>\n(.*?)</tbody>}s;
+    my @prows = ($ptable // '') =~ m{<tr>(.*?)\n}g;
+    ok @prows > 0, "$name: packages listed";
+    $bad = 0;
+    for my $r (@prows) {
+        my ($subs, undef, $calls, $excl, undef, $pname) =
+            $r =~ m{^<td>(\d+)<td>(\d+)<td>(\d+)<td[^>]*data-v=(\S+?)>.*?<td>([^<]*)<td class=name>(.*)$};
+        my $want = $pkg{ unescape($pname // '') };
+        next if $want && $subs == $want->{subs} && $calls == $want->{calls} && near($excl, $want->{excl});
+        $bad++;
+        diag "$name: package row $r";
+    }
+    is $bad, 0, "$name: every package's subs, calls and exclusive time add up";
+
     # source files: statements and time, with their string evals, from the lines
     my %file = map { $_->{fid} => $_ } @{ $m->{files} };
     my %total;
