@@ -150,7 +150,8 @@ test: deps-check all unit unit-asan unit-tsan integration fuzz-smoke
 # ---- fuzzing (libFuzzer, clang) ------------------------------------------
 
 FUZZ_BIN := $(BUILD)/fuzz/fuzz_reader
-FUZZ_CMD_SRC := cmd/dump.c cmd/dump_data.c cmd/cli.c cmd/fmt.c cmd/calls.c cmd/flame_svg.c
+FUZZ_CMD_SRC := cmd/dump.c cmd/dump_data.c cmd/cli.c cmd/fmt.c cmd/calls.c cmd/flame_svg.c \
+	cmd/html.c cmd/html_pages.c cmd/html_assets.c
 $(FUZZ_BIN): tests/fuzz/fuzz_reader.c $(LIB_SRC) $(LIB_HDR) $(FUZZ_CMD_SRC) $(CMD_HDR) \
 		$(BUILD)/gen/perl_config.h
 	@mkdir -p $(dir $@)
@@ -218,6 +219,20 @@ run: deps-check all
 	@$(BUILD)/nytp dump --data $(BUILD)/demo.out > $(BUILD)/demo.dump
 	@echo "== nytp dump --data $(BUILD)/demo.out (its subs; the whole dump is in $(BUILD)/demo.dump)"
 	@grep '^sub_subinfo	main::' $(BUILD)/demo.dump | grep -v called_by
+	@$(BUILD)/nytp html -o $(BUILD)/demo-report $(BUILD)/demo.out
+	@echo "== its HTML report: $(BUILD)/demo-report/index.html"
+
+# Screenshots of the demo's HTML report, for a person to look at.
+SHOT_CHROMIUM := chromium --headless --no-sandbox --disable-gpu --hide-scrollbars \
+	--user-data-dir=$(BUILD)/screenshots/.chromium --window-size=1280,1000
+.PHONY: report-screenshots
+report-screenshots: all
+	@rm -rf $(BUILD)/screenshots && mkdir -p $(BUILD)/screenshots
+	$(BUILD)/nytp html -o $(BUILD)/screenshots/report testdata/demo.out
+	@set -e; cd $(BUILD)/screenshots; for page in index subs $$(cd report && ls f1-*.html | sed 's/\.html$$//'); do \
+		$(SHOT_CHROMIUM) --screenshot=$$PWD/$$page.png file://$$PWD/report/$$page.html 2>/dev/null; done
+	@rm -rf $(BUILD)/screenshots/.chromium
+	@ls $(BUILD)/screenshots/*.png
 
 # ---- benchmarks ---------------------------------------------------------------
 

@@ -169,6 +169,13 @@ int cli_output_close(nytp_out *out, const char *path)
 
 nytp_profile *cli_load_profile(int nfiles, char **files, bool strict, int *rc)
 {
+    return cli_load_profile_with(nfiles, files, strict, NULL, NULL, rc);
+}
+
+nytp_profile *cli_load_profile_with(int nfiles, char **files, bool strict,
+                                    int (*on_chunk)(void *ctx, const nytp_chunk *c), void *ctx,
+                                    int *rc)
+{
     static char *default_file[] = {"nytprof.out"};
     if (nfiles == 0) {
         nfiles = 1;
@@ -183,7 +190,7 @@ nytp_profile *cli_load_profile(int nfiles, char **files, bool strict, int *rc)
         return NULL;
     }
     for (int i = 0; i < nfiles; i++) {
-        nytp_load_opts lo = {cli_reader_warning, files[i]};
+        nytp_load_opts lo = {cli_reader_warning, files[i], on_chunk, ctx};
         int st = nytp_profile_load(p, files[i], &lo, &e);
         if (st == NYTP_E_TRUNCATED) {
             size_t n = strlen(e.msg);

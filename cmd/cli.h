@@ -53,6 +53,11 @@ int cli_output_close(nytp_out *out, const char *path);
  * (loaded everything before the cut) unless strict, which makes it an
  * error.  Returns NULL and sets *rc to the exit code on failure. */
 nytp_profile *cli_load_profile(int nfiles, char **files, bool strict, int *rc);
+/* The same, calling on_chunk(ctx, chunk) for every chunk of every input
+ * as it is loaded (see nytp_load_opts), to build more in the same pass. */
+nytp_profile *cli_load_profile_with(int nfiles, char **files, bool strict,
+                                    int (*on_chunk)(void *ctx, const nytp_chunk *c), void *ctx,
+                                    int *rc);
 
 /* A report written as a directory, atomically: files are written into a
  * temporary directory beside path, and cli_outdir_commit swaps it into

@@ -10,5 +10,6 @@ int cmd_merge(int argc, char **argv);
 int cmd_calls(int argc, char **argv);
 int cmd_flame(int argc, char **argv);
 int cmd_run(int argc, char **argv);
+int cmd_html(int argc, char **argv);
 
 #endif

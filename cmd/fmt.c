@@ -138,3 +138,78 @@ char *fmt_json_nv(char *o, double d)
     return o + n;
 }
 
+
+/* ---- HTML (nytp html) ---- */
+
+char *fmt_html_str(char *o, const char *str, size_t len)
+{
+    const unsigned char *p = (const unsigned char *)str;
+    for (size_t i = 0; i < len;) {
+        unsigned char b = p[i];
+        const char *ent = NULL;
+        switch (b) {
+        case '&': ent = "&amp;"; break;
+        case '<': ent = "&lt;"; break;
+        case '>': ent = "&gt;"; break;
+        case '"': ent = "&quot;"; break;
+        case '\'': ent = "&#39;"; break;
+        default: break;
+        }
+        if (ent) {
+            size_t n = strlen(ent);
+            memcpy(o, ent, n);
+            o += n;
+            i++;
+            continue;
+        }
+        if ((b >= 0x20 && b < 0x7f) || b == '\t') {
+            *o++ = (char)b;
+            i++;
+            continue;
+        }
+        size_t n = b >= 0x80 ? utf8_seq(p + i, len - i) : 0;
+        if (n > 1) {
+            memcpy(o, p + i, n);
+            o += n;
+            i += n;
+            continue;
+        }
+        uint32_t cp = b < 0x20 ? 0x2400u + b : b == 0x7f ? 0x2421u : b;
+        if (cp < 0x800) { /* Latin-1 reading of a stray byte */
+            *o++ = (char)(0xC0 | (cp >> 6));
+            *o++ = (char)(0x80 | (cp & 0x3F));
+        } else {
+            *o++ = (char)(0xE0 | (cp >> 12));
+            *o++ = (char)(0x80 | ((cp >> 6) & 0x3F));
+            *o++ = (char)(0x80 | (cp & 0x3F));
+        }
+        i++;
+    }
+    return o;
+}
+
+char *fmt_duration(char *o, double s)
+{
+    if (isnan(s))
+        return memcpy(o, "?", 1), o + 1;
+    if (s < 0) {
+        *o++ = '-';
+        s = -s;
+    }
+    if (isinf(s))
+        return memcpy(o, "Inf", 3), o + 3;
+    if (s == 0)
+        return memcpy(o, "0s", 2), o + 2;
+    if (s < 1e-6)
+        return o + snprintf(o, 30, "%.0fns", s * 1e9);
+    if (s < 1e-3)
+        return o + snprintf(o, 30, "%.0f\xC2\xB5s", s * 1e6);
+    if (s >= 1e6) /* only a corrupt profile: keep it short */
+        return o + snprintf(o, 30, "%.3gs", s);
+    double v = s < 1 ? s * 1e3 : s;
+    const char *unit = s < 1 ? "ms" : "s";
+    if (v >= 100)
+        return o + snprintf(o, 30, "%.0f%s", v, unit);
+    int digits = v >= 10 ? 1 : 2;
+    return o + snprintf(o, 30, "%.*f%s", digits, v, unit);
+}

@@ -20,4 +20,14 @@ char *fmt_json_str(char *o, const char *s, size_t len);
  * %.15g and %.17g that reads back exactly. */
 char *fmt_json_nv(char *o, double d);
 
+/* ---- HTML (nytp html) ---- */
+/* Text for HTML (element content or a quoted attribute value): & < > " '
+ * become entities, valid UTF-8 passes through, a byte that is not part of
+ * valid UTF-8 becomes its Latin-1 reading, and control bytes other than
+ * TAB become the visible pictures U+2400..U+2421.  Needs 6 * len room. */
+char *fmt_html_str(char *o, const char *s, size_t len);
+/* A duration for people, as Devel::NYTProf shows it: 0s, 850ns, 12µs,
+ * 1.23ms, 4.56s, 123s (3 significant digits).  Needs 32 bytes. */
+char *fmt_duration(char *o, double secs);
+
 #endif

@@ -18,6 +18,7 @@ static const nytp_command commands[] = {
     {"calls", "collapsed call paths with exclusive time or calls", cmd_calls},
     {"flame", "flame graphs: collapsed stacks, or an interactive SVG", cmd_flame},
     {"run", "profile a perl program with Devel::NYTP", cmd_run},
+    {"html", "write an HTML report of a profile", cmd_html},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

@@ -14,7 +14,7 @@
 # that is not completed.  The operand, the profile, completes as a profile
 # file; commands in _nytp_many_profiles take any number of them.
 
-_nytp_commands=(dump csv cachegrind dprof-convert merge calls flame run)
+_nytp_commands=(dump csv cachegrind dprof-convert merge calls flame run html)
 
 declare -gA _nytp_options=(
     [dump]='--json --tags=:tags --limit=:number --strict --data --collapse-evals --inc=:dirs -o:file --output=:file -h --help'
@@ -25,6 +25,7 @@ declare -gA _nytp_options=(
     [calls]='--calls --stable --strict -o:file --output=:file -h --help'
     [flame]='--svg --calls --title=:text --width=:number --minwidth=:number --inverted --filter=:regex --link-template=:url --stable --strict -o:file --output=:file -h --help'
     [run]='-o:file --output=:file --nytprof=:options --perl=:file -h --help'
+    [html]='-o:dir --out=:dir --open --minimal --no-flame --strict -h --help'
 )
 
 # The kind of a command's operand when it is not a profile.
@@ -32,7 +33,7 @@ declare -gA _nytp_operand=(
     [dprof-convert]=file
 )
 
-declare -gA _nytp_many_profiles=([csv]=1 [cachegrind]=1 [merge]=1 [calls]=1 [flame]=1)
+declare -gA _nytp_many_profiles=([csv]=1 [cachegrind]=1 [merge]=1 [calls]=1 [flame]=1 [html]=1)
 
 _nytp_chunk_names=(VERSION COMMENT ATTRIBUTE OPTION START_DEFLATE PID_START
     PID_END NEW_FID TIME_LINE TIME_BLOCK DISCOUNT SUB_INFO SUB_CALLERS

@@ -826,6 +826,11 @@ int nytp_profile_load_reader(nytp_profile *p, nytp_reader *r, const char *name,
     int st;
     while ((st = nytp_reader_next(r, &c, err)) == NYTP_OK) {
         int ast = apply(&L, &c);
+        if (ast >= 0 && opts && opts->on_chunk && (ast = opts->on_chunk(opts->chunk_ctx, &c)) < 0) {
+            st = nytp_error_set(err, ast, "%s while loading", ast == NYTP_E_NOMEM ? "out of memory"
+                                                                                    : "stopped by the caller");
+            break;
+        }
         if (ast < 0) {
             if (L.bad.status && err) {
                 *err = L.bad;

@@ -1,5 +1,6 @@
 /* fuzz_reader.c — libFuzzer target: the streaming reader, the dump
- * formatting, the model (load, collapse, dump --data) and the call tree
+ * formatting, the model (load, collapse, dump --data, the pages of nytp
+ * html) and the call tree
  * (calls, flame SVG) on arbitrary bytes.  Checks, beyond "no crash": every chunk
  * the reader returns re-encodes and decodes to the same chunk, and the
  * reader ends with a clean end or a reported error, never anything else. */
@@ -11,6 +12,7 @@
 #include "dump.h"
 #include "dump_data.h"
 #include "flame_svg.h"
+#include "html.h"
 #include "nytp/model.h"
 #include "nytp/nytp.h"
 
@@ -123,6 +125,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         nytp_profile_collapse_evals(p);
         dump_data_text(o, p, &dopts);
         nytp_out_abort(o);
+        html_write_memory(p); /* every page of nytp html's report */
     }
     nytp_profile_free(p);
 

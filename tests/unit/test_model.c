@@ -7,6 +7,7 @@
 
 #include "helpers.h"
 #include "nytp/model.h"
+#include "nytp/reader.h"
 
 static nytp_profile *load(const char *const *names, size_t n, int *last_status, nytp_error *e)
 {
@@ -317,6 +318,53 @@ static void huge_fid_in_second_input(void **state)
     nytp_profile_free(p);
 }
 
+/* on_chunk sees every chunk the reader gives, in order, and can stop the
+ * load with its status. */
+typedef struct chunk_count {
+    uint64_t n, sub_returns;
+    uint64_t stop_at;
+} chunk_count;
+
+static int count_chunk(void *ctx, const nytp_chunk *c)
+{
+    chunk_count *cc = ctx;
+    cc->n++;
+    cc->sub_returns += c->tag == NYTP_TAG_SUB_RETURN;
+    return cc->stop_at && cc->n == cc->stop_at ? NYTP_E_NOMEM : NYTP_OK;
+}
+
+static void on_chunk_hook(void **state)
+{
+    (void)state;
+    nytp_error e = {0};
+    nytp_reader *r;
+    assert_int_equal(nytp_reader_open(&r, td_path("demo.out"), &e), NYTP_OK);
+    nytp_chunk c;
+    uint64_t want = 0, want_returns = 0;
+    while (nytp_reader_next(r, &c, &e) == NYTP_OK) {
+        want++;
+        want_returns += c.tag == NYTP_TAG_SUB_RETURN;
+    }
+    nytp_reader_close(r);
+
+    nytp_profile *p;
+    assert_int_equal(nytp_profile_new(&p, &e), NYTP_OK);
+    chunk_count cc = {0, 0, 0};
+    nytp_load_opts o = {NULL, NULL, count_chunk, &cc};
+    assert_int_equal(nytp_profile_load(p, td_path("demo.out"), &o, &e), NYTP_OK);
+    assert_int_equal(cc.n, want);
+    assert_int_equal(cc.sub_returns, want_returns);
+    assert_true(want_returns > 100);
+    nytp_profile_free(p);
+
+    assert_int_equal(nytp_profile_new(&p, &e), NYTP_OK);
+    chunk_count stop = {0, 0, 50};
+    assert_int_equal(nytp_profile_load(p, td_path("demo.out"), &(nytp_load_opts){NULL, NULL, count_chunk, &stop}, &e),
+                     NYTP_E_NOMEM);
+    assert_int_equal(stop.n, 50);
+    nytp_profile_free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -327,6 +375,7 @@ int main(void)
         cmocka_unit_test(collapse_keeps_totals),
         cmocka_unit_test(huge_fid_in_second_input),
         cmocka_unit_test(callees_mirror_callers),
+        cmocka_unit_test(on_chunk_hook),
     };
     return cmocka_run_group_tests_name("model", tests, NULL, NULL);
 }

@@ -142,6 +142,11 @@ struct nytp_profile {
 typedef struct nytp_load_opts {
     nytp_warn_fn warn;       /* warnings: truncation, inputs that disagree, ... */
     void *warn_ctx;
+    /* Optional: called with every chunk after the model has taken it, so
+     * a caller can build more (a call tree) in the same pass.  A negative
+     * return stops loading with that status. */
+    int (*on_chunk)(void *ctx, const nytp_chunk *c);
+    void *chunk_ctx;
 } nytp_load_opts;
 
 int nytp_profile_new(nytp_profile **p, nytp_error *err);

@@ -1,0 +1,586 @@
+/* html.c — 'nytp html': a static HTML report of a profile, written as a
+ * directory atomically (see html_pages.c for the pages). */
+#include <dirent.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "flame_svg.h"
+#include "html.h"
+#include "nytp/calltree.h"
+#include "perl_config.h"
+
+static const char usage[] =
+    "usage: nytp html [-o DIR] [--open] [--minimal] [--no-flame] [--strict] [FILE...]\n"
+    "\n"
+    "Write a static HTML report of an NYTProf profile into DIR (default\n"
+    "./nytprof/): index.html with what ran, a flame graph, the top subroutines\n"
+    "and the source files; a page per source file and string eval with every\n"
+    "line annotated (statements, time, calls made, callers of each sub); all\n"
+    "subroutines on subs.html.  Several FILEs are combined into one profile\n"
+    "(default FILE: nytprof.out).  The report is self-contained and works\n"
+    "offline; it replaces DIR only when complete, so a failed run leaves the\n"
+    "previous report intact.\n"
+    "\n"
+    "  -o, --out=DIR   write the report here (default: nytprof); an existing DIR\n"
+    "                  is replaced only if empty or an earlier report\n"
+    "      --open      open index.html with xdg-open when there is a display\n"
+    "                  (otherwise print its path)\n"
+    "      --minimal   only the line view of each file: no block and sub views,\n"
+    "                  no flame graph\n"
+    "      --no-flame  no flame graph\n"
+    "      --strict    a truncated profile is an error (exit 1)\n"
+    "  -h, --help      this help\n"
+    "\n"
+    "Exit status: 0 ok (a truncated file only warns), 1 bad input or output, 2 usage.\n";
+
+struct html_opts {
+    const char *out;
+    bool open, minimal, no_flame, strict;
+};
+
+enum { OPT_OPEN = 256, OPT_MINIMAL, OPT_NO_FLAME, OPT_STRICT };
+
+static void on_opt(int opt, const char *arg, void *ctx)
+{
+    struct html_opts *o = ctx;
+    switch (opt) {
+    case 'o': o->out = arg; break;
+    case OPT_OPEN: o->open = true; break;
+    case OPT_MINIMAL: o->minimal = true; break;
+    case OPT_NO_FLAME: o->no_flame = true; break;
+    case OPT_STRICT: o->strict = true; break;
+    }
+}
+
+/* ---- progress: a line on stderr once a run takes over a second ------------ */
+
+typedef struct progress {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    pthread_t thread;
+    bool running, stop, shown;
+    double after;               /* seconds before the line appears */
+    const char *phase;          /* a literal */
+    const html_report *r;       /* pages written so far */
+} progress;
+
+/* The line ends with the cursor at its start, so that a warning printed
+ * meanwhile overwrites it instead of being appended to it. */
+static void *progress_main(void *arg)
+{
+    progress *pg = arg;
+    struct timespec start, t;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    pthread_mutex_lock(&pg->lock);
+    for (;;) {
+        clock_gettime(CLOCK_REALTIME, &t);
+        t.tv_nsec += 250 * 1000 * 1000;
+        if (t.tv_nsec >= 1000000000) {
+            t.tv_sec++;
+            t.tv_nsec -= 1000000000;
+        }
+        pthread_cond_timedwait(&pg->cond, &pg->lock, &t);
+        if (pg->stop)
+            break;
+        struct timespec now;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        double secs = (double)(now.tv_sec - start.tv_sec) + (double)(now.tv_nsec - start.tv_nsec) / 1e9;
+        if (secs < pg->after)
+            continue;
+        unsigned total = pg->r ? atomic_load(&pg->r->pages_total) : 0;
+        if (total)
+            fprintf(stderr, "\rnytp html: %s %u/%u pages \033[K\r", pg->phase,
+                    atomic_load(&pg->r->pages_done), total);
+        else
+            fprintf(stderr, "\rnytp html: %s \033[K\r", pg->phase);
+        pg->shown = true;
+    }
+    if (!pg->shown && pg->after <= 0) { /* NYTP_PROGRESS_AFTER=0: always, even if quick */
+        fprintf(stderr, "\rnytp html: %s \033[K\r", pg->phase);
+        pg->shown = true;
+    }
+    if (pg->shown)
+        fputs("\r\033[K", stderr);
+    pthread_mutex_unlock(&pg->lock);
+    return NULL;
+}
+
+static void progress_start(progress *pg)
+{
+    memset(pg, 0, sizeof *pg);
+    pg->phase = "loading the profile";
+    if (!isatty(2) || getenv("NYTP_NO_PROGRESS"))
+        return;
+    const char *after = getenv("NYTP_PROGRESS_AFTER"); /* for tests */
+    pg->after = after ? strtod(after, NULL) : 1.0;
+    pthread_mutex_init(&pg->lock, NULL);
+    pthread_cond_init(&pg->cond, NULL);
+    pg->running = pthread_create(&pg->thread, NULL, progress_main, pg) == 0;
+}
+
+static void progress_phase(progress *pg, const char *phase, const html_report *r)
+{
+    if (!pg->running)
+        return;
+    pthread_mutex_lock(&pg->lock);
+    pg->phase = phase;
+    pg->r = r;
+    pthread_mutex_unlock(&pg->lock);
+}
+
+static void progress_end(progress *pg)
+{
+    if (!pg->running)
+        return;
+    pthread_mutex_lock(&pg->lock);
+    pg->stop = true;
+    pthread_cond_signal(&pg->cond);
+    pthread_mutex_unlock(&pg->lock);
+    pthread_join(pg->thread, NULL);
+    pthread_mutex_destroy(&pg->lock);
+    pthread_cond_destroy(&pg->cond);
+    pg->running = false;
+}
+
+/* ---- the report state ------------------------------------------------------ */
+
+/* "f12-Perl-Tidy-pm.html": the fid makes it unique, the rest is the tail of
+ * the shown name reduced to [A-Za-z0-9_-], so it is never absolute, never
+ * holds "..", and names nothing outside the report. */
+static char *page_name(uint32_t fid, const char *shown)
+{
+    char safe[64];
+    size_t n = 0, len = strlen(shown);
+    size_t from = len > 200 ? len - 200 : 0;
+    for (size_t i = from; i < len; i++) {
+        unsigned char c = (unsigned char)shown[i];
+        bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+        if (ok) {
+            if (n == sizeof safe - 1) { /* keep the tail: drop the oldest byte */
+                memmove(safe, safe + 1, n - 1);
+                n--;
+            }
+            safe[n++] = (char)c;
+        } else if (n && safe[n - 1] != '-') {
+            if (n == sizeof safe - 1) {
+                memmove(safe, safe + 1, n - 1);
+                n--;
+            }
+            safe[n++] = '-';
+        }
+    }
+    while (n && safe[n - 1] == '-')
+        n--;
+    size_t start = 0;
+    while (start < n && safe[start] == '-')
+        start++;
+    char buf[96];
+    if (n > start && n - start > 40)
+        start = n - 40;
+    snprintf(buf, sizeof buf, n > start ? "f%u-%.*s.html" : "f%u.html", fid, (int)(n - start), safe + start);
+    return strdup(buf);
+}
+
+static int cmp_excl(const void *a, const void *b, void *ctx)
+{
+    const nytp_profile *p = ctx;
+    const nytp_sub *x = &p->subs[*(const uint32_t *)a], *y = &p->subs[*(const uint32_t *)b];
+    if (x->excl != y->excl)
+        return x->excl > y->excl ? -1 : 1;
+    if (x->incl != y->incl)
+        return x->incl > y->incl ? -1 : 1;
+    return strcmp(nytp_profile_str(p, x->name), nytp_profile_str(p, y->name));
+}
+
+/* Add fid's own time and statements to itself and to every file it is
+ * nested in (a string eval's parents), so each file's totals include its
+ * evals.  Bounded: a corrupt profile's cycle of evals ends the walk. */
+static void add_to_parents(html_report *r, uint32_t fid)
+{
+    uint32_t at = fid;
+    for (int steps = 0; steps < 1000; steps++) {
+        r->all_time[at] += r->own_time[fid];
+        r->all_stmts[at] += r->own_stmts[fid];
+        uint32_t up = r->p->files[at].eval_fid;
+        if (!up || up >= r->p->n_files || up == at)
+            break;
+        at = up;
+    }
+}
+
+static int report_init(html_report *r, const nytp_profile *p)
+{
+    r->p = p;
+    uint32_t nf = p->n_files ? p->n_files : 1;
+    r->page = calloc(nf, sizeof *r->page);
+    r->shown = calloc(nf, sizeof *r->shown);
+    r->own_time = calloc(nf, sizeof *r->own_time);
+    r->all_time = calloc(nf, sizeof *r->all_time);
+    r->own_stmts = calloc(nf, sizeof *r->own_stmts);
+    r->all_stmts = calloc(nf, sizeof *r->all_stmts);
+    r->sub_files = calloc((size_t)p->n_subs + 1, sizeof *r->sub_files);
+    r->by_excl = calloc((size_t)p->n_subs + 1, sizeof *r->by_excl);
+    r->sub_shown = calloc((size_t)p->n_subs + 1, sizeof *r->sub_shown);
+    uint32_t *seen = calloc(nf, sizeof *seen); /* sub id + 1 that last saw a fid */
+    if (!r->page || !r->shown || !r->own_time || !r->all_time || !r->own_stmts || !r->all_stmts ||
+        !r->sub_files || !r->by_excl || !r->sub_shown || !seen) {
+        free(seen);
+        return NYTP_E_NOMEM;
+    }
+    for (uint32_t fid = 1; fid < p->n_files; fid++) {
+        const nytp_file *f = &p->files[fid];
+        if (!f->defined && !f->line.n)
+            continue;
+        char *shown;
+        if (f->defined) {
+            uint32_t len = nytp_profile_strlen(p, f->name);
+            shown = malloc((size_t)len + 1);
+            if (shown)
+                dump_data_strip_inc(nytp_profile_str(p, f->name), len, &r->names, shown);
+        } else {
+            shown = malloc(32);
+            if (shown)
+                snprintf(shown, 32, "(file %u, never named)", fid);
+        }
+        if (!shown || !(r->page[fid] = page_name(fid, shown))) {
+            free(shown);
+            free(seen);
+            return NYTP_E_NOMEM;
+        }
+        r->shown[fid] = shown;
+        for (uint32_t l = 0; l < f->line.n; l++)
+            if (f->line.v[l].set) {
+                r->own_time[fid] += f->line.v[l].time;
+                r->own_stmts[fid] += f->line.v[l].count;
+            }
+        if (f->eval_fid)
+            r->n_evals += 1 + f->merged_evals;
+        else
+            r->n_source_files++;
+    }
+    for (uint32_t fid = 1; fid < p->n_files; fid++)
+        if (r->page[fid])
+            add_to_parents(r, fid);
+    for (uint32_t i = 0; i < p->n_subs; i++) {
+        const nytp_sub *s = &p->subs[i];
+        for (uint32_t k = 0; k < s->n_sites; k++) {
+            uint32_t fid = p->sites[s->sites[k]].fid;
+            if (fid < nf && seen[fid] != i + 1) {
+                seen[fid] = i + 1;
+                r->sub_files[i]++;
+            }
+        }
+        r->by_excl[i] = i;
+        if (s->excl > 0 && isfinite(s->excl)) {
+            r->excl_total += s->excl;
+            if (s->excl > r->excl_max)
+                r->excl_max = s->excl;
+        }
+        /* "strict::__ANON__[/usr/lib/.../strict.pm:31]" -> "...[strict.pm:31]" */
+        uint32_t len = nytp_profile_strlen(p, s->name);
+        const char *name = nytp_profile_str(p, s->name);
+        if (memchr(name, '[', len)) {
+            char *shown = malloc((size_t)len + 1);
+            if (!shown) {
+                free(seen);
+                return NYTP_E_NOMEM;
+            }
+            size_t n = dump_data_strip_inc(name, len, &r->names, shown);
+            if (n == len && memcmp(shown, name, len) == 0)
+                free(shown);
+            else
+                r->sub_shown[i] = shown;
+        }
+    }
+    free(seen);
+    qsort_r(r->by_excl, p->n_subs, sizeof *r->by_excl, cmp_excl, (void *)p);
+    const char *overhead = nytp_profile_attr(p, "cumulative_overhead_ticks");
+    r->active = p->profiler_duration -
+                (overhead && p->ticks_per_sec > 0 ? strtod(overhead, NULL) / p->ticks_per_sec : 0);
+    return NYTP_OK;
+}
+
+static void report_free(html_report *r)
+{
+    if (r->p)
+        for (uint32_t fid = 0; fid < r->p->n_files; fid++) {
+            if (r->page)
+                free(r->page[fid]);
+            if (r->shown)
+                free(r->shown[fid]);
+        }
+    free(r->page);
+    free(r->shown);
+    free(r->own_time);
+    free(r->all_time);
+    free(r->own_stmts);
+    free(r->all_stmts);
+    for (uint32_t i = 0; r->sub_shown && r->p && i < r->p->n_subs; i++)
+        free(r->sub_shown[i]);
+    free(r->sub_shown);
+    free(r->sub_files);
+    free(r->by_excl);
+}
+
+/* ---- the flame graph ------------------------------------------------------- */
+
+/* Built in the same pass as the model: every chunk also goes to the call
+ * tree; a new input (its VERSION chunk) first closes the frames the last
+ * one left open. */
+typedef struct flame_feed {
+    nytp_calltree *t;
+    bool any;
+} flame_feed;
+
+static int feed_chunk(void *ctx, const nytp_chunk *c)
+{
+    flame_feed *f = ctx;
+    switch (c->tag) {
+    case NYTP_TAG_SUB_RETURN:
+    case NYTP_TAG_ATTRIBUTE: /* ticks_per_sec */
+        return nytp_calltree_add_chunk(f->t, c);
+    case NYTP_TAG_VERSION:
+        if (f->any && nytp_calltree_end_input(f->t) < 0)
+            return NYTP_E_NOMEM;
+        f->any = true;
+        return NYTP_OK;
+    default: /* the statements, most of the chunks: nothing for the tree */
+        return NYTP_OK;
+    }
+}
+
+/* A frame links to its sub's headline; evals (normalised names) to none. */
+static const char *flame_link(void *ctx, nytp_str name)
+{
+    html_report *r = ctx;
+    uint32_t sid = nytp_profile_sub_by_name(r->p, name.ptr, name.len);
+    if (sid == NYTP_NONE)
+        return NULL;
+    const nytp_sub *s = &r->p->subs[sid];
+    const char *page = s->fid != NYTP_NONE && s->fid < r->p->n_files && r->page[s->fid] ? r->page[s->fid]
+                                                                                          : "subs.html";
+    snprintf(r->flame_url, sizeof r->flame_url, "%s#S%u", page, sid);
+    return r->flame_url;
+}
+
+/* flame.svg, and its height for the page that shows it. */
+static int write_flame(html_report *r, const nytp_calltree *t)
+{
+    flame_svg_opts fo;
+    flame_svg_opts_init(&fo);
+    const char *app = nytp_profile_attr(r->p, "application");
+    char title[200];
+    snprintf(title, sizeof title, "Flame graph of %.150s", app ? app : "the profile");
+    fo.title = title;
+    fo.link_fn = flame_link;
+    fo.link_ctx = r;
+    /* in memory first, to learn its size for the <object> showing it */
+    nytp_out *mem;
+    nytp_error e = {0};
+    uint8_t *svg = NULL;
+    size_t len = 0;
+    if (nytp_out_open_mem(&mem, &e) < 0 || flame_svg_write(mem, t, &fo) < 0 ||
+        nytp_out_close_mem(mem, &svg, &len, &e) < 0) {
+        cli_error("%s/flame.svg: out of memory", r->dir.path);
+        free(svg);
+        return EXIT_BAD_INPUT;
+    }
+    const char *tag = memmem(svg, len, "<svg", 4);
+    const char *h = tag ? memmem(tag, len - (size_t)((const uint8_t *)tag - svg), " height=\"", 9) : NULL;
+    r->flame_w = fo.width ? fo.width : FLAME_SVG_WIDTH;
+    r->flame_h = h ? (unsigned)strtoul(h + 9, NULL, 10) : 0;
+    nytp_out *out = cli_outdir_file(&r->dir, "flame.svg");
+    if (!out) {
+        free(svg);
+        return EXIT_BAD_INPUT;
+    }
+    nytp_out_write(out, svg, len);
+    free(svg);
+    atomic_fetch_add(&r->pages_done, 1);
+    return cli_outdir_close_file(&r->dir, out, "flame.svg");
+}
+
+static int write_report(html_report *r, const nytp_calltree *t)
+{
+    const nytp_profile *p = r->p;
+    int views = p->has_blocks && !r->minimal ? 3 : 1;
+    unsigned total = 4 + (t != NULL);
+    for (uint32_t fid = 1; fid < p->n_files; fid++)
+        total += r->page[fid] ? (unsigned)views : 0;
+    atomic_store(&r->pages_total, total);
+    int rc = html_write_assets(r);
+    if (rc == EXIT_OK && t)
+        rc = write_flame(r, t);
+    if (rc == EXIT_OK)
+        rc = html_write_index(r);
+    if (rc == EXIT_OK)
+        rc = html_write_subs(r);
+    for (uint32_t fid = 1; rc == EXIT_OK && fid < p->n_files; fid++)
+        for (int v = 0; r->page[fid] && v < views && rc == EXIT_OK; v++)
+            rc = html_write_file(r, fid, (enum html_view)v);
+    return rc;
+}
+
+int html_write_memory(const nytp_profile *p)
+{
+    html_report r;
+    memset(&r, 0, sizeof r);
+    r.in_memory = true;
+    static const char *inc[] = {"/usr/share/perl5", "/usr/lib"};
+    r.names.inc = inc;
+    r.names.n_inc = 2;
+    r.names.perl_version = "5.36.0";
+    int rc = report_init(&r, p) < 0 ? EXIT_BAD_INPUT : write_report(&r, NULL);
+    report_free(&r);
+    return rc;
+}
+
+static void open_report(const char *dir)
+{
+    size_t n = strlen(dir) + 16;
+    char *index = malloc(n);
+    if (!index)
+        return;
+    snprintf(index, n, "%s/index.html", dir);
+    const char *d = getenv("DISPLAY"), *wd = getenv("WAYLAND_DISPLAY");
+    if ((d && *d) || (wd && *wd)) {
+        fflush(stdout);
+        pid_t pid = fork();
+        if (pid == 0) {
+            execlp("xdg-open", "xdg-open", index, (char *)NULL);
+            fprintf(stderr, "nytp html: cannot run xdg-open; the report is %s\n", index);
+            _exit(127);
+        }
+        if (pid > 0) {
+            int st;
+            waitpid(pid, &st, 0);
+        }
+    } else {
+        printf("%s\n", index);
+    }
+    free(index);
+}
+
+/* The report replaces DIR as a whole, so DIR must be missing, empty, or
+ * an earlier report (ours or nytprofhtml's): never someone's other files. */
+static bool replaceable(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return true; /* missing (or not a directory: cli_outdir_open says so) */
+    bool empty = true;
+    for (struct dirent *e; (e = readdir(d));)
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+            empty = false;
+    closedir(d);
+    if (empty)
+        return true;
+    size_t n = strlen(dir) + 16;
+    char *index = malloc(n);
+    if (!index)
+        return false;
+    snprintf(index, n, "%s/index.html", dir);
+    FILE *f = fopen(index, "rb");
+    free(index);
+    if (!f)
+        return false;
+    char head[8192];
+    size_t got = fread(head, 1, sizeof head - 1, f);
+    fclose(f);
+    head[got] = 0;
+    return strstr(head, "nytp profile") || strstr(head, "NYTProf");
+}
+
+int cmd_html(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"out", required_argument, NULL, 'o'},
+        {"open", no_argument, NULL, OPT_OPEN},
+        {"minimal", no_argument, NULL, OPT_MINIMAL},
+        {"no-flame", no_argument, NULL, OPT_NO_FLAME},
+        {"strict", no_argument, NULL, OPT_STRICT},
+        {NULL, 0, NULL, 0},
+    };
+    struct html_opts o = {0};
+    int first = cli_parse(argc, argv, "o:", longopts, usage, on_opt, &o);
+    const char *outdir = o.out ? o.out : "nytprof";
+    if (!*outdir)
+        cli_usage_error("-o needs a directory name");
+    if (!replaceable(outdir)) {
+        cli_error("%s: not empty and not a profile report; not replacing it (remove it or choose "
+                  "another -o)", outdir);
+        return EXIT_BAD_INPUT;
+    }
+
+    progress pg;
+    progress_start(&pg);
+    int rc;
+    flame_feed feed = {NULL, false};
+    bool flame_empty = false;
+    nytp_error e = {0};
+    if (!o.no_flame && !o.minimal && nytp_calltree_new(&feed.t, &e) < 0) {
+        progress_end(&pg);
+        cli_error("%s", e.msg);
+        return EXIT_BAD_INPUT;
+    }
+    nytp_profile *p = cli_load_profile_with(argc - first, argv + first, o.strict,
+                                            feed.t ? feed_chunk : NULL, &feed, &rc);
+    if (!p) {
+        progress_end(&pg);
+        nytp_calltree_free(feed.t);
+        return rc;
+    }
+    if (feed.t) {
+        nytp_calltree_stats cs = {0};
+        if (nytp_calltree_end_input(feed.t) >= 0)
+            nytp_calltree_get_stats(feed.t, &cs);
+        if (cs.returns == 0) { /* no sub calls recorded (subs=0, calls=0): no graph */
+            nytp_calltree_free(feed.t);
+            feed.t = NULL;
+            flame_empty = true;
+        }
+    }
+    if (nytp_profile_collapse_evals(p) < 0) {
+        progress_end(&pg);
+        cli_error("out of memory");
+        nytp_calltree_free(feed.t);
+        nytp_profile_free(p);
+        return EXIT_BAD_INPUT;
+    }
+
+    html_report r;
+    memset(&r, 0, sizeof r);
+    r.minimal = o.minimal;
+    r.flame = feed.t != NULL;
+    r.flame_empty = flame_empty;
+    char *storage = NULL;
+    r.names.inc = dump_data_split_dirs(NYTP_PERL_INC, &r.names.n_inc, &storage);
+    r.names.perl_version = NYTP_PERL_VERSION;
+    if (!r.names.inc || report_init(&r, p) < 0) {
+        cli_error("out of memory");
+        rc = EXIT_BAD_INPUT;
+    } else if ((rc = cli_outdir_open(&r.dir, outdir)) == EXIT_OK) {
+        progress_phase(&pg, "writing", &r);
+        rc = write_report(&r, feed.t);
+        if (rc == EXIT_OK)
+            rc = cli_outdir_commit(&r.dir);
+        else
+            cli_outdir_abort(&r.dir);
+    }
+    progress_end(&pg);
+    report_free(&r);
+    nytp_calltree_free(feed.t);
+    free((void *)r.names.inc);
+    free(storage);
+    nytp_profile_free(p);
+    if (rc == EXIT_OK && o.open)
+        open_report(outdir);
+    return rc;
+}

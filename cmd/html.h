@@ -1,0 +1,71 @@
+/* html.h — the parts of 'nytp html' shared by its files: a page writer
+ * that escapes whatever comes from the profile, and the report state
+ * (page names, per-file totals, sub orders) computed once from the model. */
+#ifndef NYTP_HTML_H
+#define NYTP_HTML_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cli.h"
+#include "dump_data.h"
+
+/* One page being written; err is the first write error (sticky). */
+typedef struct hw {
+    nytp_out *out;
+    int err;
+} hw;
+
+void hw_put(hw *w, const char *s, size_t n);
+void hw_s(hw *w, const char *markup);          /* our own markup, as is */
+void hw_esc(hw *w, const char *text, size_t n); /* anything from the profile */
+void hw_id(hw *w, const nytp_profile *p, uint32_t str_id); /* a model string, escaped */
+void hw_u(hw *w, uint64_t v);
+void hw_nv(hw *w, double d);                   /* exact (%.15g), for data-v */
+void hw_dur(hw *w, double secs);               /* for people: 1.23ms */
+void hw_pct(hw *w, double part, double whole); /* 12.3% */
+
+enum html_view { VIEW_LINE, VIEW_BLOCK, VIEW_SUB };
+
+typedef struct html_report {
+    const nytp_profile *p;
+    cli_outdir dir;
+    bool minimal, flame;
+    bool in_memory;           /* pages go to memory and are dropped (fuzzing) */
+    bool flame_empty;         /* wanted, but the profile has no sub returns */
+    dump_data_opts names;     /* for display names (@INC stripped) */
+    char **page;              /* by fid: page name of the line view, NULL: none */
+    char **shown;             /* by fid: name shown for the file */
+    double *own_time, *all_time;    /* by fid; all: with nested string evals */
+    int64_t *own_stmts, *all_stmts;
+    uint32_t *sub_files;      /* by sub: distinct files it is called from */
+    char **sub_shown;         /* by sub: name with @INC paths shortened, NULL: as is */
+    uint32_t *by_excl;        /* sub ids, exclusive time descending */
+    double active;            /* profiler active seconds */
+    double excl_total, excl_max; /* exclusive time of all subs, of the top one */
+    uint32_t n_source_files, n_evals;
+    char flame_url[128];      /* the flame graph's link of a frame */
+    unsigned flame_w, flame_h; /* its size in pixels */
+    atomic_uint pages_done;   /* progress */
+    atomic_uint pages_total;
+} html_report;
+
+/* Write every page of p's report (no flame graph) into memory and drop
+ * it: what the fuzz target runs.  Returns an exit code. */
+int html_write_memory(const nytp_profile *p);
+
+/* Page name of fid's view (written into buf, >= 96 bytes). */
+void html_page_name(const html_report *r, uint32_t fid, enum html_view v, char *buf);
+
+/* Each writes one page (or asset) into r->dir; returns an exit code. */
+int html_write_assets(html_report *r);
+int html_write_index(html_report *r);
+int html_write_subs(html_report *r);
+int html_write_file(html_report *r, uint32_t fid, enum html_view v);
+
+/* The CSS and JavaScript of every page. */
+extern const char html_css[];
+extern const char html_js[];
+
+#endif
