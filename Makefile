@@ -145,7 +145,10 @@ unit-asan: $(ASAN_BIN)
 integration: all
 	prove -v tests/
 
-test: deps-check all unit unit-asan unit-tsan integration fuzz-smoke
+# test, run and bench install packages first, then build in a fresh make,
+# so that what the installed packages bring (ISA-L) is seen by the build.
+test: deps-check
+	@$(MAKE) --no-print-directory all unit unit-asan unit-tsan integration fuzz-smoke
 
 # ---- fuzzing (libFuzzer, clang) ------------------------------------------
 
@@ -213,7 +216,11 @@ deps-check:
 
 # Profile the demo program with the profiler of this build, then show the
 # profile (the loaded view, as Devel::NYTProf::Data dumps it).
-run: deps-check all
+run: deps-check
+	@$(MAKE) --no-print-directory run-demo
+
+.PHONY: run-demo
+run-demo: all
 	@echo "== nytp run -o $(BUILD)/demo.out testdata/demo.pl"
 	@$(BUILD)/nytp run -o $(BUILD)/demo.out testdata/demo.pl > /dev/null
 	@$(BUILD)/nytp dump --data $(BUILD)/demo.out > $(BUILD)/demo.dump
@@ -236,7 +243,8 @@ report-screenshots: all
 
 # ---- benchmarks ---------------------------------------------------------------
 
-bench: deps-check all
+bench: deps-check
+	@$(MAKE) --no-print-directory all
 	bench/run
 
 # ---- install ------------------------------------------------------------------
