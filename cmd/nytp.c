@@ -10,15 +10,16 @@
 #include "commands.h"
 
 static const nytp_command commands[] = {
+    /* in the order --help lists them: profile, look, export, combine */
+    {"run", "profile a perl program with Devel::NYTP", cmd_run},
+    {"html", "write an HTML report of a profile", cmd_html},
+    {"flame", "flame graphs: collapsed stacks, or an interactive SVG", cmd_flame},
+    {"calls", "collapsed call paths with exclusive time or calls", cmd_calls},
     {"dump", "print the chunks of a profile, as text or JSON", cmd_dump},
     {"csv", "write line times per source file as CSV files, like nytprofcsv", cmd_csv},
     {"cachegrind", "write the profile in callgrind format for KCachegrind", cmd_cachegrind},
-    {"dprof-convert", "convert Devel::DProf's tmon.out into a profile", cmd_dprof_convert},
     {"merge", "join profiles of one program into one file", cmd_merge},
-    {"calls", "collapsed call paths with exclusive time or calls", cmd_calls},
-    {"flame", "flame graphs: collapsed stacks, or an interactive SVG", cmd_flame},
-    {"run", "profile a perl program with Devel::NYTP", cmd_run},
-    {"html", "write an HTML report of a profile", cmd_html},
+    {"dprof-convert", "convert Devel::DProf's tmon.out into a profile", cmd_dprof_convert},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

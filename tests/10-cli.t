@@ -162,4 +162,30 @@ like $tl, qr/^\{"tag":"TIME_LINE","ticks":-?\d+,"fid":\d+,"line":\d+\}$/, 'TIME_
     is $out, $oout, 'hand-made profile: text dump identical to the oracle';
 }
 
+# Every command that --help lists has its usage, its man page, an entry in
+# nytp(1), the README and both completions: docs stay in step with code.
+{
+    my ($st, $out) = run_cmd([$nytp, '--help']);
+    my @cmds = grep { $_ ne 'help' } $out =~ /^  (\S+)\s{2,}/mg;
+    cmp_ok scalar(@cmds), '>=', 9, 'nytp --help lists the commands';
+    my $root = repo();
+    my $nytp1 = slurp_file("$root/man/nytp.1");
+    my $readme = slurp_file("$root/README.md");
+    my $bash = slurp_file("$root/completion/nytp.bash");
+    my $zsh = slurp_file("$root/completion/_nytp");
+    my ($bash_cmds) = $bash =~ /^_nytp_commands=\(([^)]*)\)/m;
+    my %in_bash = map { $_ => 1 } split ' ', $bash_cmds // '';
+    for my $c (@cmds) {
+        my ($hst, $hout) = run_cmd([$nytp, $c, '--help']);
+        is $hst, 0, "$c --help: exit 0";
+        like $hout, qr/^usage: nytp \Q$c\E/m, "$c --help: usage line";
+        ok -f "$root/man/nytp-$c.1", "$c: man/nytp-$c.1 exists";
+        (my $roff = $c) =~ s/-/\\-/g;
+        like $nytp1, qr/^\.B \Q$roff\E$/m, "$c: listed in nytp(1)";
+        like $readme, qr/`nytp \Q$c\E/, "$c: the README describes it";
+        ok $in_bash{$c}, "$c: bash completion knows it";
+        like $zsh, qr/^  ["']\Q$c\E:/m, "$c: zsh completion knows it";
+    }
+}
+
 done_testing;
