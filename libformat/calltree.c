@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kmap.h"
 #include "nytp/calltree.h"
 #include "strtab.h"
 
@@ -85,13 +86,7 @@ static bool grow(void **v, uint32_t *cap, uint32_t need, size_t elem)
 
 static uint32_t slot_hash(uint32_t parent, uint32_t name)
 {
-    uint64_t k = ((uint64_t)parent << 32) | name;
-    k ^= k >> 33;
-    k *= 0xff51afd7ed558ccdULL;
-    k ^= k >> 33;
-    k *= 0xc4ceb9fe1a85ec53ULL;
-    k ^= k >> 33;
-    return (uint32_t)k;
+    return (uint32_t)kmap_mix64(((uint64_t)parent << 32) | name);
 }
 
 static uint32_t child_find(const nytp_calltree *t, uint32_t parent, uint32_t name)

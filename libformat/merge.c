@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "nytp/merge.h"
+#include "kmap.h"
 #include "strtab.h"
 
 #define NONE UINT32_MAX
@@ -14,108 +15,6 @@
 #define MAX_FID (1u << 22)
 #define MAX_LINE (1u << 26)
 #define FREE_SLOTS (1ull << 24)
-
-/* ---- a hash index from a 128-bit key to a 32-bit value ------------------ */
-
-typedef struct kmap {
-    uint64_t (*keys)[2];
-    uint32_t *vals;         /* value + 1; 0 = empty */
-    uint32_t n, nslots;
-} kmap;
-
-static uint64_t mix64(uint64_t k)
-{
-    k ^= k >> 33;
-    k *= 0xff51afd7ed558ccdULL;
-    k ^= k >> 33;
-    k *= 0xc4ceb9fe1a85ec53ULL;
-    k ^= k >> 33;
-    return k;
-}
-
-static uint32_t khash(uint64_t a, uint64_t b)
-{
-    return (uint32_t)mix64(a ^ mix64(b + 0x9e3779b97f4a7c15ULL));
-}
-
-static uint32_t kmap_get(const kmap *m, uint64_t a, uint64_t b)
-{
-    if (!m->nslots)
-        return NONE;
-    uint32_t mask = m->nslots - 1;
-    for (uint32_t i = khash(a, b) & mask;; i = (i + 1) & mask) {
-        if (!m->vals[i])
-            return NONE;
-        if (m->keys[i][0] == a && m->keys[i][1] == b)
-            return m->vals[i] - 1;
-    }
-}
-
-static bool kmap_put(kmap *m, uint64_t a, uint64_t b, uint32_t val)
-{
-    if ((uint64_t)(m->n + 1) * 4 > (uint64_t)m->nslots * 3) {
-        uint32_t ns = m->nslots ? m->nslots * 2 : 64;
-        uint64_t(*keys)[2] = calloc(ns, sizeof *keys);
-        uint32_t *vals = calloc(ns, sizeof *vals);
-        if (!keys || !vals) {
-            free(keys);
-            free(vals);
-            return false;
-        }
-        for (uint32_t i = 0; i < m->nslots; i++) {
-            if (!m->vals[i])
-                continue;
-            uint32_t j = khash(m->keys[i][0], m->keys[i][1]) & (ns - 1);
-            while (vals[j])
-                j = (j + 1) & (ns - 1);
-            keys[j][0] = m->keys[i][0];
-            keys[j][1] = m->keys[i][1];
-            vals[j] = m->vals[i];
-        }
-        free(m->keys);
-        free(m->vals);
-        m->keys = keys;
-        m->vals = vals;
-        m->nslots = ns;
-    }
-    uint32_t mask = m->nslots - 1;
-    for (uint32_t i = khash(a, b) & mask;; i = (i + 1) & mask) {
-        if (!m->vals[i]) {
-            m->keys[i][0] = a;
-            m->keys[i][1] = b;
-            m->vals[i] = val + 1;
-            m->n++;
-            return true;
-        }
-        if (m->keys[i][0] == a && m->keys[i][1] == b) {
-            m->vals[i] = val + 1;
-            return true;
-        }
-    }
-}
-
-static void kmap_free(kmap *m)
-{
-    free(m->keys);
-    free(m->vals);
-    memset(m, 0, sizeof *m);
-}
-
-/* Grow *v (n used, *cap allocated, elements of size sz) to hold one more. */
-static bool grow(void **v, uint32_t n, uint32_t *cap, size_t sz)
-{
-    if (n < *cap)
-        return true;
-    if (*cap >= UINT32_MAX / 2)
-        return false;
-    uint32_t nc = *cap ? *cap * 2 : 8;
-    void *nv = realloc(*v, (size_t)nc * sz);
-    if (!nv)
-        return false;
-    *v = nv;
-    *cap = nc;
-    return true;
-}
 
 /* ---- the state ------------------------------------------------------------ */
 
@@ -382,7 +281,7 @@ static mkv *find_kv(mkv *v, uint32_t n, const char *key)
 static mkv *add_kv(nytp_merge *m, mkv **v, uint32_t *n, uint32_t *cap, const char *key,
                    const char *value)
 {
-    if (!grow((void **)v, *n, cap, sizeof **v)) {
+    if (!kmap_grow_array((void **)v, *n, cap, sizeof **v)) {
         m->oom = true;
         return NULL;
     }
@@ -561,7 +460,7 @@ static bool set_fidmap(nytp_merge *m, uint32_t fid, uint32_t out)
 static uint32_t new_file(nytp_merge *m, const nytp_chunk *c, uint32_t name, uint32_t parent,
                          uint32_t line)
 {
-    if (!grow((void **)&m->files, m->n_files, &m->cap_files, sizeof *m->files)) {
+    if (!kmap_grow_array((void **)&m->files, m->n_files, &m->cap_files, sizeof *m->files)) {
         m->oom = true;
         return NONE;
     }
@@ -617,7 +516,7 @@ static void on_new_fid(nytp_merge *m, const nytp_chunk *c)
                 return;
             if (pi == NONE) {
                 mplace pl = {fid, fid};
-                if (!grow((void **)&m->places, m->n_places, &m->cap_places, sizeof *m->places) ||
+                if (!kmap_grow_array((void **)&m->places, m->n_places, &m->cap_places, sizeof *m->places) ||
                     !kmap_put(&m->place_idx, key, 0, m->n_places)) {
                     m->oom = true;
                     return;
@@ -710,7 +609,7 @@ static void on_time(nytp_merge *m, const nytp_chunk *c)
                 return;
             }
             mblock bl = {fid, line, c->u.time.block_line, c->u.time.sub_line, {0, 0, 0}};
-            if (!grow((void **)&m->blocks, m->n_blocks, &m->cap_blocks, sizeof *m->blocks) ||
+            if (!kmap_grow_array((void **)&m->blocks, m->n_blocks, &m->cap_blocks, sizeof *m->blocks) ||
                 !kmap_put(&m->block_idx, a, b, m->n_blocks)) {
                 m->oom = true;
                 return;
@@ -766,7 +665,7 @@ static void on_sub_info(nytp_merge *m, const nytp_chunk *c)
     if (kmap_get(&m->sub_idx, name, fid) != NONE)
         return; /* the first lines seen are kept */
     msub s = {name, fid, c->u.sub_info.first_line, c->u.sub_info.last_line};
-    if (!grow((void **)&m->subs, m->n_subs, &m->cap_subs, sizeof *m->subs) ||
+    if (!kmap_grow_array((void **)&m->subs, m->n_subs, &m->cap_subs, sizeof *m->subs) ||
         !kmap_put(&m->sub_idx, name, fid, m->n_subs)) {
         m->oom = true;
         return;
@@ -790,7 +689,7 @@ static void on_sub_callers(nytp_merge *m, const nytp_chunk *c)
     uint32_t id = kmap_get(&m->arc_idx, ka, kb);
     if (id == NONE) {
         marc r = {called, caller, fid, a->line, a->rec_depth, a->count, a->incl, a->excl, a->reci};
-        if (!grow((void **)&m->arcs, m->n_arcs, &m->cap_arcs, sizeof *m->arcs) ||
+        if (!kmap_grow_array((void **)&m->arcs, m->n_arcs, &m->cap_arcs, sizeof *m->arcs) ||
             !kmap_put(&m->arc_idx, ka, kb, m->n_arcs)) {
             m->oom = true;
             return;

@@ -5,14 +5,27 @@
 #include <string.h>
 
 #include "nytp/model.h"
+#include "kmap.h"
 #include "strtab.h"
 
-/* A hash index from a 64-bit key to a 32-bit value (open addressing). */
-typedef struct u64map {
-    uint64_t *keys;
-    uint32_t *vals;     /* value + 1; 0 = empty */
-    uint32_t n, nslots;
-} u64map;
+/* A hash index from a 64-bit key to a 32-bit value: the shared kmap with
+ * a second key of 0. */
+typedef kmap u64map;
+
+static inline uint32_t u64map_get(const u64map *m, uint64_t key)
+{
+    return kmap_get(m, key, 0);
+}
+
+static inline bool u64map_put(u64map *m, uint64_t key, uint32_t val)
+{
+    return kmap_put(m, key, 0, val);
+}
+
+static inline void u64map_free(u64map *m)
+{
+    kmap_free(m);
+}
 
 /* Safety bounds for line and file arrays, which are indexed by number:
  * garbage numbers must not make them huge.  Real profiles stay far below:
@@ -30,100 +43,8 @@ struct nytp_model_impl {
     u64map site_by_key;     /* (called, fid, line) -> site id */
 };
 
-/* ---- small containers ------------------------------------------------- */
-
-static uint64_t mix64(uint64_t k)
-{
-    k ^= k >> 33;
-    k *= 0xff51afd7ed558ccdULL;
-    k ^= k >> 33;
-    k *= 0xc4ceb9fe1a85ec53ULL;
-    k ^= k >> 33;
-    return k;
-}
-
-static uint32_t u64map_get(const u64map *m, uint64_t key)
-{
-    if (!m->nslots)
-        return NYTP_NONE;
-    uint32_t mask = m->nslots - 1;
-    for (uint32_t i = (uint32_t)mix64(key) & mask;; i = (i + 1) & mask) {
-        if (!m->vals[i])
-            return NYTP_NONE;
-        if (m->keys[i] == key)
-            return m->vals[i] - 1;
-    }
-}
-
-static bool u64map_grow(u64map *m)
-{
-    uint32_t ns = m->nslots ? m->nslots * 2 : 64;
-    uint64_t *keys = calloc(ns, sizeof *keys);
-    uint32_t *vals = calloc(ns, sizeof *vals);
-    if (!keys || !vals) {
-        free(keys);
-        free(vals);
-        return false;
-    }
-    for (uint32_t i = 0; i < m->nslots; i++) {
-        if (!m->vals[i])
-            continue;
-        uint32_t j = (uint32_t)mix64(m->keys[i]) & (ns - 1);
-        while (vals[j])
-            j = (j + 1) & (ns - 1);
-        keys[j] = m->keys[i];
-        vals[j] = m->vals[i];
-    }
-    free(m->keys);
-    free(m->vals);
-    m->keys = keys;
-    m->vals = vals;
-    m->nslots = ns;
-    return true;
-}
-
-static bool u64map_put(u64map *m, uint64_t key, uint32_t val)
-{
-    if ((uint64_t)(m->n + 1) * 4 > (uint64_t)m->nslots * 3 && !u64map_grow(m))
-        return false;
-    uint32_t mask = m->nslots - 1;
-    for (uint32_t i = (uint32_t)mix64(key) & mask;; i = (i + 1) & mask) {
-        if (!m->vals[i]) {
-            m->keys[i] = key;
-            m->vals[i] = val + 1;
-            m->n++;
-            return true;
-        }
-        if (m->keys[i] == key) {
-            m->vals[i] = val + 1;
-            return true;
-        }
-    }
-}
-
-static void u64map_free(u64map *m)
-{
-    free(m->keys);
-    free(m->vals);
-    memset(m, 0, sizeof *m);
-}
-
-/* Grow *v (n used, *cap allocated, elements of size sz) to hold one more. */
-static bool grow(void **v, uint32_t n, uint32_t *cap, size_t sz)
-{
-    if (n < *cap)
-        return true;
-    uint32_t nc = *cap ? *cap * 2 : 8;
-    void *nv = realloc(*v, (size_t)nc * sz);
-    if (!nv)
-        return false;
-    *v = nv;
-    *cap = nc;
-    return true;
-}
-
 #define PUSH(arr, n, cap, val)                                                      \
-    (grow((void **)&(arr), (n), &(cap), sizeof *(arr)) ? ((arr)[(n)++] = (val), true) : false)
+    (kmap_grow_array((void **)&(arr), (n), &(cap), sizeof *(arr)) ? ((arr)[(n)++] = (val), true) : false)
 
 /* ---- the profile -------------------------------------------------------- */
 
@@ -681,7 +602,7 @@ static void on_sub_callers(loader *L, const nytp_chunk *c)
         uint32_t sid = u64map_get(&p->impl->site_by_key, key);
         while (sid != NYTP_NONE && (p->sites[sid].called != id || p->sites[sid].fid != fid ||
                                     p->sites[sid].line != a->line)) {
-            key = mix64(key + 1);
+            key = kmap_mix64(key + 1);
             sid = u64map_get(&p->impl->site_by_key, key);
         }
         if (sid == NYTP_NONE) {
@@ -1384,7 +1305,7 @@ static int compact(collapser *C)
         const nytp_site *s = &p->sites[i];
         uint64_t key = ((uint64_t)s->called << 40) ^ ((uint64_t)s->fid << 24) ^ s->line;
         while (u64map_get(&p->impl->site_by_key, key) != NYTP_NONE)
-            key = mix64(key + 1);
+            key = kmap_mix64(key + 1);
         if (!u64map_put(&p->impl->site_by_key, key, i))
             st = NYTP_E_NOMEM;
     }

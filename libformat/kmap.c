@@ -1,0 +1,105 @@
+/* kmap.c — the shared hash index and array growth (kmap.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "kmap.h"
+
+uint64_t kmap_mix64(uint64_t k)
+{
+    k ^= k >> 33;
+    k *= 0xff51afd7ed558ccdULL;
+    k ^= k >> 33;
+    k *= 0xc4ceb9fe1a85ec53ULL;
+    k ^= k >> 33;
+    return k;
+}
+
+static uint32_t khash(uint64_t a, uint64_t b)
+{
+    return (uint32_t)kmap_mix64(a ^ kmap_mix64(b + 0x9e3779b97f4a7c15ULL));
+}
+
+uint32_t kmap_get(const kmap *m, uint64_t a, uint64_t b)
+{
+    if (!m->nslots)
+        return KMAP_NONE;
+    uint32_t mask = m->nslots - 1;
+    for (uint32_t i = khash(a, b) & mask;; i = (i + 1) & mask) {
+        if (!m->vals[i])
+            return KMAP_NONE;
+        if (m->keys[i][0] == a && m->keys[i][1] == b)
+            return m->vals[i] - 1;
+    }
+}
+
+static bool kmap_rehash(kmap *m)
+{
+    if (m->nslots >= (1u << 31))
+        return false;
+    uint32_t ns = m->nslots ? m->nslots * 2 : 64;
+    uint64_t(*keys)[2] = calloc(ns, sizeof *keys);
+    uint32_t *vals = calloc(ns, sizeof *vals);
+    if (!keys || !vals) {
+        free(keys);
+        free(vals);
+        return false;
+    }
+    for (uint32_t i = 0; i < m->nslots; i++) {
+        if (!m->vals[i])
+            continue;
+        uint32_t j = khash(m->keys[i][0], m->keys[i][1]) & (ns - 1);
+        while (vals[j])
+            j = (j + 1) & (ns - 1);
+        keys[j][0] = m->keys[i][0];
+        keys[j][1] = m->keys[i][1];
+        vals[j] = m->vals[i];
+    }
+    free(m->keys);
+    free(m->vals);
+    m->keys = keys;
+    m->vals = vals;
+    m->nslots = ns;
+    return true;
+}
+
+bool kmap_put(kmap *m, uint64_t a, uint64_t b, uint32_t val)
+{
+    if ((uint64_t)(m->n + 1) * 4 > (uint64_t)m->nslots * 3 && !kmap_rehash(m))
+        return false;
+    uint32_t mask = m->nslots - 1;
+    for (uint32_t i = khash(a, b) & mask;; i = (i + 1) & mask) {
+        if (!m->vals[i]) {
+            m->keys[i][0] = a;
+            m->keys[i][1] = b;
+            m->vals[i] = val + 1;
+            m->n++;
+            return true;
+        }
+        if (m->keys[i][0] == a && m->keys[i][1] == b) {
+            m->vals[i] = val + 1;
+            return true;
+        }
+    }
+}
+
+void kmap_free(kmap *m)
+{
+    free(m->keys);
+    free(m->vals);
+    memset(m, 0, sizeof *m);
+}
+
+bool kmap_grow_array(void **v, uint32_t n, uint32_t *cap, size_t sz)
+{
+    if (n < *cap)
+        return true;
+    if (*cap >= UINT32_MAX / 2)
+        return false;
+    uint32_t nc = *cap ? *cap * 2 : 8;
+    void *nv = realloc(*v, (size_t)nc * sz);
+    if (!nv)
+        return false;
+    *v = nv;
+    *cap = nc;
+    return true;
+}

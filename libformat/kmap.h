@@ -1,0 +1,34 @@
+/* kmap.h — small containers the library's modules share (not public):
+ * a hash index from a pair of 64-bit keys to a 32-bit value, and array
+ * growth.  One implementation, used by the model, merging and the call
+ * tree. */
+#ifndef NYTP_KMAP_H
+#define NYTP_KMAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define KMAP_NONE UINT32_MAX
+
+/* Open addressing, linear probing, power-of-two slots. */
+typedef struct kmap {
+    uint64_t (*keys)[2];
+    uint32_t *vals;         /* value + 1; 0 = empty */
+    uint32_t n, nslots;
+} kmap;
+
+/* A 64-bit finaliser (MurmurHash3's): a well-mixed hash of k. */
+uint64_t kmap_mix64(uint64_t k);
+
+/* The value of (a, b), or KMAP_NONE. */
+uint32_t kmap_get(const kmap *m, uint64_t a, uint64_t b);
+/* Set (a, b) to val (val < KMAP_NONE); false when out of memory. */
+bool kmap_put(kmap *m, uint64_t a, uint64_t b, uint32_t val);
+void kmap_free(kmap *m);
+
+/* Make room in *v (n used, *cap allocated, elements of size sz) for one
+ * more, doubling; false when out of memory or past 2^31 elements. */
+bool kmap_grow_array(void **v, uint32_t n, uint32_t *cap, size_t sz);
+
+#endif

@@ -1,0 +1,57 @@
+/* test_kmap.c — the library's shared hash index and array growth. */
+#include <stdlib.h>
+
+#include "helpers.h"
+#include "../../libformat/kmap.h"
+
+/* Many pairs that differ only in one half, read back after every growth;
+ * absent pairs stay absent; a second put replaces the value. */
+static void pairs_round_trip(void **state)
+{
+    (void)state;
+    kmap m = {0};
+    assert_int_equal(kmap_get(&m, 1, 2), KMAP_NONE);
+    const uint32_t n = 50000;
+    for (uint32_t i = 0; i < n; i++) {
+        assert_true(kmap_put(&m, i % 7, i, i * 3));
+        assert_true(kmap_put(&m, i, 0, i));
+    }
+    assert_int_equal(m.n, 2 * n - 1);  /* (0, 0) was put twice */
+    for (uint32_t i = 1; i < n; i++) {
+        assert_int_equal(kmap_get(&m, i % 7, i), i * 3);
+        assert_int_equal(kmap_get(&m, i, 0), i);
+        assert_int_equal(kmap_get(&m, i % 7 + 7, i), KMAP_NONE);
+        assert_int_equal(kmap_get(&m, i, 1), i == 1 ? 3 : KMAP_NONE);
+    }
+    assert_true(kmap_put(&m, 3, 99, 5));
+    assert_int_equal(kmap_get(&m, 3, 99), 5);
+    assert_true((m.nslots & (m.nslots - 1)) == 0 && (uint64_t)m.n * 4 <= (uint64_t)m.nslots * 3);
+    kmap_free(&m);
+    assert_int_equal(m.nslots, 0);
+    assert_int_equal(kmap_get(&m, 0, 0), KMAP_NONE);
+}
+
+static void arrays_grow(void **state)
+{
+    (void)state;
+    uint32_t *v = NULL, n = 0, cap = 0;
+    for (uint32_t i = 0; i < 1000; i++) {
+        assert_true(kmap_grow_array((void **)&v, n, &cap, sizeof *v));
+        assert_true(cap > n);
+        v[n++] = i;
+    }
+    for (uint32_t i = 0; i < n; i++)
+        assert_int_equal(v[i], i);
+    uint32_t big = UINT32_MAX / 2;
+    assert_false(kmap_grow_array((void **)&v, big, &big, sizeof *v));
+    free(v);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(pairs_round_trip),
+        cmocka_unit_test(arrays_grow),
+    };
+    return cmocka_run_group_tests_name("kmap", tests, NULL, NULL);
+}
