@@ -8,12 +8,13 @@
 #                     arch directory under PREFIX, in @INC for PREFIX=/usr/local)
 #   make bench        benchmarks against Devel::NYTProf (not part of test)
 #   make fuzz-smoke   run the libFuzzer target for $(FUZZ_SECONDS) seconds
-#   make fuzz-dprof   the same for the tmon.out reader and dprof-convert
+#   make fuzz-dprof   the same for the tmon.out reader and dprof-convert ($(FUZZ_DPROF_SECONDS) s)
 
 PREFIX ?= /usr/local
 DESTDIR ?=
 BUILD := build
 FUZZ_SECONDS ?= 60
+FUZZ_DPROF_SECONDS ?= 20
 
 CC ?= cc
 CLANG ?= clang
@@ -148,7 +149,7 @@ integration: all
 # test, run and bench install packages first, then build in a fresh make,
 # so that what the installed packages bring (ISA-L) is seen by the build.
 test: deps-check
-	@$(MAKE) --no-print-directory all unit unit-asan unit-tsan integration fuzz-smoke
+	@$(MAKE) --no-print-directory all unit unit-asan unit-tsan integration fuzz-smoke fuzz-dprof
 
 # ---- fuzzing (libFuzzer, clang) ------------------------------------------
 
@@ -188,12 +189,12 @@ $(FUZZ_DPROF_BIN): tests/fuzz/fuzz_dprof.c $(LIB_SRC) $(LIB_HDR) cmd/dprof.c cmd
 fuzz-dprof: $(FUZZ_DPROF_BIN)
 	@rm -rf $(BUILD)/fuzz/dprof-corpus && mkdir -p $(BUILD)/fuzz/dprof-corpus $(BUILD)/fuzz/crashes
 	@find testdata/dprof -type f -name '*.tmon' -size -16k -exec cp {} $(BUILD)/fuzz/dprof-corpus/ \;
-	$(FUZZ_DPROF_BIN) -max_total_time=$(FUZZ_SECONDS) -max_len=8192 -timeout=10 \
+	$(FUZZ_DPROF_BIN) -max_total_time=$(FUZZ_DPROF_SECONDS) -max_len=8192 -timeout=10 \
 		-artifact_prefix=$(BUILD)/fuzz/crashes/dprof- -print_final_stats=1 \
 		$(BUILD)/fuzz/dprof-corpus 2>&1 | tail -n 25
 	@if ls $(BUILD)/fuzz/crashes/dprof-* >/dev/null 2>&1; then \
 		echo "fuzz-dprof: crashes saved in $(BUILD)/fuzz/crashes"; exit 1; fi
-	@echo "fuzz-dprof: no crash in $(FUZZ_SECONDS) seconds"
+	@echo "fuzz-dprof: no crash in $(FUZZ_DPROF_SECONDS) seconds"
 
 # ---- set-up ---------------------------------------------------------------
 
