@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <string.h>
@@ -233,14 +234,36 @@ static void outdir_free(cli_outdir *d)
     d->path = d->tmp = NULL;
 }
 
-int cli_outdir_open(cli_outdir *d, const char *path)
+int cli_outdir_check(const char *path, cli_outdir_ours ours)
 {
     struct stat sb;
-    d->path = d->tmp = NULL;
-    if (stat(path, &sb) == 0 && !S_ISDIR(sb.st_mode)) {
+    if (stat(path, &sb) < 0)
+        return EXIT_OK;
+    if (!S_ISDIR(sb.st_mode)) {
         cli_error("%s: exists and is not a directory", path);
         return EXIT_BAD_INPUT;
     }
+    DIR *dir = opendir(path);
+    if (!dir) {
+        cli_error("%s: %s", path, strerror(errno));
+        return EXIT_BAD_INPUT;
+    }
+    bool empty = true;
+    for (struct dirent *e; empty && (e = readdir(dir));)
+        empty = strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0;
+    closedir(dir);
+    if (empty || (ours && ours(path)))
+        return EXIT_OK;
+    cli_error("%s: not empty and not an earlier report; not replacing it (remove it or choose "
+              "another -o)", path);
+    return EXIT_BAD_INPUT;
+}
+
+int cli_outdir_open(cli_outdir *d, const char *path, cli_outdir_ours ours)
+{
+    d->path = d->tmp = NULL;
+    if (cli_outdir_check(path, ours) != EXIT_OK)
+        return EXIT_BAD_INPUT;
     size_t n = strlen(path);
     while (n > 1 && path[n - 1] == '/')
         n--;

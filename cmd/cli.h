@@ -68,8 +68,18 @@ typedef struct cli_outdir {
     char *tmp;      /* where files are written until commit */
 } cli_outdir;
 
+/* Whether an existing, non-empty directory holds an earlier report of
+ * this kind, which may be replaced.  Anything else (someone's home, a
+ * source tree) is never replaced. */
+typedef bool (*cli_outdir_ours)(const char *dir);
+
+/* EXIT_OK when path is missing, an empty directory, or a directory that
+ * ours() recognises; otherwise reports why not and returns
+ * EXIT_BAD_INPUT.  Commands call it before their work, to fail early;
+ * cli_outdir_open checks again. */
+int cli_outdir_check(const char *path, cli_outdir_ours ours);
 /* Returns EXIT_OK, or reports and returns EXIT_BAD_INPUT. */
-int cli_outdir_open(cli_outdir *d, const char *path);
+int cli_outdir_open(cli_outdir *d, const char *path, cli_outdir_ours ours);
 /* Open name (relative; may not contain "..") inside the report for
  * writing, creating subdirectories; NULL after reporting an error. */
 nytp_out *cli_outdir_file(cli_outdir *d, const char *name);

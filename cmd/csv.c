@@ -16,6 +16,7 @@
  * The one deliberate difference is quoting: a code field holding a comma,
  * a double quote, CR or LF is quoted as RFC 4180 says (nytprofcsv writes it
  * raw, which breaks CSV readers). */
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -549,6 +550,24 @@ static int write_reports(csv_run *R)
     return EXIT_OK;
 }
 
+/* DIR is replaced as a whole, so only when it holds nothing but CSV files
+ * (an earlier report of ours or of nytprofcsv): never someone's other files. */
+static bool only_csv_files(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return false;
+    bool ok = true;
+    for (struct dirent *e; ok && (e = readdir(d));) {
+        size_t n = strlen(e->d_name);
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        ok = e->d_type == DT_REG && n > 4 && strcmp(e->d_name + n - 4, ".csv") == 0;
+    }
+    closedir(d);
+    return ok;
+}
+
 int cmd_csv(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -561,6 +580,8 @@ int cmd_csv(int argc, char **argv)
     int first = cli_parse(argc, argv, "o:", longopts, usage, on_opt, &o);
     if (!*o.out)
         cli_usage_error("--out needs a directory name");
+    if (cli_outdir_check(o.out, only_csv_files) != EXIT_OK)
+        return EXIT_BAD_INPUT;
 
     int rc;
     nytp_profile *p = cli_load_profile(argc - first, argv + first, o.strict, &rc);
@@ -587,7 +608,7 @@ int cmd_csv(int argc, char **argv)
     if (!R.inc.inc || !R.eval_time || !R.warned) {
         cli_error("out of memory");
         rc = EXIT_BAD_INPUT;
-    } else if ((rc = cli_outdir_open(&R.dir, o.out)) == EXIT_OK) {
+    } else if ((rc = cli_outdir_open(&R.dir, o.out, only_csv_files)) == EXIT_OK) {
         rc = write_reports(&R);
         if (rc == EXIT_OK)
             rc = cli_outdir_commit(&R.dir);

@@ -1,6 +1,5 @@
 /* html.c — 'nytp html': a static HTML report of a profile, written as a
  * directory atomically (see html_pages.c for the pages). */
-#include <dirent.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -472,16 +471,6 @@ static void open_report(const char *dir)
  * an earlier report (ours or nytprofhtml's): never someone's other files. */
 static bool replaceable(const char *dir)
 {
-    DIR *d = opendir(dir);
-    if (!d)
-        return true; /* missing (or not a directory: cli_outdir_open says so) */
-    bool empty = true;
-    for (struct dirent *e; (e = readdir(d));)
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-            empty = false;
-    closedir(d);
-    if (empty)
-        return true;
     size_t n = strlen(dir) + 16;
     char *index = malloc(n);
     if (!index)
@@ -513,11 +502,8 @@ int cmd_html(int argc, char **argv)
     const char *outdir = o.out ? o.out : "nytprof";
     if (!*outdir)
         cli_usage_error("-o needs a directory name");
-    if (!replaceable(outdir)) {
-        cli_error("%s: not empty and not a profile report; not replacing it (remove it or choose "
-                  "another -o)", outdir);
+    if (cli_outdir_check(outdir, replaceable) != EXIT_OK)
         return EXIT_BAD_INPUT;
-    }
 
     progress pg;
     progress_start(&pg);
@@ -566,7 +552,7 @@ int cmd_html(int argc, char **argv)
     if (!r.names.inc || report_init(&r, p) < 0) {
         cli_error("out of memory");
         rc = EXIT_BAD_INPUT;
-    } else if ((rc = cli_outdir_open(&r.dir, outdir)) == EXIT_OK) {
+    } else if ((rc = cli_outdir_open(&r.dir, outdir, replaceable)) == EXIT_OK) {
         progress_phase(&pg, "writing", &r);
         rc = write_report(&r, feed.t);
         if (rc == EXIT_OK)

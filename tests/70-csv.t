@@ -180,6 +180,19 @@ for my $prog (qw(evals-loop closures xsubs-slowops modules deep)) {
     ($st) = run_cmd([$nytp, 'csv', '--strict', '-o', "$dir/cut2", $cut]);
     is $st, 1, '... --strict makes it an error';
     ok !-e "$dir/cut2", '... and writes nothing';
+    # A directory with anything but CSV files in it (someone's home, a
+    # source tree) is never replaced.
+    my $home = "$dir/home";
+    mkdir $home or die;
+    open my $keep, '>', "$home/notes.txt" or die;
+    print $keep "mine\n";
+    close $keep;
+    ($st, my $out, $err) = run_cmd([$nytp, 'csv', '-o', $home, $f]);
+    is $st, 1, 'a directory that is not a CSV report: exit 1';
+    like $err, qr/^nytp csv: \Q$home\E: not empty and not an earlier report; not replacing it/,
+        '... saying why';
+    is slurp_file("$home/notes.txt"), "mine\n", '... and its files are untouched';
+    is_deeply [glob("$home.tmp*")], [], '... with no temporary directory left';
 }
 
 done_testing;

@@ -395,7 +395,7 @@ for my $r (qw(demo evals evil tricky-strings)) {
     close $pf;
     my ($stp, undef, $sep) = html("$dir/precious", "$td/demo.out");
     is $stp, 1, 'a directory that is not a report: exit 1';
-    like $sep, qr/not a profile report; not replacing it/, 'a directory that is not a report: says why';
+    like $sep, qr/not empty and not an earlier report; not replacing it/, 'a directory that is not a report: says why';
     is slurp_file("$dir/precious/thesis.tex"), "years of work\n", 'a directory that is not a report: left alone';
     # an earlier report of nytprofhtml is replaced
     SKIP: {
