@@ -8,7 +8,8 @@
  * inclusive time counts only its outermost calls; the time of calls made
  * while the same sub was already running goes to reci, as NYTProf does.
  * 'goto &sub' ends the running call and starts one of the target, called
- * by the same caller (as NYTProf records it).
+ * by the same caller (as NYTProf records it); with --goto=dprofpp it is
+ * booked as dprofpp books it instead (see on_event_dprofpp).
  *
  * DProf records no files or lines, so the profile has one stand-in file
  * (IS_FAKE) with one line per sub, whose saved source names the sub; a
@@ -26,7 +27,8 @@
 #include "perl_config.h"
 
 static const char usage[] =
-    "usage: nytp dprof-convert [-o OUT] [--fake-exits] [--no-overhead] [TMON|-]\n"
+    "usage: nytp dprof-convert [-o OUT] [--fake-exits] [--no-overhead]\n"
+    "                          [--goto=nytprof|dprofpp] [TMON|-]\n"
     "\n"
     "Convert Devel::DProf's tmon.out (default TMON: tmon.out; '-' reads\n"
     "standard input) into an NYTProf v5 profile (default OUT: nytprof.out)\n"
@@ -42,15 +44,19 @@ static const char usage[] =
     "                    stamp, as 'dprofpp -F' does, instead of refused\n"
     "      --no-overhead do not subtract DProf's estimated profiling\n"
     "                    overhead from the times (dprofpp always does)\n"
+    "      --goto=HOW    book 'goto &sub' as Devel::NYTProf does (nytprof, the\n"
+    "                    default: each sub keeps its own time) or exactly as\n"
+    "                    dprofpp does (dprofpp: the sub that did the goto and\n"
+    "                    its target swap times; see the man page)\n"
     "  -h, --help        this help\n"
     "\n"
     "Exit status: 0 ok, 1 bad or unreadable input, 2 usage.\n";
 
-enum { OPT_NO_OVERHEAD = 256 };
+enum { OPT_NO_OVERHEAD = 256, OPT_GOTO };
 
 struct opts {
     const char *output;
-    bool fake_exits, no_overhead;
+    bool fake_exits, no_overhead, goto_dprofpp;
 };
 
 static void on_opt(int opt, const char *arg, void *ctx)
@@ -60,6 +66,14 @@ static void on_opt(int opt, const char *arg, void *ctx)
     case 'o': o->output = arg; break;
     case 'F': o->fake_exits = true; break;
     case OPT_NO_OVERHEAD: o->no_overhead = true; break;
+    case OPT_GOTO:
+        if (strcmp(arg, "dprofpp") == 0)
+            o->goto_dprofpp = true;
+        else if (strcmp(arg, "nytprof") == 0)
+            o->goto_dprofpp = false;
+        else
+            cli_usage_error("--goto takes 'nytprof' or 'dprofpp', not '%s'", arg);
+        break;
     }
 }
 
@@ -95,6 +109,8 @@ typedef struct conv {
     uint32_t depth, cap, real_depth;
     uint32_t *active;       /* per sub: calls running now */
     uint64_t *calls;        /* per sub */
+    int64_t *outer;         /* per sub, --goto=dprofpp: dprofpp's %outer */
+    bool dprofpp;           /* --goto=dprofpp */
     uint32_t nsubs;         /* size of active/calls */
     uint32_t named;         /* subs checked for Devel::DProf::write */
     arc *arcs;              /* open addressing */
@@ -164,6 +180,11 @@ static bool grow_subs(conv *c)
     if (!k)
         return false;
     c->calls = k;
+    int64_t *o = realloc(c->outer, (size_t)cap * sizeof *o);
+    if (!o)
+        return false;
+    c->outer = o;
+    memset(c->outer + c->nsubs, 0, (size_t)(cap - c->nsubs) * sizeof *o);
     memset(c->active + c->nsubs, 0, (size_t)(cap - c->nsubs) * sizeof *a);
     memset(c->calls + c->nsubs, 0, (size_t)(cap - c->nsubs) * sizeof *k);
     c->nsubs = cap;
@@ -242,10 +263,111 @@ static bool leave(conv *c, double t, bool faked)
     return true;
 }
 
+/* ---- --goto=dprofpp: dprofpp's own bookkeeping --------------------------
+ *
+ * dprofpp keeps a stack of (name, start) frames.  A record that leaves a
+ * frame ('-', '/', '*', and the faked exits of -F) pops the top frame and
+ * books its time to the NAME THE RECORD GIVES, not to the frame's sub:
+ * exclusive time always, inclusive time only when the named sub's count
+ * of open calls (%outer, raised at each entry, lowered at each such exit)
+ * drops to zero.  '*' pops the frame of the sub that did the goto and
+ * books it to the target, then pushes a frame of the target (a call of
+ * it), which the later '-' naming the jumper books to the jumper.  A sub's
+ * totals are reset when it is first entered, so time booked to a target
+ * before its first call (the first goto to it) is lost.  Here every pop
+ * adds to the arc (booked sub, sub of the frame below) and writes a call
+ * event with the booked name; every push counts a call on the arc (sub,
+ * sub of the frame below).  Times in ticks, overhead taken off. */
+
+static bool dpp_enter(conv *c, uint32_t sub, double t)
+{
+    if (c->depth == c->cap) {
+        uint32_t cap = c->cap ? c->cap * 2 : 64;
+        frame *v = realloc(c->stack, (size_t)cap * sizeof *v);
+        if (!v)
+            return false;
+        c->stack = v;
+        c->cap = cap;
+    }
+    c->overhead += c->per_call;
+    uint32_t caller = c->depth ? c->stack[c->depth - 1].sub : NO_SUB;
+    c->stack[c->depth++] = (frame){.sub = sub, .caller = caller, .site = caller,
+                                   .start = t - c->overhead};
+    c->calls[sub]++;
+    c->outer[sub]++;
+    arc *a = get_arc(c, sub, caller, caller);
+    if (!a)
+        return false;
+    a->count++;
+    return true;
+}
+
+/* Pop the top frame at time t (overhead already off), booked to name. */
+static bool dpp_leave(conv *c, uint32_t name, double t)
+{
+    if (!c->depth)
+        return true;    /* the reader keeps records balanced */
+    frame f = c->stack[--c->depth];
+    double z = t - f.start, excl = z - f.kids;
+    if (c->depth)
+        c->stack[c->depth - 1].kids += z;
+    int64_t outer = --c->outer[name];
+    /* A sub never entered is not shown by dprofpp; its totals are reset
+     * at its first entry anyway. */
+    bool shown = c->calls[name] > 0;
+    if (shown) {
+        arc *a = get_arc(c, name, f.caller, f.site);
+        if (!a)
+            return false;
+        a->excl += excl;
+        if (outer == 0) {
+            a->incl += z;
+        } else if (outer > 0) {
+            a->reci += z;
+            if ((uint64_t)outer > a->rec_depth)
+                a->rec_depth = (uint32_t)(outer > UINT32_MAX ? UINT32_MAX : outer);
+        }
+    } else {
+        z = excl = 0;
+    }
+    nytp_write_sub_return(c->w, c->depth + 1, round(fmax(z, 0) * c->scale),
+                          round(fmax(excl, 0) * c->scale),
+                          nytp_cstr(nytp_dprof_sub_name(c->d, name), false));
+    return true;
+}
+
+static bool on_event_dprofpp(conv *c, const nytp_dprof_event *ev)
+{
+    double t = ev->real;
+    switch (ev->kind) {
+    case NYTP_DPROF_ENTER:
+        if (ev->sub == c->write_sub) {      /* DProf's own time starts */
+            c->write_start = t;
+            return true;
+        }
+        return dpp_enter(c, ev->sub, t);
+    case NYTP_DPROF_FAKE_LEAVE:             /* dprofpp -F: no overhead */
+        if (ev->sub == c->write_sub || !c->depth)
+            return true;
+        return dpp_leave(c, c->stack[c->depth - 1].sub, t - c->overhead);
+    default:                                /* '-', '/', '*' */
+        c->overhead += c->per_call;
+        if (ev->named == c->write_sub) {
+            c->overhead += t - c->write_start;
+            return true;
+        }
+        if (!dpp_leave(c, ev->named, t - c->overhead))
+            return false;
+        return ev->kind == NYTP_DPROF_GOTO ? dpp_enter(c, ev->sub, t) : true;
+    }
+}
+
 static bool on_event(conv *c, const nytp_dprof_event *ev)
 {
     if (!grow_subs(c))
         return false;
+    if (c->dprofpp)
+        return on_event_dprofpp(c, ev);
     frame *caller;
     switch (ev->kind) {
     case NYTP_DPROF_ENTER:
@@ -268,6 +390,7 @@ static void free_conv(conv *c)
     free(c->stack);
     free(c->active);
     free(c->calls);
+    free(c->outer);
     free(c->arcs);
 }
 
@@ -349,6 +472,7 @@ int cmd_dprof_convert(int argc, char **argv)
         {"output", required_argument, NULL, 'o'},
         {"fake-exits", no_argument, NULL, 'F'},
         {"no-overhead", no_argument, NULL, OPT_NO_OVERHEAD},
+        {"goto", required_argument, NULL, OPT_GOTO},
         {NULL, 0, NULL, 0},
     };
     struct opts o = {0};
@@ -380,7 +504,8 @@ int cmd_dprof_convert(int argc, char **argv)
     }
     /* Profile ticks are NYTProf's usual 100 ns, finer than any $hz, so that
      * tools that round ticks to whole numbers lose nothing. */
-    conv c = {.d = d, .write_sub = NO_SUB, .scale = TICKS_PER_SEC / hz};
+    conv c = {.d = d, .write_sub = NO_SUB, .scale = TICKS_PER_SEC / hz,
+              .dprofpp = o.goto_dprofpp};
     if (!o.no_overhead)
         c.per_call = h->over_rtime / (2 * (h->over_tests > 0 ? h->over_tests : 1));
     if (nytp_writer_open(&c.w, out, &e) < 0) {

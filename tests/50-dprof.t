@@ -145,7 +145,7 @@ sub arcs {
     my %n;
     for (split /\n/, $out) {
         my @f = split /\t/;
-        my ($called, $caller) = @f[8, 9];
+        my ($called, $caller) = map { $_ // '' } @f[8, 9];
         next if "$called $caller" =~ /BEGIN|CORE:|::NULL\b|\b(?:strict|warnings)::/;
         s/^(.*::__ANON__)\[.*\]\z/$1/ for $called, $caller;
         $n{"$caller -> $called"} += $f[3];
@@ -157,6 +157,75 @@ for my $name (qw(recursion die goto many)) {
     my $nyt = arcs("$td/$name.nytprof");
     ok keys(%$ours) > 3, "$name: call arcs";
     is_deeply $ours, $nyt, "$name: call arcs and counts as Devel::NYTProf records them";
+}
+
+# --goto=dprofpp: every sub's figures are exactly dprofpp's, goto targets
+# and the subs that did the goto included; still a profile that
+# Devel::NYTProf::Data loads without a warning, one call event per call,
+# and the same call arcs as in the default mode.
+for my $name (qw(recursion.tmon die.tmon goto.tmon many.tmon old-format.tmon)) {
+    my $tmon = "$td/$name";
+    my $out = "$dir/$name.dprofpp.nytprof";
+    my ($st, $o, $err) = run_cmd([$nytp, 'dprof-convert', '--goto=dprofpp', '-o', $out, $tmon]);
+    is $st, 0, "--goto=dprofpp $name: converted" or diag $err;
+    is $err, '', "--goto=dprofpp $name: nothing on stderr";
+    my $want = dprofpp($tmon);
+    my ($dst, $got, $derr) = nytprof_data($out);
+    is $dst, 0, "--goto=dprofpp $name: Devel::NYTProf::Data loads it";
+    is $derr, '', "--goto=dprofpp $name: ... without a warning";
+    is_deeply [sort keys %$got], [sort keys %$want], "--goto=dprofpp $name: the same subs as dprofpp";
+    my @bad = grep { !$got->{$_} || $got->{$_}{calls} != $want->{$_}{calls}
+                     || !near($got->{$_}{excl}, $want->{$_}{excl})
+                     || !near($got->{$_}{incl}, $want->{$_}{incl}) } sort keys %$want;
+    is "@bad", '', "--goto=dprofpp $name: every sub's calls, exclusive and inclusive time are dprofpp's"
+        or diag join "\n", map { "$_: got @{$got->{$_}}{qw(calls excl incl)}, dprofpp @{$want->{$_}}{qw(calls excl incl)}" } @bad;
+
+    # One call event per call, named as dprofpp books it: each sub's
+    # events add up to its exclusive time (events hold no negative time,
+    # so only subs whose every booking is positive are compared).
+    my ($st2, $events) = run_cmd([$nytp, 'dump', '--tags=SUB_RETURN', $out]);
+    my @ret = split /\n/, $events;
+    my $calls = 0;
+    $calls += $_->{calls} for values %$want;
+    is scalar(@ret), $calls, "--goto=dprofpp $name: one call event per call ($calls)";
+    my (%excl, %neg);
+    for (@ret) {
+        my @f = split /\t/;
+        $excl{ $f[4] } += $f[3] / 1e7;
+        $neg{ $f[4] }++ if $f[3] == 0;
+    }
+    my @off = grep { !$neg{$_} && abs(($excl{$_} // 0) - $want->{$_}{excl}) > 1e-5 } sort keys %$want;
+    is "@off", '', "--goto=dprofpp $name: call events add up to each sub's exclusive time";
+
+    my ($ost, $oout, $oerr) = run_cmd([$^X, repo() . '/tests/oracle-data.pl', $out]);
+    my ($nst, $nout, $nerr) = run_cmd([$nytp, 'dump', '--data', $out]);
+    ok $ost == 0 && $nst == 0 && $nout eq $oout, "--goto=dprofpp $name: nytp dump --data equals Devel::NYTProf::Data's"
+        or diag "$oerr$nerr";
+    (my $base = $name) =~ s/\.tmon\z//;
+    if (-e "$td/$base.nytprof") {
+        is_deeply arcs($out), arcs("$td/$base.nytprof"),
+            "--goto=dprofpp $name: call arcs and counts as Devel::NYTProf records them";
+    }
+}
+
+# --goto=dprofpp with -F: a goto profile cut while a goto target runs.
+{
+    my @lines = split /^/, slurp_file("$td/goto.tmon");
+    my ($star) = grep { $lines[$_] =~ /^\*/ } 0 .. $#lines;
+    my $f = "$dir/cut-goto.tmon";
+    open my $fh, '>', $f or die;
+    print $fh @lines[0 .. $star + 3];
+    close $fh;
+    my ($st, $o, $err) = run_cmd([$nytp, 'dprof-convert', '-F', '--goto=dprofpp', '-o', "$dir/cut-goto.out", $f]);
+    is $st, 0, '--goto=dprofpp -F converts a cut goto profile' or diag $err;
+    my $want = dprofpp($f, '-F');
+    my (undef, $got) = nytprof_data("$dir/cut-goto.out");
+    my @bad = grep { !$got->{$_} || $got->{$_}{calls} != $want->{$_}{calls}
+                     || !near($got->{$_}{excl}, $want->{$_}{excl})
+                     || !near($got->{$_}{incl}, $want->{$_}{incl}) } sort keys %$want;
+    is "@bad", '', '--goto=dprofpp -F: the figures of dprofpp -F';
+    ($st, $o, $err) = run_cmd([$nytp, 'dprof-convert', '--goto=other', '-o', "$dir/x.out", $f]);
+    ok $st == 2 && $err =~ /--goto/, '--goto=other: usage error';
 }
 
 # The stand-in file: flagged IS_FAKE, a line per sub.
