@@ -96,7 +96,19 @@ typedef struct arc {
     uint64_t count;
     double incl, excl, reci;        /* ticks */
     uint32_t rec_depth;
+    bool listed;                    /* --goto=dprofpp: a pending arc that
+                                       is in its level's list */
 } arc;
+
+/* --goto=dprofpp: the callees of the frame at one stack level whose arcs
+ * wait for that frame's booked name (see dpp_enter). */
+typedef struct pending {
+    uint32_t *callee;
+    uint32_t n, cap;
+} pending;
+
+/* Pending arcs have the caller PENDING + level: no sub has such a number. */
+#define PENDING 0x80000000u
 
 typedef struct conv {
     nytp_dprof *d;
@@ -111,6 +123,8 @@ typedef struct conv {
     uint64_t *calls;        /* per sub */
     int64_t *outer;         /* per sub, --goto=dprofpp: dprofpp's %outer */
     bool dprofpp;           /* --goto=dprofpp */
+    pending *pend;          /* per stack level, --goto=dprofpp */
+    uint32_t pend_cap;
     uint32_t nsubs;         /* size of active/calls */
     uint32_t named;         /* subs checked for Devel::DProf::write */
     arc *arcs;              /* open addressing */
@@ -136,7 +150,7 @@ static arc *get_arc(conv *c, uint32_t callee, uint32_t caller, uint32_t site)
             arc *a = &c->arcs[i];
             if (!a->count && !a->callee)
                 continue;
-            uint32_t j = arc_hash(a->callee, a->caller, a->site) & (n - 1);
+            uint32_t j = arc_hash(a->callee - 1, a->caller, a->site) & (n - 1);
             while (v[j].count || v[j].callee)
                 j = (j + 1) & (n - 1);
             v[j] = *a;
@@ -275,9 +289,75 @@ static bool leave(conv *c, double t, bool faked)
  * it), which the later '-' naming the jumper books to the jumper.  A sub's
  * totals are reset when it is first entered, so time booked to a target
  * before its first call (the first goto to it) is lost.  Here every pop
- * adds to the arc (booked sub, sub of the frame below) and writes a call
- * event with the booked name; every push counts a call on the arc (sub,
- * sub of the frame below).  Times in ticks, overhead taken off. */
+ * writes a call event with the booked name, at the frame's depth, and
+ * adds its times to the arc from the frame below; every push counts a call
+ * on the arc from the frame below.  The caller of an arc is the name the
+ * frame below is booked to, so that the arcs make the call tree the call
+ * events show.  Times in ticks, overhead taken off. */
+
+/* The arc of callee called from the frame at level (0: the outermost
+ * sub; -1: the main program).  The caller of a frame is the name that
+ * frame is booked to, known only when it ends: until then the arc is
+ * pending, under PENDING + level, and listed to be moved by dpp_resolve. */
+static arc *dpp_arc(conv *c, uint32_t callee, int64_t level)
+{
+    if (level < 0)
+        return get_arc(c, callee, NO_SUB, NO_SUB);
+    uint32_t lv = (uint32_t)level;
+    arc *a = get_arc(c, callee, PENDING + lv, PENDING + lv);
+    if (!a || a->listed)
+        return a;
+    if (lv >= c->pend_cap) {
+        uint32_t cap = c->pend_cap ? c->pend_cap * 2 : 64;
+        while (cap <= lv)
+            cap *= 2;
+        pending *v = realloc(c->pend, (size_t)cap * sizeof *v);
+        if (!v)
+            return NULL;
+        memset(v + c->pend_cap, 0, (size_t)(cap - c->pend_cap) * sizeof *v);
+        c->pend = v;
+        c->pend_cap = cap;
+    }
+    pending *p = &c->pend[lv];
+    if (p->n == p->cap) {
+        uint32_t cap = p->cap ? p->cap * 2 : 8;
+        uint32_t *v = realloc(p->callee, (size_t)cap * sizeof *v);
+        if (!v)
+            return NULL;
+        p->callee = v;
+        p->cap = cap;
+    }
+    p->callee[p->n++] = callee;
+    a->listed = true;
+    return a;
+}
+
+/* The frame at level ended, booked to name: its callees' arcs get name as
+ * their caller.  The pending slot stays, emptied, for the next frame. */
+static bool dpp_resolve(conv *c, uint32_t level, uint32_t name)
+{
+    if (level >= c->pend_cap)
+        return true;
+    pending *p = &c->pend[level];
+    for (uint32_t i = 0; i < p->n; i++) {
+        arc *t = get_arc(c, p->callee[i], PENDING + level, PENDING + level);
+        if (!t)
+            return false;
+        arc v = *t;
+        *t = (arc){.callee = v.callee, .caller = v.caller, .site = v.site};
+        arc *a = get_arc(c, p->callee[i], name, name);
+        if (!a)
+            return false;
+        a->count += v.count;
+        a->incl += v.incl;
+        a->excl += v.excl;
+        a->reci += v.reci;
+        if (v.rec_depth > a->rec_depth)
+            a->rec_depth = v.rec_depth;
+    }
+    p->n = 0;
+    return true;
+}
 
 static bool dpp_enter(conv *c, uint32_t sub, double t)
 {
@@ -290,15 +370,13 @@ static bool dpp_enter(conv *c, uint32_t sub, double t)
         c->cap = cap;
     }
     c->overhead += c->per_call;
-    uint32_t caller = c->depth ? c->stack[c->depth - 1].sub : NO_SUB;
-    c->stack[c->depth++] = (frame){.sub = sub, .caller = caller, .site = caller,
-                                   .start = t - c->overhead};
-    c->calls[sub]++;
-    c->outer[sub]++;
-    arc *a = get_arc(c, sub, caller, caller);
+    arc *a = dpp_arc(c, sub, (int64_t)c->depth - 1);
     if (!a)
         return false;
     a->count++;
+    c->stack[c->depth++] = (frame){.sub = sub, .start = t - c->overhead};
+    c->calls[sub]++;
+    c->outer[sub]++;
     return true;
 }
 
@@ -308,15 +386,16 @@ static bool dpp_leave(conv *c, uint32_t name, double t)
     if (!c->depth)
         return true;    /* the reader keeps records balanced */
     frame f = c->stack[--c->depth];
+    if (!dpp_resolve(c, c->depth, name))
+        return false;
     double z = t - f.start, excl = z - f.kids;
     if (c->depth)
         c->stack[c->depth - 1].kids += z;
     int64_t outer = --c->outer[name];
     /* A sub never entered is not shown by dprofpp; its totals are reset
      * at its first entry anyway. */
-    bool shown = c->calls[name] > 0;
-    if (shown) {
-        arc *a = get_arc(c, name, f.caller, f.site);
+    if (c->calls[name] > 0) {
+        arc *a = dpp_arc(c, name, (int64_t)c->depth - 1);
         if (!a)
             return false;
         a->excl += excl;
@@ -391,6 +470,9 @@ static void free_conv(conv *c)
     free(c->active);
     free(c->calls);
     free(c->outer);
+    for (uint32_t i = 0; i < c->pend_cap; i++)
+        free(c->pend[i].callee);
+    free(c->pend);
     free(c->arcs);
 }
 
@@ -433,11 +515,11 @@ static bool write_summary(conv *c, double hz)
             nytp_write_sub_info(w, 1, line[s], line[s], nytp_cstr(nytp_dprof_sub_name(c->d, s), false));
     for (uint32_t i = 0; i < c->arc_slots; i++) {
         arc *a = &c->arcs[i];
-        if (!a->callee)
-            continue;
+        if (!a->callee || (a->caller >= PENDING && a->caller != NO_SUB))
+            continue;   /* an emptied pending arc of --goto=dprofpp */
         uint32_t callee = a->callee - 1;
         const char *caller = a->caller == NO_SUB ? "main::RUNTIME" : nytp_dprof_sub_name(c->d, a->caller);
-        uint32_t at = a->site == NO_SUB ? 1 : line[a->site];
+        uint32_t at = a->site == NO_SUB || !line[a->site] ? 1 : line[a->site];
         nytp_write_sub_callers(w, 1, at, (uint32_t)(a->count > UINT32_MAX ? UINT32_MAX : a->count),
                                a->incl / hz, a->excl / hz, a->reci / hz, a->rec_depth,
                                nytp_cstr(nytp_dprof_sub_name(c->d, callee), false),
