@@ -6,6 +6,8 @@
 # by nytprofhtml and by 'nytp dump --data' as the oracle reads it; one call
 # event per call; and broken tmon.out files refused with the line number
 # and no output left behind; call arcs as Devel::NYTProf records them.
+# With --goto=dprofpp: dprofpp's figures for every sub on every tmon.out
+# here, goto targets included, and call arcs that are the call events' tree.
 use strict;
 use warnings;
 use Test::More;
@@ -111,6 +113,12 @@ for my $name (qw(recursion.tmon die.tmon goto.tmon many.tmon old-format.tmon)) {
             or diag "$got->{$j}{excl} - $lost vs $want->{$t}{excl}";
         ok $got->{$j}{incl} > 0, "$name: $j has its own inclusive time";
     }
+
+    # One call arc record per caller, line and callee.
+    my ($st3, $callers) = run_cmd([$nytp, 'dump', '--tags=SUB_CALLERS', $out]);
+    my %seen;
+    my @dup = grep { my @f = split /\t/; $seen{"$f[2] $f[8] $f[9]"}++ } split /\n/, $callers;
+    is scalar(@dup), 0, "$name: no duplicate call arc records" or diag $dup[0];
 
     # One SUB_RETURN per call, at depths that nest.
     my $calls = 0;

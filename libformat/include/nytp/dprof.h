@@ -66,9 +66,9 @@ typedef struct nytp_dprof_event {
     uint32_t goto_from;         /* GOTO: the sub being replaced */
     uint32_t named;             /* the sub dprofpp books the record to: the
                                    sub a '-' record names (after 'goto &sub'
-                                   the one first entered), for '/' the running
-                                   sub (the old format: the one the record
-                                   names), else as sub */
+                                   DProf names the sub that did the goto), for
+                                   '/' the running sub (the old format: the
+                                   one the record names), else as sub */
     uint32_t depth;             /* frames on the stack after an ENTER or GOTO,
                                    before a LEAVE, DIE or FAKE_LEAVE (1 = called
                                    from the main program) */
