@@ -8,7 +8,8 @@
  * inclusive time counts only its outermost calls; the time of calls made
  * while the same sub was already running goes to reci, as NYTProf does.
  * 'goto &sub' ends the running call and starts one of the target, called
- * by the same caller (as NYTProf records it).
+ * by the same caller (as NYTProf records it); with --goto=dprofpp it is
+ * booked as dprofpp books it instead (see on_event_dprofpp).
  *
  * DProf records no files or lines, so the profile has one stand-in file
  * (IS_FAKE) with one line per sub, whose saved source names the sub; a
@@ -26,7 +27,8 @@
 #include "perl_config.h"
 
 static const char usage[] =
-    "usage: nytp dprof-convert [-o OUT] [--fake-exits] [--no-overhead] [TMON|-]\n"
+    "usage: nytp dprof-convert [-o OUT] [--fake-exits] [--no-overhead]\n"
+    "                          [--goto=nytprof|dprofpp] [TMON|-]\n"
     "\n"
     "Convert Devel::DProf's tmon.out (default TMON: tmon.out; '-' reads\n"
     "standard input) into an NYTProf v5 profile (default OUT: nytprof.out)\n"
@@ -42,15 +44,19 @@ static const char usage[] =
     "                    stamp, as 'dprofpp -F' does, instead of refused\n"
     "      --no-overhead do not subtract DProf's estimated profiling\n"
     "                    overhead from the times (dprofpp always does)\n"
+    "      --goto=HOW    book 'goto &sub' as Devel::NYTProf does (nytprof, the\n"
+    "                    default: each sub keeps its own time) or exactly as\n"
+    "                    dprofpp does (dprofpp: the sub that did the goto and\n"
+    "                    its target swap times; see the man page)\n"
     "  -h, --help        this help\n"
     "\n"
     "Exit status: 0 ok, 1 bad or unreadable input, 2 usage.\n";
 
-enum { OPT_NO_OVERHEAD = 256 };
+enum { OPT_NO_OVERHEAD = 256, OPT_GOTO };
 
 struct opts {
     const char *output;
-    bool fake_exits, no_overhead;
+    bool fake_exits, no_overhead, goto_dprofpp;
 };
 
 static void on_opt(int opt, const char *arg, void *ctx)
@@ -60,6 +66,14 @@ static void on_opt(int opt, const char *arg, void *ctx)
     case 'o': o->output = arg; break;
     case 'F': o->fake_exits = true; break;
     case OPT_NO_OVERHEAD: o->no_overhead = true; break;
+    case OPT_GOTO:
+        if (strcmp(arg, "dprofpp") == 0)
+            o->goto_dprofpp = true;
+        else if (strcmp(arg, "nytprof") == 0)
+            o->goto_dprofpp = false;
+        else
+            cli_usage_error("--goto takes 'nytprof' or 'dprofpp', not '%s'", arg);
+        break;
     }
 }
 
@@ -82,7 +96,19 @@ typedef struct arc {
     uint64_t count;
     double incl, excl, reci;        /* ticks */
     uint32_t rec_depth;
+    bool listed;                    /* --goto=dprofpp: a pending arc that
+                                       is in its level's list */
 } arc;
+
+/* --goto=dprofpp: the callees of the frame at one stack level whose arcs
+ * wait for that frame's booked name (see dpp_enter). */
+typedef struct pending {
+    uint32_t *callee;
+    uint32_t n, cap;
+} pending;
+
+/* Pending arcs have the caller PENDING + level: no sub has such a number. */
+#define PENDING 0x80000000u
 
 typedef struct conv {
     nytp_dprof *d;
@@ -95,6 +121,10 @@ typedef struct conv {
     uint32_t depth, cap, real_depth;
     uint32_t *active;       /* per sub: calls running now */
     uint64_t *calls;        /* per sub */
+    int64_t *outer;         /* per sub, --goto=dprofpp: dprofpp's %outer */
+    bool dprofpp;           /* --goto=dprofpp */
+    pending *pend;          /* per stack level, --goto=dprofpp */
+    uint32_t pend_cap;
     uint32_t nsubs;         /* size of active/calls */
     uint32_t named;         /* subs checked for Devel::DProf::write */
     arc *arcs;              /* open addressing */
@@ -120,7 +150,7 @@ static arc *get_arc(conv *c, uint32_t callee, uint32_t caller, uint32_t site)
             arc *a = &c->arcs[i];
             if (!a->count && !a->callee)
                 continue;
-            uint32_t j = arc_hash(a->callee, a->caller, a->site) & (n - 1);
+            uint32_t j = arc_hash(a->callee - 1, a->caller, a->site) & (n - 1);
             while (v[j].count || v[j].callee)
                 j = (j + 1) & (n - 1);
             v[j] = *a;
@@ -164,6 +194,11 @@ static bool grow_subs(conv *c)
     if (!k)
         return false;
     c->calls = k;
+    int64_t *o = realloc(c->outer, (size_t)cap * sizeof *o);
+    if (!o)
+        return false;
+    c->outer = o;
+    memset(c->outer + c->nsubs, 0, (size_t)(cap - c->nsubs) * sizeof *o);
     memset(c->active + c->nsubs, 0, (size_t)(cap - c->nsubs) * sizeof *a);
     memset(c->calls + c->nsubs, 0, (size_t)(cap - c->nsubs) * sizeof *k);
     c->nsubs = cap;
@@ -242,10 +277,176 @@ static bool leave(conv *c, double t, bool faked)
     return true;
 }
 
+/* ---- --goto=dprofpp: dprofpp's own bookkeeping --------------------------
+ *
+ * dprofpp keeps a stack of (name, start) frames.  A record that leaves a
+ * frame ('-', '/', '*', and the faked exits of -F) pops the top frame and
+ * books its time to the NAME THE RECORD GIVES, not to the frame's sub:
+ * exclusive time always, inclusive time only when the named sub's count
+ * of open calls (%outer, raised at each entry, lowered at each such exit)
+ * drops to zero.  '*' pops the frame of the sub that did the goto and
+ * books it to the target, then pushes a frame of the target (a call of
+ * it), which the later '-' naming the jumper books to the jumper.  A sub's
+ * totals are reset when it is first entered, so time booked to a target
+ * before its first call (the first goto to it) is lost.  Here every pop
+ * writes a call event with the booked name, at the frame's depth, and
+ * adds its times to the arc from the frame below; every push counts a call
+ * on the arc from the frame below.  The caller of an arc is the name the
+ * frame below is booked to, so that the arcs make the call tree the call
+ * events show.  Times in ticks, overhead taken off. */
+
+/* The arc of callee called from the frame at level (0: the outermost
+ * sub; -1: the main program).  The caller of a frame is the name that
+ * frame is booked to, known only when it ends: until then the arc is
+ * pending, under PENDING + level, and listed to be moved by dpp_resolve. */
+static arc *dpp_arc(conv *c, uint32_t callee, int64_t level)
+{
+    if (level < 0)
+        return get_arc(c, callee, NO_SUB, NO_SUB);
+    uint32_t lv = (uint32_t)level;
+    arc *a = get_arc(c, callee, PENDING + lv, PENDING + lv);
+    if (!a || a->listed)
+        return a;
+    if (lv >= c->pend_cap) {
+        uint32_t cap = c->pend_cap ? c->pend_cap * 2 : 64;
+        while (cap <= lv)
+            cap *= 2;
+        pending *v = realloc(c->pend, (size_t)cap * sizeof *v);
+        if (!v)
+            return NULL;
+        memset(v + c->pend_cap, 0, (size_t)(cap - c->pend_cap) * sizeof *v);
+        c->pend = v;
+        c->pend_cap = cap;
+    }
+    pending *p = &c->pend[lv];
+    if (p->n == p->cap) {
+        uint32_t cap = p->cap ? p->cap * 2 : 8;
+        uint32_t *v = realloc(p->callee, (size_t)cap * sizeof *v);
+        if (!v)
+            return NULL;
+        p->callee = v;
+        p->cap = cap;
+    }
+    p->callee[p->n++] = callee;
+    a->listed = true;
+    return a;
+}
+
+/* The frame at level ended, booked to name: its callees' arcs get name as
+ * their caller.  The pending slot stays, emptied, for the next frame. */
+static bool dpp_resolve(conv *c, uint32_t level, uint32_t name)
+{
+    if (level >= c->pend_cap)
+        return true;
+    pending *p = &c->pend[level];
+    for (uint32_t i = 0; i < p->n; i++) {
+        arc *t = get_arc(c, p->callee[i], PENDING + level, PENDING + level);
+        if (!t)
+            return false;
+        arc v = *t;
+        *t = (arc){.callee = v.callee, .caller = v.caller, .site = v.site};
+        arc *a = get_arc(c, p->callee[i], name, name);
+        if (!a)
+            return false;
+        a->count += v.count;
+        a->incl += v.incl;
+        a->excl += v.excl;
+        a->reci += v.reci;
+        if (v.rec_depth > a->rec_depth)
+            a->rec_depth = v.rec_depth;
+    }
+    p->n = 0;
+    return true;
+}
+
+static bool dpp_enter(conv *c, uint32_t sub, double t)
+{
+    if (c->depth == c->cap) {
+        uint32_t cap = c->cap ? c->cap * 2 : 64;
+        frame *v = realloc(c->stack, (size_t)cap * sizeof *v);
+        if (!v)
+            return false;
+        c->stack = v;
+        c->cap = cap;
+    }
+    c->overhead += c->per_call;
+    arc *a = dpp_arc(c, sub, (int64_t)c->depth - 1);
+    if (!a)
+        return false;
+    a->count++;
+    c->stack[c->depth++] = (frame){.sub = sub, .start = t - c->overhead};
+    c->calls[sub]++;
+    c->outer[sub]++;
+    return true;
+}
+
+/* Pop the top frame at time t (overhead already off), booked to name. */
+static bool dpp_leave(conv *c, uint32_t name, double t)
+{
+    if (!c->depth)
+        return true;    /* the reader keeps records balanced */
+    frame f = c->stack[--c->depth];
+    if (!dpp_resolve(c, c->depth, name))
+        return false;
+    double z = t - f.start, excl = z - f.kids;
+    if (c->depth)
+        c->stack[c->depth - 1].kids += z;
+    int64_t outer = --c->outer[name];
+    /* A sub never entered is not shown by dprofpp; its totals are reset
+     * at its first entry anyway. */
+    if (c->calls[name] > 0) {
+        arc *a = dpp_arc(c, name, (int64_t)c->depth - 1);
+        if (!a)
+            return false;
+        a->excl += excl;
+        if (outer == 0) {
+            a->incl += z;
+        } else if (outer > 0) {
+            a->reci += z;
+            if ((uint64_t)outer > a->rec_depth)
+                a->rec_depth = (uint32_t)(outer > UINT32_MAX ? UINT32_MAX : outer);
+        }
+    } else {
+        z = excl = 0;
+    }
+    nytp_write_sub_return(c->w, c->depth + 1, round(fmax(z, 0) * c->scale),
+                          round(fmax(excl, 0) * c->scale),
+                          nytp_cstr(nytp_dprof_sub_name(c->d, name), false));
+    return true;
+}
+
+static bool on_event_dprofpp(conv *c, const nytp_dprof_event *ev)
+{
+    double t = ev->real;
+    switch (ev->kind) {
+    case NYTP_DPROF_ENTER:
+        if (ev->sub == c->write_sub) {      /* DProf's own time starts */
+            c->write_start = t;
+            return true;
+        }
+        return dpp_enter(c, ev->sub, t);
+    case NYTP_DPROF_FAKE_LEAVE:             /* dprofpp -F: no overhead */
+        if (ev->sub == c->write_sub || !c->depth)
+            return true;
+        return dpp_leave(c, c->stack[c->depth - 1].sub, t - c->overhead);
+    default:                                /* '-', '/', '*' */
+        c->overhead += c->per_call;
+        if (ev->named == c->write_sub) {
+            c->overhead += t - c->write_start;
+            return true;
+        }
+        if (!dpp_leave(c, ev->named, t - c->overhead))
+            return false;
+        return ev->kind == NYTP_DPROF_GOTO ? dpp_enter(c, ev->sub, t) : true;
+    }
+}
+
 static bool on_event(conv *c, const nytp_dprof_event *ev)
 {
     if (!grow_subs(c))
         return false;
+    if (c->dprofpp)
+        return on_event_dprofpp(c, ev);
     frame *caller;
     switch (ev->kind) {
     case NYTP_DPROF_ENTER:
@@ -268,6 +469,10 @@ static void free_conv(conv *c)
     free(c->stack);
     free(c->active);
     free(c->calls);
+    free(c->outer);
+    for (uint32_t i = 0; i < c->pend_cap; i++)
+        free(c->pend[i].callee);
+    free(c->pend);
     free(c->arcs);
 }
 
@@ -310,11 +515,11 @@ static bool write_summary(conv *c, double hz)
             nytp_write_sub_info(w, 1, line[s], line[s], nytp_cstr(nytp_dprof_sub_name(c->d, s), false));
     for (uint32_t i = 0; i < c->arc_slots; i++) {
         arc *a = &c->arcs[i];
-        if (!a->callee)
-            continue;
+        if (!a->callee || (a->caller >= PENDING && a->caller != NO_SUB))
+            continue;   /* an emptied pending arc of --goto=dprofpp */
         uint32_t callee = a->callee - 1;
         const char *caller = a->caller == NO_SUB ? "main::RUNTIME" : nytp_dprof_sub_name(c->d, a->caller);
-        uint32_t at = a->site == NO_SUB ? 1 : line[a->site];
+        uint32_t at = a->site == NO_SUB || !line[a->site] ? 1 : line[a->site];
         nytp_write_sub_callers(w, 1, at, (uint32_t)(a->count > UINT32_MAX ? UINT32_MAX : a->count),
                                a->incl / hz, a->excl / hz, a->reci / hz, a->rec_depth,
                                nytp_cstr(nytp_dprof_sub_name(c->d, callee), false),
@@ -349,6 +554,7 @@ int cmd_dprof_convert(int argc, char **argv)
         {"output", required_argument, NULL, 'o'},
         {"fake-exits", no_argument, NULL, 'F'},
         {"no-overhead", no_argument, NULL, OPT_NO_OVERHEAD},
+        {"goto", required_argument, NULL, OPT_GOTO},
         {NULL, 0, NULL, 0},
     };
     struct opts o = {0};
@@ -380,7 +586,8 @@ int cmd_dprof_convert(int argc, char **argv)
     }
     /* Profile ticks are NYTProf's usual 100 ns, finer than any $hz, so that
      * tools that round ticks to whole numbers lose nothing. */
-    conv c = {.d = d, .write_sub = NO_SUB, .scale = TICKS_PER_SEC / hz};
+    conv c = {.d = d, .write_sub = NO_SUB, .scale = TICKS_PER_SEC / hz,
+              .dprofpp = o.goto_dprofpp};
     if (!o.no_overhead)
         c.per_call = h->over_rtime / (2 * (h->over_tests > 0 ? h->over_tests : 1));
     if (nytp_writer_open(&c.w, out, &e) < 0) {

@@ -20,7 +20,7 @@ declare -gA _nytp_options=(
     [dump]='--json --tags=:tags --limit=:number --strict --data --collapse-evals --inc=:dirs -o:file --output=:file -h --help'
     [csv]='-o:dir --out=:dir --output=:dir --strict -h --help'
     [cachegrind]='-o:file --out=:file --output=:file --strict -h --help'
-    [dprof-convert]='-o:file --output=:file -F --fake-exits --no-overhead -h --help'
+    [dprof-convert]='-o:file --output=:file -F --fake-exits --no-overhead --goto=:goto -h --help'
     [merge]='--strict --compress=:level -o:file --output=:file -h --help'
     [calls]='--calls --stable --strict -o:file --output=:file -h --help'
     [flame]='--svg --calls --title=:text --width=:number --minwidth=:number --inverted --filter=:regex --link-template=:url --stable --strict -o:file --output=:file -h --help'
@@ -137,6 +137,9 @@ _nytp_value_only()
     tags)
         compopt -o nospace 2>/dev/null
         mapfile -t COMPREPLY < <(_nytp_tag_list "$2")
+        ;;
+    goto)
+        mapfile -t COMPREPLY < <(compgen -W 'nytprof dprofpp' -- "$2")
         ;;
     *) COMPREPLY=() ;;
     esac

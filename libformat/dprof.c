@@ -388,6 +388,7 @@ static int call_record(nytp_dprof *d, char **f, int n, nytp_dprof_event *ev, nyt
     ev->sys = d->sys;
     ev->real = d->real;
     ev->sub = sub;
+    ev->named = sub;
     ev->goto_from = 0;
     if (type == '+') {
         if ((st = push(d, sub, sub, err)) < 0)
@@ -414,6 +415,8 @@ static int call_record(nytp_dprof *d, char **f, int n, nytp_dprof_event *ev, nyt
         /* dprofpp leaves whatever runs; so do we. */
         ev->kind = NYTP_DPROF_DIE;
         ev->sub = top->sub;
+        if (n != 5)
+            ev->named = top->sub;
         ev->depth = d->depth--;
         return NYTP_OK;
     default: /* '*' */
@@ -442,6 +445,7 @@ int nytp_dprof_next(nytp_dprof *d, nytp_dprof_event *ev, nytp_error *err)
             ev->kind = NYTP_DPROF_FAKE_LEAVE;
             ev->sub = d->stack[d->depth - 1].sub;
             ev->goto_from = 0;
+            ev->named = ev->sub;
             ev->depth = d->depth--;
             ev->user = d->user;
             ev->sys = d->sys;

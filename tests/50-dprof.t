@@ -6,6 +6,8 @@
 # by nytprofhtml and by 'nytp dump --data' as the oracle reads it; one call
 # event per call; and broken tmon.out files refused with the line number
 # and no output left behind; call arcs as Devel::NYTProf records them.
+# With --goto=dprofpp: dprofpp's figures for every sub on every tmon.out
+# here, goto targets included, and call arcs that are the call events' tree.
 use strict;
 use warnings;
 use Test::More;
@@ -112,6 +114,12 @@ for my $name (qw(recursion.tmon die.tmon goto.tmon many.tmon old-format.tmon)) {
         ok $got->{$j}{incl} > 0, "$name: $j has its own inclusive time";
     }
 
+    # One call arc record per caller, line and callee.
+    my ($st3, $callers) = run_cmd([$nytp, 'dump', '--tags=SUB_CALLERS', $out]);
+    my %seen;
+    my @dup = grep { my @f = split /\t/; $seen{"$f[2] $f[8] $f[9]"}++ } split /\n/, $callers;
+    is scalar(@dup), 0, "$name: no duplicate call arc records" or diag $dup[0];
+
     # One SUB_RETURN per call, at depths that nest.
     my $calls = 0;
     $calls += $_->{calls} for values %$want;
@@ -145,7 +153,7 @@ sub arcs {
     my %n;
     for (split /\n/, $out) {
         my @f = split /\t/;
-        my ($called, $caller) = @f[8, 9];
+        my ($called, $caller) = map { $_ // '' } @f[8, 9];
         next if "$called $caller" =~ /BEGIN|CORE:|::NULL\b|\b(?:strict|warnings)::/;
         s/^(.*::__ANON__)\[.*\]\z/$1/ for $called, $caller;
         $n{"$caller -> $called"} += $f[3];
@@ -157,6 +165,105 @@ for my $name (qw(recursion die goto many)) {
     my $nyt = arcs("$td/$name.nytprof");
     ok keys(%$ours) > 3, "$name: call arcs";
     is_deeply $ours, $nyt, "$name: call arcs and counts as Devel::NYTProf records them";
+}
+
+# --goto=dprofpp: every sub's figures are exactly dprofpp's, goto targets
+# and the subs that did the goto included; still a profile that
+# Devel::NYTProf::Data loads without a warning, one call event per call,
+# and the same call arcs as in the default mode.
+my @all_tmon = map { s{.*/}{}r } glob "$td/*.tmon";
+ok @all_tmon >= 6, 'testdata/dprof has its tmon.out files';
+for my $name (@all_tmon) {
+    my $tmon = "$td/$name";
+    my $out = "$dir/$name.dprofpp.nytprof";
+    my ($st, $o, $err) = run_cmd([$nytp, 'dprof-convert', '--goto=dprofpp', '-o', $out, $tmon]);
+    is $st, 0, "--goto=dprofpp $name: converted" or diag $err;
+    is $err, '', "--goto=dprofpp $name: nothing on stderr";
+    my $want = dprofpp($tmon);
+    my ($dst, $got, $derr) = nytprof_data($out);
+    is $dst, 0, "--goto=dprofpp $name: Devel::NYTProf::Data loads it";
+    is $derr, '', "--goto=dprofpp $name: ... without a warning";
+    is_deeply [sort keys %$got], [sort keys %$want], "--goto=dprofpp $name: the same subs as dprofpp";
+    my @bad = grep { !$got->{$_} || $got->{$_}{calls} != $want->{$_}{calls}
+                     || !near($got->{$_}{excl}, $want->{$_}{excl})
+                     || !near($got->{$_}{incl}, $want->{$_}{incl}) } sort keys %$want;
+    is "@bad", '', "--goto=dprofpp $name: every sub's calls, exclusive and inclusive time are dprofpp's"
+        or diag join "\n", map { "$_: got @{$got->{$_}}{qw(calls excl incl)}, dprofpp @{$want->{$_}}{qw(calls excl incl)}" } @bad;
+
+    # One call event per call, named as dprofpp books it: each sub's
+    # events add up to its exclusive time (events hold no negative time,
+    # so only subs whose every booking is positive are compared).
+    my ($st2, $events) = run_cmd([$nytp, 'dump', '--tags=SUB_RETURN', $out]);
+    my @ret = split /\n/, $events;
+    my $calls = 0;
+    $calls += $_->{calls} for values %$want;
+    is scalar(@ret), $calls, "--goto=dprofpp $name: one call event per call ($calls)";
+    my (%excl, %neg);
+    for (@ret) {
+        my @f = split /\t/;
+        $excl{ $f[4] } += $f[3] / 1e7;
+        $neg{ $f[4] }++ if $f[3] == 0;
+    }
+    my @off = grep { !$neg{$_} && abs(($excl{$_} // 0) - $want->{$_}{excl}) > 1e-5 } sort keys %$want;
+    is "@off", '', "--goto=dprofpp $name: call events add up to each sub's exclusive time";
+
+    my ($ost, $oout, $oerr) = run_cmd([$^X, repo() . '/tests/oracle-data.pl', $out]);
+    my ($nst, $nout, $nerr) = run_cmd([$nytp, 'dump', '--data', $out]);
+    ok $ost == 0 && $nst == 0 && $nout eq $oout, "--goto=dprofpp $name: nytp dump --data equals Devel::NYTProf::Data's"
+        or diag "$oerr$nerr";
+    (my $base = $name) =~ s/\.tmon\z//;
+    if (-e "$td/$base.nytprof" && $name ne 'goto.tmon') {
+        is_deeply arcs($out), arcs("$td/$base.nytprof"),
+            "--goto=dprofpp $name: call arcs and counts as Devel::NYTProf records them";
+    }
+
+    # The call arcs are the call tree the call events make (a call event
+    # is a child of the next one returning one level up), gotos included.
+    my (%tree, @kids);
+    for (@ret) {
+        my (undef, $depth, undef, undef, $sub) = split /\t/;
+        $tree{"$sub -> $_"}++ for @{ $kids[$depth + 1] || [] };
+        $kids[$depth + 1] = [];
+        push @{ $kids[$depth] }, $sub;
+    }
+    $tree{"main::RUNTIME -> $_"}++ for @{ $kids[1] || [] };
+    my ($st3, $callers) = run_cmd([$nytp, 'dump', '--tags=SUB_CALLERS', $out]);
+    my (%arcs, %seen, $dup);
+    for (split /\n/, $callers) {
+        my @f = split /\t/;
+        $arcs{"$f[9] -> $f[8]"} += $f[3];
+        $dup++ if $seen{"$f[2] $f[8] $f[9]"}++;
+    }
+    # (A sub that did a goto and is then left by die is counted as called
+    # but never booked: dprofpp books that frame to the target.  Then only
+    # the caller -> callee pairs agree, not their counts; see the man page.)
+    if ($name eq 'goto-mixed.tmon') {
+        is_deeply [sort keys %arcs], [sort keys %tree],
+            "--goto=dprofpp $name: the call arcs are the call events' tree (pairs)";
+    } else {
+        is_deeply \%arcs, \%tree, "--goto=dprofpp $name: the call arcs are the call events' tree";
+    }
+    ok !$dup, "--goto=dprofpp $name: one call arc record per caller, line and callee";
+}
+
+# --goto=dprofpp with -F: a goto profile cut while a goto target runs.
+{
+    my @lines = split /^/, slurp_file("$td/goto.tmon");
+    my ($star) = grep { $lines[$_] =~ /^\*/ } 0 .. $#lines;
+    my $f = "$dir/cut-goto.tmon";
+    open my $fh, '>', $f or die;
+    print $fh @lines[0 .. $star + 3];
+    close $fh;
+    my ($st, $o, $err) = run_cmd([$nytp, 'dprof-convert', '-F', '--goto=dprofpp', '-o', "$dir/cut-goto.out", $f]);
+    is $st, 0, '--goto=dprofpp -F converts a cut goto profile' or diag $err;
+    my $want = dprofpp($f, '-F');
+    my (undef, $got) = nytprof_data("$dir/cut-goto.out");
+    my @bad = grep { !$got->{$_} || $got->{$_}{calls} != $want->{$_}{calls}
+                     || !near($got->{$_}{excl}, $want->{$_}{excl})
+                     || !near($got->{$_}{incl}, $want->{$_}{incl}) } sort keys %$want;
+    is "@bad", '', '--goto=dprofpp -F: the figures of dprofpp -F';
+    ($st, $o, $err) = run_cmd([$nytp, 'dprof-convert', '--goto=other', '-o', "$dir/x.out", $f]);
+    ok $st == 2 && $err =~ /--goto/, '--goto=other: usage error';
 }
 
 # The stand-in file: flagged IS_FAKE, a line per sub.

@@ -65,26 +65,30 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         abort();
     fwrite(data, 1, size, f);
     fclose(f);
-    unlink(out);
-    char *argv[] = {"dprof-convert", "-F", "-o", out, in, NULL};
-    int saved = dup(2);
-    FILE *null = freopen("/dev/null", "w", stderr);
-    (void)null;
-    int rc = cmd_dprof_convert(5, argv);
-    fflush(stderr);
-    dup2(saved, 2);
-    close(saved);
-    if (rc == 0) {
-        nytp_profile *p;
-        nytp_error e = {0};
-        nytp_load_opts opts = {0};
-        if (nytp_profile_new(&p, &e) < 0)
-            return 0;
-        if (nytp_profile_load(p, out, &opts, &e) != NYTP_OK)
-            __builtin_trap();
-        nytp_profile_free(p);
-    } else if (access(out, F_OK) == 0) {
-        __builtin_trap();   /* a failed conversion leaves no output */
+    /* Both ways of booking 'goto &sub'. */
+    for (int mode = 0; mode < 2; mode++) {
+        unlink(out);
+        char *argv[] = {"dprof-convert", "-F",
+                        mode ? "--goto=dprofpp" : "--goto=nytprof", "-o", out, in, NULL};
+        int saved = dup(2);
+        FILE *null = freopen("/dev/null", "w", stderr);
+        (void)null;
+        int rc = cmd_dprof_convert(6, argv);
+        fflush(stderr);
+        dup2(saved, 2);
+        close(saved);
+        if (rc == 0) {
+            nytp_profile *p;
+            nytp_error e = {0};
+            nytp_load_opts opts = {0};
+            if (nytp_profile_new(&p, &e) < 0)
+                return 0;
+            if (nytp_profile_load(p, out, &opts, &e) != NYTP_OK)
+                __builtin_trap();
+            nytp_profile_free(p);
+        } else if (access(out, F_OK) == 0) {
+            __builtin_trap();   /* a failed conversion leaves no output */
+        }
     }
     return 0;
 }

@@ -21,7 +21,8 @@ static int open_text(nytp_dprof **d, const char *text, unsigned flags, nytp_erro
     return nytp_dprof_open(d, in, flags, e);
 }
 
-/* All events of text, as one line each "K sub depth real", in out. */
+/* All events of text, as one line each "K sub depth real", in out ("K
+ * sub=named depth real" when the record books to another sub). */
 static int events(const char *text, unsigned flags, char *out, size_t size, nytp_error *e)
 {
     nytp_dprof *d;
@@ -33,9 +34,11 @@ static int events(const char *text, unsigned flags, char *out, size_t size, nytp
     out[0] = 0;
     while ((st = nytp_dprof_next(d, &ev, e)) == NYTP_OK) {
         static const char kinds[] = "?+-/*F";
-        n += (size_t)snprintf(out + n, size - n, "%c%s%s%s %u %g;", kinds[ev.kind],
+        n += (size_t)snprintf(out + n, size - n, "%c%s%s%s%s%s %u %g;", kinds[ev.kind],
                               nytp_dprof_sub_name(d, ev.sub), ev.kind == NYTP_DPROF_GOTO ? "<" : "",
                               ev.kind == NYTP_DPROF_GOTO ? nytp_dprof_sub_name(d, ev.goto_from) : "",
+                              ev.named != ev.sub ? "=" : "",
+                              ev.named != ev.sub ? nytp_dprof_sub_name(d, ev.named) : "",
                               ev.depth, ev.real);
         assert_true(n < size);
     }
@@ -105,6 +108,10 @@ static void old_format(void **state)
     assert_int_equal(events(t, 0, out, sizeof out, &e), NYTP_END);
     assert_string_equal(out, "+main::a 1 0;+main::b 2 2;-main::b 2 4;+main::b 2 5;-main::b 2 5;"
                              "-main::a 1 11;");
+    /* An old-format '/' books to the sub it names, as dprofpp reads it. */
+    t = HEADER "+ 0 0 0 main::a\n+ 1 0 2 main::b\n/ 2 0 3 main::a\n- 3 0 4 main::a\n";
+    assert_int_equal(events(t, 0, out, sizeof out, &e), NYTP_END);
+    assert_string_equal(out, "+main::a 1 0;+main::b 2 2;/main::b=main::a 2 3;-main::a 1 4;");
 }
 
 /* '*' replaces the running sub; the '-' after it may name the sub that
@@ -117,7 +124,7 @@ static void goto_and_die(void **state)
     const char *t = HEADER "& 1 main j\n& 2 main t\n& 3 main x\n+ 1\n@ 0 0 1\n* 2\n@ 0 0 1\n- 1\n"
                            "+ 3\n+ 1\n* 2\n/ 2\n/ 3\n+ 1\n* 2\n- 2\n";
     assert_int_equal(events(t, 0, out, sizeof out, &e), NYTP_END);
-    assert_string_equal(out, "+main::j 1 0;*main::t<main::j 1 1;-main::t 1 2;"
+    assert_string_equal(out, "+main::j 1 0;*main::t<main::j 1 1;-main::t=main::j 1 2;"
                              "+main::x 1 2;+main::j 2 2;*main::t<main::j 2 2;/main::t 2 2;"
                              "/main::x 1 2;+main::j 1 2;*main::t<main::j 1 2;-main::t 1 2;");
 }

@@ -64,6 +64,11 @@ typedef struct nytp_dprof_event {
     int kind;                   /* enum nytp_dprof_kind */
     uint32_t sub;               /* dense sub number: the sub entered or left */
     uint32_t goto_from;         /* GOTO: the sub being replaced */
+    uint32_t named;             /* the sub dprofpp books the record to: the
+                                   sub a '-' record names (after 'goto &sub'
+                                   DProf names the sub that did the goto), for
+                                   '/' the running sub (the old format: the
+                                   one the record names), else as sub */
     uint32_t depth;             /* frames on the stack after an ENTER or GOTO,
                                    before a LEAVE, DIE or FAKE_LEAVE (1 = called
                                    from the main program) */
