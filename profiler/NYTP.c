@@ -48,18 +48,6 @@
 
 #define TICKS_PER_SEC 10000000L /* 100 ns ticks */
 
-/* Flags of NEW_FID (see FORMAT.md). */
-enum {
-    FID_IS_PMC = 0x001,
-    FID_VIA_STMT = 0x002,
-    FID_VIA_SUB = 0x004,
-    FID_IS_AUTOSPLIT = 0x008,
-    FID_IS_ALIAS = 0x040,
-    FID_HAS_SRC = 0x010,
-    FID_SAVE_SRC = 0x020,
-    FID_IS_FAKE = 0x080,
-    FID_IS_EVAL = 0x100
-};
 
 enum start_mode { START_NO, START_BEGIN, START_INIT, START_END };
 
@@ -289,7 +277,7 @@ static const fid_info *autosplit_parent(const char *name)
     const fid_info *match = NULL;
     for (unsigned ix = 1; ix < S.nentries; ix++) {
         const fid_info *e = &S.fids[ix];
-        if ((e->flags & FID_IS_AUTOSPLIT) || e->key_len < blen)
+        if ((e->flags & NYTP_FIDF_IS_AUTOSPLIT) || e->key_len < blen)
             continue;
         const char *tail = e->key + e->key_len - blen;
         if (memcmp(tail, base, blen) != 0)
@@ -305,7 +293,7 @@ static const fid_info *autosplit_parent(const char *name)
 static const char *file_key(unsigned fid)
 {
     for (unsigned ix = fid; ix <= S.nentries; ix++)
-        if (S.fids[ix].id == fid && !(S.fids[ix].flags & FID_IS_ALIAS))
+        if (S.fids[ix].id == fid && !(S.fids[ix].flags & NYTP_FIDF_IS_ALIAS))
             return S.fids[ix].key;
     return NULL;
 }
@@ -362,7 +350,7 @@ static unsigned file_id(pTHX_ const char *name, STRLEN len, unsigned create_via)
                 }
             if (open && colon && open < colon) {
                 eval_fid = file_id(aTHX_ open + 1, (STRLEN)(colon - open - 1),
-                                   FID_IS_EVAL | create_via);
+                                   NYTP_FIDF_IS_EVAL | create_via);
                 eval_line = (unsigned)atoi(colon + 1);
             }
             /* else a '#line' name that only looks like an eval: a file
@@ -370,7 +358,7 @@ static unsigned file_id(pTHX_ const char *name, STRLEN len, unsigned create_via)
         } else if (name_is_eval(name, len)) {
             static const char unknown[] = "/unknown-eval-invoker";
             eval_fid = file_id(aTHX_ unknown, sizeof unknown - 1,
-                               FID_IS_EVAL | FID_IS_FAKE | create_via);
+                               NYTP_FIDF_IS_EVAL | NYTP_FIDF_IS_FAKE | create_via);
             eval_line = 1;
         }
     }
@@ -402,11 +390,11 @@ static unsigned file_id(pTHX_ const char *name, STRLEN len, unsigned create_via)
             f->id = parent->id;
             f->eval_fid = parent->eval_fid;
             f->eval_line = parent->eval_line;
-            f->flags = parent->flags | FID_IS_ALIAS;
+            f->flags = parent->flags | NYTP_FIDF_IS_ALIAS;
             S.nfids--;
             return f->id;
         }
-        f->flags |= FID_IS_AUTOSPLIT;
+        f->flags |= NYTP_FIDF_IS_AUTOSPLIT;
     }
     f->eval_fid = eval_fid;
     f->eval_line = eval_line;
@@ -429,18 +417,18 @@ static unsigned file_id(pTHX_ const char *name, STRLEN len, unsigned create_via)
         }
     }
     if (loaded_from_pmc(f->abs ? f->abs : f->key, f->abs ? strlen(f->abs) : len))
-        f->flags |= FID_IS_PMC;
+        f->flags |= NYTP_FIDF_IS_PMC;
     f->flags |= create_via;
 
     GV *gv = gv_fetchfile_flags(name, len, 0);
     AV *src = gv ? GvAV(gv) : NULL;
     if (src && av_len(src) > -1)
-        f->flags |= FID_HAS_SRC;
+        f->flags |= NYTP_FIDF_HAS_SRC;
     if (is_dash_e(name, len))
-        f->flags |= FID_IS_EVAL;
-    if (eval_fid || (f->flags & FID_IS_EVAL) || S.savesrc
+        f->flags |= NYTP_FIDF_IS_EVAL;
+    if (eval_fid || (f->flags & NYTP_FIDF_IS_EVAL) || S.savesrc
         || (len > 10 && strncmp(name, "/loader/0x", 10) == 0))
-        f->flags |= FID_SAVE_SRC;
+        f->flags |= NYTP_FIDF_SAVE_SRC;
     if (S.w)
         emit_fid(f);
     TRACE(2, "New fid %2u (after %2u:%-4u) 0x%02x e%u:%u %s %s\n", id, S.last_fid, S.last_line,
@@ -589,7 +577,7 @@ static void stmt_event(pTHX_ COP *cop, OP *op)
         /* a threaded perl gives every statement its own copy of the file
          * name: comparing with the last name is cheaper than hashing it */
         if (!(S.last_fid && S.last_fileptr && strcmp(file, S.last_filename) == 0)) {
-            S.last_fid = file_id(aTHX_ file, strlen(file), FID_VIA_STMT);
+            S.last_fid = file_id(aTHX_ file, strlen(file), NYTP_FIDF_VIA_STMT);
             S.last_filename = S.last_fid ? file_key(S.last_fid) : NULL;
         }
         S.last_fileptr = file;
@@ -1010,7 +998,7 @@ static SSize_t frame_setup(pTHX_ COP *prev_cop, const call_frame *clone, OPCODE 
     f->caller_fid = file == S.last_fileptr
                             || (S.last_fileptr && strcmp(file, S.last_filename) == 0)
                         ? S.last_fid
-                        : file_id(aTHX_ file, strlen(file), FID_VIA_SUB);
+                        : file_id(aTHX_ file, strlen(file), NYTP_FIDF_VIA_SUB);
     f->caller_line = (int)CopLINE(prev_cop);
 
     if (clone) {
@@ -1185,7 +1173,7 @@ static void write_sources(pTHX)
 {
     for (unsigned ix = 1; ix <= S.nentries; ix++) {
         fid_info *f = &S.fids[ix];
-        if (!(f->flags & FID_HAS_SRC) || !(f->flags & FID_SAVE_SRC))
+        if (!(f->flags & NYTP_FIDF_HAS_SRC) || !(f->flags & NYTP_FIDF_SAVE_SRC))
             continue;
         GV *gv = gv_fetchfile_flags(f->key, f->key_len, 0);
         AV *src = gv ? GvAV(gv) : NULL;
@@ -1289,7 +1277,7 @@ static void write_sub_infos(pTHX)
         if (!flen)
             continue;
         sv_setpvn(pf, v, flen);
-        file_id(aTHX_ v, flen, FID_VIA_SUB);
+        file_id(aTHX_ v, flen, NYTP_FIDF_VIA_SUB);
     }
 
     if (S.main_runtime_used) {
@@ -1409,7 +1397,7 @@ static void write_header(pTHX)
         nytp_write_start_deflate(S.w, (int)OPT(O_COMPRESS));
     nytp_write_pid_start(S.w, (uint32_t)getpid(), (uint32_t)getppid(), wall_time());
     for (unsigned ix = 1; ix <= S.nentries; ix++) /* known before a fork */
-        if (!(S.fids[ix].flags & FID_IS_ALIAS))
+        if (!(S.fids[ix].flags & NYTP_FIDF_IS_ALIAS))
             emit_fid(&S.fids[ix]);
     nytp_out_flush(nytp_writer_out(S.w));
 }
