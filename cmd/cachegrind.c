@@ -713,16 +713,7 @@ int cmd_cachegrind(int argc, char **argv)
         if (!out) {
             rc = EXIT_BAD_INPUT;
         } else {
-            int st = emit(&R, out);
-            if (st) {
-                const nytp_error *e = nytp_out_error(out);
-                cli_error("%s: %s", strcmp(o.out, "-") ? o.out : "(standard output)",
-                          e && e->status ? e->msg : "out of memory");
-                nytp_out_abort(out);
-                rc = EXIT_BAD_INPUT;
-            } else {
-                rc = cli_output_close(out, o.out);
-            }
+            rc = cli_output_finish(out, o.out, emit(&R, out) ? -1 : 0);
         }
     }
     if (R.owner)

@@ -269,12 +269,5 @@ int cmd_calls(int argc, char **argv)
     }
     int st = calls_write_collapsed(out, t, o.by_calls, o.stable);
     nytp_calltree_free(t);
-    if (st < 0) {
-        if (nytp_out_error(out)->status)
-            cli_error("%s: %s", o.output ? o.output : "(standard output)",
-                      nytp_out_error(out)->msg);
-        nytp_out_abort(out);
-        return EXIT_BAD_INPUT;
-    }
-    return cli_output_close(out, o.output);
+    return cli_output_finish(out, o.output, st);
 }

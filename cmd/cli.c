@@ -168,6 +168,17 @@ int cli_output_close(nytp_out *out, const char *path)
     return EXIT_OK;
 }
 
+int cli_output_finish(nytp_out *out, const char *path, int status)
+{
+    if (status >= 0)
+        return cli_output_close(out, path);
+    const nytp_error *e = nytp_out_error(out);
+    cli_error("%s: %s", path && strcmp(path, "-") ? path : "(standard output)",
+              e && e->status ? e->msg : "out of memory");
+    nytp_out_abort(out);
+    return EXIT_BAD_INPUT;
+}
+
 nytp_profile *cli_load_profile(int nfiles, char **files, bool strict, int *rc)
 {
     return cli_load_profile_with(nfiles, files, strict, NULL, NULL, rc);

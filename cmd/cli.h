@@ -47,6 +47,10 @@ unsigned long cli_parse_count(const char *opt, const char *arg);
  * atomically.  cli_output_close reports errors; returns an exit code. */
 nytp_out *cli_output_open(const char *path);
 int cli_output_close(nytp_out *out, const char *path);
+/* After writing a report: status < 0 (the writer failed) reports why
+ * (the output's error, else out of memory), discards the output and
+ * returns EXIT_BAD_INPUT; otherwise cli_output_close. */
+int cli_output_finish(nytp_out *out, const char *path, int status);
 
 /* Load files (none: "nytprof.out") into one finished profile, reporting
  * warnings and errors as every command does: a truncated input warns

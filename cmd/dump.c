@@ -392,12 +392,7 @@ static int dump_data(struct dump_opts *o, int nfiles, char **files)
     nytp_profile_free(p);
     free(storage);
     free(inc);
-    if (st < 0) {
-        cli_error("%s: %s", o->output ? o->output : "(standard output)", nytp_out_error(out)->msg);
-        nytp_out_abort(out);
-        return EXIT_BAD_INPUT;
-    }
-    return cli_output_close(out, o->output);
+    return cli_output_finish(out, o->output, st);
 }
 
 int cmd_dump(int argc, char **argv)

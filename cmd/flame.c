@@ -149,14 +149,5 @@ int cmd_flame(int argc, char **argv)
     int st = o.svg ? flame_svg_write(out, t, &o.so)
                    : calls_write_collapsed(out, t, o.so.by_calls, o.stable);
     nytp_calltree_free(t);
-    if (st < 0) {
-        if (nytp_out_error(out)->status)
-            cli_error("%s: %s", o.output ? o.output : "(standard output)",
-                      nytp_out_error(out)->msg);
-        else if (st == NYTP_E_NOMEM)
-            cli_error("out of memory");
-        nytp_out_abort(out);
-        return EXIT_BAD_INPUT;
-    }
-    return cli_output_close(out, o.output);
+    return cli_output_finish(out, o.output, st);
 }

@@ -188,4 +188,19 @@ like $tl, qr/^\{"tag":"TIME_LINE","ticks":-?\d+,"fid":\d+,"line":\d+\}$/, 'TIME_
     }
 }
 
+# A report that cannot be written (a full disk) is one error line naming
+# the output, and exit 1, for every command that writes to a stream.
+SKIP: {
+    skip '/dev/full is missing', 1 unless -c '/dev/full';
+    my $demo = testdata() . '/demo.out';
+    for my $args (['dump'], ['dump', '--data'], ['dump', '--data', '--json'], ['calls'],
+                  ['flame'], ['flame', '--svg'], ['cachegrind', '-o', '-']) {
+        my $label = "@$args to a full disk";
+        my ($st, undef, $err) = run_cmd(['sh', '-c', 'exec "$@" > /dev/full', 'sh', $nytp, @$args, $demo]);
+        is $st, 1, "$label: exit 1";
+        like $err, qr/^nytp \S+: \(standard output\): write failed: No space left on device\n\z/,
+            "$label: one line naming the output";
+    }
+}
+
 done_testing;
