@@ -103,3 +103,21 @@ bool kmap_grow_array(void **v, uint32_t n, uint32_t *cap, size_t sz)
     *cap = nc;
     return true;
 }
+
+bool kmap_index_set(uint32_t **v, uint32_t *n, uint32_t idx, uint32_t val)
+{
+    if (idx >= *n) {
+        uint64_t nn = *n ? *n : 16;
+        while (nn <= idx)
+            nn *= 2;
+        uint32_t *nv = realloc(*v, (size_t)nn * sizeof *nv);
+        if (!nv)
+            return false;
+        for (uint64_t i = *n; i < nn; i++)
+            nv[i] = KMAP_NONE;
+        *v = nv;
+        *n = (uint32_t)nn;
+    }
+    (*v)[idx] = val;
+    return true;
+}

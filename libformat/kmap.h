@@ -31,4 +31,9 @@ void kmap_free(kmap *m);
  * more, doubling; false when out of memory or past 2^31 elements. */
 bool kmap_grow_array(void **v, uint32_t n, uint32_t *cap, size_t sz);
 
+/* Set (*v)[idx] = val in an index table of *n entries, growing it by
+ * doubling with new entries KMAP_NONE; false when out of memory.  The
+ * caller bounds idx. */
+bool kmap_index_set(uint32_t **v, uint32_t *n, uint32_t idx, uint32_t val);
+
 #endif

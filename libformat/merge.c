@@ -438,21 +438,10 @@ static uint32_t map_fid(const nytp_merge *m, uint32_t fid)
 
 static bool set_fidmap(nytp_merge *m, uint32_t fid, uint32_t out)
 {
-    if (fid >= m->n_fidmap) {
-        uint32_t n = m->n_fidmap ? m->n_fidmap : 64;
-        while (n <= fid)
-            n *= 2;
-        uint32_t *v = realloc(m->fidmap, (size_t)n * sizeof *v);
-        if (!v) {
-            m->oom = true;
-            return false;
-        }
-        for (uint32_t i = m->n_fidmap; i < n; i++)
-            v[i] = NONE;
-        m->fidmap = v;
-        m->n_fidmap = n;
+    if (!kmap_index_set(&m->fidmap, &m->n_fidmap, fid, out)) {
+        m->oom = true;
+        return false;
     }
-    m->fidmap[fid] = out;
     return true;
 }
 

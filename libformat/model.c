@@ -254,20 +254,7 @@ static bool set_fidmap(loader *L, uint32_t fid, uint32_t model)
                            MAX_FID);
         return true; /* reported as corruption, not as lack of memory */
     }
-    if (fid >= L->n_fidmap) {
-        uint32_t n = L->n_fidmap ? L->n_fidmap : 16;
-        while (n <= fid)
-            n *= 2;
-        uint32_t *m = realloc(L->fidmap, (size_t)n * sizeof *m);
-        if (!m)
-            return false;
-        for (uint32_t i = L->n_fidmap; i < n; i++)
-            m[i] = NYTP_NONE;
-        L->fidmap = m;
-        L->n_fidmap = n;
-    }
-    L->fidmap[fid] = model;
-    return true;
+    return kmap_index_set(&L->fidmap, &L->n_fidmap, fid, model);
 }
 
 /* May an array grow to n slots from old?  Refuses numbers no real

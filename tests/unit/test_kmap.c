@@ -47,11 +47,28 @@ static void arrays_grow(void **state)
     free(v);
 }
 
+/* Index tables grow to hold any index set, with the gaps empty. */
+static void index_tables(void **state)
+{
+    (void)state;
+    uint32_t *v = NULL, n = 0;
+    assert_true(kmap_index_set(&v, &n, 3, 30));
+    assert_true(n > 3);
+    assert_true(kmap_index_set(&v, &n, 1000, 7));
+    assert_true(n > 1000 && (n & (n - 1)) == 0);
+    for (uint32_t i = 0; i < n; i++)
+        assert_int_equal(v[i], i == 3 ? 30 : i == 1000 ? 7 : KMAP_NONE);
+    assert_true(kmap_index_set(&v, &n, 3, 31));
+    assert_int_equal(v[3], 31);
+    free(v);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(pairs_round_trip),
         cmocka_unit_test(arrays_grow),
+        cmocka_unit_test(index_tables),
     };
     return cmocka_run_group_tests_name("kmap", tests, NULL, NULL);
 }
