@@ -30,6 +30,7 @@ struct nytp_out {
     z_stream zs;
     uint8_t *zbuf;          /* compressed bytes on their way out */
     uint64_t raw_at_deflate;
+    bool gzip;              /* a gzip stream: no trailer comment after it */
 
     nytp_error err;         /* sticky first error; err.status == 0 if none */
 };
@@ -249,7 +250,7 @@ int nytp_out_printf(nytp_out *o, const char *fmt, ...)
     return st;
 }
 
-int nytp_out_start_deflate(nytp_out *o, int level)
+static int start_deflate(nytp_out *o, int level, bool gzip)
 {
     if (o->err.status)
         return o->err.status;
@@ -263,11 +264,22 @@ int nytp_out_start_deflate(nytp_out *o, int level)
     if (!o->zbuf)
         return fail(o, NYTP_E_NOMEM, "out of memory%s", "");
     memset(&o->zs, 0, sizeof o->zs);
-    if (deflateInit2(&o->zs, level, Z_DEFLATED, 15, 9, Z_DEFAULT_STRATEGY) != Z_OK)
+    if (deflateInit2(&o->zs, level, Z_DEFLATED, gzip ? 15 + 16 : 15, 9, Z_DEFAULT_STRATEGY) != Z_OK)
         return fail(o, NYTP_E_NOMEM, "zlib deflateInit failed%s", "");
     o->deflating = true;
+    o->gzip = gzip;
     o->raw_at_deflate = o->total;
     return NYTP_OK;
+}
+
+int nytp_out_start_deflate(nytp_out *o, int level)
+{
+    return start_deflate(o, level, false);
+}
+
+int nytp_out_start_gzip(nytp_out *o, int level)
+{
+    return start_deflate(o, level, true);
 }
 
 bool nytp_out_deflating(const nytp_out *o) { return o->deflating; }
@@ -283,7 +295,8 @@ int nytp_out_flush(nytp_out *o)
     return drain(o);
 }
 
-/* End the zlib stream and write the plain trailer after it. */
+/* End the zlib stream and write the plain trailer after it (not after a
+ * gzip stream). */
 static int finish_deflate(nytp_out *o)
 {
     if (deflate_buf(o, Z_FINISH) < 0)
@@ -291,6 +304,8 @@ static int finish_deflate(nytp_out *o)
     unsigned long in = o->zs.total_in, out = o->zs.total_out;
     deflateEnd(&o->zs);
     o->deflating = false;
+    if (o->gzip)
+        return NYTP_OK;     /* gzip readers take anything after as a next member */
     char trailer[160];
     int n = snprintf(trailer, sizeof trailer,
                      "#\n# zlib stream ended: %lu bytes deflated to %lu (%.1f%% of the original)\n",

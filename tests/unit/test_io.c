@@ -45,6 +45,49 @@ static int count_files(void)
     return system(cmd) == 0 ? 0 : 1;
 }
 
+/* A gzip out is one gzip member that zlib's gunzip reads back whole, with
+ * nothing after it (a .gz reader would take a trailer for a next member). */
+static void mem_gzip(void **state)
+{
+    (void)state;
+    nytp_error e = {0};
+    nytp_out *o;
+    assert_int_equal(nytp_out_open_mem(&o, &e), NYTP_OK);
+    assert_int_equal(nytp_out_start_gzip(o, 6), NYTP_OK);
+    assert_true(nytp_out_deflating(o));
+    size_t big = 2 * 1024 * 1024 + 5;
+    for (size_t i = 0; i < big; i++) {
+        uint8_t *p = nytp_out_reserve(o, 1);
+        assert_non_null(p);
+        *p = (uint8_t)(i % 241);
+        nytp_out_commit(o, 1);
+    }
+    uint8_t *data;
+    size_t len;
+    assert_int_equal(nytp_out_close_mem(o, &data, &len, &e), NYTP_OK);
+    assert_true(len > 18 && len < big / 10);
+    assert_int_equal(data[0], 0x1f);
+    assert_int_equal(data[1], 0x8b);
+
+    z_stream zs = {0};
+    assert_int_equal(inflateInit2(&zs, 15 + 16), Z_OK);
+    uint8_t *back = malloc(big + 1);
+    assert_non_null(back);
+    zs.next_in = data;
+    zs.avail_in = (uInt)len;
+    zs.next_out = back;
+    zs.avail_out = (uInt)(big + 1);
+    assert_int_equal(inflate(&zs, Z_FINISH), Z_STREAM_END);
+    assert_int_equal(zs.total_out, big);
+    assert_int_equal(zs.avail_in, 0); /* no byte after the member */
+    inflateEnd(&zs);
+    for (size_t i = 0; i < big; i++)
+        if (back[i] != (uint8_t)(i % 241))
+            fail_msg("byte %zu differs", i);
+    free(back);
+    free(data);
+}
+
 /* Write plain bytes, switch to deflate, write more; read it all back. */
 static void mem_plain_then_deflate(void **state)
 {
@@ -491,6 +534,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(mem_plain_then_deflate),
+        cmocka_unit_test(mem_gzip),
         cmocka_unit_test(zlib_cut_and_corrupt),
         cmocka_unit_test(pipe_input_in_small_pieces),
         cmocka_unit_test(isal_matches_zlib),

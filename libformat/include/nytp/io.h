@@ -100,6 +100,9 @@ int nytp_out_printf(nytp_out *out, const char *fmt, ...)
 
 /* From here on, deflate at level (0..9). */
 int nytp_out_start_deflate(nytp_out *out, int level);
+/* The same as a gzip (RFC 1952) stream, what .gz readers expect: the
+ * file is one gzip member, with no trailer comment after it. */
+int nytp_out_start_gzip(nytp_out *out, int level);
 bool nytp_out_deflating(const nytp_out *out);
 /* Push buffered bytes to the file (a zlib sync flush when deflating). */
 int nytp_out_flush(nytp_out *out);
