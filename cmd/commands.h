@@ -11,5 +11,7 @@ int cmd_calls(int argc, char **argv);
 int cmd_flame(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_html(int argc, char **argv);
+int cmd_pprof(int argc, char **argv);
+int cmd_speedscope(int argc, char **argv);
 
 #endif

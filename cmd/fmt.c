@@ -45,7 +45,7 @@ char *fmt_nv(char *o, double d)
 }
 
 /* Length of the valid UTF-8 sequence at p (1..4), or 0 if invalid. */
-static size_t utf8_seq(const unsigned char *p, size_t left)
+size_t fmt_utf8_seq(const unsigned char *p, size_t left)
 {
     unsigned char b = p[0];
     size_t n;
@@ -97,7 +97,7 @@ char *fmt_json_str(char *o, const char *str, size_t len)
             i++;
             continue;
         }
-        size_t n = b >= 0x80 ? utf8_seq(p + i, len - i) : 0;
+        size_t n = b >= 0x80 ? fmt_utf8_seq(p + i, len - i) : 0;
         if (n > 1) {
             memcpy(o, p + i, n);
             o += n;
@@ -167,7 +167,7 @@ char *fmt_html_str(char *o, const char *str, size_t len)
             i++;
             continue;
         }
-        size_t n = b >= 0x80 ? utf8_seq(p + i, len - i) : 0;
+        size_t n = b >= 0x80 ? fmt_utf8_seq(p + i, len - i) : 0;
         if (n > 1) {
             memcpy(o, p + i, n);
             o += n;

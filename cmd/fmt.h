@@ -3,6 +3,7 @@
 #ifndef NYTP_FMT_H
 #define NYTP_FMT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* Each writes at o and returns the end; callers reserve room (32 bytes
@@ -11,6 +12,10 @@ char *fmt_u64(char *o, uint64_t v);
 char *fmt_i64(char *o, int64_t v);
 /* As perl stringifies an NV: %.15g, but "0" for -0, and Inf, -Inf, NaN. */
 char *fmt_nv(char *o, double d);
+
+/* Length of the valid UTF-8 sequence at p (1..4; left bytes remain), or 0
+ * if the bytes there are not valid UTF-8. */
+size_t fmt_utf8_seq(const unsigned char *p, size_t left);
 
 /* A JSON string (with its quotes).  Valid UTF-8 passes through; a byte
  * that is not part of valid UTF-8 becomes \u00XX (its Latin-1 reading), so

@@ -1,0 +1,287 @@
+/* export.c — the profile, call tree and names that 'nytp pprof' and
+ * 'nytp speedscope' share. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "export.h"
+#include "fmt.h"
+
+/* ---- interned names ------------------------------------------------------ */
+
+static uint32_t hash_bytes(const char *s, uint32_t len)
+{
+    uint32_t h = 2166136261u;
+    for (uint32_t i = 0; i < len; i++)
+        h = (h ^ (unsigned char)s[i]) * 16777619u;
+    return h;
+}
+
+static bool same(const export_names *n, uint32_t id, const char *s, uint32_t len)
+{
+    return n->v[id].len == len && memcmp(n->bytes + n->v[id].at, s, len) == 0;
+}
+
+uint32_t export_names_find(const export_names *n, const char *s, uint32_t len)
+{
+    if (!n->n_slots)
+        return NYTP_NONE;
+    uint32_t mask = n->n_slots - 1;
+    for (uint32_t i = hash_bytes(s, len) & mask;; i = (i + 1) & mask) {
+        uint32_t e = n->slots[i];
+        if (!e)
+            return NYTP_NONE;
+        if (same(n, e - 1, s, len))
+            return e - 1;
+    }
+}
+
+static bool grow_slots(export_names *n)
+{
+    uint32_t ns = n->n_slots ? n->n_slots * 2 : 256;
+    uint32_t *slots = calloc(ns, sizeof *slots);
+    if (!slots)
+        return false;
+    for (uint32_t id = 0; id < n->n; id++) {
+        uint32_t i = hash_bytes(n->bytes + n->v[id].at, n->v[id].len) & (ns - 1);
+        while (slots[i])
+            i = (i + 1) & (ns - 1);
+        slots[i] = id + 1;
+    }
+    free(n->slots);
+    n->slots = slots;
+    n->n_slots = ns;
+    return true;
+}
+
+uint32_t export_names_add(export_names *n, const char *s, uint32_t len, bool utf8, bool *added)
+{
+    *added = false;
+    uint32_t id = export_names_find(n, s, len);
+    if (id != NYTP_NONE)
+        return id;
+    if (n->n >= NYTP_NONE - 1)
+        return NYTP_NONE;
+    if ((uint64_t)(n->n + 1) * 2 > n->n_slots && !grow_slots(n))
+        return NYTP_NONE;
+    if (n->n == n->cap) {
+        uint32_t cap = n->cap ? n->cap * 2 : 256;
+        void *v = realloc(n->v, cap * sizeof *n->v);
+        if (!v)
+            return NYTP_NONE;
+        n->v = v;
+        n->cap = cap;
+    }
+    if (n->n_bytes + len + 1 > n->cap_bytes) {
+        size_t cap = n->cap_bytes ? n->cap_bytes : 4096;
+        while (cap < n->n_bytes + len + 1)
+            cap *= 2;
+        char *b = realloc(n->bytes, cap);
+        if (!b)
+            return NYTP_NONE;
+        n->bytes = b;
+        n->cap_bytes = cap;
+    }
+    memcpy(n->bytes + n->n_bytes, s, len);
+    n->bytes[n->n_bytes + len] = 0;
+    id = n->n++;
+    n->v[id] = (struct export_name){n->n_bytes, len, utf8, NYTP_NONE};
+    n->n_bytes += len + 1;
+    uint32_t mask = n->n_slots - 1, i = hash_bytes(s, len) & mask;
+    while (n->slots[i])
+        i = (i + 1) & mask;
+    n->slots[i] = id + 1;
+    *added = true;
+    return id;
+}
+
+void export_names_release(export_names *n)
+{
+    free(n->bytes);
+    free(n->v);
+    free(n->slots);
+    memset(n, 0, sizeof *n);
+}
+
+/* ---- loading ------------------------------------------------------------- */
+
+typedef struct load_ctx {
+    export_profile *x;
+    int (*hook)(void *ctx, const nytp_chunk *c);
+    void *hook_ctx;
+    bool started;           /* an input has begun */
+} load_ctx;
+
+static int end_input(export_profile *x)
+{
+    int64_t open = nytp_calltree_end_input(x->t);
+    if (open < 0)
+        return (int)open;
+    x->unreturned += (uint64_t)open;
+    return NYTP_OK;
+}
+
+static int on_chunk(void *ctx, const nytp_chunk *c)
+{
+    load_ctx *L = ctx;
+    if (c->tag == NYTP_TAG_VERSION) {
+        if (L->started && end_input(L->x) < 0)
+            return NYTP_E_NOMEM;
+        L->started = true;
+    }
+    if (c->tag == NYTP_TAG_SUB_RETURN)
+        L->x->returns++;
+    if (nytp_calltree_add_chunk(L->x->t, c) < 0)
+        return NYTP_E_NOMEM;
+    return L->hook ? L->hook(L->hook_ctx, c) : 0;
+}
+
+int export_load(export_profile *x, int nfiles, char **files, bool strict,
+                int (*hook)(void *ctx, const nytp_chunk *c), void *hook_ctx)
+{
+    memset(x, 0, sizeof *x);
+    nytp_error e = {0};
+    if (nytp_calltree_new(&x->t, &e) < 0) {
+        cli_error("%s", e.msg);
+        return EXIT_BAD_INPUT;
+    }
+    load_ctx L = {x, hook, hook_ctx, false};
+    int rc;
+    x->p = cli_load_profile_with(nfiles, files, strict, on_chunk, &L, &rc);
+    if (!x->p) {
+        nytp_calltree_free(x->t);
+        x->t = NULL;
+        return rc;
+    }
+    if (end_input(x) < 0) {
+        cli_error("out of memory");
+        export_release(x);
+        return EXIT_BAD_INPUT;
+    }
+    if (x->unreturned)
+        cli_warn("%llu call%s still open where the profile ends, shown as %s",
+                 (unsigned long long)x->unreturned, x->unreturned == 1 ? "" : "s",
+                 NYTP_CALLTREE_UNRETURNED);
+    return EXIT_OK;
+}
+
+void export_release(export_profile *x)
+{
+    if (x->p)
+        nytp_profile_free(x->p);
+    if (x->t)
+        nytp_calltree_free(x->t);
+    export_names_release(&x->sub_names);
+    memset(x, 0, sizeof *x);
+}
+
+/* ---- subs by name ----------------------------------------------------------- */
+
+static void build_sub_names(export_profile *x)
+{
+    x->sub_names_built = true;
+    char *buf = NULL;
+    size_t cap = 0;
+    for (uint32_t i = 0; i < x->p->n_subs; i++) {
+        const char *name = nytp_profile_str(x->p, x->p->subs[i].name);
+        uint32_t len = nytp_profile_strlen(x->p, x->p->subs[i].name);
+        if (len + 1 > cap) {
+            cap = (size_t)len + 64;
+            char *b = realloc(buf, cap);
+            if (!b)
+                break;
+            buf = b;
+        }
+        size_t n = nytp_calltree_normalise(name, len, buf);
+        bool added;
+        uint32_t id = export_names_add(&x->sub_names, buf, (uint32_t)n, false, &added);
+        if (id == NYTP_NONE)
+            break;
+        if (added)
+            x->sub_names.v[id].value = i;
+    }
+    free(buf);
+}
+
+const nytp_sub *export_find_sub(export_profile *x, const char *name, uint32_t len)
+{
+    uint32_t id = nytp_profile_sub_by_name(x->p, name, len);
+    if (id != NYTP_NONE)
+        return &x->p->subs[id];
+    /* the call tree numbers string evals 0; the model keeps their numbers */
+    if (!x->sub_names_built)
+        build_sub_names(x);
+    id = export_names_find(&x->sub_names, name, len);
+    return id == NYTP_NONE ? NULL : &x->p->subs[x->sub_names.v[id].value];
+}
+
+const char *export_sub_file(const export_profile *x, const nytp_sub *s)
+{
+    const nytp_file *f = s && s->fid != NYTP_NONE ? nytp_profile_file(x->p, s->fid) : NULL;
+    return f && f->defined ? nytp_profile_str(x->p, f->name) : "";
+}
+
+/* ---- call-site paths --------------------------------------------------------- */
+
+int export_site_paths(const export_profile *x, export_site_fn fn, void *ctx)
+{
+    const nytp_profile *p = x->p;
+    for (uint32_t i = 0; i < p->n_sites; i++) {
+        const nytp_site *s = &p->sites[i];
+        const nytp_sub *called = &p->subs[s->called];
+        nytp_str path[2];
+        uint32_t depth = 0;
+        if (s->n_callers == 1) {
+            path[depth++] = (nytp_str){nytp_profile_str(p, s->callers[0]),
+                                       nytp_profile_strlen(p, s->callers[0]), false};
+        }
+        path[depth++] = (nytp_str){nytp_profile_str(p, called->name),
+                                   nytp_profile_strlen(p, called->name), false};
+        int rc = fn(ctx, path, depth, depth == 2 ? s->fid : 0, depth == 2 ? s->line : 0, s->excl,
+                    s->count);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+/* ---- text ------------------------------------------------------------------ */
+
+const char *export_utf8(const char *s, uint32_t len, uint32_t *out_len, char **tofree)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    *tofree = NULL;
+    size_t extra = 0;
+    for (uint32_t i = 0; i < len;) {
+        size_t n = fmt_utf8_seq(u + i, len - i);
+        if (n == 0) {
+            extra++;
+            n = 1;
+        }
+        i += (uint32_t)n;
+    }
+    if (!extra) {
+        *out_len = len;
+        return s;
+    }
+    char *o = malloc((size_t)len + extra + 1), *w = o;
+    if (!o)
+        return NULL;
+    for (uint32_t i = 0; i < len;) {
+        size_t n = fmt_utf8_seq(u + i, len - i);
+        if (n) {
+            memcpy(w, s + i, n);
+            w += n;
+            i += (uint32_t)n;
+        } else {
+            *w++ = (char)(0xC0 | (u[i] >> 6));
+            *w++ = (char)(0x80 | (u[i] & 0x3F));
+            i++;
+        }
+    }
+    *w = 0;
+    *out_len = (uint32_t)(w - o);
+    *tofree = o;
+    return o;
+}

@@ -1,0 +1,94 @@
+/* export.h — what the exports to other tools' formats ('nytp pprof',
+ * 'nytp speedscope') share: a profile and its call tree loaded in one
+ * pass, sub names resolved to the model's subs (file, first line), an
+ * interner for names, and the depth-2 call paths of the call-site data
+ * for profiles without call events.
+ *
+ *     export_profile x;
+ *     int rc = export_load(&x, nfiles, files, strict, hook, ctx);
+ *     if (rc != EXIT_OK) return rc;
+ *     ... x.p (the model), x.t (the call tree), export_find_sub(&x, ...)
+ *     export_release(&x);
+ */
+#ifndef NYTP_EXPORT_H
+#define NYTP_EXPORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "nytp/calltree.h"
+#include "nytp/model.h"
+
+/* ---- interned names --------------------------------------------------- */
+
+/* Distinct byte strings, numbered 0, 1, ... in the order first added. */
+typedef struct export_names {
+    char *bytes;            /* every string, each followed by a NUL */
+    size_t n_bytes, cap_bytes;
+    struct export_name {
+        size_t at;
+        uint32_t len;
+        bool utf8;
+        uint32_t value;     /* the caller's */
+    } *v;
+    uint32_t n, cap;
+    uint32_t *slots;        /* hash slots: index + 1, 0 empty */
+    uint32_t n_slots;
+} export_names;
+
+/* The id of name (added if new, with value NYTP_NONE); *added says
+ * whether it was.  NYTP_NONE when out of memory. */
+uint32_t export_names_add(export_names *n, const char *s, uint32_t len, bool utf8, bool *added);
+/* The id, or NYTP_NONE. */
+uint32_t export_names_find(const export_names *n, const char *s, uint32_t len);
+static inline const char *export_names_str(const export_names *n, uint32_t id)
+{
+    return n->bytes + n->v[id].at;
+}
+void export_names_release(export_names *n);
+
+/* ---- the loaded profile ----------------------------------------------- */
+
+typedef struct export_profile {
+    nytp_profile *p;
+    nytp_calltree *t;
+    uint64_t returns;       /* SUB_RETURN events read */
+    uint64_t unreturned;    /* frames still open where an input ended */
+    export_names sub_names; /* model sub names, eval numbers normalised -> sub id */
+    bool sub_names_built;
+} export_profile;
+
+/* Load files (none: "nytprof.out") into one model and one call tree in a
+ * single pass (so standard input works), reporting warnings and errors as
+ * every command does; hook, if not NULL, sees every chunk after them (a
+ * VERSION chunk starts each input).  Warns when calls were left open.
+ * Returns an exit code; on failure nothing is left to release. */
+int export_load(export_profile *x, int nfiles, char **files, bool strict,
+                int (*hook)(void *ctx, const nytp_chunk *c), void *hook_ctx);
+void export_release(export_profile *x);
+
+/* The model's sub of a (normalised, as the call tree has them) name, or
+ * NULL. */
+const nytp_sub *export_find_sub(export_profile *x, const char *name, uint32_t len);
+/* The file name of a sub ("" when not known). */
+const char *export_sub_file(const export_profile *x, const nytp_sub *s);
+
+/* ---- call paths from the call-site data -------------------------------- */
+
+/* One path per call site of the model: caller then called sub (depth 2),
+ * or only the called sub (depth 1) when the line ran in more than one sub,
+ * whose shares the profile does not record.  fid and line are the
+ * calling line (0 for depth 1); excl in seconds. */
+typedef int (*export_site_fn)(void *ctx, const nytp_str *path, uint32_t depth, uint32_t fid,
+                              uint32_t line, double excl, uint64_t calls);
+/* Returns 0 or the callback's non-zero value. */
+int export_site_paths(const export_profile *x, export_site_fn fn, void *ctx);
+
+/* ---- text -------------------------------------------------------------- */
+
+/* s as UTF-8 text: valid UTF-8 as it is, otherwise each byte read as
+ * Latin-1 (as perl reads a byte string).  Returns s itself or a new
+ * string in *tofree (free it); NULL when out of memory. */
+const char *export_utf8(const char *s, uint32_t len, uint32_t *out_len, char **tofree);
+
+#endif

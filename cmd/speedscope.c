@@ -1,0 +1,472 @@
+/* speedscope.c — 'nytp speedscope': the profile in speedscope's JSON file
+ * format (https://www.speedscope.app/file-format-schema.json).
+ *
+ * With call events, one evented profile per process: every call is
+ * rebuilt from the SUB_RETURN stream (the rules of the call tree, see
+ * nytp/calltree.h) and laid on a time line that starts at 0: a call opens
+ * where its caller's earlier calls ended (the first at its caller's
+ * opening), and closes its inclusive time later.  The events hold
+ * inclusive and exclusive time but not where in the caller a call
+ * happened, so a caller's own time is drawn after its calls.  Without call
+ * events, one sampled profile of the caller;called paths of the call-site
+ * data, weighted by exclusive time.
+ *
+ * Memory: the calls of one process at a time (24 bytes each), since a
+ * call's place on the time line is known only when its outermost caller
+ * returns.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "export.h"
+#include "fmt.h"
+
+static const char usage[] =
+    "usage: nytp speedscope [--strict] [-o FILE] [FILE...]\n"
+    "\n"
+    "Write NYTProf profiles (default FILE: nytprof.out; '-' reads standard\n"
+    "input; several files add up) as a speedscope file, for the speedscope\n"
+    "viewer (https://www.speedscope.app, or the npm package 'speedscope').\n"
+    "\n"
+    "  -o, --output=FILE write FILE (default: nytprof.speedscope.json; '-':\n"
+    "                    standard output), atomically\n"
+    "  --strict          a truncated profile is an error (exit 1)\n"
+    "  -h, --help        this help\n"
+    "\n"
+    "With call events: one evented profile per process, every call on a time\n"
+    "line (calls of a sub laid one after another from its start, its own time\n"
+    "after them).  Without (calls=0): one sampled profile of caller;called\n"
+    "paths from the call-site data, weighted by exclusive time.  Times are in\n"
+    "nanoseconds.\n"
+    "Exit status: 0 ok (a truncated file only warns), 1 bad input, 2 usage.\n";
+
+typedef struct node {
+    uint32_t frame;         /* NYTP_NONE: not named (still open at the end) */
+    uint32_t first_child, next;
+    double incl;            /* ticks */
+} node;
+
+typedef struct open_frame {
+    uint32_t first, last;   /* completed calls made from it, in order */
+} open_frame;
+
+typedef struct ss {
+    nytp_out *out;
+    export_names frames;    /* normalised names; value: NYTP_NONE */
+    char *norm;
+    size_t cap_norm;
+    /* the process being read */
+    node *nodes;
+    uint32_t n_nodes, cap_nodes;
+    open_frame *stack;      /* stack[0]: the main program */
+    uint32_t depth, cap_stack;
+    uint32_t pid;
+    bool have_pid;
+    uint32_t input;
+    double tps;             /* ticks_per_sec of the current input */
+    char *app;              /* its application attribute */
+    /* the walk that writes a process */
+    struct walk { uint32_t node, child; double open; } *walk;
+    uint32_t cap_walk;
+    /* output */
+    uint32_t n_profiles;
+    bool oom;
+    int out_status;
+} ss;
+
+static void out_bytes(ss *S, const char *s, size_t len)
+{
+    if (!S->out_status && nytp_out_write(S->out, s, len) < 0)
+        S->out_status = nytp_out_error(S->out)->status;
+}
+
+static void out_str(ss *S, const char *s) { out_bytes(S, s, strlen(s)); }
+
+static void out_json_str(ss *S, const char *s, size_t len)
+{
+    if (S->out_status)
+        return;
+    char *o = (char *)nytp_out_reserve(S->out, 6 * len + 2);
+    if (!o) {
+        S->out_status = nytp_out_error(S->out)->status;
+        return;
+    }
+    nytp_out_commit(S->out, (size_t)(fmt_json_str(o, s, len) - o));
+}
+
+static void out_num(ss *S, double v)
+{
+    char b[40];
+    out_bytes(S, b, (size_t)(fmt_json_nv(b, v) - b));
+}
+
+static uint32_t frame_of(ss *S, const char *name, uint32_t len, bool utf8)
+{
+    if (len + 1 > S->cap_norm) {
+        size_t cap = (size_t)len + 256;
+        char *b = realloc(S->norm, cap);
+        if (!b) {
+            S->oom = true;
+            return 0;
+        }
+        S->norm = b;
+        S->cap_norm = cap;
+    }
+    uint32_t n = (uint32_t)nytp_calltree_normalise(name, len, S->norm);
+    bool added;
+    uint32_t id = export_names_add(&S->frames, S->norm, n, utf8, &added);
+    if (id == NYTP_NONE) {
+        S->oom = true;
+        return 0;
+    }
+    return id;
+}
+
+/* ---- calls of one process --------------------------------------------------- */
+
+static bool push_open(ss *S)
+{
+    if (S->depth == S->cap_stack) {
+        uint32_t cap = S->cap_stack ? S->cap_stack * 2 : 64;
+        open_frame *st = realloc(S->stack, cap * sizeof *st);
+        if (!st)
+            return false;
+        S->stack = st;
+        S->cap_stack = cap;
+    }
+    S->stack[S->depth++] = (open_frame){NYTP_NONE, NYTP_NONE};
+    return true;
+}
+
+/* Close the frame on top of the stack as a call of frame. */
+static bool close_top(ss *S, uint32_t frame, double incl)
+{
+    if (S->n_nodes == S->cap_nodes) {
+        uint32_t cap = S->cap_nodes ? S->cap_nodes * 2 : 4096;
+        if (cap <= S->cap_nodes)
+            return false;
+        node *n = realloc(S->nodes, (size_t)cap * sizeof *n);
+        if (!n)
+            return false;
+        S->nodes = n;
+        S->cap_nodes = cap;
+    }
+    open_frame top = S->stack[--S->depth];
+    uint32_t id = S->n_nodes++;
+    S->nodes[id] = (node){frame, top.first, NYTP_NONE, incl > 0 ? incl : 0};
+    open_frame *parent = &S->stack[S->depth - 1];
+    if (parent->last == NYTP_NONE)
+        parent->first = id;
+    else
+        S->nodes[parent->last].next = id;
+    parent->last = id;
+    return true;
+}
+
+/* A return at depth d: frames are opened until the stack (the main
+ * program counts as one) is deeper than d, then the top one closes. */
+static bool add_return(ss *S, uint32_t d, double incl, nytp_str name)
+{
+    if (S->depth == 0 && !push_open(S))
+        return false;
+    while (S->depth <= d)
+        if (!push_open(S))
+            return false;
+    uint32_t f = frame_of(S, name.ptr, name.len, name.utf8);
+    return !S->oom && close_top(S, f, incl);
+}
+
+/* Write the calls of the process read so far as one evented profile, and
+ * forget them. */
+static void end_process(ss *S)
+{
+    while (S->depth > 1)
+        if (!close_top(S, NYTP_NONE, 0)) {
+            S->oom = true;
+            return;
+        }
+    if (S->n_nodes == 0) {
+        S->depth = 0;
+        return;
+    }
+    double k = S->tps > 0 ? 1e9 / S->tps : 1;
+    char name[200];
+    if (S->have_pid)
+        snprintf(name, sizeof name, "%s (pid %u)", S->app ? S->app : "perl", S->pid);
+    else
+        snprintf(name, sizeof name, "%s", S->app ? S->app : "perl");
+    out_str(S, S->n_profiles++ ? ",\n{\"type\":\"evented\",\"name\":" : "\n{\"type\":\"evented\",\"name\":");
+    out_json_str(S, name, strlen(name));
+    out_str(S, S->tps > 0 ? ",\"unit\":\"nanoseconds\"" : ",\"unit\":\"none\"");
+    out_str(S, ",\"startValue\":0,\"events\":[");
+    double cursor = 0;
+    bool first_event = true;
+    uint32_t sp = 0;
+    for (uint32_t top = S->stack[0].first; top != NYTP_NONE && !S->out_status;
+         top = S->nodes[top].next) {
+        /* depth first; each entry: a call and the next of its calls to lay */
+        sp = 0;
+        S->walk[sp++] = (struct walk){top, S->nodes[top].first_child, cursor};
+        bool opened = false;
+        while (sp && !S->out_status) {
+            struct walk *w = &S->walk[sp - 1];
+            const node *n = &S->nodes[w->node];
+            if (!opened) {
+                char b[80];
+                int len = snprintf(b, sizeof b, "%s{\"type\":\"O\",\"frame\":%u,\"at\":",
+                                   first_event ? "" : ",", n->frame == NYTP_NONE ? 0 : n->frame);
+                first_event = false;
+                out_bytes(S, b, (size_t)len);
+                out_num(S, w->open);
+                out_str(S, "}");
+            }
+            if (w->child != NYTP_NONE) {
+                uint32_t c = w->child;
+                w->child = S->nodes[c].next;
+                S->walk[sp++] = (struct walk){c, S->nodes[c].first_child, cursor};
+                opened = false;
+                continue;
+            }
+            double close = w->open + n->incl * k;
+            if (close < cursor)
+                close = cursor;
+            cursor = close;
+            char b[80];
+            int len = snprintf(b, sizeof b, ",{\"type\":\"C\",\"frame\":%u,\"at\":",
+                               n->frame == NYTP_NONE ? 0 : n->frame);
+            out_bytes(S, b, (size_t)len);
+            out_num(S, close);
+            out_str(S, "}");
+            sp--;
+            opened = true;
+        }
+    }
+    out_str(S, "],\"endValue\":");
+    out_num(S, cursor);
+    out_str(S, "}");
+    S->n_nodes = 0;
+    S->depth = 0;
+}
+
+/* The deepest call of the process fits the walk: it is as deep as the
+ * stack ever was. */
+static bool walk_room(ss *S)
+{
+    if (S->depth + 1 <= S->cap_walk)
+        return true;
+    uint32_t cap = S->depth + 64;
+    struct walk *w = realloc(S->walk, cap * sizeof *w);
+    if (!w)
+        return false;
+    S->walk = w;
+    S->cap_walk = cap;
+    return true;
+}
+
+static int on_chunk(void *ctx, const nytp_chunk *c)
+{
+    ss *S = ctx;
+    switch (c->tag) {
+    case NYTP_TAG_VERSION:
+        end_process(S);
+        S->have_pid = false;
+        S->tps = 0;
+        break;
+    case NYTP_TAG_PID_START:
+        end_process(S);
+        S->pid = c->u.pid_start.pid;
+        S->have_pid = true;
+        break;
+    case NYTP_TAG_ATTRIBUTE: {
+        const nytp_str *k = &c->u.kv.key, *v = &c->u.kv.value;
+        if (k->len == 13 && memcmp(k->ptr, "ticks_per_sec", 13) == 0) {
+            char b[40];
+            size_t n = v->len < sizeof b - 1 ? v->len : sizeof b - 1;
+            memcpy(b, v->ptr, n);
+            b[n] = 0;
+            S->tps = strtod(b, NULL);
+        } else if (k->len == 11 && memcmp(k->ptr, "application", 11) == 0) {
+            char *a = malloc((size_t)v->len + 1);
+            if (!a)
+                return NYTP_E_NOMEM;
+            memcpy(a, v->ptr, v->len);
+            a[v->len] = 0;
+            free(S->app);
+            S->app = a;
+        }
+        break;
+    }
+    case NYTP_TAG_SUB_RETURN:
+        if (!add_return(S, c->u.sub_return.depth, c->u.sub_return.incl, c->u.sub_return.name))
+            return NYTP_E_NOMEM;
+        if (!walk_room(S))
+            return NYTP_E_NOMEM;
+        break;
+    default: break;
+    }
+    if (S->oom)
+        return NYTP_E_NOMEM;
+    return S->out_status ? S->out_status : 0;
+}
+
+/* ---- without call events ------------------------------------------------------- */
+
+typedef struct sampled {
+    ss *S;
+    double *weights;
+    uint32_t n, cap;
+    double total;
+} sampled;
+
+static int on_site_path(void *ctx, const nytp_str *path, uint32_t depth, uint32_t fid,
+                        uint32_t line, double excl, uint64_t calls)
+{
+    (void)fid, (void)line, (void)calls;
+    sampled *W = ctx;
+    ss *S = W->S;
+    if (W->n == W->cap) {
+        uint32_t cap = W->cap ? W->cap * 2 : 1024;
+        double *w = realloc(W->weights, cap * sizeof *w);
+        if (!w)
+            return NYTP_E_NOMEM;
+        W->weights = w;
+        W->cap = cap;
+    }
+    double ns = excl * 1e9;
+    W->weights[W->n] = ns;
+    W->total += ns;
+    out_str(S, W->n++ ? ",[" : "[");
+    for (uint32_t i = 0; i < depth; i++) {
+        char b[16];
+        int len = snprintf(b, sizeof b, "%s%u", i ? "," : "",
+                           frame_of(S, path[i].ptr, path[i].len, path[i].utf8));
+        out_bytes(S, b, (size_t)len);
+    }
+    out_str(S, "]");
+    if (S->oom)
+        return NYTP_E_NOMEM;
+    return S->out_status ? S->out_status : 0;
+}
+
+static int write_sampled(ss *S, export_profile *x)
+{
+    const char *app = nytp_profile_attr(x->p, "application");
+    out_str(S, "\n{\"type\":\"sampled\",\"name\":");
+    out_json_str(S, app ? app : "perl", strlen(app ? app : "perl"));
+    out_str(S, ",\"unit\":\"nanoseconds\",\"startValue\":0,\"samples\":[");
+    sampled W = {S, NULL, 0, 0, 0};
+    int st = export_site_paths(x, on_site_path, &W);
+    if (st == 0) {
+        out_str(S, "],\"weights\":[");
+        for (uint32_t i = 0; i < W.n; i++) {
+            if (i)
+                out_str(S, ",");
+            out_num(S, W.weights[i]);
+        }
+        out_str(S, "],\"endValue\":");
+        out_num(S, W.total);
+        out_str(S, "}");
+        S->n_profiles++;
+    }
+    free(W.weights);
+    return st;
+}
+
+/* The frames, last: every name is known, and the model says where each
+ * sub is. */
+static void write_frames(ss *S, export_profile *x)
+{
+    out_str(S, "\n],\"shared\":{\"frames\":[");
+    for (uint32_t i = 0; i < S->frames.n && !S->out_status; i++) {
+        const char *name = export_names_str(&S->frames, i);
+        uint32_t len = S->frames.v[i].len;
+        out_str(S, i ? ",\n{\"name\":" : "\n{\"name\":");
+        out_json_str(S, name, len);
+        const nytp_sub *s = export_find_sub(x, name, len);
+        const char *file = export_sub_file(x, s);
+        if (*file) {
+            out_str(S, ",\"file\":");
+            out_json_str(S, file, strlen(file));
+        }
+        if (s && s->first_line != NYTP_NONE && s->first_line > 0) {
+            char b[32];
+            int n = snprintf(b, sizeof b, ",\"line\":%u", s->first_line);
+            out_bytes(S, b, (size_t)n);
+        }
+        out_str(S, "}");
+    }
+    out_str(S, "]}}\n");
+}
+
+/* ---- the command ------------------------------------------------------------- */
+
+struct ss_opts {
+    bool strict;
+    const char *output;
+};
+
+enum { OPT_STRICT = 256 };
+
+static void on_opt(int opt, const char *arg, void *ctx)
+{
+    struct ss_opts *o = ctx;
+    switch (opt) {
+    case OPT_STRICT: o->strict = true; break;
+    case 'o': o->output = arg; break;
+    }
+}
+
+int cmd_speedscope(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"strict", no_argument, NULL, OPT_STRICT},
+        {"output", required_argument, NULL, 'o'},
+        {NULL, 0, NULL, 0},
+    };
+    struct ss_opts o = {false, "nytprof.speedscope.json"};
+    int first = cli_parse(argc, argv, "o:", longopts, usage, on_opt, &o);
+    nytp_out *out = cli_output_open(o.output);
+    if (!out)
+        return EXIT_BAD_INPUT;
+    ss S = {0};
+    S.out = out;
+    /* frame 0 names the calls whose return was never seen */
+    frame_of(&S, NYTP_CALLTREE_UNRETURNED, (uint32_t)strlen(NYTP_CALLTREE_UNRETURNED), false);
+    out_str(&S, "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\","
+                "\"exporter\":\"nytp " NYTP_VERSION_STRING "\",\"activeProfileIndex\":0,"
+                "\"profiles\":[");
+    export_profile x;
+    int rc = export_load(&x, argc - first, argv + first, o.strict, on_chunk, &S);
+    int st = NYTP_OK;
+    if (rc == EXIT_OK) {
+        end_process(&S);
+        if (!x.returns) {
+            cli_warn("%s: no sub return events (profiled with calls=0?): a sampled profile of "
+                     "caller;called paths from the call-site data",
+                     argc - first == 1 ? argv[first] : argc > first ? "the profiles" : "nytprof.out");
+            st = write_sampled(&S, &x);
+        }
+        if (st == 0)
+            write_frames(&S, &x);
+        if (S.oom)
+            st = NYTP_E_NOMEM;
+        else if (S.out_status)
+            st = S.out_status;
+        export_release(&x);
+    }
+    export_names_release(&S.frames);
+    free(S.norm);
+    free(S.nodes);
+    free(S.stack);
+    free(S.walk);
+    free(S.app);
+    if (rc != EXIT_OK) {
+        nytp_out_abort(out);
+        return rc;
+    }
+    return cli_output_finish(out, o.output, st < 0 ? st : st ? NYTP_E_NOMEM : NYTP_OK);
+}
