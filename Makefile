@@ -3,7 +3,8 @@
 #   make              build everything into build/ (the command: build/nytp)
 #   make test         install missing packages, build, run every test
 #   make run          install missing packages, build, profile the demo with nytp run
-#   make deps         install the Debian packages for build, tests, benchmarks
+#   make deps         install the Debian packages for build, tests, benchmarks,
+#                     and the npm packages of the tests (tests/node_modules)
 #   make install      PREFIX=/usr/local DESTDIR= (Devel::NYTP: into perl's site
 #                     arch directory under PREFIX, in @INC for PREFIX=/usr/local)
 #   make bench        benchmarks against Devel::NYTProf (not part of test)
@@ -59,9 +60,9 @@ PROFILER := $(PROFILER_SO) $(PROFILER_PM)
 # libFuzzer runtime, which clang only recommends (and deps skips recommends).
 DEB_PACKAGES := build-essential pkg-config libperl-dev zlib1g-dev libbsd-dev valgrind chromium \
 	libcmocka-dev clang libclang-rt-dev libdevel-nytprof-perl libdevel-dprof-perl perltidy \
-	libjson-pp-perl man-db time libisal-dev
+	libjson-pp-perl man-db time libisal-dev golang-go nodejs
 
-.PHONY: all test unit unit-asan unit-tsan integration run deps deps-check install bench \
+.PHONY: all test unit unit-asan unit-tsan integration run deps deps-deb deps-npm deps-check install bench \
 	fuzz fuzz-smoke fuzz-dprof clean
 
 all: $(BUILD)/nytp $(BUILD)/libnytpformat.a $(PROFILER)
@@ -198,8 +199,12 @@ fuzz-dprof: $(FUZZ_DPROF_BIN)
 
 # ---- set-up ---------------------------------------------------------------
 
-# Install missing Debian packages (as root, or through sudo).
 deps:
+	@$(MAKE) --no-print-directory deps-deb
+	@$(MAKE) --no-print-directory deps-npm
+
+# Install missing Debian packages (as root, or through sudo).
+deps-deb:
 	@missing=""; for p in $(DEB_PACKAGES); do \
 		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' \
 			|| missing="$$missing $$p"; done; \
@@ -209,6 +214,19 @@ deps:
 	export DEBIAN_FRONTEND=noninteractive; \
 	$$SUDO apt-get update -qq </dev/null && \
 	$$SUDO apt-get install -y -qq --no-install-recommends $$missing </dev/null
+
+# The npm packages of the tests, at the versions of tests/package.json, into
+# tests/node_modules (git-ignored; no lock file).  Debian's nodejs has no
+# npm of its own: the npm package brings it where nodejs did not.
+deps-npm:
+	@if (cd tests && npm ls --depth=0 >/dev/null 2>&1); then \
+		echo "deps: npm test packages present"; exit 0; fi; \
+	if ! command -v npm >/dev/null; then \
+		SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends \
+			npm </dev/null || exit 1; fi; \
+	echo "deps: installing the npm test packages into tests/node_modules"; \
+	cd tests && npm install --no-package-lock --no-audit --no-fund --ignore-scripts </dev/null
 
 deps-check:
 	@$(MAKE) --no-print-directory deps

@@ -5,7 +5,7 @@
  * 'nytp calls' prints it; without call events, caller;called paths from
  * the call-site data) with two values: exclusive wall time in nanoseconds
  * and calls.  A function per sub (name, file, first line); a location per
- * sub and line: the leaf frame of a path is at the sub's first line, a
+ * sub and line (its system name "&Pkg::name": see func_of); the leaf frame of a path is at the sub's first line, a
  * calling frame at the line it made the call from when the call-site data
  * names exactly one such line.
  *
@@ -106,6 +106,7 @@ static void pb_bytes(pb *b, unsigned field, const void *data, size_t len)
 typedef struct func {
     uint32_t sub;           /* model sub id, or NYTP_NONE */
     uint32_t name, file;    /* string table indexes */
+    uint32_t system_name;   /* "&Pkg::name", as perl names the sub's symbol */
     int64_t start_line;
 } func;
 
@@ -188,6 +189,17 @@ static uint32_t func_of(pprof *P, const char *name, uint32_t len)
     func *f = &P->funcs[id];
     f->sub = s ? (uint32_t)(s - P->x->p->subs) : NYTP_NONE;
     f->name = str_idx(P, fname, n);
+    /* pprof takes a function whose system name equals its name for C++
+     * and strips (...) and <...> from it: "(eval 0)" would vanish */
+    char *amp = malloc((size_t)n + 2);
+    if (!amp) {
+        P->oom = true;
+        return 0;
+    }
+    amp[0] = '&';
+    memcpy(amp + 1, fname, n);
+    f->system_name = str_idx(P, amp, n + 1);
+    free(amp);
     const char *file = export_sub_file(P->x, s);
     f->file = str_idx(P, file, (uint32_t)strlen(file));
     f->start_line = s && s->first_line != NYTP_NONE ? s->first_line : 0;
@@ -379,7 +391,7 @@ static void write_tables(pprof *P)
         m.n = 0;
         pb_int(&m, 1, (uint64_t)i + 1);
         pb_int(&m, 2, f->name);
-        pb_int(&m, 3, f->name);
+        pb_int(&m, 3, f->system_name);
         pb_int(&m, 4, f->file);
         pb_int(&m, 5, (uint64_t)f->start_line);
         write_field(P, 5, &m);
