@@ -309,6 +309,54 @@ static void set_value(nytp_merge *m, mkv *kv, const char *value)
     }
 }
 
+/* One program of an application value, "x.pl" or "x.pl (3 runs)", counted. */
+static void add_application(nytp_merge *m, char *item)
+{
+    uint32_t runs = 1;
+    size_t len = strlen(item);
+    static const char tail[] = " runs)";
+    size_t tl = sizeof tail - 1;
+    if (len > tl + 3 && strcmp(item + len - tl, tail) == 0) {
+        size_t d = len - tl;
+        while (d > 0 && item[d - 1] >= '0' && item[d - 1] <= '9')
+            d--;
+        if (d >= 2 && d < len - tl && item[d - 1] == '(' && item[d - 2] == ' ') {
+            unsigned long n = strtoul(item + d, NULL, 10);
+            if (n >= 2 && n <= UINT32_MAX) {
+                runs = (uint32_t)n;
+                item[d - 2] = 0;
+            }
+        }
+    }
+    mkv *app = find_kv(m->apps, m->n_apps, item);
+    if (!app)
+        app = add_kv(m, &m->apps, &m->n_apps, &m->cap_apps, item, item);
+    if (app)
+        app->runs = app->runs + runs < app->runs ? UINT32_MAX : app->runs + runs;
+}
+
+/* The programs of an input's application value: one program, or the list
+ * an earlier merge wrote ("a.pl (2 runs), b.pl and c.pl"), so that merging
+ * merges counts every run once, as merging all inputs at once does. */
+static void add_applications(nytp_merge *m, char *val)
+{
+    char *and = NULL;
+    for (char *p = strstr(val, " and "); p; p = strstr(p + 1, " and "))
+        and = p;
+    if (!and) {
+        add_application(m, val);
+        return;
+    }
+    *and = 0;
+    char *item = val;
+    for (char *comma; (comma = strstr(item, ", ")) != NULL; item = comma + 2) {
+        *comma = 0;
+        add_application(m, item);
+    }
+    add_application(m, item);
+    add_application(m, and + 5);
+}
+
 static void on_attribute(nytp_merge *m, const nytp_chunk *c)
 {
     char *key = dup_str(m, c->u.kv.key.ptr, c->u.kv.key.len);
@@ -349,13 +397,8 @@ static void on_attribute(nytp_merge *m, const nytp_chunk *c)
     } else if (rule == KV_LAST || rule == KV_APPLICATION) {
         set_value(m, kv, val);
     }
-    if (rule == KV_APPLICATION) {
-        mkv *app = find_kv(m->apps, m->n_apps, val);
-        if (!app)
-            app = add_kv(m, &m->apps, &m->n_apps, &m->cap_apps, val, val);
-        if (app)
-            app->runs++;
-    }
+    if (rule == KV_APPLICATION)
+        add_applications(m, val);
 out:
     free(key);
     free(val);

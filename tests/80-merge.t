@@ -479,4 +479,26 @@ sub variant {
     is $iout, $sout, 'input -: the same as from the file';
 }
 
+# ---- merging merges: a fleet, merged per host, then the merges -------------
+
+{
+    # the same program on four "hosts" (with string evals), and another program
+    my @host1 = map { "$td/$_" } qw(demo.out demo-calls2.out evals.out);
+    my @host2 = map { "$td/$_" } qw(demo-compress0.out demo-savesrc0.out evals.out recursion.out);
+    my ($st1) = run_cmd([$nytp, 'merge', '-o', "$dir/host1.out", @host1]);
+    my ($st2) = run_cmd([$nytp, 'merge', '-o', "$dir/host2.out", @host2]);
+    my ($st3) = run_cmd([$nytp, 'merge', '-o', "$dir/fleet.out", "$dir/host1.out", "$dir/host2.out"]);
+    my ($st4) = run_cmd([$nytp, 'merge', '-o', "$dir/all.out", @host1, @host2]);
+    is_deeply [$st1, $st2, $st3, $st4], [0, 0, 0, 0], 'merging per host, then the merges: exit 0';
+    my (undef, $fleet) = run_cmd([$nytp, 'dump', '--data', "$dir/fleet.out"]);
+    my (undef, $all) = run_cmd([$nytp, 'dump', '--data', "$dir/all.out"]);
+    ok length $all, 'the loaded profile is there';
+    is $fleet, $all, 'merge is associative: the merge of per-host merges = the merge of all inputs';
+    like $fleet, qr/^attribute\tapplication\tdemo\.pl \(4 runs\), evals\.pl \(2 runs\) and recursion\.pl$/m,
+        'merging merges counts every run once';
+    my (undef, $fc) = run_cmd([$nytp, 'calls', '--stable', "$dir/fleet.out"]);
+    my (undef, $ac) = run_cmd([$nytp, 'calls', '--stable', "$dir/all.out"]);
+    is $fc, $ac, 'merge is associative: the same call paths';
+}
+
 done_testing;

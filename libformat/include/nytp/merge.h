@@ -33,7 +33,8 @@
  *    values when a later input disagrees; statement and call-event ticks of
  *    an input with another ticks_per_sec are converted); basetime is the
  *    smallest, cumulative_overhead_ticks the sum, sawampersand_* the first,
- *    application lists the programs ("x.pl (3 runs) and y.pl"), any other
+ *    application lists the programs ("x.pl (3 runs) and y.pl"; an input
+ *    that is a merge adds the runs it lists, so merging is associative), any other
  *    key the last value.  Options: the first value of each (a warning when
  *    a later input has another).
  *
