@@ -18,8 +18,8 @@ static const nytp_command commands[] = {
     {"dump", "print the chunks of a profile, as text or JSON", cmd_dump},
     {"csv", "write line times per source file as CSV files, like nytprofcsv", cmd_csv},
     {"cachegrind", "write the profile in callgrind format for KCachegrind", cmd_cachegrind},
-    {"pprof", "write the profile for go tool pprof, Pyroscope, Parca (profile.proto)", cmd_pprof},
-    {"speedscope", "write the profile for the speedscope viewer (its JSON format)", cmd_speedscope},
+    {"pprof", "write a pprof profile, for go tool pprof, Pyroscope, Parca", cmd_pprof},
+    {"speedscope", "write the profile for the speedscope viewer", cmd_speedscope},
     {"merge", "join profiles of one program into one file", cmd_merge},
     {"dprof-convert", "convert Devel::DProf's tmon.out into a profile", cmd_dprof_convert},
 };

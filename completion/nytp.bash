@@ -14,12 +14,14 @@
 # that is not completed.  The operand, the profile, completes as a profile
 # file; commands in _nytp_many_profiles take any number of them.
 
-_nytp_commands=(dump csv cachegrind dprof-convert merge calls flame run html)
+_nytp_commands=(dump csv cachegrind pprof speedscope dprof-convert merge calls flame run html)
 
 declare -gA _nytp_options=(
     [dump]='--json --tags=:tags --limit=:number --strict --data --collapse-evals --inc=:dirs -o:file --output=:file -h --help'
     [csv]='-o:dir --out=:dir --output=:dir --strict -h --help'
     [cachegrind]='-o:file --out=:file --output=:file --strict -h --help'
+    [pprof]='-o:file --output=:file --strict -h --help'
+    [speedscope]='-o:file --output=:file --strict -h --help'
     [dprof-convert]='-o:file --output=:file -F --fake-exits --no-overhead --goto=:goto -h --help'
     [merge]='--strict --compress=:level -o:file --output=:file -h --help'
     [calls]='--calls --stable --strict -o:file --output=:file -h --help'
@@ -33,7 +35,7 @@ declare -gA _nytp_operand=(
     [dprof-convert]=file
 )
 
-declare -gA _nytp_many_profiles=([csv]=1 [cachegrind]=1 [merge]=1 [calls]=1 [flame]=1 [html]=1)
+declare -gA _nytp_many_profiles=([csv]=1 [cachegrind]=1 [pprof]=1 [speedscope]=1 [merge]=1 [calls]=1 [flame]=1 [html]=1)
 
 _nytp_chunk_names=(VERSION COMMENT ATTRIBUTE OPTION START_DEFLATE PID_START
     PID_END NEW_FID TIME_LINE TIME_BLOCK DISCOUNT SUB_INFO SUB_CALLERS

@@ -194,7 +194,8 @@ SKIP: {
     skip '/dev/full is missing', 1 unless -c '/dev/full';
     my $demo = testdata() . '/demo.out';
     for my $args (['dump'], ['dump', '--data'], ['dump', '--data', '--json'], ['calls'],
-                  ['flame'], ['flame', '--svg'], ['cachegrind', '-o', '-']) {
+                  ['flame'], ['flame', '--svg'], ['cachegrind', '-o', '-'], ['pprof', '-o', '-'],
+                  ['speedscope', '-o', '-']) {
         my $label = "@$args to a full disk";
         my ($st, undef, $err) = run_cmd(['sh', '-c', 'exec "$@" > /dev/full', 'sh', $nytp, @$args, $demo]);
         is $st, 1, "$label: exit 1";
