@@ -308,9 +308,9 @@ static int on_chunk(void *ctx, const nytp_chunk *c)
         break;
     default: break;
     }
-    if (S->oom)
-        return NYTP_E_NOMEM;
-    return S->out_status ? S->out_status : 0;
+    /* a write error is the output's, reported when it is closed, not the
+     * input's: loading goes on, writing stopped at the error */
+    return S->oom ? NYTP_E_NOMEM : 0;
 }
 
 /* ---- without call events ------------------------------------------------------- */

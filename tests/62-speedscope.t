@@ -166,6 +166,34 @@ for my $c (@cases) {
     like Encode::decode('UTF-8', Encode::encode('UTF-8', $r->{sandwich})), qr/\Q$hot\E/, "$label: the sandwich view lists the hottest sub ($hot)";
 }
 
+# ---- processes: a merged profile of a program that forked ------------------------
+
+{
+    my $merged = "$dir/fork-merged.out";
+    run_cmd([$nytp, 'merge', '-o', $merged, "$td/fork.out", "$td/fork-child.out"]);
+    my $json = "$dir/fork.json";
+    my ($st, $out, $err) = run_cmd([$nytp, 'speedscope', '-o', $json, $merged]);
+    is $st, 0, 'merged fork profile: exit 0' or diag $err;
+    my $data = decode_json(slurp_file($json));
+    my @pids = map { $_->{name} =~ /\(pid (\d+)\)$/ ? $1 : 'none' } @{ $data->{profiles} };
+    is scalar(@pids), 2, 'merged fork profile: one evented profile per process';
+    isnt $pids[0], $pids[1], 'merged fork profile: two processes, named by pid';
+    my $k = 1e9 / ticks_per_sec($merged);
+    my $calls = calls_of([$merged]);
+    my ($self, $total, $problems) = self_times($data);
+    is_deeply $problems, [], 'merged fork profile: events nest and run forward';
+    ok abs($total - $calls->{total} * $k) < 1e-3, 'merged fork profile: total = nytp calls total';
+    # a write error while the first of two processes is written (more
+    # than fits a buffer: 30,000 calls) is the output's, not the input's
+    my $many = fresh_profile('many-calls', "sub f { 1 } f() for 1 .. 30000;\n", '');
+    my $two = "$dir/two-processes.out";
+    run_cmd([$nytp, 'merge', '-o', $two, $many, "$td/fork.out"]);
+    ($st, $out, $err) = run_cmd(['sh', '-c', 'exec "$@" > /dev/full', 'sh', $nytp, 'speedscope', '-o', '-', $two]);
+    is $st, 1, 'full disk: exit 1';
+    like $err, qr/^nytp speedscope: \(standard output\): write failed: No space left on device\n\z/,
+        'full disk: one line naming the output';
+}
+
 # ---- time order: calls laid out where they ran ----------------------------------
 
 {
