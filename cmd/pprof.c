@@ -418,8 +418,13 @@ static void write_tables(pprof *P)
     write_field(P, 3, &m);
     value_type(P, 11, "wall", "nanoseconds");
     P->tmp.n = 0;
-    if (p->have_start)
-        pb_int(&P->tmp, 9, (uint64_t)llround(p->profiler_start_time * 1e9));
+    /* the earliest process start: several inputs may have run apart */
+    double start = p->have_start ? p->profiler_start_time : 0;
+    for (uint32_t i = 0; i < p->n_procs; i++)
+        if (p->procs[i].start > 0 && (start <= 0 || p->procs[i].start < start))
+            start = p->procs[i].start;
+    if (start > 0)
+        pb_int(&P->tmp, 9, (uint64_t)llround(start * 1e9));
     pb_int(&P->tmp, 10, (uint64_t)llround(p->profiler_duration * 1e9));
     pb_int(&P->tmp, 12, (uint64_t)llround(P->ns_per_tick > 0 ? P->ns_per_tick : 1));
     pb_int(&P->tmp, 14, str_idx(P, "wall", 4));
