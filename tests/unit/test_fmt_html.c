@@ -12,7 +12,7 @@
 static int valid_utf8(const unsigned char *s, size_t n)
 {
     for (size_t i = 0; i < n;) {
-        size_t k = utf8_seq(s + i, n - i);
+        size_t k = fmt_utf8_seq(s + i, n - i);
         if (!k)
             return 0;
         i += k;
