@@ -97,6 +97,8 @@ int main(int argc, char **argv)
         print_usage(stderr);
         return EXIT_USAGE;
     }
+    /* every write to standard output is checked once, at exit */
+    atexit(cli_close_stdout);
     const char *name = argv[1];
     if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0) {
         print_usage(stdout);
