@@ -311,12 +311,14 @@ nytp_out *cli_output_open(const char *path)
     nytp_error e = {0};
     if (!path)
         path = "-";
-    cli_signals_hold(); /* no window where the temporary is not registered */
+    /* Not held while opening: opening a FIFO waits for its reader, and
+     * Ctrl-C must work then.  A signal in the instant between creating a
+     * temporary and registering it is the one case left uncovered. */
     if (nytp_out_open_file(&out, path, NYTP_OUT_ATOMIC, &e) < 0) {
-        cli_signals_release();
         cli_error("%s: %s", path, e.msg);
         return NULL;
     }
+    cli_signals_hold();
     const char *tmp = nytp_out_temp_path(out);
     if (tmp) {
         int slot = cli_temp_register(tmp, false);
@@ -344,10 +346,15 @@ static void output_forget(const nytp_out *out)
 int cli_output_close(nytp_out *out, const char *path)
 {
     nytp_error e = {0};
-    cli_signals_hold();
+    /* A rename must not be cut off from its bookkeeping; a FIFO's close,
+     * which may wait for its reader, has no temporary and stays killable. */
+    bool renames = nytp_out_temp_path(out) != NULL;
+    if (renames)
+        cli_signals_hold();
     int st = nytp_out_close(out, &e);
     output_forget(out);
-    cli_signals_release();
+    if (renames)
+        cli_signals_release();
     if (st < 0) {
         cli_error("%s: %s", path && strcmp(path, "-") ? path : "(standard output)", e.msg);
         return EXIT_BAD_INPUT;
@@ -739,6 +746,10 @@ static int outdir_check_target(const char *path, const char *target, const char 
     }
     if (!S_ISDIR(sb.st_mode)) {
         cli_error("%s: exists and is not a directory", path);
+        return EXIT_BAD_INPUT;
+    }
+    if (access(target, W_OK | X_OK) < 0) {
+        cli_error("%s: cannot write into it: %s", path, strerror(errno));
         return EXIT_BAD_INPUT;
     }
     if (marks_read(target, path, m) < 0)

@@ -434,7 +434,7 @@ sub to_full {
 SKIP: {
     skip 'no /dev/full', 1 unless -c '/dev/full';
     my @cases = (
-        ['--help'], ['--version'], ['help'],
+        ['--help'], ['--version'], ['help'], ['help', 'dump'],
         (map { [$_, '--help'] } qw(run html flame calls dump csv cachegrind merge dprof-convert)),
         ['calls', $demo], ['flame', $demo], ['flame', '--svg', $demo], ['dump', $demo],
         ['dump', '--json', $demo], ['dump', '--data', $demo], ['merge', '-o', '-', $demo],
