@@ -170,7 +170,7 @@ static void remove_flat_dir(const char *path)
     int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (fd >= 0) {
         char buf[4096] __attribute__((aligned(8)));
-        for (int pass = 0; pass < 1000; pass++) {
+        for (long pass = 0; pass < (1L << 24); pass++) {
             long n = syscall(SYS_getdents64, fd, buf, sizeof buf);
             if (n <= 0)
                 break;
@@ -305,6 +305,8 @@ static struct {
     int slot;
 } out_slots[MAX_TEMPS];
 
+static void output_forget(const nytp_out *out);
+
 nytp_out *cli_output_open(const char *path)
 {
     nytp_out *out;
@@ -320,6 +322,7 @@ nytp_out *cli_output_open(const char *path)
     }
     cli_signals_hold();
     const char *tmp = nytp_out_temp_path(out);
+    output_forget(out); /* an earlier out at this address, aborted directly */
     if (tmp) {
         int slot = cli_temp_register(tmp, false);
         for (int i = 0; slot >= 0 && i < MAX_TEMPS; i++)

@@ -166,12 +166,45 @@ static int make_temp(const char *target, char **tmp_out)
     return fd;
 }
 
+/* N when path names one of this process's own descriptors
+ * (/dev/fd/N, /proc/self/fd/N, /proc/thread-self/fd/N, /proc/PID/fd/N),
+ * else -1. */
+static int own_fd(const char *path)
+{
+    char self[64];
+    snprintf(self, sizeof self, "/proc/%ld/fd/", (long)getpid());
+    static const char *const dirs[] = {"/dev/fd/", "/proc/self/fd/", "/proc/thread-self/fd/"};
+    const char *num = NULL;
+    for (size_t i = 0; i < sizeof dirs / sizeof *dirs && !num; i++)
+        if (strncmp(path, dirs[i], strlen(dirs[i])) == 0)
+            num = path + strlen(dirs[i]);
+    if (!num && strncmp(path, self, strlen(self)) == 0)
+        num = path + strlen(self);
+    if (!num || *num < '0' || *num > '9')
+        return -1;
+    char *end;
+    long n = strtol(num, &end, 10);
+    return *end || n > 1 << 30 ? -1 : (int)n;
+}
+
 /* Open what path names, as it is, for writing: a device, a FIFO, a
  * socket, an open file of /proc.  No temporary, no rename. */
 static int open_direct(nytp_out **op, const char *path, bool magic, nytp_error *err)
 {
-    /* O_TRUNC matters only for a regular file behind /dev/stdout and the
-     * like, where it does what the shell's '>' does. */
+    /* One of our own descriptors (/dev/stdout) is shared, not reopened, as
+     * the shell does: its offset and O_APPEND stay, so '>>' appends. */
+    int own = magic ? own_fd(path) : -1;
+    if (own >= 0) {
+        int fd = fcntl(own, F_DUPFD_CLOEXEC, 0);
+        if (fd < 0)
+            return nytp_error_set(err, NYTP_E_IO, "cannot open: %s", strerror(errno));
+        int st = nytp_out_open_fd(op, fd, true, err);
+        if (st < 0)
+            close(fd);
+        return st;
+    }
+    /* O_TRUNC matters only for a regular file behind another process's
+     * /proc/PID/fd/N, where it does what the shell's '>' does. */
     int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY | (magic ? O_TRUNC : O_NOFOLLOW));
     if (fd < 0)
         return nytp_error_set(err, NYTP_E_IO, "cannot open: %s", strerror(errno));

@@ -150,6 +150,16 @@ for my $c (@commands) {
         is $out, $want, "$name: ... the output is on standard output";
     }
     ok -l '/dev/stdout', "$name: /dev/stdout is still a link";
+    if ($device_ok) {
+        # the descriptor is shared, not reopened: '>>' appends
+        open my $fh2, '>', "$d/appended" or die;
+        print $fh2 "header\n";
+        close $fh2;
+        my ($s2) = run_cmd(['bash', '-c', 'f=$1; shift; "$@" -o /dev/stdout >> "$f"', 'bash',
+                            "$d/appended", @run, @$inputs]);
+        is $s2, 0, "$name: -o /dev/stdout >> file: exit 0";
+        is slurp_file("$d/appended"), "header\n$want", "$name: ... appends to the file";
+    }
 
     # process substitution: -o >(...)
     my ($s) = run_cmd(['bash', '-c', 'f=$1; shift; "$@" -o >(cat > "$f"); st=$?; wait $!; exit $st',

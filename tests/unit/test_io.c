@@ -603,6 +603,25 @@ static void proc_links_are_not_paths(void **state)
     assert_int_equal(read(p[0], buf, sizeof buf), 6);
     assert_memory_equal(buf, "piped\n", 6);
     close(p[0]);
+
+    /* standard output opened for appending ('>>') is appended to: the
+     * descriptor is shared, not reopened and truncated */
+    write_file(tmp("log"), "head\n", 0644);
+    int fd = open(tmp("log"), O_WRONLY | O_APPEND);
+    assert_true(fd >= 0);
+    saved = dup(1);
+    assert_int_equal(dup2(fd, 1), 1);
+    close(fd);
+    st = nytp_out_open_file(&o, "/dev/stdout", NYTP_OUT_ATOMIC, &e);
+    if (st == NYTP_OK) {
+        nytp_out_printf(o, "tail\n");
+        st = nytp_out_close(o, &e);
+    }
+    dup2(saved, 1);
+    close(saved);
+    assert_int_equal(st, NYTP_OK);
+    assert_file(tmp("log"), "head\ntail\n");
+    unlink(tmp("log"));
 }
 
 /* Replacing a file needs the right to write it, as '>' does.  Root may
