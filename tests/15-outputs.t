@@ -182,6 +182,50 @@ SKIP: {
     ok -c '/dev/null', '... /dev/null is still a character device';
 }
 
+# nytp run: the profiler opens its own file, by the same rules
+{
+    my $d = fresh_dir('run');
+    open my $fh, '>', "$d/target" or die;
+    print $fh "old\n";
+    close $fh;
+    symlink 'target', "$d/link" or die;
+    my ($st, undef, $err) = run_cmd([$nytp, 'run', '-o', "$d/link", '--', '-e', '1']);
+    is $st, 0, 'run -o a symlink: exit 0' or diag $err;
+    ok -l "$d/link", '... the link stays a link';
+    like slurp_file("$d/target"), qr/\ANYTProf 5 0\n/, '... its target has the profile';
+
+    mkfifo("$d/fifo", 0600) or die;
+    my $pid = fork // die;
+    if (!$pid) {
+        open my $in, '<:raw', "$d/fifo" or POSIX::_exit(1);
+        open my $out, '>:raw', "$d/from-fifo" or POSIX::_exit(1);
+        local $/;
+        print $out scalar(<$in> // '');
+        close $out;
+        POSIX::_exit(0);
+    }
+    ($st, undef, $err) = run_cmd([$nytp, 'run', '-o', "$d/fifo", '--', '-e', '1']);
+    for (1 .. 1000) {
+        last if waitpid($pid, POSIX::WNOHANG()) == $pid;
+        sleep 0.01;
+        if ($_ == 1000) {
+            kill 'KILL', $pid;
+            waitpid $pid, 0;
+        }
+    }
+    is $st, 0, 'run -o a FIFO: exit 0' or diag $err;
+    ok -p "$d/fifo", '... it stays a FIFO';
+    like slurp_file("$d/from-fifo"), qr/\ANYTProf 5 0\n/, '... its reader gets the profile';
+    like $err, qr/profile written to \Q$d\E\/fifo/, '... and says where the profile went';
+    SKIP: {
+        skip 'making a device node needs root', 2 unless $root;
+        system('mknod', "$d/null", 'c', '1', '3') == 0 or skip 'mknod failed', 2;
+        ($st, undef, $err) = run_cmd([$nytp, 'run', '-o', "$d/null", '--', '-e', '1']);
+        is $st, 0, 'run -o a character device: exit 0' or diag $err;
+        ok -c "$d/null", '... it stays a character device';
+    }
+}
+
 # ---- report directories -----------------------------------------------------------------
 
 {
