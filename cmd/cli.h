@@ -43,14 +43,39 @@ int cli_parse(int argc, char **argv, const char *shortopts, const struct option 
 /* Parse a non-negative integer option value or exit 2. */
 unsigned long cli_parse_count(const char *opt, const char *arg);
 
-/* Output for reports: "-" or NULL is stdout, anything else is written
- * atomically.  cli_output_close reports errors; returns an exit code. */
+/* Output for reports: "-" or NULL is stdout, anything else through
+ * nytp_out_open_file(NYTP_OUT_ATOMIC): a regular file or a new path is
+ * written under a temporary name and renamed into place at close (a
+ * symbolic link is followed and its target replaced), anything else (a
+ * device, a FIFO, /dev/stdout) is written straight into.  The temporary
+ * file is removed if the process is killed by SIGINT, SIGTERM, SIGHUP or
+ * SIGPIPE (see cli_temp_register).  cli_output_close reports errors;
+ * returns an exit code. */
 nytp_out *cli_output_open(const char *path);
 int cli_output_close(nytp_out *out, const char *path);
 /* After writing a report: status < 0 (the writer failed) reports why
  * (the output's error, else out of memory), discards the output and
  * returns EXIT_BAD_INPUT; otherwise cli_output_close. */
 int cli_output_finish(nytp_out *out, const char *path, int status);
+
+/* Temporary files and directories that must not outlive the process: on
+ * SIGINT, SIGTERM, SIGHUP or SIGPIPE (unless ignored when nytp started)
+ * they are removed and the process dies of the same signal.  A directory
+ * must hold only files (no subdirectories).  Register returns a slot (or
+ * -1 when the table is full or the path too long: then nothing is removed);
+ * removing a path that no longer exists is harmless, so a slot may stay
+ * registered after its file was renamed or removed. */
+int cli_temp_register(const char *path, bool is_dir);
+void cli_temp_unregister(int slot);
+/* Between hold and release a fatal signal waits: for steps that must not
+ * be cut in the middle (moving a finished report into place).  release
+ * then cleans up and dies if one came. */
+void cli_signals_hold(void);
+void cli_signals_release(void);
+
+/* For atexit(): flush standard output and, when anything written to it
+ * failed (a full disk, /dev/full), say so in one line and exit 1. */
+void cli_close_stdout(void);
 
 /* Load files (none: "nytprof.out") into one finished profile, reporting
  * warnings and errors as every command does: a truncated input warns
@@ -63,33 +88,45 @@ nytp_profile *cli_load_profile_with(int nfiles, char **files, bool strict,
                                     int (*on_chunk)(void *ctx, const nytp_chunk *c), void *ctx,
                                     int *rc);
 
-/* A report written as a directory, atomically: files are written into a
- * temporary directory beside path, and cli_outdir_commit swaps it into
- * place (the previous report, if any, is removed only then), so a failed
- * run leaves the previous report intact and no half-written one. */
+/* A report written as a directory.  Its files are written into a
+ * temporary directory first; only when all are written does
+ * cli_outdir_commit put them in place, so a failed or interrupted run
+ * changes nothing.  A missing DIR is created by renaming the temporary
+ * directory (made beside it).  An existing DIR is written into: the
+ * temporary directory is made inside it and each file moved into DIR.
+ * What nytp wrote is listed in DIR/.nytp-report (kind and file name per
+ * line); a file there is replaced or removed only when that list names it,
+ * so reports of different kinds (html, csv) share a directory and nothing
+ * foreign is ever deleted or overwritten: a file in the way that the list
+ * does not name stops the report with one line.  A symbolic link DIR is
+ * followed (the link stays).  File names are single path components. */
 typedef struct cli_outdir {
-    char *path;     /* the final directory */
+    char *path;     /* the directory as given, for messages */
+    char *target;   /* the directory written: path with its links followed */
     char *tmp;      /* where files are written until commit */
+    const char *kind;       /* "html", "csv": the marker's first word */
+    bool into;              /* target existed: files are moved into it */
+    char **names;           /* files written so far */
+    size_t n_names, cap_names;
+    int slot;               /* cli_temp_register's slot of tmp */
 } cli_outdir;
 
-/* Whether an existing, non-empty directory holds an earlier report of
- * this kind, which may be replaced.  Anything else (someone's home, a
- * source tree) is never replaced. */
-typedef bool (*cli_outdir_ours)(const char *dir);
-
-/* EXIT_OK when path is missing, an empty directory, or a directory that
- * ours() recognises; otherwise reports why not and returns
- * EXIT_BAD_INPUT.  Commands call it before their work, to fail early;
- * cli_outdir_open checks again. */
-int cli_outdir_check(const char *path, cli_outdir_ours ours);
+/* EXIT_OK when path is missing (and its parent a directory) or a
+ * directory that a report of this kind may be written into: none of the
+ * names in always (NULL-terminated: files this report always writes, may
+ * be NULL) is there unless the marker lists it.  Otherwise reports why
+ * not and returns EXIT_BAD_INPUT.  Commands call it before their work, to
+ * fail early; cli_outdir_open and cli_outdir_commit check again. */
+int cli_outdir_check(const char *path, const char *kind, const char *const *always);
 /* Returns EXIT_OK, or reports and returns EXIT_BAD_INPUT. */
-int cli_outdir_open(cli_outdir *d, const char *path, cli_outdir_ours ours);
-/* Open name (relative; may not contain "..") inside the report for
- * writing, creating subdirectories; NULL after reporting an error. */
+int cli_outdir_open(cli_outdir *d, const char *path, const char *kind,
+                    const char *const *always);
+/* Open name (one path component, not starting ".nytp-") inside the report
+ * for writing; NULL after reporting an error. */
 nytp_out *cli_outdir_file(cli_outdir *d, const char *name);
 /* Close a file of the report; reports errors; returns an exit code. */
 int cli_outdir_close_file(cli_outdir *d, nytp_out *out, const char *name);
-/* Swap the finished report into place; returns an exit code.  Frees d's
+/* Put the finished report in place; returns an exit code.  Frees d's
  * strings either way. */
 int cli_outdir_commit(cli_outdir *d);
 /* Remove the temporary directory and free d's strings. */

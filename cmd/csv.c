@@ -33,8 +33,8 @@ static const char usage[] =
     "\n"
     "Write one CSV file per profiled source file (time, calls, time/call,\n"
     "code for every source line), with the file names and layout of\n"
-    "Devel::NYTProf's nytprofcsv, into DIR (default: ./nytprof).  The\n"
-    "directory is replaced as a whole only when every file is written.\n"
+    "Devel::NYTProf's nytprofcsv, into DIR (default: ./nytprof), only when\n"
+    "every file is written; only files nytp wrote there are ever replaced.\n"
     "Several FILEs are added up into one profile (default FILE: nytprof.out;\n"
     "'-' reads standard input).\n"
     "\n"
@@ -550,24 +550,6 @@ static int write_reports(csv_run *R)
     return EXIT_OK;
 }
 
-/* DIR is replaced as a whole, so only when it holds nothing but CSV files
- * (an earlier report of ours or of nytprofcsv): never someone's other files. */
-static bool only_csv_files(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return false;
-    bool ok = true;
-    for (struct dirent *e; ok && (e = readdir(d));) {
-        size_t n = strlen(e->d_name);
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-            continue;
-        ok = e->d_type == DT_REG && n > 4 && strcmp(e->d_name + n - 4, ".csv") == 0;
-    }
-    closedir(d);
-    return ok;
-}
-
 int cmd_csv(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -580,7 +562,7 @@ int cmd_csv(int argc, char **argv)
     int first = cli_parse(argc, argv, "o:", longopts, usage, on_opt, &o);
     if (!*o.out)
         cli_usage_error("--out needs a directory name");
-    if (cli_outdir_check(o.out, only_csv_files) != EXIT_OK)
+    if (cli_outdir_check(o.out, "csv", NULL) != EXIT_OK)
         return EXIT_BAD_INPUT;
 
     int rc;
@@ -608,7 +590,7 @@ int cmd_csv(int argc, char **argv)
     if (!R.inc.inc || !R.eval_time || !R.warned) {
         cli_error("out of memory");
         rc = EXIT_BAD_INPUT;
-    } else if ((rc = cli_outdir_open(&R.dir, o.out, only_csv_files)) == EXIT_OK) {
+    } else if ((rc = cli_outdir_open(&R.dir, o.out, "csv", NULL)) == EXIT_OK) {
         rc = write_reports(&R);
         if (rc == EXIT_OK)
             rc = cli_outdir_commit(&R.dir);

@@ -24,11 +24,11 @@ static const char usage[] =
     "line annotated (statements, time, calls made, callers of each sub); all\n"
     "subroutines on subs.html.  Several FILEs are combined into one profile\n"
     "(default FILE: nytprof.out).  The report is self-contained and works\n"
-    "offline; it replaces DIR only when complete, so a failed run leaves the\n"
-    "previous report intact.\n"
+    "offline; its files go into DIR only when all are written, so a failed run\n"
+    "leaves the previous report intact.\n"
     "\n"
     "  -o, --out=DIR   write the report here (default: nytprof); an existing DIR\n"
-    "                  is replaced only if empty or an earlier report\n"
+    "                  is written into: only files nytp wrote are replaced\n"
     "      --open      open index.html with xdg-open when there is a display\n"
     "                  (otherwise print its path)\n"
     "      --minimal   only the line view of each file: no block and sub views,\n"
@@ -467,25 +467,9 @@ static void open_report(const char *dir)
     free(index);
 }
 
-/* The report replaces DIR as a whole, so DIR must be missing, empty, or
- * an earlier report (ours or nytprofhtml's): never someone's other files. */
-static bool replaceable(const char *dir)
-{
-    size_t n = strlen(dir) + 16;
-    char *index = malloc(n);
-    if (!index)
-        return false;
-    snprintf(index, n, "%s/index.html", dir);
-    FILE *f = fopen(index, "rb");
-    free(index);
-    if (!f)
-        return false;
-    char head[8192];
-    size_t got = fread(head, 1, sizeof head - 1, f);
-    fclose(f);
-    head[got] = 0;
-    return strstr(head, "nytp profile") || strstr(head, "NYTProf");
-}
+/* Files every report has: an index.html that nytp did not write (someone's
+ * page, nytprofhtml's report) stops the report before any work. */
+static const char *const always_written[] = {"index.html", NULL};
 
 int cmd_html(int argc, char **argv)
 {
@@ -502,7 +486,7 @@ int cmd_html(int argc, char **argv)
     const char *outdir = o.out ? o.out : "nytprof";
     if (!*outdir)
         cli_usage_error("-o needs a directory name");
-    if (cli_outdir_check(outdir, replaceable) != EXIT_OK)
+    if (cli_outdir_check(outdir, "html", always_written) != EXIT_OK)
         return EXIT_BAD_INPUT;
 
     progress pg;
@@ -552,7 +536,7 @@ int cmd_html(int argc, char **argv)
     if (!r.names.inc || report_init(&r, p) < 0) {
         cli_error("out of memory");
         rc = EXIT_BAD_INPUT;
-    } else if ((rc = cli_outdir_open(&r.dir, outdir, replaceable)) == EXIT_OK) {
+    } else if ((rc = cli_outdir_open(&r.dir, outdir, "html", always_written)) == EXIT_OK) {
         progress_phase(&pg, "writing", &r);
         rc = write_report(&r, feed.t);
         if (rc == EXIT_OK)

@@ -1,9 +1,11 @@
 /* nytp.c — the multi-call binary: 'nytp COMMAND [ARGS]' runs cmd_COMMAND. */
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -45,6 +47,64 @@ static const nytp_command *find(const char *name)
     return NULL;
 }
 
+/* Run man with args, as execvp would (returns only when man cannot be
+ * run).  On a terminal man runs in our place, with its pager; otherwise
+ * its output passes through us, so that a failed write to standard output
+ * is an error as for every other command (man itself ignores it). */
+static int exec_man(char *const args[])
+{
+    fflush(stdout);
+    if (isatty(STDOUT_FILENO)) {
+        execvp("man", args);
+        return -1;
+    }
+    int p[2];
+    if (pipe(p) < 0)
+        return -1;
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(p[0]);
+        close(p[1]);
+        return -1;
+    }
+    if (pid == 0) {
+        dup2(p[1], STDOUT_FILENO);
+        close(p[0]);
+        close(p[1]);
+        execvp("man", args);
+        _exit(127);
+    }
+    close(p[1]);
+    char buf[8192];
+    ssize_t n;
+    int werr = 0;
+    while (!werr && (n = read(p[0], buf, sizeof buf)) != 0) {
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            break;
+        }
+        for (ssize_t at = 0; at < n && !werr;) {
+            ssize_t w = write(STDOUT_FILENO, buf + at, (size_t)(n - at));
+            if (w < 0 && errno != EINTR)
+                werr = errno;
+            else if (w > 0)
+                at += w;
+        }
+    }
+    close(p[0]); /* man stops with SIGPIPE if we stopped reading */
+    int st;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+        ;
+    if (werr) {
+        fprintf(stderr, "nytp help: standard output: %s\n", strerror(werr));
+        exit(EXIT_BAD_INPUT);
+    }
+    if (WIFEXITED(st) && WEXITSTATUS(st) == 127)
+        return -1;
+    exit(WIFEXITED(st) ? WEXITSTATUS(st) : EXIT_BAD_INPUT);
+}
+
 /* The man page of page ("nytp-dump"): next to the binary in a build tree
  * (build/nytp -> man/), or under the installed prefix (bin/nytp ->
  * share/man/man1/), else whatever man finds. */
@@ -63,14 +123,14 @@ static int show_man(const char *page)
                 struct stat sb;
                 snprintf(path, sizeof path, "%s%s%s.1", exe, rel[i], page);
                 if (stat(path, &sb) == 0) {
-                    execlp("man", "man", "-l", path, (char *)NULL);
+                    exec_man((char *[]){"man", "-l", path, NULL});
                     fprintf(stderr, "nytp help: cannot run man; the page is %s\n", path);
                     return EXIT_BAD_INPUT;
                 }
             }
         }
     }
-    execlp("man", "man", page, (char *)NULL);
+    exec_man((char *[]){"man", (char *)page, NULL});
     fprintf(stderr, "nytp help: cannot run man to show %s\n", page);
     return EXIT_BAD_INPUT;
 }
@@ -99,6 +159,8 @@ int main(int argc, char **argv)
         print_usage(stderr);
         return EXIT_USAGE;
     }
+    /* every write to standard output is checked once, at exit */
+    atexit(cli_close_stdout);
     const char *name = argv[1];
     if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0) {
         print_usage(stdout);

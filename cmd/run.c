@@ -276,7 +276,9 @@ int cmd_run(int argc, char **argv)
     struct stat sb;
     char withpid[PATH_MAX + 32];
     snprintf(withpid, sizeof withpid, "%s.%d", profile, (int)pid);
-    if (stat(profile, &sb) == 0
+    if (had_old && !S_ISREG(old.st_mode)) /* a FIFO, a device: written through */
+        fprintf(stderr, "nytp run: profile written to %s\n", profile);
+    else if (stat(profile, &sb) == 0
         && !(had_old && sb.st_ino == old.st_ino && sb.st_mtim.tv_sec == old.st_mtim.tv_sec
              && sb.st_mtim.tv_nsec == old.st_mtim.tv_nsec))
         fprintf(stderr, "nytp run: profile written to %s\n", profile);

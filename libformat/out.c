@@ -6,7 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -73,28 +76,208 @@ int nytp_out_open_mem(nytp_out **op, nytp_error *err)
     return alloc_out(op, err);
 }
 
-int nytp_out_open_file(nytp_out **op, const char *path, unsigned flags, nytp_error *err)
+/* Whether the symbolic link at path lives in /proc (/proc/self/fd/N, and
+ * /dev/fd/N and /dev/stdout lead there): its target names an open file,
+ * which may be a pipe, not a path to follow. */
+static bool in_procfs(const char *path)
 {
-    if (strcmp(path, "-") == 0)
-        return nytp_out_open_fd(op, STDOUT_FILENO, false, err);
-    int fd;
-    char *tmp = NULL;
-    if (flags & NYTP_OUT_ATOMIC) {
-        size_t n = strlen(path) + 16;
-        tmp = malloc(n);
-        if (!tmp)
-            return nytp_error_set(err, NYTP_E_NOMEM, "out of memory");
-        snprintf(tmp, n, "%s.tmpXXXXXX", path);
+    const char *slash = strrchr(path, '/');
+    char dir[PATH_MAX];
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else if (slash == path)
+        snprintf(dir, sizeof dir, "/");
+    else
+        snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+    struct statfs fs;
+    return statfs(dir, &fs) == 0 && fs.f_type == PROC_SUPER_MAGIC;
+}
+
+char *nytp_path_follow_links(const char *path, bool *magic, nytp_error *err)
+{
+    char *p = strdup(path);
+    *magic = false;
+    if (!p) {
+        nytp_error_set(err, NYTP_E_NOMEM, "out of memory");
+        return NULL;
+    }
+    for (int hops = 0;; hops++) {
+        struct stat sb;
+        if (lstat(p, &sb) < 0 || !S_ISLNK(sb.st_mode))
+            return p; /* missing (created there), or what the links lead to */
+        if (in_procfs(p)) {
+            *magic = true;
+            return p;
+        }
+        if (hops == 40) {
+            free(p);
+            nytp_error_set(err, NYTP_E_IO, "%s", strerror(ELOOP));
+            return NULL;
+        }
+        char link[PATH_MAX];
+        ssize_t n = readlink(p, link, sizeof link - 1);
+        if (n < 0 || (size_t)n >= sizeof link - 1) {
+            int e = n < 0 ? errno : ENAMETOOLONG;
+            free(p);
+            nytp_error_set(err, NYTP_E_IO, "cannot follow the link: %s", strerror(e));
+            return NULL;
+        }
+        link[n] = 0;
+        /* a relative target is relative to the link's directory */
+        const char *slash = strrchr(p, '/');
+        size_t dirlen = link[0] == '/' || !slash ? 0 : (size_t)(slash - p) + 1;
+        char *next = malloc(dirlen + (size_t)n + 1);
+        if (!next) {
+            free(p);
+            nytp_error_set(err, NYTP_E_NOMEM, "out of memory");
+            return NULL;
+        }
+        memcpy(next, p, dirlen);
+        memcpy(next + dirlen, link, (size_t)n + 1);
+        free(p);
+        p = next;
+    }
+}
+
+/* A temporary file beside target (same directory, so rename is atomic):
+ * "target.tmpXXXXXX", or ".nytp-tmpXXXXXX" when that name is too long. */
+static int make_temp(const char *target, char **tmp_out)
+{
+    size_t n = strlen(target) + 32;
+    char *tmp = malloc(n);
+    if (!tmp) {
+        errno = ENOMEM;
+        return -1;
+    }
+    snprintf(tmp, n, "%s.tmpXXXXXX", target);
+    int fd = mkostemp(tmp, O_CLOEXEC);
+    if (fd < 0 && errno == ENAMETOOLONG) {
+        const char *slash = strrchr(target, '/');
+        int dl = slash ? (int)(slash - target) + 1 : 0;
+        snprintf(tmp, n, "%.*s.nytp-tmpXXXXXX", dl, target);
         fd = mkostemp(tmp, O_CLOEXEC);
-    } else {
-        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
     }
     if (fd < 0) {
         int e = errno;
         free(tmp);
+        errno = e;
+        return -1;
+    }
+    *tmp_out = tmp;
+    return fd;
+}
+
+/* N when path names one of this process's own descriptors
+ * (/dev/fd/N, /proc/self/fd/N, /proc/thread-self/fd/N, /proc/PID/fd/N),
+ * else -1. */
+static int own_fd(const char *path)
+{
+    char self[64];
+    snprintf(self, sizeof self, "/proc/%ld/fd/", (long)getpid());
+    static const char *const dirs[] = {"/dev/fd/", "/proc/self/fd/", "/proc/thread-self/fd/"};
+    const char *num = NULL;
+    for (size_t i = 0; i < sizeof dirs / sizeof *dirs && !num; i++)
+        if (strncmp(path, dirs[i], strlen(dirs[i])) == 0)
+            num = path + strlen(dirs[i]);
+    if (!num && strncmp(path, self, strlen(self)) == 0)
+        num = path + strlen(self);
+    if (!num || *num < '0' || *num > '9')
+        return -1;
+    char *end;
+    long n = strtol(num, &end, 10);
+    return *end || n > 1 << 30 ? -1 : (int)n;
+}
+
+/* Open what path names, as it is, for writing: a device, a FIFO, a
+ * socket, an open file of /proc.  No temporary, no rename. */
+static int open_direct(nytp_out **op, const char *path, bool magic, nytp_error *err)
+{
+    /* One of our own descriptors (/dev/stdout) is shared, not reopened, as
+     * the shell does: its offset and O_APPEND stay, so '>>' appends. */
+    int own = magic ? own_fd(path) : -1;
+    if (own >= 0) {
+        int fd = fcntl(own, F_DUPFD_CLOEXEC, 0);
+        if (fd < 0)
+            return nytp_error_set(err, NYTP_E_IO, "cannot open: %s", strerror(errno));
+        int st = nytp_out_open_fd(op, fd, true, err);
+        if (st < 0)
+            close(fd);
+        return st;
+    }
+    /* O_TRUNC matters only for a regular file behind another process's
+     * /proc/PID/fd/N, where it does what the shell's '>' does. */
+    int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY | (magic ? O_TRUNC : O_NOFOLLOW));
+    if (fd < 0)
+        return nytp_error_set(err, NYTP_E_IO, "cannot open: %s", strerror(errno));
+    struct stat sb;
+    if (!magic && (fstat(fd, &sb) < 0 || S_ISREG(sb.st_mode) || S_ISDIR(sb.st_mode))) {
+        close(fd);
+        return nytp_error_set(err, NYTP_E_IO, "changed while it was being opened");
+    }
+    int st = nytp_out_open_fd(op, fd, true, err);
+    if (st < 0)
+        close(fd);
+    return st;
+}
+
+int nytp_out_open_file(nytp_out **op, const char *path, unsigned flags, nytp_error *err)
+{
+    if (strcmp(path, "-") == 0)
+        return nytp_out_open_fd(op, STDOUT_FILENO, false, err);
+    if (!(flags & NYTP_OUT_ATOMIC)) {
+        int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+        if (fd < 0)
+            return nytp_error_set(err, NYTP_E_IO, "cannot create: %s", strerror(errno));
+        int st = nytp_out_open_fd(op, fd, true, err);
+        if (st < 0)
+            close(fd);
+        return st;
+    }
+
+    /* Links are followed to the file they lead to, which is replaced in
+     * its own directory, so the links stay links. */
+    bool magic;
+    char *target = nytp_path_follow_links(path, &magic, err);
+    if (!target)
+        return err->status;
+    struct stat sb;
+    bool exists = lstat(target, &sb) == 0;
+    if (!exists && errno != ENOENT) {
+        int e = errno;
+        free(target);
         return nytp_error_set(err, NYTP_E_IO, "cannot create: %s", strerror(e));
     }
-    if (tmp) {
+    if (magic || (exists && !S_ISREG(sb.st_mode) && !S_ISDIR(sb.st_mode))) {
+        int st = open_direct(op, target, magic, err);
+        free(target);
+        return st;
+    }
+    if (exists && S_ISDIR(sb.st_mode)) {
+        free(target);
+        return nytp_error_set(err, NYTP_E_IO, "is a directory");
+    }
+    /* Replacing a file needs the right to write it, as '>' would. */
+    if (exists && faccessat(AT_FDCWD, target, W_OK, AT_EACCESS) < 0) {
+        int e = errno;
+        free(target);
+        return nytp_error_set(err, NYTP_E_IO, "cannot write: %s", strerror(e));
+    }
+    char *tmp = NULL;
+    int fd = make_temp(target, &tmp);
+    if (fd < 0) {
+        int e = errno;
+        free(target);
+        return nytp_error_set(err, NYTP_E_IO, "cannot create: %s", strerror(e));
+    }
+    if (exists) {
+        /* The new file takes the old one's place: its owner (when we may)
+         * and its permissions. */
+        if ((sb.st_uid != geteuid() || sb.st_gid != getegid()) &&
+            fchown(fd, sb.st_uid, sb.st_gid) < 0) {
+            /* not ours to give away; the permissions still apply */
+        }
+        fchmod(fd, sb.st_mode & 0777);
+    } else {
         /* Honour the umask as a plain open() would. */
         mode_t um = umask(0);
         umask(um);
@@ -103,21 +286,17 @@ int nytp_out_open_file(nytp_out **op, const char *path, unsigned flags, nytp_err
     int st = nytp_out_open_fd(op, fd, true, err);
     if (st < 0) {
         close(fd);
-        if (tmp)
-            unlink(tmp);
+        unlink(tmp);
         free(tmp);
+        free(target);
         return st;
     }
-    if (tmp) {
-        (*op)->tmp_path = tmp;
-        (*op)->path = strdup(path);
-        if (!(*op)->path) {
-            nytp_out_abort(*op);
-            return nytp_error_set(err, NYTP_E_NOMEM, "out of memory");
-        }
-    }
+    (*op)->tmp_path = tmp;
+    (*op)->path = target;
     return NYTP_OK;
 }
+
+const char *nytp_out_temp_path(const nytp_out *o) { return o->tmp_path; }
 
 /* Hand len bytes at p to the destination (file or memory). */
 static int sink(nytp_out *o, const uint8_t *p, size_t len)

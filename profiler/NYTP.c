@@ -1412,11 +1412,14 @@ static void open_output(pTHX)
         snprintf(name + strlen(name), sizeof name - strlen(name), ".%.0f", (double)wall_time());
 
     /* One process per file: a stale profile is removed first, and the
-     * file is created exclusively (except for devices). */
-    int is_dev = strncmp(name, "/dev/", 5) == 0;
-    if (!is_dev)
+     * file is created exclusively.  Only a regular file is removed: a
+     * device, a FIFO or a symbolic link (and what it leads to) is opened
+     * and written through, never replaced. */
+    struct stat sb;
+    bool plain = lstat(name, &sb) < 0 || S_ISREG(sb.st_mode);
+    if (plain)
         unlink(name);
-    int fd = open(name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | (is_dev ? 0 : O_EXCL), 0666);
+    int fd = open(name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | (plain ? O_EXCL : 0), 0666);
     if (fd < 0) {
         int e = errno;
         disable_profile(aTHX);

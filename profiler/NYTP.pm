@@ -136,8 +136,10 @@ program runs.
 
 =item file=PATH
 
-The profile (default F<./nytprof.out>).  It is replaced, not appended to.
-A path that cannot be written is an error before the program runs.
+The profile (default F<./nytprof.out>).  A regular file is replaced, not
+appended to.  A device, a FIFO or a symbolic link (and the file it leads
+to) is written through, never replaced.  A path that cannot be written is
+an error before the program runs.
 
 =item addpid=1, addtimestamp=1
 

@@ -19,7 +19,7 @@ my $dir = scratch_dir();
 sub read_dir_files {
     my $d = shift;
     opendir my $dh, $d or return {};
-    my %f = map { $_ => slurp_file("$d/$_") } grep { !/^\.\.?\z/ } readdir $dh;
+    my %f = map { $_ => slurp_file("$d/$_") } grep { !/^\.\.?\z/ && $_ ne '.nytp-report' } readdir $dh;
     return \%f;
 }
 
@@ -156,8 +156,8 @@ for my $prog (qw(evals-loop closures xsubs-slowops modules deep)) {
     is $st, 1, 'a corrupt input: exit 1';
     ok -e "$d/old.csv", '... and the previous directory is intact';
     ($st) = run_cmd([$nytp, 'csv', '-o', $d, $f]);
-    is $st, 0, 'a good input replaces it';
-    ok !-e "$d/old.csv", '... as a whole';
+    is $st, 0, 'a good input writes into it';
+    ok -e "$d/old.csv", '... keeping the CSV file that nytp did not write';
     ok((grep { /demo-pl-1-line\.csv\z/ } glob("$d/*")), '... with the new files');
     my @tmp = glob("$d.tmp*");
     is scalar(@tmp), 0, 'no temporary directory is left';
@@ -180,19 +180,18 @@ for my $prog (qw(evals-loop closures xsubs-slowops modules deep)) {
     ($st) = run_cmd([$nytp, 'csv', '--strict', '-o', "$dir/cut2", $cut]);
     is $st, 1, '... --strict makes it an error';
     ok !-e "$dir/cut2", '... and writes nothing';
-    # A directory with anything but CSV files in it (someone's home, a
-    # source tree) is never replaced.
+    # A directory with other files in it (someone's home, a source tree)
+    # is written into; nothing nytp did not write is touched.
     my $home = "$dir/home";
     mkdir $home or die;
     open my $keep, '>', "$home/notes.txt" or die;
     print $keep "mine\n";
     close $keep;
     ($st, my $out, $err) = run_cmd([$nytp, 'csv', '-o', $home, $f]);
-    is $st, 1, 'a directory that is not a CSV report: exit 1';
-    like $err, qr/^nytp csv: \Q$home\E: not empty and not an earlier report; not replacing it/,
-        '... saying why';
+    is $st, 0, 'a directory that is not a CSV report: written into';
     is slurp_file("$home/notes.txt"), "mine\n", '... and its files are untouched';
-    is_deeply [glob("$home.tmp*")], [], '... with no temporary directory left';
+    ok((grep { /demo-pl-1-line\.csv\z/ } glob("$home/*")), '... with the report in it');
+    is_deeply [glob("$home.tmp* $home/.nytp-tmp*")], [], '... with no temporary directory left';
 }
 
 done_testing;

@@ -388,20 +388,25 @@ for my $r (qw(demo evals evil tricky-strings)) {
     like $se4, qr/warning: .*truncated/, 'truncated: warns';
     like slurp_file("$dir/trunc/index.html"), qr/Complete<dd><strong class=warn>no/, 'truncated: the index says incomplete';
 
-    # a directory that is not a report is never replaced
+    # a directory that is not a report is written into, and nothing in it
+    # that nytp did not write is touched
     make_path("$dir/precious");
     open my $pf, '>', "$dir/precious/thesis.tex" or die;
     print $pf "years of work\n";
     close $pf;
     my ($stp, undef, $sep) = html("$dir/precious", "$td/demo.out");
-    is $stp, 1, 'a directory that is not a report: exit 1';
-    like $sep, qr/not empty and not an earlier report; not replacing it/, 'a directory that is not a report: says why';
-    is slurp_file("$dir/precious/thesis.tex"), "years of work\n", 'a directory that is not a report: left alone';
-    # an earlier report of nytprofhtml is replaced
+    is $stp, 0, 'a directory that is not a report: written into';
+    is slurp_file("$dir/precious/thesis.tex"), "years of work\n", 'a directory that is not a report: its files are left alone';
+    ok -e "$dir/precious/index.html", 'a directory that is not a report: the report is there';
+    # an earlier report of nytprofhtml has no list of what nytp wrote: its
+    # index.html is not replaced
     SKIP: {
-        skip 'nytprofhtml is not installed', 1 unless $nytprofhtml && -d "$dir/demo-nytprofhtml";
-        my ($str) = html("$dir/demo-nytprofhtml", "$td/demo.out");
-        is $str, 0, "nytprofhtml's report is replaced";
+        skip 'nytprofhtml is not installed', 3 unless $nytprofhtml && -d "$dir/demo-nytprofhtml";
+        my $idx = slurp_file("$dir/demo-nytprofhtml/index.html");
+        my ($str, undef, $ser) = html("$dir/demo-nytprofhtml", "$td/demo.out");
+        is $str, 1, "nytprofhtml's report is not replaced";
+        like $ser, qr/^nytp html: \S+: index\.html there was not written by nytp .*\n\z/, "nytprofhtml's report: one line saying why";
+        is slurp_file("$dir/demo-nytprofhtml/index.html"), $idx, "nytprofhtml's report: its index is intact";
     }
 
     open my $fh, '>', "$dir/plainfile" or die;

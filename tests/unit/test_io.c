@@ -502,6 +502,207 @@ static void atomic_file_replaces_only_on_success(void **state)
     assert_int_equal(count_files(), 0); /* no temporary left behind */
 }
 
+/* Write "text" to path through an atomic out; the status of close. */
+static int write_atomic(const char *path, const char *text, nytp_error *e)
+{
+    nytp_out *o;
+    int st = nytp_out_open_file(&o, path, NYTP_OUT_ATOMIC, e);
+    if (st < 0)
+        return st;
+    nytp_out_printf(o, "%s", text);
+    return nytp_out_close(o, e);
+}
+
+static void write_file(const char *path, const char *text, mode_t mode)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+    chmod(path, mode);
+}
+
+static void assert_file(const char *path, const char *text)
+{
+    size_t len;
+    uint8_t *d = slurp(path, &len);
+    assert_non_null(d);
+    assert_int_equal(len, strlen(text));
+    assert_memory_equal(d, text, len);
+    free(d);
+}
+
+/* A symbolic link, or a chain of them, is followed: the final target is
+ * replaced in its own directory and every link stays a link. */
+static void atomic_follows_symlinks(void **state)
+{
+    (void)state;
+    nytp_error e = {0};
+    struct stat sb;
+    assert_int_equal(mkdir(tmp("sub"), 0777), 0);
+    write_file(tmp("sub/target"), "old\n", 0640);
+    assert_int_equal(symlink("sub/target", tmp("l1")), 0);
+    assert_int_equal(symlink("l1", tmp("l2")), 0);
+    assert_int_equal(write_atomic(tmp("l2"), "new\n", &e), NYTP_OK);
+    assert_int_equal(lstat(tmp("l2"), &sb), 0);
+    assert_true(S_ISLNK(sb.st_mode));
+    assert_int_equal(lstat(tmp("l1"), &sb), 0);
+    assert_true(S_ISLNK(sb.st_mode));
+    assert_int_equal(lstat(tmp("sub/target"), &sb), 0);
+    assert_true(S_ISREG(sb.st_mode));
+    assert_int_equal(sb.st_mode & 0777, 0640); /* the replaced file's permissions */
+    assert_file(tmp("sub/target"), "new\n");
+
+    bool magic = true;
+    char *t = nytp_path_follow_links(tmp("l2"), &magic, &e);
+    assert_non_null(t);
+    assert_false(magic);
+    assert_string_equal(t, tmp("sub/target"));
+    free(t);
+
+    /* dangling: the target is created, the link stays */
+    assert_int_equal(symlink("sub/made", tmp("dangling")), 0);
+    assert_int_equal(write_atomic(tmp("dangling"), "made\n", &e), NYTP_OK);
+    assert_int_equal(lstat(tmp("dangling"), &sb), 0);
+    assert_true(S_ISLNK(sb.st_mode));
+    assert_file(tmp("sub/made"), "made\n");
+
+    /* a loop of links is an error, not a hang */
+    assert_int_equal(symlink("loop-b", tmp("loop-a")), 0);
+    assert_int_equal(symlink("loop-a", tmp("loop-b")), 0);
+    assert_int_equal(write_atomic(tmp("loop-a"), "x", &e), NYTP_E_IO);
+    assert_non_null(strstr(e.msg, "symbolic links"));
+
+    /* a directory is an error */
+    assert_int_equal(write_atomic(tmp("sub"), "x", &e), NYTP_E_IO);
+    assert_non_null(strstr(e.msg, "is a directory"));
+
+    const char *names[] = {"sub/target", "sub/made", "l1", "l2", "dangling", "loop-a", "loop-b"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        unlink(tmp(names[i]));
+    assert_int_equal(rmdir(tmp("sub")), 0); /* no temporary left in it */
+    assert_int_equal(count_files(), 0);
+}
+
+/* A FIFO is written straight into (its reader gets the bytes) and stays
+ * a FIFO; nothing is left beside it. */
+static void atomic_writes_through_fifo(void **state)
+{
+    (void)state;
+    nytp_error e = {0};
+    assert_int_equal(mkfifo(tmp("fifo"), 0600), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        int fd = open(tmp("fifo"), O_RDONLY);
+        char buf[64];
+        ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof buf);
+        _exit(n == 9 && memcmp(buf, "via fifo\n", 9) == 0 ? 0 : 1);
+    }
+    nytp_out *o;
+    assert_int_equal(nytp_out_open_file(&o, tmp("fifo"), NYTP_OUT_ATOMIC, &e), NYTP_OK);
+    assert_null(nytp_out_temp_path(o)); /* no temporary: written in place */
+    nytp_out_printf(o, "via fifo\n");
+    assert_int_equal(nytp_out_close(o, &e), NYTP_OK);
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    struct stat sb;
+    assert_int_equal(lstat(tmp("fifo"), &sb), 0);
+    assert_true(S_ISFIFO(sb.st_mode));
+    unlink(tmp("fifo"));
+    assert_int_equal(count_files(), 0);
+}
+
+/* /dev/stdout leads into /proc, where a link names an open file: it is
+ * written through, not followed to a path. */
+static void proc_links_are_not_paths(void **state)
+{
+    (void)state;
+    nytp_error e = {0};
+    bool magic = false;
+    char *t = nytp_path_follow_links("/dev/stdout", &magic, &e);
+    if (!t && e.status == NYTP_E_IO)
+        skip(); /* no /dev/stdout here */
+    assert_non_null(t);
+    assert_true(magic);
+    free(t);
+    /* written through: a pipe as standard output gets the bytes */
+    int p[2];
+    assert_int_equal(pipe(p), 0);
+    int saved = dup(1);
+    assert_int_equal(dup2(p[1], 1), 1);
+    nytp_out *o;
+    int st = nytp_out_open_file(&o, "/dev/stdout", NYTP_OUT_ATOMIC, &e);
+    if (st == NYTP_OK) {
+        nytp_out_printf(o, "piped\n");
+        st = nytp_out_close(o, &e);
+    }
+    dup2(saved, 1);
+    close(saved);
+    close(p[1]);
+    assert_int_equal(st, NYTP_OK);
+    char buf[16];
+    assert_int_equal(read(p[0], buf, sizeof buf), 6);
+    assert_memory_equal(buf, "piped\n", 6);
+    close(p[0]);
+
+    /* standard output opened for appending ('>>') is appended to: the
+     * descriptor is shared, not reopened and truncated */
+    write_file(tmp("log"), "head\n", 0644);
+    int fd = open(tmp("log"), O_WRONLY | O_APPEND);
+    assert_true(fd >= 0);
+    saved = dup(1);
+    assert_int_equal(dup2(fd, 1), 1);
+    close(fd);
+    st = nytp_out_open_file(&o, "/dev/stdout", NYTP_OUT_ATOMIC, &e);
+    if (st == NYTP_OK) {
+        nytp_out_printf(o, "tail\n");
+        st = nytp_out_close(o, &e);
+    }
+    dup2(saved, 1);
+    close(saved);
+    assert_int_equal(st, NYTP_OK);
+    assert_file(tmp("log"), "head\ntail\n");
+    unlink(tmp("log"));
+}
+
+/* Replacing a file needs the right to write it, as '>' does.  Root may
+ * write anything, so as root the check runs in a child that is 'nobody'. */
+static void atomic_respects_readonly_files(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/nytp-test-ro-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    chmod(dir, 0777);
+    char file[64];
+    snprintf(file, sizeof file, "%s/ro", dir);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        if (geteuid() == 0 && (setgid(65534) < 0 || setuid(65534) < 0))
+            _exit(2);
+        FILE *f = fopen(file, "w");
+        if (!f)
+            _exit(3);
+        fputs("keep\n", f);
+        fclose(f);
+        chmod(file, 0444);
+        nytp_error e = {0};
+        int st = write_atomic(file, "new\n", &e);
+        size_t len;
+        uint8_t *d = slurp(file, &len);
+        bool kept = d && len == 5 && memcmp(d, "keep\n", 5) == 0;
+        _exit(st == NYTP_E_IO && strstr(e.msg, "Permission denied") && kept ? 0 : 1);
+    }
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    unlink(file);
+    rmdir(dir);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+}
+
 static void unwritable_output(void **state)
 {
     (void)state;
@@ -542,6 +743,10 @@ int main(void)
         cmocka_unit_test(pipe_input_uses_zlib),
         cmocka_unit_test(missing_file),
         cmocka_unit_test(atomic_file_replaces_only_on_success),
+        cmocka_unit_test(atomic_follows_symlinks),
+        cmocka_unit_test(atomic_writes_through_fifo),
+        cmocka_unit_test(proc_links_are_not_paths),
+        cmocka_unit_test(atomic_respects_readonly_files),
         cmocka_unit_test(unwritable_output),
         cmocka_unit_test(write_error_is_sticky),
     };

@@ -10,7 +10,11 @@
  * switch to deflate at any point.  A file opened with NYTP_OUT_ATOMIC is
  * written under a temporary name in the same directory and renamed over
  * the target only by a successful nytp_out_close, so a failure never
- * leaves a half-written file; nytp_out_abort removes it.
+ * leaves a half-written file; nytp_out_abort removes it.  That is for
+ * regular files and new paths only: a symbolic link is followed to its
+ * final target, which is replaced in its own directory (the link stays);
+ * a device, FIFO, socket or an open file of /proc (/dev/stdout, /dev/fd/N)
+ * is written straight into, never replaced.
  */
 #ifndef NYTP_IO_H
 #define NYTP_IO_H
@@ -84,8 +88,22 @@ enum nytp_out_flags {
     NYTP_OUT_ATOMIC = 1     /* temporary name, renamed at close */
 };
 
-/* path "-" writes standard output (never atomic). */
+/* path "-" writes standard output (never atomic).  NYTP_OUT_ATOMIC: see
+ * the top of this file; a replaced file keeps its permissions (and its
+ * owner, where the process may give it), and replacing one needs the right
+ * to write it, as the shell's '>' does.  A directory is an error. */
 int nytp_out_open_file(nytp_out **out, const char *path, unsigned flags, nytp_error *err);
+/* Where an atomic out is written until nytp_out_close renames it into
+ * place; NULL when it writes straight into its file.  For removing it when
+ * the process is killed (the string lives until close or abort). */
+const char *nytp_out_temp_path(const nytp_out *out);
+/* The path that writing to path reaches: a symbolic link, or a chain of
+ * them, is followed to its final target, which need not exist (a dangling
+ * link: the target is what gets created).  A link in /proc (where
+ * /dev/stdout and /dev/fd/N lead) names an open file, not a path: it is
+ * not followed and *magic is set.  Returns a malloc'd string, or NULL with
+ * err set (a loop of links, out of memory). */
+char *nytp_path_follow_links(const char *path, bool *magic, nytp_error *err);
 int nytp_out_open_fd(nytp_out **out, int fd, bool close_fd, nytp_error *err);
 /* Collect everything in memory; see nytp_out_mem_data. */
 int nytp_out_open_mem(nytp_out **out, nytp_error *err);
