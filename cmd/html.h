@@ -7,6 +7,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "cli.h"
 #include "dump_data.h"
@@ -28,12 +29,19 @@ void hw_pct(hw *w, double part, double whole); /* 12.3% */
 
 enum html_view { VIEW_LINE, VIEW_BLOCK, VIEW_SUB };
 
+/* What wrote the profile, for naming it. */
+enum html_source { SOURCE_NYTPROF, SOURCE_NYTP, SOURCE_DPROF };
+
+/* A time of day in the local time zone with the zone named. */
+void html_time_of_day(time_t t, char *buf, size_t size);
+
 typedef struct html_report {
     const nytp_profile *p;
     cli_outdir dir;
     bool minimal, flame;
     bool in_memory;           /* pages go to memory and are dropped (fuzzing) */
     bool flame_empty;         /* wanted, but the profile has no sub returns */
+    enum html_source source;
     dump_data_opts names;     /* for display names (@INC stripped) */
     char **page;              /* by fid: page name of the line view, NULL: none */
     char **shown;             /* by fid: name shown for the file */
@@ -47,6 +55,7 @@ typedef struct html_report {
     uint32_t n_source_files, n_evals;
     char flame_url[128];      /* the flame graph's link of a frame */
     unsigned flame_w, flame_h; /* its size in pixels */
+    unsigned flamewidth;      /* --flamewidth, 0: the default */
     atomic_uint pages_done;   /* progress */
     atomic_uint pages_total;
 } html_report;

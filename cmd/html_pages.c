@@ -86,6 +86,24 @@ void hw_pct(hw *w, double part, double whole)
     hw_put(w, b, n < 0 ? 0 : (size_t)n < sizeof b ? (size_t)n : sizeof b - 1);
 }
 
+/* A time of day in the local time zone, named: "2026-11-23 18:05:01 CET
+ * (UTC+01:00)".  "?" for no time. */
+void html_time_of_day(time_t t, char *buf, size_t size)
+{
+    struct tm tm;
+    snprintf(buf, size, "?");
+    if (t <= 0 || !localtime_r(&t, &tm))
+        return;
+    char date[40], zone[40] = "", off[8] = "";
+    strftime(date, sizeof date, "%Y-%m-%d %H:%M:%S", &tm);
+    strftime(zone, sizeof zone, "%Z", &tm);
+    strftime(off, sizeof off, "%z", &tm); /* +0100 */
+    if (strlen(off) == 5)
+        snprintf(buf, size, "%s %s (UTC%.3s:%.2s)", date, zone, off, off + 3);
+    else
+        snprintf(buf, size, "%s %s", date, zone);
+}
+
 /* ---- pages ------------------------------------------------------------------ */
 
 static const char *view_suffix[] = {"", "-block", "-sub"};
@@ -152,15 +170,40 @@ static void page_foot(hw *w)
             "</body></html>\n");
 }
 
+/* Whether the sub has lines of its own in its file. */
+static bool sub_has_lines(const nytp_sub *s)
+{
+    return s->first_line && s->first_line != NYTP_NONE && s->last_line != NYTP_NONE;
+}
+
+/* Defined in its file: has lines there, and is not main::RUNTIME, which
+ * stands for the main program (Devel::NYTProf gives it line 1). */
+static bool sub_defined_here(const nytp_profile *p, const nytp_sub *s)
+{
+    return sub_has_lines(s) && strcmp(nytp_profile_str(p, s->name), "main::RUNTIME") != 0;
+}
+
+/* Whether a sub's headline carries information: never-called subs (dead
+ * code, or main::RUNTIME for a main script with no sub) get none. */
+static bool sub_has_headline(const nytp_sub *s)
+{
+    return s->calls || s->n_sites || s->incl != 0;
+}
+
 /* A link to the place of sub id: its headline in its file's page. */
 static void sub_href(html_report *r, hw *w, uint32_t sid)
 {
     const nytp_sub *s = &r->p->subs[sid];
+    bool page = s->fid != NYTP_NONE && s->fid < r->p->n_files && r->page[s->fid];
     hw_s(w, "<a href=\"");
-    if (s->fid != NYTP_NONE && s->fid < r->p->n_files && r->page[s->fid])
+    if (page && !sub_has_headline(s) && sub_has_lines(s)) { /* no headline: its first line */
         hw_s(w, r->page[s->fid]);
-    else
-        hw_s(w, "subs.html");
+        hw_s(w, "#L");
+        hw_u(w, s->first_line);
+        hw_s(w, "\">");
+        return;
+    }
+    hw_s(w, page && sub_has_headline(s) ? r->page[s->fid] : "subs.html");
     hw_s(w, "#S");
     hw_u(w, sid);
     hw_s(w, "\">");
@@ -477,18 +520,29 @@ static void summary(html_report *r, hw *w)
     hw_s(w, "<dl class=summary>");
     dt(w, "Program");
     attr_text(r, w, "application", "(unknown)");
-    dt(w, "Perl");
-    attr_text(r, w, "perl_version", "?");
-    hw_s(w, ", Devel::NYTProf ");
-    attr_text(r, w, "xs_version", "?");
+    const char *xs = nytp_profile_attr(p, "xs_version");
+    if (r->source == SOURCE_DPROF) {
+        /* a tmon.out converted: DProf records no perl version */
+        dt(w, "Profiler");
+        hw_s(w, "Devel::DProf");
+        if (xs && strncmp(xs, "DProf", 5) == 0 && xs[5] == ' ' && xs[6]) {
+            hw_s(w, " ");
+            hw_esc(w, xs + 6, strlen(xs + 6));
+        }
+        hw_s(w, " <span class=note>(its tmon.out converted by nytp dprof-convert; DProf records "
+                "no statements or lines)</span>");
+    } else {
+        dt(w, "Perl");
+        attr_text(r, w, "perl_version", "?");
+        hw_s(w, r->source == SOURCE_NYTP ? ", Devel::NYTP " : ", Devel::NYTProf ");
+        attr_text(r, w, "xs_version", "?");
+    }
     dt(w, "Run at");
     const char *bt = nytp_profile_attr(p, "basetime");
     time_t t = bt ? (time_t)strtoll(bt, NULL, 10) : (time_t)p->profiler_start_time;
-    struct tm tm;
-    char when[64] = "?";
-    if (t > 0 && gmtime_r(&t, &tm))
-        strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", &tm);
-    hw_s(w, when);
+    char when[96];
+    html_time_of_day(t, when, sizeof when);
+    hw_esc(w, when, strlen(when));
     dt(w, "Wall time");
     hw_dur(w, p->profiler_duration);
     dt(w, "Profiler active");
@@ -560,7 +614,9 @@ int html_write_index(html_report *r)
                  "one call path; its width is the time spent in it and in what it called, the boxes "
                  "above it are the subs it called. Click a box to zoom in, click it again (or "
                  "Ctrl-click) to open that sub; Ctrl-F in the graph searches.</p>"
-                 "<object data=flame.svg type=\"image/svg+xml\" class=flame style=\"aspect-ratio:");
+                 "<object data=flame.svg type=\"image/svg+xml\" class=flame style=\"max-width:");
+        hw_u(&w, r->flame_w);
+        hw_s(&w, "px;aspect-ratio:");
         hw_u(&w, r->flame_w);
         hw_s(&w, "/");
         hw_u(&w, r->flame_h ? r->flame_h : r->flame_w / 4);
@@ -1068,9 +1124,54 @@ int html_write_file(html_report *r, uint32_t fid, enum html_view view)
     /* subs defined here */
     uint32_t *subs = sorted(f->subs, f->n_subs, cmp_sub_excl, (void *)p);
     if (subs && f->n_subs) {
+        /* xsubs, opcodes and pseudo-subs with no line of their own are
+         * listed with a file (their package's, or the main script when
+         * they have none) but not defined in it */
+        uint32_t here = 0, ops = 0, xsubs = 0, runtime = 0;
+        for (uint32_t i = 0; i < f->n_subs; i++) {
+            const nytp_sub *s = &p->subs[f->subs[i]];
+            if (sub_defined_here(p, s))
+                here++;
+            else if (sub_has_lines(s))
+                runtime++;
+            else if (is_opcode(p, s))
+                ops++;
+            else if (is_xsub(s))
+                xsubs++;
+        }
         hw_s(&w, "<details open><summary>");
-        hw_u(&w, f->n_subs);
-        hw_s(&w, f->n_subs == 1 ? " subroutine defined here" : " subroutines defined here");
+        if (here) {
+            hw_u(&w, here);
+            hw_s(&w, here == 1 ? " subroutine defined here" : " subroutines defined here");
+        }
+        if (here < f->n_subs) {
+            hw_s(&w, here ? ", " : "");
+            hw_u(&w, f->n_subs - here);
+            hw_s(&w, " listed with this file but not defined in it (");
+            const char *sep = "";
+            if (xsubs) {
+                hw_u(&w, xsubs);
+                hw_s(&w, xsubs == 1 ? " xsub" : " xsubs");
+                sep = ", ";
+            }
+            if (ops) {
+                hw_s(&w, sep);
+                hw_u(&w, ops);
+                hw_s(&w, ops == 1 ? " opcode" : " opcodes");
+                sep = ", ";
+            }
+            if (runtime) {
+                hw_s(&w, sep);
+                hw_s(&w, "the main program, main::RUNTIME");
+                sep = ", ";
+            }
+            if (f->n_subs - here - xsubs - ops - runtime) {
+                hw_s(&w, sep);
+                hw_u(&w, f->n_subs - here - xsubs - ops - runtime);
+                hw_s(&w, " with no known lines");
+            }
+            hw_s(&w, ")");
+        }
         hw_s(&w, "</summary>\n");
         hw_s(&w, f->n_subs > 12 ? "<div class=scroll>" : "<div>");
         subs_table(r, &w, subs, f->n_subs, false, "subs");
@@ -1146,8 +1247,9 @@ int html_write_file(html_report *r, uint32_t fid, enum html_view view)
             continue;
         }
         gap = false;
-        while (si < f->n_subs && p->subs[subs[si]].first_line == line)
-            sub_headline(r, &w, subs[si++]);
+        for (; si < f->n_subs && p->subs[subs[si]].first_line == line; si++)
+            if (sub_has_headline(&p->subs[subs[si]]))
+                sub_headline(r, &w, subs[si]);
         uint64_t ncalls = 0;
         double insubs = 0;
         for (uint32_t k = ci; k < f->n_sites && p->sites[sites[k]].line == line; k++) {
@@ -1207,7 +1309,7 @@ int html_write_file(html_report *r, uint32_t fid, enum html_view view)
     bool any = false;
     for (uint32_t i = 0; i < f->n_subs; i++) {
         const nytp_sub *s = &p->subs[subs[i]];
-        if (i >= first_lined && s->first_line <= last)
+        if ((i >= first_lined && s->first_line <= last) || !sub_has_headline(s))
             continue;
         if (!any)
             hw_s(&w, "<h2>Subs with no source lines here (xsubs and opcodes)</h2>\n"

@@ -177,6 +177,90 @@ for my $name (qw(demo recursion evals anon)) {
     }
 }
 
+# ---- what the pages say: only what carries information, named for what it is ------
+
+{
+    my $out = "$dir/demo-report";
+    my $m = model("$td/demo.out");
+    my ($main) = grep { $_->{name} =~ /demo\.pl\z/ } @{ $m->{files} };
+    my ($page) = grep { /demo-pl\.html\z/ } pages($out);
+    my $h = slurp_file("$out/$page");
+    my @mine = grep { $_->{fid} == $main->{fid} } @{ $m->{subs} };
+    my $defined = grep { ($_->{first_line} // 0) > 0 && $_->{name} ne 'main::RUNTIME' } @mine;
+    my ($summary) = $h =~ m{<summary>(.*?)</summary>};
+    like $summary, qr/^\Q$defined\E subroutines defined here, \Q${\(@mine - $defined)}\E listed with this file but not defined in it \(/,
+        "file page: the sub table counts the $defined subs defined there apart from the others";
+    like $summary, qr/opcodes?/, 'file page: and names what the others are';
+    my @never = grep { !$_->{calls} } @{ $m->{subs} };
+    ok @never > 3, 'demo has never-called subs (' . scalar(@never) . ')';
+    my $all = join '', map { slurp_file("$out/$_") } grep { /\.html\z/ } pages($out);
+    unlike $all, qr/never called/, 'no headline for a sub that was never called';
+    unlike $all, qr/within <b class=name>main::RUNTIME/, 'no "spent 0s within main::RUNTIME"';
+}
+
+# times of day in the local time zone, with the zone named
+{
+    local $ENV{TZ} = 'XYZ+3';
+    my ($st, $so) = html("$dir/tz", "$td/demo.out");
+    my $m = model("$td/demo.out");
+    my @t = gmtime($m->{attributes}{basetime} - 3 * 3600);
+    my $want = sprintf '%04d-%02d-%02d %02d:%02d:%02d XYZ (UTC-03:00)', $t[5] + 1900, $t[4] + 1, @t[3, 2, 1, 0];
+    like slurp_file("$dir/tz/index.html"), qr{Run at<dd>\Q$want\E<}, "run at: local time, zone named ($want)";
+    is $so, "report: $dir/tz/index.html\n", 'success: prints where the report is';
+}
+
+# a profile converted from Devel::DProf names DProf as its profiler
+{
+    my ($st, undef, $se) = run_cmd([$nytp, 'dprof-convert', '-o', "$dir/many.out", "$td/dprof/many.tmon"]);
+    is $st, 0, 'dprof-convert: exit 0' or diag $se;
+    ($st, undef, $se) = html("$dir/dprof-report", "$dir/many.out");
+    is $st, 0, 'DProf profile: exit 0' or diag $se;
+    my $h = slurp_file("$dir/dprof-report/index.html");
+    like $h, qr{<dt>Profiler<dd>Devel::DProf 20110802\.00 }, 'DProf profile: the profiler is Devel::DProf, with its version';
+    unlike $h, qr{Devel::NYTProf DProf}, 'DProf profile: not "Devel::NYTProf DProf"';
+}
+
+# ---- nytprofhtml's options ---------------------------------------------------------
+
+{
+    my ($st, $so, $se) = run_cmd([$nytp, 'html', '--file', "$td/demo.out", '--out', "$dir/longopts", '--delete']);
+    is $st, 0, '--file, --out, --delete: exit 0' or diag $se;
+    is $so, "report: $dir/longopts/index.html\n", '--file, --out, --delete: the report';
+    ($st, $so, $se) = run_cmd([$nytp, 'html', '-f', "$td/demo.out", '-o', "$dir/shortopts", '-d', '-m']);
+    is $st, 0, '-f, -o, -d, -m: exit 0' or diag $se;
+    ok !-e "$dir/shortopts/flame.svg", '-m is --minimal';
+    ($st, undef, $se) = html("$dir/fw", '--flamewidth', '700', "$td/demo.out");
+    is $st, 0, '--flamewidth: exit 0' or diag $se;
+    like slurp_file("$dir/fw/flame.svg"), qr/<svg [^>]*width="700"/, '--flamewidth: the flame graph is that wide';
+    ($st, undef, $se) = html("$dir/fw", '--flamewidth', 'wide', "$td/demo.out");
+    is $st, 2, '--flamewidth wide: a usage error';
+    like $se, qr/^nytp html: .*flamewidth/, '--flamewidth wide: says so';
+
+    # --lib shortens file names under it as under @INC
+    ($st, undef, $se) = html("$dir/lib", '--lib', $td, "$td/utf8-names.out");
+    is $st, 0, '--lib: exit 0' or diag $se;
+    my $m = model("$td/utf8-names.out");
+    my ($mod) = grep { $_->{name} =~ m{/lib/\x{c3}\x{9c}n} } @{ $m->{files} };
+    (my $abs = $mod->{name}) =~ s{.*/testdata/}{$td/};
+    is $abs, "$td/lib/\x{c3}\x{9c}n\x{c3}\x{af}code.pm", '--lib: the module sits under testdata';
+    my ($root) = $mod->{name} =~ m{^(.*)/lib/};
+    ($st, undef, $se) = html("$dir/lib", '--lib', $root, "$td/utf8-names.out");
+    my $idx = slurp_file("$dir/lib/index.html");
+    like $idx, qr{>lib/\x{c3}\x{9c}n\x{c3}\x{af}code\.pm</a>}, '--lib: the module is shown relative to it';
+    ($st) = html("$dir/nolib", "$td/utf8-names.out");
+    unlike slurp_file("$dir/nolib/index.html"), qr{>lib/\x{c3}\x{9c}n\x{c3}\x{af}code\.pm</a>}, 'without --lib: shown in full';
+
+    # --no-mergeevals: a page for every string eval
+    my $all = JSON::PP->new->decode((run_cmd([$nytp, 'dump', '--data', '--json', "$td/evals.out"]))[1]);
+    ($st, undef, $se) = html("$dir/nomerge", '--no-mergeevals', "$td/evals.out");
+    is $st, 0, '--no-mergeevals: exit 0' or diag $se;
+    my @p = grep { /^f\d+/ } pages("$dir/nomerge");
+    my @merged = grep { /^f\d+/ } pages("$dir/evals-report");
+    is scalar(@p), scalar(@{ $all->{files} }), '--no-mergeevals: a page per file and per string eval, '
+        . scalar(@p) . ' (merged: ' . scalar(@merged) . ')';
+    ok @p > @merged, '--no-mergeevals: more pages than with merging';
+}
+
 # every line of the main file against nytprofhtml's line page: statements,
 # time, average, calls and time in subs, shown the same way
 my $nytprofhtml = (grep { -x } map { "$_/nytprofhtml" } split /:/, $ENV{PATH})[0];
@@ -425,7 +509,8 @@ SKIP: {
     local $ENV{NYTP_PROGRESS_AFTER} = '0';
     my ($st, $so) = run_cmd([$script, '-qec', "$nytp html -o $dir/tty $td/demo.out", '/dev/null']);
     is $st, 0, 'on a terminal: exit 0';
-    like $so, qr/\rnytp html: (?:loading|writing)[^\r]*\r\r\e\[K\z/, 'on a terminal: a progress line, erased at the end';
+    like $so, qr/\rnytp html: (?:loading|writing)[^\r]*\r\r\e\[Kreport: \Q$dir\E\/tty\/index\.html\r?\n\z/,
+        'on a terminal: a progress line, erased at the end, then where the report is';
 }
 
 # ---- --open -----------------------------------------------------------------------------------
@@ -433,9 +518,12 @@ SKIP: {
 {
     local $ENV{DISPLAY} = '';
     local $ENV{WAYLAND_DISPLAY} = '';
-    my ($st, $so) = html("$dir/open", '--open', "$td/demo.out");
+    local $ENV{BROWSER} = '';
+    my ($st, $so, $se) = html("$dir/open", '--open', "$td/demo.out");
     is $st, 0, '--open without a display: exit 0';
-    is $so, "$dir/open/index.html\n", '--open without a display: prints the path';
+    is $so, "report: $dir/open/index.html\n", '--open without a display: prints where the report is';
+    like $se, qr/^nytp html: warning: --open: no display and no \$BROWSER; open \Q$dir\E\/open\/index\.html yourself\n\z/,
+        '--open without a display: says why it did not open it';
     make_path("$dir/bin");
     open my $fh, '>', "$dir/bin/xdg-open" or die;
     print $fh "#!/bin/sh\necho \"\$1\" > '$dir/opened'\n";
@@ -446,6 +534,21 @@ SKIP: {
     ($st, $so) = html("$dir/open", '--open', "$td/demo.out");
     is $st, 0, '--open with a display: exit 0';
     is slurp_file("$dir/opened"), "$dir/open/index.html\n", '--open with a display: runs xdg-open on index.html';
+    # $BROWSER comes first
+    open $fh, '>', "$dir/bin/my browser" or die;
+    print $fh "#!/bin/sh\necho \"\$1 \$2\" > '$dir/browsed'\n";
+    close $fh;
+    chmod 0755, "$dir/bin/my browser";
+    local $ENV{BROWSER} = "'$dir/bin/my browser' --new-window:firefox";
+    unlink "$dir/opened";
+    ($st, $so, $se) = html("$dir/open", '--open', "$td/demo.out");
+    is $st, 0, '--open with $BROWSER: exit 0' or diag $se;
+    is slurp_file("$dir/browsed"), "--new-window $dir/open/index.html\n", '--open with $BROWSER: runs its first entry on index.html';
+    ok !-e "$dir/opened", '--open with $BROWSER: not xdg-open';
+    local $ENV{BROWSER} = "$dir/bin/missing";
+    ($st, $so, $se) = html("$dir/open", '--open', "$td/demo.out");
+    is $st, 0, '--open with a $BROWSER that fails: the report is still written';
+    like $se, qr/warning: --open: .*failed; open \Q$dir\E\/open\/index\.html yourself/, '--open with a $BROWSER that fails: says so';
 }
 
 # ---- in a browser -----------------------------------------------------------------------------
