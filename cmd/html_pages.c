@@ -42,6 +42,18 @@ void hw_esc(hw *w, const char *s, size_t n)
     }
 }
 
+/* A JavaScript string literal (JSON), safe in a .js file. */
+static void hw_json(hw *w, const char *s, size_t n)
+{
+    uint8_t *d = nytp_out_reserve(w->out, n * 6 + 2);
+    if (!d) {
+        w->err = nytp_out_error(w->out)->status;
+        return;
+    }
+    char *end = fmt_json_str((char *)d, s, n);
+    nytp_out_commit(w->out, (size_t)(end - (char *)d));
+}
+
 void hw_id(hw *w, const nytp_profile *p, uint32_t id)
 {
     hw_esc(w, nytp_profile_str(p, id), nytp_profile_strlen(p, id));
@@ -781,6 +793,39 @@ static srcline *disk_source(const char *path, uint32_t *n, char **buf)
     return v;
 }
 
+/* "file:///a%20b/c.pm": the file named name as it is now, a real file,
+ * every byte but A-Z a-z 0-9 - . _ ~ / percent-encoded.  NULL if it is not
+ * there (or not a plain file). */
+static char *source_url(const char *name)
+{
+    char *abs = realpath(name, NULL);
+    struct stat sb;
+    if (!abs || stat(abs, &sb) < 0 || !S_ISREG(sb.st_mode)) {
+        free(abs);
+        return NULL;
+    }
+    size_t n = strlen(abs);
+    char *url = malloc(7 + 3 * n + 1), *o = url;
+    if (url) {
+        static const char hex[] = "0123456789ABCDEF";
+        o += sprintf(o, "file://");
+        for (size_t i = 0; i < n; i++) {
+            unsigned char c = (unsigned char)abs[i];
+            if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+                c == '.' || c == '_' || c == '~' || c == '/')
+                *o++ = (char)c;
+            else {
+                *o++ = '%';
+                *o++ = hex[c >> 4];
+                *o++ = hex[c & 15];
+            }
+        }
+        *o = 0;
+    }
+    free(abs);
+    return url;
+}
+
 typedef struct file_ctx {
     html_report *r;
     const nytp_file *f;
@@ -1035,11 +1080,18 @@ int html_write_file(html_report *r, uint32_t fid, enum html_view view)
         hw_s(&w, "</p>\n");
     }
     hw_s(&w, "<p>");
-    if (f->defined && strcmp(shown, nytp_profile_str(p, f->name)) != 0) {
-        hw_s(&w, "<span class=path>");
+    char *url = f->defined && !f->eval_fid && !r->in_memory ? source_url(nytp_profile_str(p, f->name)) : NULL;
+    if (url || (f->defined && strcmp(shown, nytp_profile_str(p, f->name)) != 0)) {
+        if (url) {
+            hw_s(&w, "<a class=path title=\"the source file as it is now\" href=\"");
+            hw_s(&w, url); /* percent-encoded: nothing left to escape */
+            hw_s(&w, "\">");
+        } else
+            hw_s(&w, "<span class=path>");
         hw_id(&w, p, f->name);
-        hw_s(&w, "</span><br>");
+        hw_s(&w, url ? "</a><br>" : "</span><br>");
     }
+    free(url);
     hw_count(&w, (uint64_t)r->own_stmts[fid]);
     hw_s(&w, " statements executed in ");
     hw_dur(&w, r->own_time[fid]);
@@ -1341,10 +1393,46 @@ static int write_asset(html_report *r, const char *name, const char *text)
     return page_close(r, &w, name);
 }
 
+static int cmp_files_shown(const void *a, const void *b, void *ctx)
+{
+    const html_report *r = ctx;
+    return strcmp(r->shown[*(const uint32_t *)a], r->shown[*(const uint32_t *)b]);
+}
+
+/* nytp.js: the source files for the jump-to-file menu of every page (by
+ * name; string evals are reached from their files), then the script. */
+static int write_script(html_report *r)
+{
+    const nytp_profile *p = r->p;
+    hw w;
+    if (!page_open(r, &w, "nytp.js"))
+        return EXIT_BAD_INPUT;
+    uint32_t *fids = malloc(((size_t)p->n_files + 1) * sizeof *fids), n = 0;
+    if (!fids)
+        w.err = NYTP_E_NOMEM;
+    for (uint32_t fid = 1; fids && fid < p->n_files; fid++)
+        if (r->page[fid] && !p->files[fid].eval_fid)
+            fids[n++] = fid;
+    if (fids)
+        qsort_r(fids, n, sizeof *fids, cmp_files_shown, r);
+    hw_s(&w, "var nytpFiles = [");
+    for (uint32_t i = 0; i < n; i++) {
+        hw_s(&w, i ? ",\n[" : "\n[");
+        hw_json(&w, r->page[fids[i]], strlen(r->page[fids[i]]));
+        hw_s(&w, ",");
+        hw_json(&w, r->shown[fids[i]], strlen(r->shown[fids[i]]));
+        hw_s(&w, "]");
+    }
+    hw_s(&w, "];\n");
+    hw_s(&w, html_js);
+    free(fids);
+    return page_close(r, &w, "nytp.js");
+}
+
 int html_write_assets(html_report *r)
 {
     int rc = write_asset(r, "nytp.css", html_css);
     if (rc == EXIT_OK)
-        rc = write_asset(r, "nytp.js", html_js);
+        rc = write_script(r);
     return rc;
 }

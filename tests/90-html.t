@@ -380,11 +380,60 @@ for my $r (qw(demo evals evil tricky-strings)) {
     for (@links) {
         my ($from, $l) = @$_;
         next if $l =~ /^data:/;
+        if ($l =~ m{^file://(/.*)}) { # a source file, outside the report
+            (my $path = $1) =~ s/%([0-9A-F]{2})/chr hex $1/ge;
+            push @broken, "$from -> $l" if !-f $path;
+            next;
+        }
         my ($page, $frag) = split /#/, $l, 2;
         $page = $from if $page eq '';
         push @broken, "$from -> $l" if !-e "$out/$page" || (defined $frag && $page =~ /\.html\z/ && !$ids{$page}{$frag});
     }
     is "@broken", '', "$r: every link resolves (" . scalar(@links) . " links)";
+}
+
+# the jump-to-file menu: nytp.js lists every source file (not the string
+# evals) by its shown name, JSON-escaped
+for my $r (qw(demo tricky-strings utf8-names)) {
+    my $out = "$dir/$r-report";
+    my $js = slurp_file("$out/nytp.js");
+    my ($list) = $js =~ /\Avar nytpFiles = (\[.*?\]);\n\(function/s;
+    my $files = eval { JSON::PP->new->decode($list // '') };
+    ok $files, "$r: nytp.js starts with the list of files" or diag $@;
+    my $m = model("$td/$r.out");
+    my @real = grep { !$_->{eval_fid} } @{ $m->{files} };
+    is scalar(@{ $files // [] }), scalar(@real), "$r: one entry per source file";
+    my @bad = grep { !-f "$out/$_->[0]" } @{ $files // [] };
+    is "@bad", '', "$r: each names its page";
+    my @names = map { $_->[1] } @{ $files // [] };
+    is "@names", join(' ', sort @names), "$r: sorted by name";
+}
+{
+    my $js = slurp_file("$dir/tricky-strings-report/nytp.js");
+    my ($list) = $js =~ /\Avar nytpFiles = (\[.*?\]);\n/s;
+    my @names = map { $_->[1] } @{ JSON::PP->new->utf8->decode($list) };
+    ok scalar(grep { /<b>/ && /\t/ } @names), 'tricky-strings: a file name with <b> and a tab is in the menu, as text';
+}
+
+# file pages link to their source file when it is there, percent-encoded
+{
+    my $weird = "$dir/we ird<&>\"'%\x{c3}\x{bc}";
+    make_path($weird);
+    open my $fh, '>', "$weird/x.pl" or die;
+    print $fh "sub f { 1 }\nf() for 1 .. 3;\n";
+    close $fh;
+    my $prof = fresh_profile('weird-dir', "$weird/x.pl", '');
+    my ($st, undef, $se) = html("$dir/weird-report", $prof);
+    is $st, 0, 'weird directory: exit 0' or diag $se;
+    my ($page) = grep { /x-pl\.html\z/ } pages("$dir/weird-report");
+    my $h = slurp_file("$dir/weird-report/$page");
+    my ($href, $text) = $h =~ m{<a class=path [^>]*href="([^"]*)">([^<]*)</a>};
+    (my $want = $weird) =~ s{([^A-Za-z0-9\-._~/])}{sprintf '%%%02X', ord $1}ge;
+    is $href, "file://$want/x.pl", 'source link: file://, every special byte percent-encoded';
+    is unescape($text), "$weird/x.pl", 'source link: shows the name, escaped';
+    unlink "$weird/x.pl";
+    ($st) = html("$dir/weird-report", $prof);
+    unlike slurp_file("$dir/weird-report/$page"), qr/<a class=path/, 'source link: none when the file is gone';
 }
 
 # a corrupt profile with an absurd time (found by mutating profiles under
@@ -572,6 +621,8 @@ SKIP: {
             next;
         }
         like $dom, qr{<th[^>]*><button type="button">}, "$p: the script ran (sort buttons in the headings)";
+        my @opts = $dom =~ m{<select class="jump".*?</select>}s ? ($& =~ /<option/g) : ();
+        is scalar(@opts), 4, "$p: the jump-to-file menu lists the 3 source files";
         like $dom, $p eq $page ? qr/<table class="src sort" id="lines">/ : qr/<table class="sort subs"/, "$p: its tables are there";
         like $dom, qr{<object data="flame\.svg"}, "$p: the flame graph is there" if $p eq 'index.html';
         next if $p eq 'subs.html'; # screenshots of the index and a file page
