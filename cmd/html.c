@@ -456,7 +456,7 @@ static int write_report(html_report *r, const nytp_calltree *t)
 {
     const nytp_profile *p = r->p;
     int views = p->has_blocks && !r->minimal ? 3 : 1;
-    unsigned total = 4 + (t != NULL);
+    unsigned total = 5 + (t != NULL);
     for (uint32_t fid = 1; fid < p->n_files; fid++)
         total += r->page[fid] ? (unsigned)views : 0;
     atomic_store(&r->pages_total, total);
@@ -467,6 +467,8 @@ static int write_report(html_report *r, const nytp_calltree *t)
         rc = html_write_index(r);
     if (rc == EXIT_OK)
         rc = html_write_subs(r);
+    if (rc == EXIT_OK)
+        rc = html_write_packages(r);
     for (uint32_t fid = 1; rc == EXIT_OK && fid < p->n_files; fid++)
         for (int v = 0; r->page[fid] && v < views && rc == EXIT_OK; v++)
             rc = html_write_file(r, fid, (enum html_view)v);

@@ -26,6 +26,8 @@ void hw_u(hw *w, uint64_t v);
 void hw_nv(hw *w, double d);                   /* exact (%.15g), for data-v */
 void hw_dur(hw *w, double secs);               /* for people: 1.23ms */
 void hw_pct(hw *w, double part, double whole); /* 12.3% */
+void hw_count(hw *w, uint64_t v);              /* for prose: 1,234,567 */
+void hw_json(hw *w, const char *s, size_t n);  /* a JSON string, for scripts */
 
 enum html_view { VIEW_LINE, VIEW_BLOCK, VIEW_SUB };
 
@@ -72,6 +74,42 @@ int html_write_assets(html_report *r);
 int html_write_index(html_report *r);
 int html_write_subs(html_report *r);
 int html_write_file(html_report *r, uint32_t fid, enum html_view v);
+
+/* Shared by the pages (html_pages.c). */
+bool html_page_open(html_report *r, hw *w, const char *name);
+int html_page_close(html_report *r, hw *w, const char *name);
+void html_page_head(hw *w, const char *title, size_t tlen); /* title: text, escaped here */
+void html_nav(html_report *r, hw *w, const char *here);
+void html_page_foot(hw *w);
+void html_sub_href(html_report *r, hw *w, uint32_t sid);    /* <a href="..."> */
+void html_sub_link(html_report *r, hw *w, uint32_t sid);    /* <a ...>name</a> */
+void html_td_dur(hw *w, double secs);
+void html_td_u(hw *w, uint64_t v);
+/* A sortable table of subs ids[0..n) with the table id given. */
+void html_subs_table(html_report *r, hw *w, const uint32_t *ids, uint32_t n, bool all_columns,
+                     const char *id);
+
+/* Packages (html_packages.c): subs grouped by package, the packages by
+ * exclusive time descending. */
+typedef struct html_pkg {
+    uint32_t start, n;        /* its subs: ids[start .. start+n), exclusive time descending */
+    uint32_t called;          /* of them called */
+    uint64_t calls;
+    double excl;
+    size_t name_len;          /* the package: the first name_len bytes of its first sub's name */
+} html_pkg;
+typedef struct html_pkgs {
+    uint32_t *ids;
+    html_pkg *v;
+    uint32_t n;
+} html_pkgs;
+int html_pkgs_build(const html_report *r, html_pkgs *out);
+void html_pkgs_free(html_pkgs *pk);
+/* The package's name, escaped, or "(no package)". */
+void html_pkg_name(const html_report *r, hw *w, const html_pkgs *pk, uint32_t i);
+int html_write_packages(html_report *r);
+/* The index's section: every package, linked to its part of packages.html. */
+void html_packages_section(html_report *r, hw *w);
 
 /* The CSS and JavaScript of every page. */
 extern const char html_css[];

@@ -60,6 +60,13 @@ const char html_css[] =
     "tr.gap td{color:var(--mute);text-align:center}\n"
     ".h1{background:#fff8e1}.h2{background:#ffecb3}.h3{background:#ffd180}.h4{background:#ffab6e}"
     ".h5{background:#ff7f66}\n"
+    "svg.treemap{display:block;width:100%;max-width:1400px;height:auto;border:1px solid var(--line);"
+    "background:#fff}\n"
+    "svg.treemap rect{stroke:#fff;stroke-width:1}svg.treemap rect.sb{stroke:rgba(0,0,0,.25);stroke-width:.5}\n"
+    "svg.treemap a:hover rect.sb,svg.treemap a:focus rect.sb{fill:#fff3b0}\n"
+    "svg.treemap text{font:12px system-ui,sans-serif;fill:#1d2330;pointer-events:none}\n"
+    "svg.treemap text.ph{font-weight:600}\n"
+    "section.pkg h2 .note{font-weight:400}\n"
     "object.flame{display:block;width:100%;max-width:1400px;border:1px solid var(--line)}\n"
     "footer{color:var(--mute);font-size:.8em;padding:1em 1.2em;border-top:1px solid var(--line)}\n";
 

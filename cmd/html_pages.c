@@ -43,7 +43,7 @@ void hw_esc(hw *w, const char *s, size_t n)
 }
 
 /* A JavaScript string literal (JSON), safe in a .js file. */
-static void hw_json(hw *w, const char *s, size_t n)
+void hw_json(hw *w, const char *s, size_t n)
 {
     uint8_t *d = nytp_out_reserve(w->out, n * 6 + 2);
     if (!d) {
@@ -72,7 +72,7 @@ void hw_nv(hw *w, double d)
 }
 
 /* A count for prose: 1,234,567. */
-static void hw_count(hw *w, uint64_t v)
+void hw_count(hw *w, uint64_t v)
 {
     char b[32], o[48];
     size_t n = (size_t)(fmt_u64(b, v) - b), k = 0;
@@ -127,7 +127,7 @@ void html_page_name(const html_report *r, uint32_t fid, enum html_view v, char *
     snprintf(buf, 96, "%.*s%s.html", (int)n, base, view_suffix[v]);
 }
 
-static bool page_open(html_report *r, hw *w, const char *name)
+bool html_page_open(html_report *r, hw *w, const char *name)
 {
     w->err = 0;
     if (r->in_memory) {
@@ -138,7 +138,7 @@ static bool page_open(html_report *r, hw *w, const char *name)
     return w->out != NULL;
 }
 
-static int page_close(html_report *r, hw *w, const char *name)
+int html_page_close(html_report *r, hw *w, const char *name)
 {
     atomic_fetch_add(&r->pages_done, 1);
     if (r->in_memory) {
@@ -155,7 +155,7 @@ static int page_close(html_report *r, hw *w, const char *name)
 }
 
 /* <head> and the top of <body>; title is escaped text. */
-static void page_head(hw *w, const char *title, size_t tlen)
+void html_page_head(hw *w, const char *title, size_t tlen)
 {
     hw_s(w, "<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8>"
             "<meta name=viewport content=\"width=device-width,initial-scale=1\">"
@@ -165,17 +165,18 @@ static void page_head(hw *w, const char *title, size_t tlen)
             "<script src=nytp.js defer></script></head>\n<body>\n");
 }
 
-static void nav(html_report *r, hw *w, const char *here)
+void html_nav(html_report *r, hw *w, const char *here)
 {
     hw_s(w, "<nav>");
     hw_s(w, strcmp(here, "index") ? "<a href=index.html>Index</a>" : "<b>Index</b>");
     hw_s(w, strcmp(here, "subs") ? " <a href=subs.html>All subs</a>" : " <b>All subs</b>");
+    hw_s(w, strcmp(here, "packages") ? " <a href=packages.html>Packages</a>" : " <b>Packages</b>");
     if (r->flame)
         hw_s(w, " <a href=index.html#flame>Flame graph</a>");
     hw_s(w, "</nav>\n");
 }
 
-static void page_foot(hw *w)
+void html_page_foot(hw *w)
 {
     hw_s(w, "<footer>Report written by nytp " NYTP_VERSION_STRING
             " from an NYTProf profile. Click a column heading (or focus it and press Enter) to sort.</footer>\n"
@@ -203,7 +204,7 @@ static bool sub_has_headline(const nytp_sub *s)
 }
 
 /* A link to the place of sub id: its headline in its file's page. */
-static void sub_href(html_report *r, hw *w, uint32_t sid)
+void html_sub_href(html_report *r, hw *w, uint32_t sid)
 {
     const nytp_sub *s = &r->p->subs[sid];
     bool page = s->fid != NYTP_NONE && s->fid < r->p->n_files && r->page[s->fid];
@@ -236,9 +237,9 @@ static void sub_name(html_report *r, hw *w, uint32_t sid)
     hw_s(w, "</span>");
 }
 
-static void sub_link(html_report *r, hw *w, uint32_t sid)
+void html_sub_link(html_report *r, hw *w, uint32_t sid)
 {
-    sub_href(r, w, sid);
+    html_sub_href(r, w, sid);
     sub_name(r, w, sid);
     hw_s(w, "</a>");
 }
@@ -296,7 +297,7 @@ static bool is_xsub(const nytp_sub *s)
 }
 
 /* A cell with an exact sort value and a shown duration. */
-static void td_dur(hw *w, double secs)
+void html_td_dur(hw *w, double secs)
 {
     hw_s(w, "<td data-v=");
     hw_nv(w, secs);
@@ -304,14 +305,14 @@ static void td_dur(hw *w, double secs)
     hw_dur(w, secs);
 }
 
-static void td_u(hw *w, uint64_t v)
+void html_td_u(hw *w, uint64_t v)
 {
     hw_s(w, "<td>");
     hw_u(w, v);
 }
 
 /* The sub table of index, subs and file pages. */
-static void subs_table(html_report *r, hw *w, const uint32_t *ids, uint32_t n, bool all_columns,
+void html_subs_table(html_report *r, hw *w, const uint32_t *ids, uint32_t n, bool all_columns,
                        const char *id)
 {
     const nytp_profile *p = r->p;
@@ -338,9 +339,9 @@ static void subs_table(html_report *r, hw *w, const uint32_t *ids, uint32_t n, b
             hw_u(w, sid);
         }
         hw_s(w, ">");
-        td_u(w, s->calls);
-        td_u(w, s->n_sites);
-        td_u(w, r->sub_files[sid]);
+        html_td_u(w, s->calls);
+        html_td_u(w, s->n_sites);
+        html_td_u(w, r->sub_files[sid]);
         /* exclusive time with a bar relative to the top sub's, and its
          * share of all subs' exclusive time as the title */
         double rel = r->excl_max > 0 && s->excl > 0 ? 100.0 * s->excl / r->excl_max : 0;
@@ -353,17 +354,17 @@ static void subs_table(html_report *r, hw *w, const uint32_t *ids, uint32_t n, b
             hw_s(w, ">");
             hw_dur(w, s->excl);
         } else
-            td_dur(w, s->excl);
-        td_dur(w, s->incl);
+            html_td_dur(w, s->excl);
+        html_td_dur(w, s->incl);
         bool op = is_opcode(p, s), xs = !op && is_xsub(s);
         if (all_columns) {
-            td_dur(w, s->reci);
-            td_u(w, s->rec_depth);
+            html_td_dur(w, s->reci);
+            html_td_u(w, s->rec_depth);
             hw_s(w, op ? "<td><span class=op title=\"a perl opcode profiled as a sub (slowops)\">opcode</span>"
                        : xs ? "<td><span class=xs title=\"written in C (XS)\">xsub</span>" : "<td>");
         }
         hw_s(w, "<td class=name>");
-        sub_link(r, w, sid);
+        html_sub_link(r, w, sid);
         if (!all_columns && (op || xs))
             hw_s(w, op ? " <span class=op>opcode</span>" : " <span class=xs>xsub</span>");
         if (!all_columns && s->rec_depth) {
@@ -391,115 +392,6 @@ static void subs_table(html_report *r, hw *w, const uint32_t *ids, uint32_t n, b
 }
 
 /* ---- index ------------------------------------------------------------------- */
-
-/* Length of the package part of a sub name: up to its last "::" before
- * any '[' (anonymous subs name their file there). */
-static size_t package_len(const char *name, size_t len)
-{
-    const char *br = memchr(name, '[', len);
-    size_t end = br ? (size_t)(br - name) : len, pkg = 0;
-    for (size_t i = 0; i + 1 < end; i++)
-        if (name[i] == ':' && name[i + 1] == ':')
-            pkg = i;
-    return pkg;
-}
-
-static int cmp_sub_package(const void *a, const void *b, void *ctx)
-{
-    const nytp_profile *p = ctx;
-    const char *x = nytp_profile_str(p, p->subs[*(const uint32_t *)a].name);
-    const char *y = nytp_profile_str(p, p->subs[*(const uint32_t *)b].name);
-    size_t lx = package_len(x, strlen(x)), ly = package_len(y, strlen(y));
-    int c = memcmp(x, y, lx < ly ? lx : ly);
-    return c ? c : lx < ly ? -1 : lx > ly;
-}
-
-typedef struct pkg_row {
-    uint32_t first;          /* a sub of the package (its name gives the package) */
-    uint32_t subs, called;
-    uint64_t calls;
-    double excl;
-} pkg_row;
-
-static int cmp_pkg_excl(const void *a, const void *b)
-{
-    const pkg_row *x = a, *y = b;
-    return x->excl > y->excl ? -1 : x->excl < y->excl ? 1 : 0;
-}
-
-/* Exclusive time summed by package, the top ones. */
-static void packages_table(html_report *r, hw *w)
-{
-    const nytp_profile *p = r->p;
-    if (!p->n_subs)
-        return;
-    uint32_t *ids = malloc((size_t)p->n_subs * sizeof *ids);
-    pkg_row *rows = calloc(p->n_subs, sizeof *rows);
-    if (!ids || !rows) {
-        free(ids);
-        free(rows);
-        w->err = NYTP_E_NOMEM;
-        return;
-    }
-    for (uint32_t i = 0; i < p->n_subs; i++)
-        ids[i] = i;
-    qsort_r(ids, p->n_subs, sizeof *ids, cmp_sub_package, (void *)p);
-    uint32_t n = 0;
-    for (uint32_t i = 0; i < p->n_subs; i++) {
-        if (i == 0 || cmp_sub_package(&ids[i - 1], &ids[i], (void *)p) != 0)
-            rows[n++].first = ids[i];
-        pkg_row *row = &rows[n - 1];
-        const nytp_sub *s = &p->subs[ids[i]];
-        row->subs++;
-        row->called += s->calls > 0;
-        row->calls += s->calls;
-        row->excl += s->excl;
-    }
-    qsort(rows, n, sizeof *rows, cmp_pkg_excl);
-    uint32_t top = n < 15 ? n : 15;
-    hw_s(w, "<section><h2>Packages by exclusive time</h2>\n<table class=\"sort subs\" id=packages>"
-            "<thead><tr><th class=n title=\"subroutines of the package\">Subs"
-            "<th class=n title=\"of them called\">Called<th class=n title=\"calls of its subs\">Calls"
-            "<th class=n title=\"time in its subs themselves\">Exclusive<th class=n>%<th>Package"
-            "</thead>\n<tbody>\n");
-    double max = rows[0].excl > 0 ? rows[0].excl : 0;
-    for (uint32_t i = 0; i < top; i++) {
-        const pkg_row *row = &rows[i];
-        const char *name = nytp_profile_str(p, p->subs[row->first].name);
-        size_t pl = package_len(name, strlen(name));
-        hw_s(w, "<tr>");
-        td_u(w, row->subs);
-        td_u(w, row->called);
-        td_u(w, row->calls);
-        double rel = max > 0 && row->excl > 0 ? 100.0 * row->excl / max : 0;
-        if (rel >= 0.5 && rel <= 100) {
-            char bar[48];
-            snprintf(bar, sizeof bar, "<td class=bar style=\"--p:%.0f%%\" data-v=", rel);
-            hw_s(w, bar);
-            hw_nv(w, row->excl);
-            hw_s(w, ">");
-            hw_dur(w, row->excl);
-        } else
-            td_dur(w, row->excl);
-        hw_s(w, "<td>");
-        hw_pct(w, row->excl, r->excl_total);
-        hw_s(w, "<td class=name>");
-        if (pl)
-            hw_esc(w, name, pl);
-        else
-            hw_s(w, "(no package)");
-        hw_s(w, "\n");
-    }
-    hw_s(w, "</tbody></table>");
-    if (n > top) {
-        hw_s(w, "<p class=note>and ");
-        hw_u(w, n - top);
-        hw_s(w, " more packages.</p>");
-    }
-    hw_s(w, "</section>\n");
-    free(ids);
-    free(rows);
-}
 
 static void dt(hw *w, const char *term)
 {
@@ -609,14 +501,14 @@ int html_write_index(html_report *r)
 {
     const nytp_profile *p = r->p;
     hw w;
-    if (!page_open(r, &w, "index.html"))
+    if (!html_page_open(r, &w, "index.html"))
         return EXIT_BAD_INPUT;
     const char *app = nytp_profile_attr(p, "application");
     if (!app)
         app = "profile";
-    page_head(&w, app, strlen(app));
+    html_page_head(&w, app, strlen(app));
     hw_s(&w, "<header>");
-    nav(r, &w, "index");
+    html_nav(r, &w, "index");
     hw_s(&w, "<h1>Profile of ");
     hw_esc(&w, app, strlen(app));
     hw_s(&w, "</h1></header>\n<main>\n");
@@ -640,17 +532,17 @@ int html_write_index(html_report *r)
                  "with calls=0 or subs=0).</p>\n");
     uint32_t top = p->n_subs < 25 ? p->n_subs : 25;
     hw_s(&w, "<section><h2>Top subroutines by exclusive time</h2>\n");
-    subs_table(r, &w, r->by_excl, top, false, "topsubs");
+    html_subs_table(r, &w, r->by_excl, top, false, "topsubs");
     hw_s(&w, "<p><a href=subs.html>Show all ");
     hw_u(&w, p->n_subs);
     hw_s(&w, " subroutines</a></p></section>\n");
-    packages_table(r, &w);
+    html_packages_section(r, &w);
 
     /* source files */
     uint32_t *fids = malloc((p->n_files + 1) * sizeof *fids);
     if (!fids) {
         w.err = NYTP_E_NOMEM;
-        return page_close(r, &w, "index.html");
+        return html_page_close(r, &w, "index.html");
     }
     uint32_t nf = 0;
     double total = 0;
@@ -678,11 +570,11 @@ int html_write_index(html_report *r)
         hw_u(&w, (uint64_t)r->all_stmts[fid]);
         hw_s(&w, ">");
         hw_u(&w, (uint64_t)r->all_stmts[fid]);
-        td_dur(&w, r->all_time[fid]);
+        html_td_dur(&w, r->all_time[fid]);
         hw_s(&w, "<td>");
         hw_pct(&w, r->all_time[fid], total);
-        td_dur(&w, r->all_stmts[fid] ? r->all_time[fid] / (double)r->all_stmts[fid] : 0);
-        td_u(&w, f->n_subs);
+        html_td_dur(&w, r->all_stmts[fid] ? r->all_time[fid] / (double)r->all_stmts[fid] : 0);
+        html_td_u(&w, f->n_subs);
         hw_s(&w, "<td class=views><a href=\"");
         hw_s(&w, r->page[fid]);
         hw_s(&w, "\">line</a>");
@@ -715,19 +607,19 @@ int html_write_index(html_report *r)
     hw_dur(&w, stmts ? total / (double)stmts : 0);
     hw_s(&w, "<td><td><td>Total</tfoot></table></section>\n</main>\n");
     free(fids);
-    page_foot(&w);
-    return page_close(r, &w, "index.html");
+    html_page_foot(&w);
+    return html_page_close(r, &w, "index.html");
 }
 
 int html_write_subs(html_report *r)
 {
     hw w;
-    if (!page_open(r, &w, "subs.html"))
+    if (!html_page_open(r, &w, "subs.html"))
         return EXIT_BAD_INPUT;
     static const char title[] = "All subroutines";
-    page_head(&w, title, sizeof title - 1);
+    html_page_head(&w, title, sizeof title - 1);
     hw_s(&w, "<header>");
-    nav(r, &w, "subs");
+    html_nav(r, &w, "subs");
     hw_s(&w, "<h1>All ");
     hw_u(&w, r->p->n_subs);
     hw_s(&w, " subroutines</h1><p class=note>Sorted by exclusive time. P: places called from; F: files "
@@ -735,10 +627,10 @@ int html_write_subs(html_report *r)
              "<span class=xs>xsub</span> subs written in C.</p></header>\n<main>\n"
              "<p><input type=search class=filter data-table=allsubs placeholder=\"Filter by name\" "
              "aria-label=\"Show only the subroutines whose name contains\"></p>\n");
-    subs_table(r, &w, r->by_excl, r->p->n_subs, true, "allsubs");
+    html_subs_table(r, &w, r->by_excl, r->p->n_subs, true, "allsubs");
     hw_s(&w, "</main>\n");
-    page_foot(&w);
-    return page_close(r, &w, "subs.html");
+    html_page_foot(&w);
+    return html_page_close(r, &w, "subs.html");
 }
 
 /* ---- file pages ------------------------------------------------------------- */
@@ -957,7 +849,7 @@ static void sub_headline(html_report *r, hw *w, uint32_t sid)
             uint32_t cid = c->callers[k];
             uint32_t csub = nytp_profile_sub_by_name(p, nytp_profile_str(p, cid), nytp_profile_strlen(p, cid));
             if (csub != NYTP_NONE)
-                sub_link(r, w, csub);
+                html_sub_link(r, w, csub);
             else
                 hw_id(w, p, cid);
         }
@@ -986,7 +878,7 @@ static void call_note(html_report *r, hw *w, const nytp_site *c)
     hw_s(w, " making ");
     hw_u(w, c->count);
     hw_s(w, c->count == 1 ? " call to " : " calls to ");
-    sub_link(r, w, c->called);
+    html_sub_link(r, w, c->called);
     if (c->count > 1) {
         hw_s(w, ", avg ");
         hw_dur(w, c->incl / (double)c->count);
@@ -1047,12 +939,12 @@ int html_write_file(html_report *r, uint32_t fid, enum html_view view)
     char name[96];
     html_page_name(r, fid, view, name);
     hw w;
-    if (!page_open(r, &w, name))
+    if (!html_page_open(r, &w, name))
         return EXIT_BAD_INPUT;
     const char *shown = r->shown[fid];
-    page_head(&w, shown, strlen(shown));
+    html_page_head(&w, shown, strlen(shown));
     hw_s(&w, "<header>");
-    nav(r, &w, "file");
+    html_nav(r, &w, "file");
     hw_s(&w, "<h1>");
     hw_esc(&w, shown, strlen(shown));
     hw_s(&w, "</h1>\n");
@@ -1226,7 +1118,7 @@ int html_write_file(html_report *r, uint32_t fid, enum html_view view)
         }
         hw_s(&w, "</summary>\n");
         hw_s(&w, f->n_subs > 12 ? "<div class=scroll>" : "<div>");
-        subs_table(r, &w, subs, f->n_subs, false, "subs");
+        html_subs_table(r, &w, subs, f->n_subs, false, "subs");
         hw_s(&w, "</div></details>\n");
     }
     free(subs);
@@ -1372,14 +1264,14 @@ int html_write_file(html_report *r, uint32_t fid, enum html_view view)
     if (any)
         hw_s(&w, "</tbody></table>\n");
     hw_s(&w, "</main>\n");
-    page_foot(&w);
+    html_page_foot(&w);
 done:
     free(subs);
     free(sites);
     free(evals);
     free(src);
     free(diskbuf);
-    return page_close(r, &w, name);
+    return html_page_close(r, &w, name);
 }
 
 /* ---- assets ---------------------------------------------------------------------- */
@@ -1387,10 +1279,10 @@ done:
 static int write_asset(html_report *r, const char *name, const char *text)
 {
     hw w;
-    if (!page_open(r, &w, name))
+    if (!html_page_open(r, &w, name))
         return EXIT_BAD_INPUT;
     hw_s(&w, text);
-    return page_close(r, &w, name);
+    return html_page_close(r, &w, name);
 }
 
 static int cmp_files_shown(const void *a, const void *b, void *ctx)
@@ -1405,7 +1297,7 @@ static int write_script(html_report *r)
 {
     const nytp_profile *p = r->p;
     hw w;
-    if (!page_open(r, &w, "nytp.js"))
+    if (!html_page_open(r, &w, "nytp.js"))
         return EXIT_BAD_INPUT;
     uint32_t *fids = malloc(((size_t)p->n_files + 1) * sizeof *fids), n = 0;
     if (!fids)
@@ -1426,7 +1318,7 @@ static int write_script(html_report *r)
     hw_s(&w, "];\n");
     hw_s(&w, html_js);
     free(fids);
-    return page_close(r, &w, "nytp.js");
+    return html_page_close(r, &w, "nytp.js");
 }
 
 int html_write_assets(html_report *r)

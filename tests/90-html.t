@@ -116,6 +116,51 @@ for my $name (qw(demo recursion evals anon)) {
     }
     is $bad, 0, "$name: every package's subs, calls and exclusive time add up";
 
+    is scalar(@prows), scalar(keys %pkg), "$name: every package listed (" . scalar(keys %pkg) . ")";
+
+    # packages.html: each package's section lists exactly its subs
+    my $pp = slurp_file("$out/packages.html") // '';
+    $bad = 0;
+    for my $r (@prows) {
+        my ($id, $pname) = $r =~ m{<td class=name><a href="packages\.html#(P\d+)">(.*?)</a>$};
+        my ($sect) = $pp =~ m{<section class=pkg id=\Q$id\E><h2>(.*?)</section>}s;
+        my ($h2) = ($sect // '') =~ m{^(.*?) <span class=note>};
+        my @names = map { my ($f, $n) = m{(?:<span title="([^"]*)">)?(.*)}; unescape($f // $n) }
+            ($sect // '') =~ m{<td class=name><a [^>]*>(.*?)</a>}g;
+        my $p = unescape($pname // '');
+        my @want = sort grep { my ($h) = /^([^\[]*)/; ($h =~ /^(.*)::/ ? $1 : '(no package)') eq $p } keys %sub;
+        next if defined $h2 && unescape($h2) eq $p && "@{[sort @names]}" eq "@want";
+        $bad++;
+        diag "$name: package $p: section $id has @names, want @want";
+    }
+    is $bad, 0, "$name: each package links to its section, which lists exactly its subs";
+
+    # the treemap: a box per package with time, its area its share of the
+    # time, inside the picture, not overlapping
+    my @boxes = $pp =~ m{<rect class=pk x=(\S+) y=(\S+) width=(\S+) height=(\S+) fill="[^"]*"><title>(.*?): }g;
+    my $pos = 0;
+    $pos += $_->{excl} for grep { $_->{excl} > 0 } values %pkg;
+    my @withtime = grep { $_->{excl} > 0 && $_->{excl} / $pos * 1200 * 640 >= 0.25 } values %pkg;
+    is @boxes / 5, scalar(@withtime), "$name: treemap: a box per package with time";
+    my (@r, @area_bad);
+    while (my ($x, $y, $w, $h, $t) = splice @boxes, 0, 5) {
+        my $want = $pkg{ unescape($t) }{excl} / $pos * 1200 * 640;
+        push @area_bad, unescape($t) . ": $w x $h, want area $want" if abs($w * $h - $want) > 0.01 * $want + 2 * ($w + $h) * 0.05 + 1;
+        push @r, [$x, $y, $w, $h];
+    }
+    is "@area_bad", '', "$name: treemap: each package's area is its share of the exclusive time";
+    my @out = grep { $_->[0] < -0.1 || $_->[1] < -0.1 || $_->[0] + $_->[2] > 1200.2 || $_->[1] + $_->[3] > 640.2 } @r;
+    my $overlap = 0;
+    for my $i (0 .. $#r) {
+        for my $j ($i + 1 .. $#r) {
+            my ($a, $b) = @r[$i, $j];
+            my $ox = ($a->[0] + $a->[2] < $b->[0] + $b->[2] ? $a->[0] + $a->[2] : $b->[0] + $b->[2]) - ($a->[0] > $b->[0] ? $a->[0] : $b->[0]);
+            my $oy = ($a->[1] + $a->[3] < $b->[1] + $b->[3] ? $a->[1] + $a->[3] : $b->[1] + $b->[3]) - ($a->[1] > $b->[1] ? $a->[1] : $b->[1]);
+            $overlap++ if $ox > 0.2 && $oy > 0.2;
+        }
+    }
+    is scalar(@out) + $overlap, 0, "$name: treemap: boxes inside the picture, none overlapping";
+
     # source files: statements and time, with their string evals, from the lines
     my %file = map { $_->{fid} => $_ } @{ $m->{files} };
     my %total;
@@ -142,7 +187,7 @@ for my $name (qw(demo recursion evals anon)) {
     # one page per file and string eval, plus the fixed pages
     my @html = grep { /^f\d+-.*\.html\z|^f\d+\.html\z/ } pages($out);
     is scalar(@html), scalar(keys %file), "$name: a page per file and (collapsed) string eval";
-    ok -s "$out/$_", "$name: $_ written" for qw(index.html subs.html nytp.css nytp.js flame.svg);
+    ok -s "$out/$_", "$name: $_ written" for qw(index.html subs.html packages.html nytp.css nytp.js flame.svg);
     like $index, qr{<object data=flame\.svg type="image/svg\+xml"}, "$name: the index shows the flame graph";
 }
 
@@ -611,7 +656,7 @@ SKIP: {
         "--user-data-dir=$dir/chrome", '--enable-logging=stderr', '--v=0');
     my $out = "$dir/demo-report";
     my ($page) = grep { /demo-pl\.html\z/ } pages($out);
-    for my $p ('index.html', $page, 'subs.html', 'flame.svg') {
+    for my $p ('index.html', $page, 'subs.html', 'packages.html', 'flame.svg') {
         my ($st, $dom, $err) = run_cmd([@chrome, '--dump-dom', "file://$out/$p"]);
         is $st, 0, "chromium loads $p";
         my @console = grep { /CONSOLE/ } split /\n/, $err;
@@ -624,8 +669,9 @@ SKIP: {
         my @opts = $dom =~ m{<select class="jump".*?</select>}s ? ($& =~ /<option/g) : ();
         is scalar(@opts), 4, "$p: the jump-to-file menu lists the 3 source files";
         like $dom, $p eq $page ? qr/<table class="src sort" id="lines">/ : qr/<table class="sort subs"/, "$p: its tables are there";
+        like $dom, qr{<svg class="treemap"[^>]*>.*<rect class="sb"}s, "$p: the treemap is there" if $p eq 'packages.html';
         like $dom, qr{<object data="flame\.svg"}, "$p: the flame graph is there" if $p eq 'index.html';
-        next if $p eq 'subs.html'; # screenshots of the index and a file page
+        next if $p eq 'subs.html'; # screenshots of the index, a file page and the packages
         (my $png = $p) =~ s/\.html\z/.png/;
         $png = 'file.png' if $p eq $page;
         run_cmd([@chrome, '--hide-scrollbars', '--window-size=1280,1000', "--screenshot=$shots/$png", "file://$out/$p"]);
