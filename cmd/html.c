@@ -16,7 +16,7 @@
 #include "perl_config.h"
 
 static const char usage[] =
-    "usage: nytp html [-o DIR] [-f FILE] [--open] [--minimal] [--no-flame] [--strict] [FILE...]\n"
+    "usage: nytp html [-o DIR] [-f FILE] [--open] [--minimal] [--no-flame] [--dot] [--strict] [FILE...]\n"
     "\n"
     "Write a static HTML report of an NYTProf profile into DIR (default\n"
     "./nytprof/): index.html with what ran, a flame graph, the top subroutines,\n"
@@ -38,6 +38,8 @@ static const char usage[] =
     "                     no flame graph\n"
     "      --no-flame     no flame graph\n"
     "      --flamewidth=N width of the flame graph in pixels (default 1200)\n"
+    "      --dot          also write Graphviz files of the calls between packages,\n"
+    "                     between all subs, and of each file's subs (*.dot)\n"
     "      --no-mergeevals  a page for every string eval, not one for each set of\n"
     "                     evals with the same source run from the same place\n"
     "  -d, --delete       accepted for nytprofhtml's sake: DIR is always replaced\n"
@@ -49,14 +51,14 @@ static const char usage[] =
 
 struct html_opts {
     const char *out;
-    bool open, minimal, no_flame, strict, no_merge;
+    bool open, minimal, no_flame, strict, no_merge, dot;
     unsigned flamewidth;
     const char **files;       /* -f */
     int n_files;
     char *lib;                /* -l DIRs joined with ':' */
 };
 
-enum { OPT_OPEN = 256, OPT_NO_FLAME, OPT_STRICT, OPT_FLAMEWIDTH, OPT_NO_MERGE };
+enum { OPT_OPEN = 256, OPT_NO_FLAME, OPT_STRICT, OPT_FLAMEWIDTH, OPT_NO_MERGE, OPT_DOT };
 
 static void on_opt(int opt, const char *arg, void *ctx)
 {
@@ -88,6 +90,7 @@ static void on_opt(int opt, const char *arg, void *ctx)
     case OPT_NO_FLAME: o->no_flame = true; break;
     case OPT_STRICT: o->strict = true; break;
     case OPT_NO_MERGE: o->no_merge = true; break;
+    case OPT_DOT: o->dot = true; break;
     case OPT_FLAMEWIDTH: {
         unsigned long n = cli_parse_count("--flamewidth", arg);
         if (n < 100 || n > 100000)
@@ -340,6 +343,8 @@ static int report_init(html_report *r, const nytp_profile *p)
     }
     free(seen);
     qsort_r(r->by_excl, p->n_subs, sizeof *r->by_excl, cmp_excl, (void *)p);
+    if (html_edges_build(r) < 0)
+        return NYTP_E_NOMEM;
     const char *overhead = nytp_profile_attr(p, "cumulative_overhead_ticks");
     r->active = p->profiler_duration -
                 (overhead && p->ticks_per_sec > 0 ? strtod(overhead, NULL) / p->ticks_per_sec : 0);
@@ -366,6 +371,7 @@ static void report_free(html_report *r)
     free(r->sub_shown);
     free(r->sub_files);
     free(r->by_excl);
+    free(r->edges);
 }
 
 /* ---- the flame graph ------------------------------------------------------- */
@@ -456,9 +462,9 @@ static int write_report(html_report *r, const nytp_calltree *t)
 {
     const nytp_profile *p = r->p;
     int views = p->has_blocks && !r->minimal ? 3 : 1;
-    unsigned total = 5 + (t != NULL);
+    unsigned total = 5 + (t != NULL) + (r->dot ? 2 : 0);
     for (uint32_t fid = 1; fid < p->n_files; fid++)
-        total += r->page[fid] ? (unsigned)views : 0;
+        total += (r->page[fid] ? (unsigned)views : 0) + html_file_has_dot(r, fid);
     atomic_store(&r->pages_total, total);
     int rc = html_write_assets(r);
     if (rc == EXIT_OK && t)
@@ -469,6 +475,8 @@ static int write_report(html_report *r, const nytp_calltree *t)
         rc = html_write_subs(r);
     if (rc == EXIT_OK)
         rc = html_write_packages(r);
+    if (rc == EXIT_OK && r->dot)
+        rc = html_write_dot(r);
     for (uint32_t fid = 1; rc == EXIT_OK && fid < p->n_files; fid++)
         for (int v = 0; r->page[fid] && v < views && rc == EXIT_OK; v++)
             rc = html_write_file(r, fid, (enum html_view)v);
@@ -583,6 +591,7 @@ static int make_report(const struct html_opts *o, int nin, char **inputs, const 
     r.flame = feed.t != NULL;
     r.flame_empty = flame_empty;
     r.flamewidth = o->flamewidth;
+    r.dot = o->dot;
     const char *xs = nytp_profile_attr(p, "xs_version");
     r.source = xs && strncmp(xs, "DProf", 5) == 0 && (!xs[5] || xs[5] == ' ') ? SOURCE_DPROF
                : feed.by_nytp                                               ? SOURCE_NYTP
@@ -625,6 +634,7 @@ int cmd_html(int argc, char **argv)
         {"no-flame", no_argument, NULL, OPT_NO_FLAME},
         {"flamewidth", required_argument, NULL, OPT_FLAMEWIDTH},
         {"no-mergeevals", no_argument, NULL, OPT_NO_MERGE},
+        {"dot", no_argument, NULL, OPT_DOT},
         {"strict", no_argument, NULL, OPT_STRICT},
         {NULL, 0, NULL, 0},
     };

@@ -37,6 +37,12 @@ enum html_source { SOURCE_NYTPROF, SOURCE_NYTP, SOURCE_DPROF };
 /* A time of day in the local time zone with the zone named. */
 void html_time_of_day(time_t t, char *buf, size_t size);
 
+typedef struct html_edge {
+    uint32_t caller, called;  /* sub ids */
+    uint64_t calls;
+    double incl;
+} html_edge;
+
 typedef struct html_report {
     const nytp_profile *p;
     cli_outdir dir;
@@ -58,6 +64,9 @@ typedef struct html_report {
     char flame_url[128];      /* the flame graph's link of a frame */
     unsigned flame_w, flame_h; /* its size in pixels */
     unsigned flamewidth;      /* --flamewidth, 0: the default */
+    bool dot;                 /* --dot: Graphviz files too */
+    html_edge *edges;         /* calls between subs, by caller then called */
+    uint32_t n_edges;
     atomic_uint pages_done;   /* progress */
     atomic_uint pages_total;
 } html_report;
@@ -81,6 +90,7 @@ int html_page_close(html_report *r, hw *w, const char *name);
 void html_page_head(hw *w, const char *title, size_t tlen); /* title: text, escaped here */
 void html_nav(html_report *r, hw *w, const char *here);
 void html_page_foot(hw *w);
+void html_sub_url(const html_report *r, uint32_t sid, char *buf, size_t size); /* >= 128 */
 void html_sub_href(html_report *r, hw *w, uint32_t sid);    /* <a href="..."> */
 void html_sub_link(html_report *r, hw *w, uint32_t sid);    /* <a ...>name</a> */
 void html_td_dur(hw *w, double secs);
@@ -110,6 +120,16 @@ void html_pkg_name(const html_report *r, hw *w, const html_pkgs *pk, uint32_t i)
 int html_write_packages(html_report *r);
 /* The index's section: every package, linked to its part of packages.html. */
 void html_packages_section(html_report *r, hw *w);
+
+/* Call graphs (html_callgraph.c): calls between subs, summed per
+ * (caller, called) pair from the call sites. */
+int html_edges_build(html_report *r);          /* into r->edges */
+/* "var nytpSubs = [...], nytpEdges = [...];" for nytp.js. */
+void html_callgraph_script(html_report *r, hw *w);
+/* --dot: packages-callgraph.dot, subs-callgraph.dot, and one per file. */
+int html_write_dot(html_report *r);
+bool html_file_has_dot(const html_report *r, uint32_t fid);
+void html_dot_name(const html_report *r, uint32_t fid, char *buf); /* >= 112 bytes */
 
 /* The CSS and JavaScript of every page. */
 extern const char html_css[];

@@ -203,22 +203,25 @@ static bool sub_has_headline(const nytp_sub *s)
     return s->calls || s->n_sites || s->incl != 0;
 }
 
-/* A link to the place of sub id: its headline in its file's page. */
-void html_sub_href(html_report *r, hw *w, uint32_t sid)
+/* The URL of the place of sub id: its headline in its file's page
+ * (buf: >= 128 bytes; page names are plain ASCII, nothing to escape). */
+void html_sub_url(const html_report *r, uint32_t sid, char *buf, size_t size)
 {
     const nytp_sub *s = &r->p->subs[sid];
     bool page = s->fid != NYTP_NONE && s->fid < r->p->n_files && r->page[s->fid];
+    if (page && !sub_has_headline(s) && sub_has_lines(s)) /* no headline: its first line */
+        snprintf(buf, size, "%s#L%u", r->page[s->fid], s->first_line);
+    else
+        snprintf(buf, size, "%s#S%u", page && sub_has_headline(s) ? r->page[s->fid] : "subs.html", sid);
+}
+
+/* A link to the place of sub id. */
+void html_sub_href(html_report *r, hw *w, uint32_t sid)
+{
+    char url[160];
+    html_sub_url(r, sid, url, sizeof url);
     hw_s(w, "<a href=\"");
-    if (page && !sub_has_headline(s) && sub_has_lines(s)) { /* no headline: its first line */
-        hw_s(w, r->page[s->fid]);
-        hw_s(w, "#L");
-        hw_u(w, s->first_line);
-        hw_s(w, "\">");
-        return;
-    }
-    hw_s(w, page && sub_has_headline(s) ? r->page[s->fid] : "subs.html");
-    hw_s(w, "#S");
-    hw_u(w, sid);
+    hw_s(w, url);
     hw_s(w, "\">");
 }
 
@@ -533,6 +536,10 @@ int html_write_index(html_report *r)
     uint32_t top = p->n_subs < 25 ? p->n_subs : 25;
     hw_s(&w, "<section><h2>Top subroutines by exclusive time</h2>\n");
     html_subs_table(r, &w, r->by_excl, top, false, "topsubs");
+    if (r->dot)
+        hw_s(&w, "<p class=note>Graphviz call graphs (--dot): <a href=packages-callgraph.dot>between "
+                 "packages</a>, <a href=subs-callgraph.dot>between all subs</a>; each file page links "
+                 "its own.</p>\n");
     hw_s(&w, "<p><a href=subs.html>Show all ");
     hw_u(&w, p->n_subs);
     hw_s(&w, " subroutines</a></p></section>\n");
@@ -1004,6 +1011,13 @@ int html_write_file(html_report *r, uint32_t fid, enum html_view view)
         hw_s(&w, " run at ");
         line_link(r, &w, f->eval_fid, f->eval_line, true);
     }
+    if (html_file_has_dot(r, fid)) {
+        char dot[112];
+        html_dot_name(r, fid, dot);
+        hw_s(&w, ".<br><a href=\"");
+        hw_s(&w, dot);
+        hw_s(&w, "\">Graphviz call graph of its subs</a>");
+    }
     hw_s(&w, ".</p></header>\n<main>\n");
 
     /* the source: saved in the profile, or read from disk for a real file */
@@ -1316,6 +1330,7 @@ static int write_script(html_report *r)
         hw_s(&w, "]");
     }
     hw_s(&w, "];\n");
+    html_callgraph_script(r, &w);
     hw_s(&w, html_js);
     free(fids);
     return html_page_close(r, &w, "nytp.js");

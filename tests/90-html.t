@@ -442,7 +442,7 @@ for my $r (qw(demo evals evil tricky-strings)) {
 for my $r (qw(demo tricky-strings utf8-names)) {
     my $out = "$dir/$r-report";
     my $js = slurp_file("$out/nytp.js");
-    my ($list) = $js =~ /\Avar nytpFiles = (\[.*?\]);\n\(function/s;
+    my ($list) = $js =~ /\Avar nytpFiles = (\[.*?\]);\n/s;
     my $files = eval { JSON::PP->new->decode($list // '') };
     ok $files, "$r: nytp.js starts with the list of files" or diag $@;
     my $m = model("$td/$r.out");
@@ -645,6 +645,74 @@ SKIP: {
     like $se, qr/warning: --open: .*failed; open \Q$dir\E\/open\/index\.html yourself/, '--open with a $BROWSER that fails: says so';
 }
 
+# ---- call graphs -------------------------------------------------------------------------
+
+# nytp.js holds the calls between subs: every (caller, called) pair of the
+# model's call sites, summed
+for my $name (qw(demo recursion anon)) {
+    my $out = "$dir/$name-report";
+    my $js = slurp_file("$out/nytp.js");
+    my ($subs) = $js =~ /\nvar nytpSubs = (\[.*?\]);\n/s;
+    my ($edges) = $js =~ /\nvar nytpEdges = (\[.*?\]);\n/s;
+    $subs = JSON::PP->new->decode($subs // '[]');
+    $edges = JSON::PP->new->decode($edges // '[]');
+    my $m = model("$td/$name.out");
+    my %is_sub = map { $_->{name} => 1 } @{ $m->{subs} };
+    my %want;
+    for my $s (@{ $m->{subs} }) {
+        for my $c (@{ $s->{called_by} }) {
+            for my $caller (grep { $is_sub{$_} } @{ $c->{callers} }) {
+                $want{"$caller -> $s->{name}"}[0] += $c->{count};
+                $want{"$caller -> $s->{name}"}[1] += $c->{incl};
+            }
+        }
+    }
+    # the full names: a shortened one is the title of its link in subs.html
+    my %full;
+    my $all = slurp_file("$out/subs.html");
+    while ($all =~ m{<tr id=S(\d+)>.*?<td class=name><a [^>]*>(?:<span title="([^"]*)">)?([^<]*)}g) {
+        $full{$1} = unescape($2 // $3);
+    }
+    my %got = map { ("$full{$_->[0]} -> $full{$_->[1]}" => [$_->[2], $_->[3]]) } @$edges;
+    my @bad = grep { !$got{$_} || $got{$_}[0] != $want{$_}[0] || !near($got{$_}[1], $want{$_}[1]) } keys %want;
+    is scalar(keys %got), scalar(keys %want), "$name: call graph: one edge per calling and called sub (" . scalar(keys %want) . ")";
+    is "@bad", '', "$name: call graph: each with the calls and inclusive time of the model";
+    is scalar(@$subs), scalar(@{ $m->{subs} }), "$name: call graph: every sub named";
+}
+
+# --dot: Graphviz files of packages, all subs, and each file's subs
+{
+    my $out = "$dir/dot-report";
+    my ($st, undef, $se) = html($out, '--dot', "$td/tricky-strings.out");
+    is $st, 0, '--dot: exit 0' or diag $se;
+    my @dots = grep { /\.dot\z/ } pages($out);
+    ok((grep { $_ eq 'packages-callgraph.dot' } @dots), '--dot: packages-callgraph.dot');
+    ok((grep { $_ eq 'subs-callgraph.dot' } @dots), '--dot: subs-callgraph.dot');
+    ok((grep { /^f\d+-.*-calls\.dot\z/ } @dots), '--dot: a file of each source file\'s subs');
+    my $subs = slurp_file("$out/subs-callgraph.dot");
+    my $m = model("$td/tricky-strings.out");
+    my @called = grep { $_->{calls} } @{ $m->{subs} };
+    my @nodes = $subs =~ /^    s\d+ \[label=/mg;
+    is scalar(@nodes), scalar(@called), '--dot: subs-callgraph.dot has a node per called sub';
+    unlike join('', map { (my $d = slurp_file("$out/$_")) =~ s/ -> / /g; $d } @dots), qr/[<>]|[\x00-\x08\x0b-\x1f]/, '--dot: names escaped (no < >, no control bytes)';
+    my @links = map { slurp_file("$out/$_") =~ /href="?([^"\s>]+\.dot)\b/g } grep { /\.html\z/ } pages($out);
+    my %dots = map { $_ => 1 } @dots;
+    is scalar(grep { $dots{$_} } @links), scalar(@links), '--dot: the index and file pages link to them (' . scalar(@links) . ' links)';
+    is scalar(keys %{ { map { $_ => 1 } @links } }), scalar(@dots), '--dot: every .dot file is linked';
+    ($st) = html("$dir/nodot", "$td/demo.out");
+    ok !grep({ /\.dot\z/ } pages("$dir/nodot")), 'without --dot: no .dot file';
+    my $dot = (grep { -x } map { "$_/dot" } split /:/, $ENV{PATH})[0];
+    SKIP: {
+        skip 'graphviz is not installed', 1 unless $dot;
+        my @bad;
+        for my $f (@dots) {
+            my ($s, undef, $e) = run_cmd([$dot, '-Tsvg', '-o', '/dev/null', "$out/$f"]);
+            push @bad, "$f: $e" if $s || $e =~ /error|warning/i;
+        }
+        is "@bad", '', '--dot: graphviz reads every file without a complaint (' . scalar(@dots) . ' files)';
+    }
+}
+
 # ---- in a browser -----------------------------------------------------------------------------
 
 my $chromium = (grep { -x } map { "$_/chromium" } split /:/, $ENV{PATH})[0];
@@ -677,6 +745,49 @@ SKIP: {
         run_cmd([@chrome, '--hide-scrollbars', '--window-size=1280,1000', "--screenshot=$shots/$png", "file://$out/$p"]);
         my $img = slurp_file("$shots/$png") // '';
         ok length($img) > 5000 && substr($img, 0, 8) eq "\x89PNG\r\n\x1a\n", "$p: screenshot saved in $shots/$png";
+    }
+
+    # the call graph of each sub headline: callers on the left, the subs
+    # it called on the right, as in the model
+    for my $name (qw(recursion tricky-strings)) {
+        my $o = "$dir/$name-report";
+        my ($fp) = grep { /\Q$name\E-pl\.html\z/ } pages($o);
+        my $h = slurp_file("$o/$fp");
+        my $probe = '<script>window.addEventListener("load", function () {'
+            . 'var o = [], b = document.querySelectorAll("button.cgb");'
+            . 'for (var i = 0; i < b.length; i++) { b[i].click(); var tr = b[i].closest("tr"), svg = tr.querySelector("svg.cg");'
+            . ' function names(sel) { return [].map.call(svg.querySelectorAll(sel), function (a) { return nytpSubs[+a.getAttribute("data-sid")][0]; }).sort().join("|"); }'
+            . ' o.push(nytpSubs[+tr.id.slice(1)][0] + "<=" + names("a.in") + "=>" + names("a.out") + "=" + svg.querySelectorAll(".n.me text").length); }'
+            . 'document.body.setAttribute("data-probe", JSON.stringify(o));'
+            . '});</script>';
+        $h =~ s{</body>}{$probe</body>};
+        open my $pf, '>', "$o/probe-cg.html" or die;
+        print $pf $h;
+        close $pf;
+        my ($st, $dom, $err) = run_cmd([@chrome, '--dump-dom', "file://$o/probe-cg.html"]);
+        my @console = grep { /CONSOLE/ } split /\n/, $err;
+        is "@console", '', "$name: call graphs drawn without console messages";
+        my ($json) = $dom =~ /data-probe="([^"]*)"/;
+        my $got = eval { JSON::PP->new->decode(unescape($json // '')) } // [];
+        ok @$got > 2, "$name: call graph buttons on the headlines (" . scalar(@$got) . ')';
+        next unless $name eq 'recursion';
+        my $m = model("$td/$name.out");
+        my %is_sub = map { $_->{name} => 1 } @{ $m->{subs} };
+        my (%in, %outs);
+        for my $s (@{ $m->{subs} }) {
+            for my $c (grep { $is_sub{$_} && $_ ne $s->{name} } map { @{ $_->{callers} } } @{ $s->{called_by} }) {
+                $in{ $s->{name} }{$c} = 1;
+                $outs{$c}{ $s->{name} } = 1;
+            }
+        }
+        my @bad;
+        for (@$got) {
+            my ($sub, $l, $r) = /^(.*?)<=(.*)=>(.*)=\d+$/ or do { push @bad, $_; next };
+            my $wl = join '|', sort keys %{ $in{$sub} // {} };
+            my $wr = join '|', sort keys %{ $outs{$sub} // {} };
+            push @bad, "$sub: callers $l (want $wl), called $r (want $wr)" if $l ne $wl || $r ne $wr;
+        }
+        is "@bad", '', "recursion: each sub's call graph shows its callers and the subs it called";
     }
 
     # clicking a heading sorts: calls descending, then ascending
