@@ -923,6 +923,35 @@ static void eval_note(html_report *r, hw *w, uint32_t efid)
         hw_u(w, e->n_evals);
         hw_s(w, e->n_evals == 1 ? " more string eval" : " more string evals");
     }
+    /* the subs the eval (or an eval it ran) defined, and their calls */
+    uint32_t nsubs = 0;
+    uint64_t calls = 0;
+    double incl = 0;
+    uint32_t stack[64], depth = 0;
+    stack[depth++] = efid;
+    while (depth) {
+        const nytp_file *f = &r->p->files[stack[--depth]];
+        for (uint32_t i = 0; i < f->n_subs; i++) {
+            const nytp_sub *s = &r->p->subs[f->subs[i]];
+            if (s->fid != f->fid || !sub_defined_here(r->p, s))
+                continue;
+            nsubs++;
+            calls += s->calls;
+            incl += s->incl;
+        }
+        for (uint32_t i = 0; i < f->n_evals && depth < 64; i++)
+            if (f->evals[i] < r->p->n_files && f->evals[i] != f->fid)
+                stack[depth++] = f->evals[i];
+    }
+    if (nsubs && calls) {
+        hw_s(w, "<br>includes ");
+        hw_dur(w, incl);
+        hw_s(w, " spent executing ");
+        hw_u(w, calls);
+        hw_s(w, calls == 1 ? " call to " : " calls to ");
+        hw_u(w, nsubs);
+        hw_s(w, nsubs == 1 ? " sub defined therein" : " subs defined therein");
+    }
     hw_s(w, "</div>");
 }
 

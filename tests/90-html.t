@@ -265,6 +265,45 @@ for my $name (qw(demo recursion evals anon)) {
     unlike $h, qr{Devel::NYTProf DProf}, 'DProf profile: not "Devel::NYTProf DProf"';
 }
 
+# a string eval that defines subs: "includes X spent executing N calls to K
+# subs defined therein", as nytprofhtml says it
+{
+    my $m = model("$td/evals.out");
+    my %file = map { $_->{fid} => $_ } @{ $m->{files} };
+    my @want;
+    for my $f (grep { $_->{eval_fid} } @{ $m->{files} }) {
+        next if $file{ $f->{eval_fid} }{eval_fid}; # counted in its parent eval's note
+        my %in = ($f->{fid} => 1);
+        my $grew = 1;
+        while ($grew) {
+            $grew = 0;
+            for (grep { $_->{eval_fid} && $in{ $_->{eval_fid} } && !$in{ $_->{fid} } } @{ $m->{files} }) {
+                $in{ $_->{fid} } = 1;
+                $grew = 1;
+            }
+        }
+        my @s = grep { $in{ $_->{fid} } && ($_->{first_line} // 0) > 0 } @{ $m->{subs} };
+        my $calls = 0;
+        $calls += $_->{calls} for @s;
+        push @want, "$calls:" . scalar(@s) if $calls;
+    }
+    ok @want > 0, 'evals: the profile has a string eval defining a sub that was called';
+    my $all = join '', map { slurp_file("$dir/evals-report/$_") } grep { /\.html\z/ } pages("$dir/evals-report");
+    my @got;
+    push @got, "$1:$2" while $all =~ /<br>includes \S+ spent executing (\d+) calls? to (\d+) subs? defined therein/g;
+    is "@{[sort @got]}", "@{[sort @want]}", 'evals: "includes ... spent executing N calls to K subs defined therein"';
+    SKIP: {
+        my $nh = (grep { -x } map { "$_/nytprofhtml" } split /:/, $ENV{PATH})[0];
+        skip 'nytprofhtml is not installed', 1 unless $nh;
+        my ($st) = run_cmd([$nh, '--no-flame', '-f', "$td/evals.out", '-o', "$dir/evals-nytprofhtml"]);
+        my $theirs = join '', map { slurp_file("$dir/evals-nytprofhtml/$_") } grep { /\.html\z/ } pages("$dir/evals-nytprofhtml");
+        my @t;
+        push @t, "$1:$2" while $theirs =~ /includes\s+\S+ spent executing (\d+) calls? to (\d+) subs? defined therein/g;
+        my %u = map { $_ => 1 } @t;
+        is "@{[sort @got]}", "@{[sort keys %u]}", 'evals: the same notes as nytprofhtml';
+    }
+}
+
 # ---- nytprofhtml's options ---------------------------------------------------------
 
 {
