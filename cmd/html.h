@@ -120,6 +120,8 @@ void html_pkg_name(const html_report *r, hw *w, const html_pkgs *pk, uint32_t i)
 int html_write_packages(html_report *r);
 /* The index's section: every package, linked to its part of packages.html. */
 void html_packages_section(html_report *r, hw *w);
+/* The index's first sentence: which package dominates, and its top subs. */
+void html_index_lead(html_report *r, hw *w);
 
 /* Call graphs (html_callgraph.c): calls between subs, summed per
  * (caller, called) pair from the call sites. */

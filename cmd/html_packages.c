@@ -162,6 +162,61 @@ void html_packages_section(html_report *r, hw *w)
     html_pkgs_free(&pk);
 }
 
+/* One sentence on what dominates: the package with the most exclusive
+ * time, its share, and the fewest of its subs that hold half of it or
+ * more (at most 5) with their share of it. */
+void html_index_lead(html_report *r, hw *w)
+{
+    const nytp_profile *p = r->p;
+    if (!p->n_subs || !(r->excl_total > 0))
+        return;
+    html_pkgs pk;
+    if (html_pkgs_build(r, &pk) < 0) {
+        w->err = NYTP_E_NOMEM;
+        return;
+    }
+    const html_pkg *g = &pk.v[0];
+    if (g->excl > 0) {
+        double sum = 0;
+        uint32_t k = 0;
+        while (k < g->n && k < 5 && sum < g->excl / 2) {
+            double e = p->subs[pk.ids[g->start + k]].excl;
+            if (!(e > 0))
+                break;
+            sum += e;
+            k++;
+        }
+        hw_s(w, "<p class=lead><b>");
+        hw_pct(w, g->excl, r->excl_total);
+        hw_s(w, "</b> of the time in subroutines is in <a href=\"packages.html#P0\">");
+        html_pkg_name(r, w, &pk, 0);
+        hw_s(w, "</a>");
+        if (k && g->n > 1) {
+            hw_s(w, ", ");
+            hw_pct(w, sum, g->excl);
+            hw_s(w, " of it in ");
+            if (k == g->n)
+                hw_s(w, k == 2 ? "both its subs" : "all its subs");
+            else if (k == 1)
+                hw_s(w, "one sub");
+            else {
+                hw_u(w, k);
+                hw_s(w, " subs");
+            }
+            hw_s(w, ": ");
+            for (uint32_t i = 0; i < k; i++) {
+                hw_s(w, i == 0 ? "" : i + 1 == k ? " and " : ", ");
+                html_sub_link(r, w, pk.ids[g->start + i]);
+            }
+        } else if (k) {
+            hw_s(w, ", all of it in ");
+            html_sub_link(r, w, pk.ids[g->start]);
+        }
+        hw_s(w, ".</p>\n");
+    }
+    html_pkgs_free(&pk);
+}
+
 /* ---- the treemap ------------------------------------------------------------ */
 
 typedef struct tm_rect {

@@ -515,6 +515,7 @@ int html_write_index(html_report *r)
     hw_s(&w, "<h1>Profile of ");
     hw_esc(&w, app, strlen(app));
     hw_s(&w, "</h1></header>\n<main>\n");
+    html_index_lead(r, &w);
     summary(r, &w);
     if (r->flame) {
         hw_s(&w, "<section id=flame><h2>Flame graph</h2><p class=note>Each box is a sub called along "

@@ -118,6 +118,25 @@ for my $name (qw(demo recursion evals anon)) {
 
     is scalar(@prows), scalar(keys %pkg), "$name: every package listed (" . scalar(keys %pkg) . ")";
 
+    # the index's first sentence: the package with the most exclusive time,
+    # its share, and its top subs holding half of it or more (at most 5)
+    {
+        my $total = 0;
+        $total += $_->{excl} for @{ $m->{subs} };
+        my ($top) = sort { $pkg{$b}{excl} <=> $pkg{$a}{excl} } keys %pkg;
+        my @in = sort { $b->{excl} <=> $a->{excl} }
+            grep { my ($h) = $_->{name} =~ /^([^\[]*)/; ($h =~ /^(.*)::/ ? $1 : '(no package)') eq $top } @{ $m->{subs} };
+        my ($sum, @k) = (0);
+        while (@in && @k < 5 && $sum < $pkg{$top}{excl} / 2) { my $s = shift @in; $sum += $s->{excl}; push @k, $s->{name} }
+        my ($lead) = $index =~ m{<p class=lead>(.*?)</p>};
+        my ($share, $pk, $of, $names) = ($lead // '') =~ m{^<b>([\d.]+)%</b> of the time in subroutines is in <a [^>]*>(.*?)</a>, ([\d.]+)% of it in [^:]*: (.*)\.$};
+        is unescape($pk // ''), $top, "$name: the first sentence names the package with the most exclusive time";
+        ok defined $share && abs($share - 100 * $pkg{$top}{excl} / $total) < 0.051, "$name: and its share ($share%)";
+        ok defined $of && abs($of - 100 * $sum / $pkg{$top}{excl}) < 0.051, "$name: and the share of its top subs ($of%)";
+        my @shown = map { my ($f, $n) = m{(?:<span title="([^"]*)">)?(.*)}; unescape($f // $n) } ($names // '') =~ m{<a [^>]*>(.*?)</a>}g;
+        is "@shown", "@k", "$name: and which subs those are";
+    }
+
     # packages.html: each package's section lists exactly its subs
     my $pp = slurp_file("$out/packages.html") // '';
     $bad = 0;
