@@ -1109,6 +1109,64 @@ int html_write_file(html_report *r, uint32_t fid, enum html_view view)
         }
     }
 
+    /* blocks=1: the time of each block (the statements of one block,
+     * nested blocks apart), the hottest ones, on the line view */
+    if (view == VIEW_LINE && p->has_blocks && f->block.n) {
+        const nytp_lines *bl = &f->block;
+        uint32_t nb = 0, top[10], nt = 0;
+        double sum = 0;
+        for (uint32_t l = 0; l < bl->n; l++) {
+            if (!bl->v[l].set)
+                continue;
+            nb++;
+            sum += bl->v[l].time;
+            if (!(bl->v[l].time > 0))
+                continue;
+            uint32_t k = nt < 10 ? nt++ : 10;
+            while (k > 0 && bl->v[top[k - 1]].time < bl->v[l].time) {
+                if (k < 10)
+                    top[k] = top[k - 1];
+                k--;
+            }
+            if (k < 10)
+                top[k] = l;
+        }
+        if (nt) {
+            char bpage[96];
+            html_page_name(r, fid, VIEW_BLOCK, bpage);
+            hw_s(&w, "<details class=blocks open><summary>");
+            hw_u(&w, nb);
+            hw_s(&w, nb == 1 ? " block" : " blocks");
+            hw_s(&w, " with statements; the hottest</summary>\n<table class=\"sort subs\" id=blocks><thead><tr>"
+                     "<th class=n title=\"statements executed in the block\">Stmts"
+                     "<th class=n title=\"time of the block's own statements\">Time"
+                     "<th class=n title=\"share of the file's statement time\">%"
+                     "<th class=\"n up\">Block at line</thead>\n<tbody>\n");
+            for (uint32_t i = 0; i < nt; i++) {
+                const nytp_linestat *b = &bl->v[top[i]];
+                hw_s(&w, "<tr>");
+                html_td_u(&w, (uint64_t)b->count);
+                html_td_dur(&w, b->time);
+                hw_s(&w, "<td>");
+                hw_pct(&w, b->time, sum);
+                hw_s(&w, "<td class=name><a href=\"#L");
+                hw_u(&w, top[i]);
+                hw_s(&w, "\">");
+                hw_u(&w, top[i]);
+                hw_s(&w, "</a>");
+                if (!r->minimal) {
+                    hw_s(&w, " <a class=note href=\"");
+                    hw_s(&w, bpage);
+                    hw_s(&w, "#L");
+                    hw_u(&w, top[i]);
+                    hw_s(&w, "\">(block view)</a>");
+                }
+                hw_s(&w, "\n");
+            }
+            hw_s(&w, "</tbody></table></details>\n");
+        }
+    }
+
     /* subs defined here */
     uint32_t *subs = sorted(f->subs, f->n_subs, cmp_sub_excl, (void *)p);
     if (subs && f->n_subs) {

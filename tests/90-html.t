@@ -583,6 +583,30 @@ for my $r (qw(demo tricky-strings utf8-names)) {
     is $st, 0, 'blocks: exit 0' or diag $se;
     ok scalar(grep { /-block\.html\z/ } pages($out)), 'blocks: block views';
     ok scalar(grep { /-sub\.html\z/ } pages($out)), 'blocks: sub views';
+    # the line view lists the hottest blocks: the block view's rows, by time
+    my ($lp) = grep { /demo-pl\.html\z/ } pages($out);
+    (my $bp = $lp) =~ s/\.html\z/-block.html/;
+    my %block;
+    my $bh = slurp_file("$out/$bp");
+    while ($bh =~ m{<tr id=L(\d+)><td>\d+<td>(\d+)<td[^>]*>([^<]+)<td>}g) { $block{$1} = [$2, $3] }
+    ok keys(%block) > 3, 'blocks: the block view has blocks (' . scalar(keys %block) . ')';
+    my $lh = slurp_file("$out/$lp");
+    my ($count) = $lh =~ m{<details class=blocks open><summary>(\d+) blocks? with statements};
+    is $count, scalar(keys %block), 'blocks: the line view counts the blocks';
+    my @rows = $lh =~ m{<tr><td>(\d+)<td data-v=\S+>([^<]+)<td>[\d.]+%<td class=name><a href="#L(\d+)">}g;
+    my @got;
+    push @got, "$rows[$_ + 2]:$rows[$_]:$rows[$_ + 1]" for grep { $_ % 3 == 0 } 0 .. $#rows;
+    my @by_time = (sort { $block{$b}[2] <=> $block{$a}[2] } map { $block{$_}[2] = $1 * { ns => 1e-9, "\x{c2}\x{b5}s" => 1e-6, ms => 1e-3, s => 1 }->{$2} if $block{$_}[1] =~ /^([\d.]+)(ns|\x{c2}\x{b5}s|ms|s)$/; $_ } grep { $block{$_}[1] ne '0s' } keys %block);
+    my @want = map { "$_:$block{$_}[0]:$block{$_}[1]" } @by_time[0 .. ($#by_time < 9 ? $#by_time : 9)];
+    is scalar(@got), scalar(@want), 'blocks: the ten hottest (or all)';
+    is_deeply [sort @got], [sort @want], 'blocks: each with the statements and time of the block view';
+    my ($first) = $lh =~ m{<tr><td>\d+<td data-v=\S+>[^<]+<td>([\d.]+)%};
+    my $m = model("$td/demo-blocks.out");
+    my ($mf) = grep { $_->{name} =~ /demo\.pl\z/ } @{ $m->{files} };
+    my $t = 0;
+    $t += $_->[1] for @{ $mf->{lines} };
+    my ($top_v) = $lh =~ m{<tr><td>\d+<td data-v=([^>\s]+)>};
+    ok abs($first - 100 * $top_v / $t) < 0.051, "blocks: the share is of the file's statement time ($first%)";
     ($st, undef, $se) = html("$dir/blocks-min", '--minimal', "$td/demo-blocks.out");
     is $st, 0, '--minimal: exit 0';
     ok !grep({ /-block\.html\z/ } pages("$dir/blocks-min")), '--minimal: no block views';
