@@ -383,6 +383,7 @@ typedef struct flame_feed {
     nytp_calltree *t;         /* NULL: no flame graph wanted */
     bool any;
     bool by_nytp;             /* a comment says Devel::NYTP wrote it */
+    html_durations *durations; /* of each sub's calls */
 } flame_feed;
 
 static int feed_chunk(void *ctx, const nytp_chunk *c)
@@ -390,6 +391,10 @@ static int feed_chunk(void *ctx, const nytp_chunk *c)
     flame_feed *f = ctx;
     switch (c->tag) {
     case NYTP_TAG_SUB_RETURN:
+        if (f->durations && html_durations_add(f->durations, c->u.sub_return.name.ptr, c->u.sub_return.name.len,
+                                               c->u.sub_return.incl) < 0)
+            return NYTP_E_NOMEM;
+        return f->t ? nytp_calltree_add_chunk(f->t, c) : NYTP_OK;
     case NYTP_TAG_ATTRIBUTE: /* ticks_per_sec */
         return f->t ? nytp_calltree_add_chunk(f->t, c) : NYTP_OK;
     case NYTP_TAG_COMMENT:
@@ -561,10 +566,17 @@ static int make_report(const struct html_opts *o, int nin, char **inputs, const 
         cli_error("%s", e.msg);
         return EXIT_BAD_INPUT;
     }
+    if (html_durations_new(&feed.durations) < 0) {
+        progress_end(&pg);
+        nytp_calltree_free(feed.t);
+        cli_error("out of memory");
+        return EXIT_BAD_INPUT;
+    }
     nytp_profile *p = cli_load_profile_with(nin, inputs, o->strict, feed_chunk, &feed, &rc);
     if (!p) {
         progress_end(&pg);
         nytp_calltree_free(feed.t);
+        html_durations_free(feed.durations);
         return rc;
     }
     if (feed.t) {
@@ -581,6 +593,7 @@ static int make_report(const struct html_opts *o, int nin, char **inputs, const 
         progress_end(&pg);
         cli_error("out of memory");
         nytp_calltree_free(feed.t);
+        html_durations_free(feed.durations);
         nytp_profile_free(p);
         return EXIT_BAD_INPUT;
     }
@@ -592,6 +605,7 @@ static int make_report(const struct html_opts *o, int nin, char **inputs, const 
     r.flame_empty = flame_empty;
     r.flamewidth = o->flamewidth;
     r.dot = o->dot;
+    r.durations = feed.durations;
     const char *xs = nytp_profile_attr(p, "xs_version");
     r.source = xs && strncmp(xs, "DProf", 5) == 0 && (!xs[5] || xs[5] == ' ') ? SOURCE_DPROF
                : feed.by_nytp                                               ? SOURCE_NYTP
@@ -616,6 +630,7 @@ static int make_report(const struct html_opts *o, int nin, char **inputs, const 
     progress_end(&pg);
     report_free(&r);
     nytp_calltree_free(feed.t);
+    html_durations_free(feed.durations);
     free((void *)r.names.inc);
     free(storage);
     nytp_profile_free(p);

@@ -43,6 +43,17 @@ typedef struct html_edge {
     double incl;
 } html_edge;
 
+/* Per-sub distributions of call durations (html_durations.c). */
+typedef struct html_durations html_durations;
+typedef struct html_dist html_dist;
+int html_durations_new(html_durations **d);
+void html_durations_free(html_durations *d);
+/* One call of the sub named name returned after ticks (inclusive). */
+int html_durations_add(html_durations *d, const char *name, uint32_t len, double ticks);
+const html_dist *html_durations_get(const html_durations *d, const char *name, uint32_t len);
+/* A small histogram and p50/p90/p99/max, for a sub with 2 calls or more. */
+void html_dist_write(hw *w, const html_dist *h, double ticks_per_sec);
+
 typedef struct html_report {
     const nytp_profile *p;
     cli_outdir dir;
@@ -65,6 +76,7 @@ typedef struct html_report {
     unsigned flame_w, flame_h; /* its size in pixels */
     unsigned flamewidth;      /* --flamewidth, 0: the default */
     bool dot;                 /* --dot: Graphviz files too */
+    const html_durations *durations; /* NULL: the profile has no call events */
     html_edge *edges;         /* calls between subs, by caller then called */
     uint32_t n_edges;
     atomic_uint pages_done;   /* progress */

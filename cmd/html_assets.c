@@ -67,6 +67,8 @@ const char html_css[] =
     "svg.treemap text{font:12px system-ui,sans-serif;fill:#1d2330;pointer-events:none}\n"
     "svg.treemap text.ph{font-weight:600}\n"
     "section.pkg h2 .note{font-weight:400}\n"
+    "div.dist{display:flex;align-items:flex-end;gap:.6em;margin:.1em 0 .2em 1.5em}\n"
+    "svg.hist rect{fill:#6d8fb8}svg.hist line{stroke:#9fb3cc}div.dist .pct{font-size:.9em;color:#3f4a5c}\n"
     "p.lead{font-size:1.1em;margin:.2em 0 .8em;padding:.5em .8em;background:#f4f7fb;border-left:4px solid "
     "var(--accent)}\n"
     "button.cgb{font:inherit;font-size:.8em;margin-left:.8em;padding:0 .5em;border:1px solid #9fb3cc;"

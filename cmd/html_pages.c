@@ -835,6 +835,9 @@ static void sub_headline(html_report *r, hw *w, uint32_t sid)
         hw_dur(w, s->reci);
     }
     hw_s(w, s->n_sites ? ":</div>" : "</div>");
+    if (s->calls >= 2)
+        html_dist_write(w, html_durations_get(r->durations, nytp_profile_str(p, s->name), nytp_profile_strlen(p, s->name)),
+                        p->ticks_per_sec);
     uint32_t *sites = sorted(s->sites, s->n_sites, cmp_site_count, (void *)p);
     uint32_t shown = s->n_sites > 50 ? 50 : s->n_sites;
     for (uint32_t i = 0; sites && i < shown; i++) {

@@ -323,6 +323,61 @@ for my $name (qw(demo recursion evals anon)) {
     }
 }
 
+# per-sub distribution of call durations: a histogram and percentiles from
+# the SUB_RETURN events, against the exact ones computed from the events
+{
+    my $prof = fresh_profile('bimodal', <<'PL', '');
+sub work { my $n = shift; my $x = 0; $x += $_ for 1 .. $n; return $x }
+sub twice { work($_[0]); work(1) }
+my $t = 0;
+$t += work($_ % 10 == 0 ? 20000 : 5) for 1 .. 300;
+twice(10) for 1 .. 20;
+print STDERR '' if $t < 0;
+PL
+    my ($st, undef, $se) = html("$dir/bimodal", $prof);
+    is $st, 0, 'durations: exit 0' or diag $se;
+    my ($dst, $dump) = run_cmd([$nytp, 'dump', $prof]);
+    my ($tps) = $dump =~ /^ATTRIBUTE\tticks_per_sec\t(\d+)$/m;
+    my %calls;
+    push @{ $calls{$2} }, $1 / $tps while $dump =~ /^SUB_RETURN\t\d+\t([\d.e+-]+)\t[\d.e+-]+\t(.*)$/mg;
+    ok @{ $calls{'main::work'} // [] } == 340, 'durations: the profile has a return per call of main::work';
+    my ($page) = grep { /bimodal-pl\.html\z/ } pages("$dir/bimodal");
+    my $h = slurp_file("$dir/bimodal/$page");
+    my %unit = (ns => 1e-9, "\x{c2}\x{b5}s" => 1e-6, ms => 1e-3, s => 1);
+    my $secs = sub { my ($v, $u) = $_[0] =~ /^([\d.e+-]+)(ns|\x{c2}\x{b5}s|ms|s)$/ or return -1; $v * $unit{$u} };
+    # half the last shown digit: durations are rounded for display
+    my $half = sub { my ($v, $u) = $_[0] =~ /^([\d.e+-]+)(ns|\x{c2}\x{b5}s|ms|s)$/ or return 0; my ($d) = $v =~ /\.(\d+)/; 0.5 * 10**-length($d // '') * $unit{$u} };
+    my $checked = 0;
+    while ($h =~ m{<tr class=sh id=S\d+>.*?<b class=name>([^<]+)</b>.*?(?=<tr)}sg) {
+        my ($sub, $row) = ($1, $&);
+        my @c = sort { $a <=> $b } @{ $calls{$sub} // [] };
+        next if @c < 2;
+        my ($hist, $p50, $p90, $p99, $max) = $row =~ m{<div class=dist>(<svg class=hist .*?</svg>) <span class=pct>p50 (\S+), p90 (\S+), p99 (\S+), max ([^<]+)</span></div>};
+        ok defined $hist, "durations: $sub has a histogram" or next;
+        my @bars = $hist =~ /<rect /g;
+        ok @bars >= 1, "durations: $sub: bars";
+        my $n = () = @c;
+        my %q = (p50 => 0.5, p90 => 0.9, p99 => 0.99);
+        my %got = (p50 => $p50, p90 => $p90, p99 => $p99);
+        for my $k (sort keys %q) {
+            my $exact = $c[ (($q{$k} * $n) == int($q{$k} * $n) ? $q{$k} * $n : int($q{$k} * $n) + 1) - 1 ];
+            my $g = $secs->($got{$k});
+            ok abs($g - $exact) <= 0.06 * $exact + $half->($got{$k}) + 1e-12, "durations: $sub $k $got{$k} (exact ${\($exact * 1e6)}us)";
+        }
+        ok abs($secs->($max) - $c[-1]) <= 0.006 * $c[-1] + $half->($max) + 1e-12, "durations: $sub max $max (exact ${\($c[-1] * 1e6)}us)";
+        $checked++;
+    }
+    ok $checked >= 2, "durations: checked $checked subs";
+    like $h, qr{<b class=name>main::work</b>.*?p50 (\S+), p90 (\S+), p99}s, 'durations: main::work shown';
+    my ($w50, $w99) = $h =~ m{<b class=name>main::work</b>.*?p50 (\S+), p90 \S+, p99 (\S+),}s;
+    ok $secs->($w99) > 20 * $secs->($w50), "durations: the slow tenth of main::work's calls shows in p99 ($w50 vs $w99)";
+    # a profile without call events (calls=0) shows none
+    my $nocalls = fresh_profile('nocalls', "sub f { 1 } f() for 1 .. 5;\n", 'calls=0');
+    ($st) = html("$dir/nocalls", $nocalls);
+    unlike join('', map { slurp_file("$dir/nocalls/$_") } grep { /\.html\z/ } pages("$dir/nocalls")), qr/class=dist/,
+        'durations: none without call events (calls=0)';
+}
+
 # ---- nytprofhtml's options ---------------------------------------------------------
 
 {
