@@ -582,7 +582,10 @@ int html_write_index(html_report *r)
         hw_s(&w, "<td>");
         hw_pct(&w, r->all_time[fid], total);
         html_td_dur(&w, r->all_stmts[fid] ? r->all_time[fid] / (double)r->all_stmts[fid] : 0);
-        html_td_u(&w, f->n_subs);
+        uint32_t defined = 0; /* not the xsubs and opcodes only listed with it */
+        for (uint32_t k = 0; k < f->n_subs; k++)
+            defined += sub_defined_here(p, &p->subs[f->subs[k]]);
+        html_td_u(&w, defined);
         hw_s(&w, "<td class=views><a href=\"");
         hw_s(&w, r->page[fid]);
         hw_s(&w, "\">line</a>");

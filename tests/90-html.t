@@ -202,6 +202,11 @@ for my $name (qw(demo recursion evals anon)) {
         diag "$name: fid $fid: html $n $t, model $want->[1] $want->[0]";
     }
     is $bad, 0, "$name: every file's statements and time (with its evals) as in the model";
+    my %defined;
+    $defined{ $_->{fid} }++ for grep { ($_->{first_line} // 0) > 0 && $_->{name} ne 'main::RUNTIME' } @{ $m->{subs} };
+    my %subs_col = $index =~ m{<tr data-fid=(\d+)>(?:<td[^>]*>[^<]*){4}<td>(\d+)<td class=views>}g;
+    is scalar(keys %subs_col), scalar(@real), "$name: a Subs column per file";
+    is_deeply \%subs_col, { map { $_ => $defined{$_} // 0 } @real }, "$name: each file's Subs: the subs defined in it (not the xsubs listed with it)";
 
     # one page per file and string eval, plus the fixed pages
     my @html = grep { /^f\d+-.*\.html\z|^f\d+\.html\z/ } pages($out);
@@ -691,6 +696,7 @@ for my $r (qw(demo tricky-strings utf8-names)) {
     my $before = slurp_file("$out/index.html");
     my ($st2, $so2, $se2) = html($out, "$td/broken/bad-tag.out");
     is $st2, 1, 'atomic: corrupt input exits 1';
+    is $so2, '', 'atomic: no "report:" line when it failed';
     like $se2, qr/^nytp html: \Q$td\E\/broken\/bad-tag\.out: /, 'atomic: one error naming the file';
     is slurp_file("$out/index.html"), $before, 'atomic: the previous report is intact';
     my @left = grep { /^atomic\.tmp/ } pages($dir);
