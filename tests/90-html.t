@@ -941,6 +941,18 @@ SKIP: {
         is "@bad", '', "recursion: each sub's call graph shows its callers and the subs it called";
     }
 
+    # the new pages of the report with hostile names: no console message,
+    # and names shown as text (nothing from the profile becomes markup)
+    for my $p ('index.html', 'packages.html') {
+        my $o = "$dir/tricky-strings-report";
+        my ($st, $dom, $err) = run_cmd([@chrome, '--dump-dom', "file://$o/$p"]);
+        my @console = grep { /CONSOLE/ } split /\n/, $err;
+        is "@console", '', "tricky-strings: $p: no console messages";
+        my @scripts = $dom =~ /<script/gi;
+        is scalar(@scripts), 1, "tricky-strings: $p: no script element but nytp.js";
+        like $dom, qr{<select class="jump"}, "tricky-strings: $p: the jump-to-file menu is built";
+    }
+
     # clicking a heading sorts: calls descending, then ascending
     my $h = slurp_file("$out/index.html");
     my $probe = '<script>window.addEventListener("load", function () {'
