@@ -60,7 +60,7 @@ PROFILER := $(PROFILER_SO) $(PROFILER_PM)
 # libFuzzer runtime, which clang only recommends (and deps skips recommends).
 DEB_PACKAGES := build-essential pkg-config libperl-dev zlib1g-dev libbsd-dev valgrind chromium \
 	libcmocka-dev clang libclang-rt-dev libdevel-nytprof-perl libdevel-dprof-perl perltidy \
-	libjson-pp-perl man-db time libisal-dev golang-go nodejs
+	libjson-pp-perl man-db time libisal-dev golang-go nodejs graphviz
 
 .PHONY: all test unit unit-asan unit-tsan integration run deps deps-deb deps-npm deps-check install bench \
 	fuzz fuzz-smoke fuzz-dprof clean
@@ -156,7 +156,7 @@ test: deps-check
 
 FUZZ_BIN := $(BUILD)/fuzz/fuzz_reader
 FUZZ_CMD_SRC := cmd/dump.c cmd/dump_data.c cmd/cli.c cmd/fmt.c cmd/calls.c cmd/flame_svg.c \
-	cmd/html.c cmd/html_pages.c cmd/html_assets.c
+	cmd/html.c cmd/html_pages.c cmd/html_packages.c cmd/html_callgraph.c cmd/html_durations.c cmd/html_assets.c
 $(FUZZ_BIN): tests/fuzz/fuzz_reader.c $(LIB_SRC) $(LIB_HDR) $(FUZZ_CMD_SRC) $(CMD_HDR) \
 		$(BUILD)/gen/perl_config.h
 	@mkdir -p $(dir $@)

@@ -16,45 +16,90 @@
 #include "perl_config.h"
 
 static const char usage[] =
-    "usage: nytp html [-o DIR] [--open] [--minimal] [--no-flame] [--strict] [FILE...]\n"
+    "usage: nytp html [-o DIR] [-f FILE] [--open] [--minimal] [--no-flame] [--dot] [--strict] [FILE...]\n"
     "\n"
     "Write a static HTML report of an NYTProf profile into DIR (default\n"
-    "./nytprof/): index.html with what ran, a flame graph, the top subroutines\n"
-    "and the source files; a page per source file and string eval with every\n"
-    "line annotated (statements, time, calls made, callers of each sub); all\n"
-    "subroutines on subs.html.  Several FILEs are combined into one profile\n"
-    "(default FILE: nytprof.out).  The report is self-contained and works\n"
-    "offline; its files go into DIR only when all are written, so a failed run\n"
-    "leaves the previous report intact.\n"
+    "./nytprof/): index.html with what ran, a flame graph, the top subroutines,\n"
+    "every package and a treemap of where the time went, and the source files;\n"
+    "a page per source file and string eval with every line annotated\n"
+    "(statements, time, calls made, callers of each sub); all subroutines on\n"
+    "subs.html.  Several FILEs are combined into one profile (default FILE:\n"
+    "nytprof.out).  The report is self-contained and works offline; its files go\n"
+    "into DIR only when all are written, so a failed run leaves the previous\n"
+    "report intact.\n"
+    "On success it prints 'report: DIR/index.html'.\n"
     "\n"
-    "  -o, --out=DIR   write the report here (default: nytprof); an existing DIR\n"
-    "                  is written into: only files nytp wrote are replaced\n"
-    "      --open      open index.html with xdg-open when there is a display\n"
-    "                  (otherwise print its path)\n"
-    "      --minimal   only the line view of each file: no block and sub views,\n"
-    "                  no flame graph\n"
-    "      --no-flame  no flame graph\n"
-    "      --strict    a truncated profile is an error (exit 1)\n"
-    "  -h, --help      this help\n"
+    "  -o, --out=DIR      write the report here (default: nytprof); an existing DIR\n"
+    "                     is written into: only files nytp wrote are replaced\n"
+    "  -f, --file=FILE    read FILE (as an operand; may be repeated)\n"
+    "      --open         open index.html in a browser: $BROWSER if set, else\n"
+    "                     xdg-open when there is a display\n"
+    "  -l, --lib=DIR      also shorten file names under DIR, as under perl's @INC\n"
+    "  -m, --minimal      only the line view of each file: no block and sub views,\n"
+    "                     no flame graph\n"
+    "      --no-flame     no flame graph\n"
+    "      --flamewidth=N width of the flame graph in pixels (default 1200)\n"
+    "      --dot          also write Graphviz files of the calls between packages,\n"
+    "                     between all subs, and of each file's subs (*.dot)\n"
+    "      --no-mergeevals  a page for every string eval, not one for each set of\n"
+    "                     evals with the same source run from the same place\n"
+    "  -d, --delete       accepted for nytprofhtml's sake: files of an earlier nytp\n"
+    "                     report that the new one lacks are always removed, and\n"
+    "                     files nytp did not write never are\n"
+    "      --strict       a truncated profile is an error (exit 1)\n"
+    "  -h, --help         this help\n"
     "\n"
     "Exit status: 0 ok (a truncated file only warns), 1 bad input or output, 2 usage.\n";
 
 struct html_opts {
     const char *out;
-    bool open, minimal, no_flame, strict;
+    bool open, minimal, no_flame, strict, no_merge, dot;
+    unsigned flamewidth;
+    const char **files;       /* -f */
+    int n_files;
+    char *lib;                /* -l DIRs joined with ':' */
 };
 
-enum { OPT_OPEN = 256, OPT_MINIMAL, OPT_NO_FLAME, OPT_STRICT };
+enum { OPT_OPEN = 256, OPT_NO_FLAME, OPT_STRICT, OPT_FLAMEWIDTH, OPT_NO_MERGE, OPT_DOT };
 
 static void on_opt(int opt, const char *arg, void *ctx)
 {
     struct html_opts *o = ctx;
     switch (opt) {
     case 'o': o->out = arg; break;
+    case 'f': {
+        const char **v = realloc(o->files, ((size_t)o->n_files + 1) * sizeof *v);
+        if (!v)
+            cli_usage_error("out of memory");
+        o->files = v;
+        o->files[o->n_files++] = arg;
+        break;
+    }
+    case 'l': {
+        size_t have = o->lib ? strlen(o->lib) + 1 : 0;
+        char *l = realloc(o->lib, have + strlen(arg) + 1);
+        if (!l)
+            cli_usage_error("out of memory");
+        if (have)
+            l[have - 1] = ':';
+        strcpy(l + have, arg);
+        o->lib = l;
+        break;
+    }
+    case 'd': break; /* stale files of our own report always go; others never */
+    case 'm': o->minimal = true; break;
     case OPT_OPEN: o->open = true; break;
-    case OPT_MINIMAL: o->minimal = true; break;
     case OPT_NO_FLAME: o->no_flame = true; break;
     case OPT_STRICT: o->strict = true; break;
+    case OPT_NO_MERGE: o->no_merge = true; break;
+    case OPT_DOT: o->dot = true; break;
+    case OPT_FLAMEWIDTH: {
+        unsigned long n = cli_parse_count("--flamewidth", arg);
+        if (n < 100 || n > 100000)
+            cli_usage_error("--flamewidth: %s is not a width in pixels from 100 to 100000", arg);
+        o->flamewidth = (unsigned)n;
+        break;
+    }
     }
 }
 
@@ -300,6 +345,8 @@ static int report_init(html_report *r, const nytp_profile *p)
     }
     free(seen);
     qsort_r(r->by_excl, p->n_subs, sizeof *r->by_excl, cmp_excl, (void *)p);
+    if (html_edges_build(r) < 0)
+        return NYTP_E_NOMEM;
     const char *overhead = nytp_profile_attr(p, "cumulative_overhead_ticks");
     r->active = p->profiler_duration -
                 (overhead && p->ticks_per_sec > 0 ? strtod(overhead, NULL) / p->ticks_per_sec : 0);
@@ -326,6 +373,7 @@ static void report_free(html_report *r)
     free(r->sub_shown);
     free(r->sub_files);
     free(r->by_excl);
+    free(r->edges);
 }
 
 /* ---- the flame graph ------------------------------------------------------- */
@@ -334,8 +382,10 @@ static void report_free(html_report *r)
  * tree; a new input (its VERSION chunk) first closes the frames the last
  * one left open. */
 typedef struct flame_feed {
-    nytp_calltree *t;
+    nytp_calltree *t;         /* NULL: no flame graph wanted */
     bool any;
+    bool by_nytp;             /* a comment says Devel::NYTP wrote it */
+    html_durations *durations; /* of each sub's calls */
 } flame_feed;
 
 static int feed_chunk(void *ctx, const nytp_chunk *c)
@@ -343,10 +393,18 @@ static int feed_chunk(void *ctx, const nytp_chunk *c)
     flame_feed *f = ctx;
     switch (c->tag) {
     case NYTP_TAG_SUB_RETURN:
+        if (f->durations && html_durations_add(f->durations, c->u.sub_return.name.ptr, c->u.sub_return.name.len,
+                                               c->u.sub_return.incl) < 0)
+            return NYTP_E_NOMEM;
+        return f->t ? nytp_calltree_add_chunk(f->t, c) : NYTP_OK;
     case NYTP_TAG_ATTRIBUTE: /* ticks_per_sec */
-        return nytp_calltree_add_chunk(f->t, c);
+        return f->t ? nytp_calltree_add_chunk(f->t, c) : NYTP_OK;
+    case NYTP_TAG_COMMENT:
+        if (!f->any || f->by_nytp) /* only the first input's header counts */
+            f->by_nytp = memmem(c->u.comment.text.ptr, c->u.comment.text.len, "by Devel::NYTP ", 15) != NULL;
+        return NYTP_OK;
     case NYTP_TAG_VERSION:
-        if (f->any && nytp_calltree_end_input(f->t) < 0)
+        if (f->t && f->any && nytp_calltree_end_input(f->t) < 0)
             return NYTP_E_NOMEM;
         f->any = true;
         return NYTP_OK;
@@ -380,6 +438,7 @@ static int write_flame(html_report *r, const nytp_calltree *t)
     fo.title = title;
     fo.link_fn = flame_link;
     fo.link_ctx = r;
+    fo.width = r->flamewidth;
     /* in memory first, to learn its size for the <object> showing it */
     nytp_out *mem;
     nytp_error e = {0};
@@ -410,9 +469,9 @@ static int write_report(html_report *r, const nytp_calltree *t)
 {
     const nytp_profile *p = r->p;
     int views = p->has_blocks && !r->minimal ? 3 : 1;
-    unsigned total = 4 + (t != NULL);
+    unsigned total = 5 + (t != NULL) + (r->dot ? 2 : 0);
     for (uint32_t fid = 1; fid < p->n_files; fid++)
-        total += r->page[fid] ? (unsigned)views : 0;
+        total += (r->page[fid] ? (unsigned)views : 0) + html_file_has_dot(r, fid);
     atomic_store(&r->pages_total, total);
     int rc = html_write_assets(r);
     if (rc == EXIT_OK && t)
@@ -421,6 +480,10 @@ static int write_report(html_report *r, const nytp_calltree *t)
         rc = html_write_index(r);
     if (rc == EXIT_OK)
         rc = html_write_subs(r);
+    if (rc == EXIT_OK)
+        rc = html_write_packages(r);
+    if (rc == EXIT_OK && r->dot)
+        rc = html_write_dot(r);
     for (uint32_t fid = 1; rc == EXIT_OK && fid < p->n_files; fid++)
         for (int v = 0; r->page[fid] && v < views && rc == EXIT_OK; v++)
             rc = html_write_file(r, fid, (enum html_view)v);
@@ -441,70 +504,65 @@ int html_write_memory(const nytp_profile *p)
     return rc;
 }
 
-static void open_report(const char *dir)
+/* Open the report in a browser: $BROWSER (its first ':'-separated entry,
+ * which may hold arguments; the page is added as the last one) if set,
+ * else xdg-open when there is a display; otherwise say why not. */
+static void open_report(const char *index)
 {
-    size_t n = strlen(dir) + 16;
-    char *index = malloc(n);
-    if (!index)
-        return;
-    snprintf(index, n, "%s/index.html", dir);
+    const char *browser = getenv("BROWSER");
     const char *d = getenv("DISPLAY"), *wd = getenv("WAYLAND_DISPLAY");
-    if ((d && *d) || (wd && *wd)) {
-        fflush(stdout);
-        pid_t pid = fork();
-        if (pid == 0) {
-            execlp("xdg-open", "xdg-open", index, (char *)NULL);
-            fprintf(stderr, "nytp html: cannot run xdg-open; the report is %s\n", index);
-            _exit(127);
-        }
-        if (pid > 0) {
-            int st;
-            waitpid(pid, &st, 0);
-        }
-    } else {
-        printf("%s\n", index);
+    char cmd[1024];
+    if (browser && *browser) {
+        size_t n = strcspn(browser, ":");
+        if (n >= sizeof cmd - 16)
+            n = sizeof cmd - 16;
+        snprintf(cmd, sizeof cmd, "%.*s \"$1\"", (int)n, browser);
+    } else if ((d && *d) || (wd && *wd))
+        snprintf(cmd, sizeof cmd, "xdg-open \"$1\"");
+    else {
+        cli_warn("--open: no display and no $BROWSER; open %s yourself", index);
+        return;
     }
-    free(index);
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        execl("/bin/sh", "sh", "-c", cmd, "sh", index, (char *)NULL);
+        _exit(127);
+    }
+    int st = 0;
+    if (pid < 0 || waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+        cli_warn("--open: '%s' failed; open %s yourself", browser && *browser ? browser : "xdg-open", index);
 }
 
 /* Files every report has: an index.html that nytp did not write (someone's
  * page, nytprofhtml's report) stops the report before any work. */
 static const char *const always_written[] = {"index.html", NULL};
 
-int cmd_html(int argc, char **argv)
+/* Load, write and commit the report; returns an exit code. */
+static int make_report(const struct html_opts *o, int nin, char **inputs, const char *outdir)
 {
-    static const struct option longopts[] = {
-        {"out", required_argument, NULL, 'o'},
-        {"open", no_argument, NULL, OPT_OPEN},
-        {"minimal", no_argument, NULL, OPT_MINIMAL},
-        {"no-flame", no_argument, NULL, OPT_NO_FLAME},
-        {"strict", no_argument, NULL, OPT_STRICT},
-        {NULL, 0, NULL, 0},
-    };
-    struct html_opts o = {0};
-    int first = cli_parse(argc, argv, "o:", longopts, usage, on_opt, &o);
-    const char *outdir = o.out ? o.out : "nytprof";
-    if (!*outdir)
-        cli_usage_error("-o needs a directory name");
-    if (cli_outdir_check(outdir, "html", always_written) != EXIT_OK)
-        return EXIT_BAD_INPUT;
-
     progress pg;
     progress_start(&pg);
     int rc;
-    flame_feed feed = {NULL, false};
+    flame_feed feed = {0};
     bool flame_empty = false;
     nytp_error e = {0};
-    if (!o.no_flame && !o.minimal && nytp_calltree_new(&feed.t, &e) < 0) {
+    if (!o->no_flame && !o->minimal && nytp_calltree_new(&feed.t, &e) < 0) {
         progress_end(&pg);
         cli_error("%s", e.msg);
         return EXIT_BAD_INPUT;
     }
-    nytp_profile *p = cli_load_profile_with(argc - first, argv + first, o.strict,
-                                            feed.t ? feed_chunk : NULL, &feed, &rc);
+    if (html_durations_new(&feed.durations) < 0) {
+        progress_end(&pg);
+        nytp_calltree_free(feed.t);
+        cli_error("out of memory");
+        return EXIT_BAD_INPUT;
+    }
+    nytp_profile *p = cli_load_profile_with(nin, inputs, o->strict, feed_chunk, &feed, &rc);
     if (!p) {
         progress_end(&pg);
         nytp_calltree_free(feed.t);
+        html_durations_free(feed.durations);
         return rc;
     }
     if (feed.t) {
@@ -517,21 +575,32 @@ int cmd_html(int argc, char **argv)
             flame_empty = true;
         }
     }
-    if (nytp_profile_collapse_evals(p) < 0) {
+    if (!o->no_merge && nytp_profile_collapse_evals(p) < 0) {
         progress_end(&pg);
         cli_error("out of memory");
         nytp_calltree_free(feed.t);
+        html_durations_free(feed.durations);
         nytp_profile_free(p);
         return EXIT_BAD_INPUT;
     }
 
     html_report r;
     memset(&r, 0, sizeof r);
-    r.minimal = o.minimal;
+    r.minimal = o->minimal;
     r.flame = feed.t != NULL;
     r.flame_empty = flame_empty;
-    char *storage = NULL;
-    r.names.inc = dump_data_split_dirs(NYTP_PERL_INC, &r.names.n_inc, &storage);
+    r.flamewidth = o->flamewidth;
+    r.dot = o->dot;
+    r.durations = feed.durations;
+    const char *xs = nytp_profile_attr(p, "xs_version");
+    r.source = xs && strncmp(xs, "DProf", 5) == 0 && (!xs[5] || xs[5] == ' ') ? SOURCE_DPROF
+               : feed.by_nytp                                               ? SOURCE_NYTP
+                                                                            : SOURCE_NYTPROF;
+    char *storage = NULL, *dirs = NULL;
+    if (o->lib && asprintf(&dirs, "%s:%s", o->lib, NYTP_PERL_INC) < 0)
+        dirs = NULL;
+    r.names.inc = dump_data_split_dirs(dirs ? dirs : NYTP_PERL_INC, &r.names.n_inc, &storage);
+    free(dirs);
     r.names.perl_version = NYTP_PERL_VERSION;
     if (!r.names.inc || report_init(&r, p) < 0) {
         cli_error("out of memory");
@@ -547,10 +616,61 @@ int cmd_html(int argc, char **argv)
     progress_end(&pg);
     report_free(&r);
     nytp_calltree_free(feed.t);
+    html_durations_free(feed.durations);
     free((void *)r.names.inc);
     free(storage);
     nytp_profile_free(p);
-    if (rc == EXIT_OK && o.open)
-        open_report(outdir);
+    return rc;
+}
+
+int cmd_html(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"out", required_argument, NULL, 'o'},
+        {"file", required_argument, NULL, 'f'},
+        {"lib", required_argument, NULL, 'l'},
+        {"delete", no_argument, NULL, 'd'},
+        {"open", no_argument, NULL, OPT_OPEN},
+        {"minimal", no_argument, NULL, 'm'},
+        {"no-flame", no_argument, NULL, OPT_NO_FLAME},
+        {"flamewidth", required_argument, NULL, OPT_FLAMEWIDTH},
+        {"no-mergeevals", no_argument, NULL, OPT_NO_MERGE},
+        {"dot", no_argument, NULL, OPT_DOT},
+        {"strict", no_argument, NULL, OPT_STRICT},
+        {NULL, 0, NULL, 0},
+    };
+    struct html_opts o = {0};
+    int first = cli_parse(argc, argv, "o:f:l:dm", longopts, usage, on_opt, &o);
+    const char *outdir = o.out ? o.out : "nytprof";
+    if (!*outdir)
+        cli_usage_error("-o needs a directory name");
+    /* -f FILEs first, then the operands */
+    int nin = o.n_files + (argc - first);
+    char **inputs = calloc((size_t)nin + 1, sizeof *inputs);
+    int rc = EXIT_BAD_INPUT;
+    if (!inputs)
+        cli_error("out of memory");
+    else {
+        for (int i = 0; i < o.n_files; i++)
+            inputs[i] = (char *)o.files[i];
+        for (int i = first; i < argc; i++)
+            inputs[o.n_files + i - first] = argv[i];
+        if (cli_outdir_check(outdir, "html", always_written) == EXIT_OK)
+            rc = make_report(&o, nin, inputs, outdir);
+    }
+    free(inputs);
+    free(o.files);
+    free(o.lib);
+    if (rc != EXIT_OK)
+        return rc;
+    char *index = NULL;
+    if (asprintf(&index, "%s/index.html", outdir) < 0) {
+        cli_error("out of memory");
+        return EXIT_BAD_INPUT;
+    }
+    printf("report: %s\n", index);
+    if (o.open)
+        open_report(index);
+    free(index);
     return rc;
 }

@@ -7,6 +7,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "cli.h"
 #include "dump_data.h"
@@ -25,8 +26,33 @@ void hw_u(hw *w, uint64_t v);
 void hw_nv(hw *w, double d);                   /* exact (%.15g), for data-v */
 void hw_dur(hw *w, double secs);               /* for people: 1.23ms */
 void hw_pct(hw *w, double part, double whole); /* 12.3% */
+void hw_count(hw *w, uint64_t v);              /* for prose: 1,234,567 */
+void hw_json(hw *w, const char *s, size_t n);  /* a JSON string, for scripts */
 
 enum html_view { VIEW_LINE, VIEW_BLOCK, VIEW_SUB };
+
+/* What wrote the profile, for naming it. */
+enum html_source { SOURCE_NYTPROF, SOURCE_NYTP, SOURCE_DPROF };
+
+/* A time of day in the local time zone with the zone named. */
+void html_time_of_day(time_t t, char *buf, size_t size);
+
+typedef struct html_edge {
+    uint32_t caller, called;  /* sub ids */
+    uint64_t calls;
+    double incl;
+} html_edge;
+
+/* Per-sub distributions of call durations (html_durations.c). */
+typedef struct html_durations html_durations;
+typedef struct html_dist html_dist;
+int html_durations_new(html_durations **d);
+void html_durations_free(html_durations *d);
+/* One call of the sub named name returned after ticks (inclusive). */
+int html_durations_add(html_durations *d, const char *name, uint32_t len, double ticks);
+const html_dist *html_durations_get(const html_durations *d, const char *name, uint32_t len);
+/* A small histogram and p50/p90/p99/max, for a sub with 2 calls or more. */
+void html_dist_write(hw *w, const html_dist *h, double ticks_per_sec);
 
 typedef struct html_report {
     const nytp_profile *p;
@@ -34,6 +60,7 @@ typedef struct html_report {
     bool minimal, flame;
     bool in_memory;           /* pages go to memory and are dropped (fuzzing) */
     bool flame_empty;         /* wanted, but the profile has no sub returns */
+    enum html_source source;
     dump_data_opts names;     /* for display names (@INC stripped) */
     char **page;              /* by fid: page name of the line view, NULL: none */
     char **shown;             /* by fid: name shown for the file */
@@ -47,6 +74,11 @@ typedef struct html_report {
     uint32_t n_source_files, n_evals;
     char flame_url[128];      /* the flame graph's link of a frame */
     unsigned flame_w, flame_h; /* its size in pixels */
+    unsigned flamewidth;      /* --flamewidth, 0: the default */
+    bool dot;                 /* --dot: Graphviz files too */
+    const html_durations *durations; /* NULL: the profile has no call events */
+    html_edge *edges;         /* calls between subs, by caller then called */
+    uint32_t n_edges;
     atomic_uint pages_done;   /* progress */
     atomic_uint pages_total;
 } html_report;
@@ -63,6 +95,55 @@ int html_write_assets(html_report *r);
 int html_write_index(html_report *r);
 int html_write_subs(html_report *r);
 int html_write_file(html_report *r, uint32_t fid, enum html_view v);
+
+/* Shared by the pages (html_pages.c). */
+bool html_page_open(html_report *r, hw *w, const char *name);
+int html_page_close(html_report *r, hw *w, const char *name);
+void html_page_head(hw *w, const char *title, size_t tlen); /* title: text, escaped here */
+void html_nav(html_report *r, hw *w, const char *here);
+void html_page_foot(hw *w);
+void html_sub_url(const html_report *r, uint32_t sid, char *buf, size_t size); /* >= 128 */
+void html_sub_href(html_report *r, hw *w, uint32_t sid);    /* <a href="..."> */
+void html_sub_link(html_report *r, hw *w, uint32_t sid);    /* <a ...>name</a> */
+void html_td_dur(hw *w, double secs);
+void html_td_u(hw *w, uint64_t v);
+/* A sortable table of subs ids[0..n) with the table id given. */
+void html_subs_table(html_report *r, hw *w, const uint32_t *ids, uint32_t n, bool all_columns,
+                     const char *id);
+
+/* Packages (html_packages.c): subs grouped by package, the packages by
+ * exclusive time descending. */
+typedef struct html_pkg {
+    uint32_t start, n;        /* its subs: ids[start .. start+n), exclusive time descending */
+    uint32_t called;          /* of them called */
+    uint64_t calls;
+    double excl;
+    size_t name_len;          /* the package: the first name_len bytes of its first sub's name */
+} html_pkg;
+typedef struct html_pkgs {
+    uint32_t *ids;
+    html_pkg *v;
+    uint32_t n;
+} html_pkgs;
+int html_pkgs_build(const html_report *r, html_pkgs *out);
+void html_pkgs_free(html_pkgs *pk);
+/* The package's name, escaped, or "(no package)". */
+void html_pkg_name(const html_report *r, hw *w, const html_pkgs *pk, uint32_t i);
+int html_write_packages(html_report *r);
+/* The index's section: every package, linked to its part of packages.html. */
+void html_packages_section(html_report *r, hw *w);
+/* The index's first sentence: which package dominates, and its top subs. */
+void html_index_lead(html_report *r, hw *w);
+
+/* Call graphs (html_callgraph.c): calls between subs, summed per
+ * (caller, called) pair from the call sites. */
+int html_edges_build(html_report *r);          /* into r->edges */
+/* "var nytpSubs = [...], nytpEdges = [...];" for nytp.js. */
+void html_callgraph_script(html_report *r, hw *w);
+/* --dot: packages-callgraph.dot, subs-callgraph.dot, and one per file. */
+int html_write_dot(html_report *r);
+bool html_file_has_dot(const html_report *r, uint32_t fid);
+void html_dot_name(const html_report *r, uint32_t fid, char *buf); /* >= 112 bytes */
 
 /* The CSS and JavaScript of every page. */
 extern const char html_css[];

@@ -42,6 +42,18 @@ void hw_esc(hw *w, const char *s, size_t n)
     }
 }
 
+/* A JavaScript string literal (JSON), safe in a .js file. */
+void hw_json(hw *w, const char *s, size_t n)
+{
+    uint8_t *d = nytp_out_reserve(w->out, n * 6 + 2);
+    if (!d) {
+        w->err = nytp_out_error(w->out)->status;
+        return;
+    }
+    char *end = fmt_json_str((char *)d, s, n);
+    nytp_out_commit(w->out, (size_t)(end - (char *)d));
+}
+
 void hw_id(hw *w, const nytp_profile *p, uint32_t id)
 {
     hw_esc(w, nytp_profile_str(p, id), nytp_profile_strlen(p, id));
@@ -60,7 +72,7 @@ void hw_nv(hw *w, double d)
 }
 
 /* A count for prose: 1,234,567. */
-static void hw_count(hw *w, uint64_t v)
+void hw_count(hw *w, uint64_t v)
 {
     char b[32], o[48];
     size_t n = (size_t)(fmt_u64(b, v) - b), k = 0;
@@ -86,6 +98,24 @@ void hw_pct(hw *w, double part, double whole)
     hw_put(w, b, n < 0 ? 0 : (size_t)n < sizeof b ? (size_t)n : sizeof b - 1);
 }
 
+/* A time of day in the local time zone, named: "2026-11-23 18:05:01 CET
+ * (UTC+01:00)".  "?" for no time. */
+void html_time_of_day(time_t t, char *buf, size_t size)
+{
+    struct tm tm;
+    snprintf(buf, size, "?");
+    if (t <= 0 || !localtime_r(&t, &tm))
+        return;
+    char date[40], zone[40] = "", off[8] = "";
+    strftime(date, sizeof date, "%Y-%m-%d %H:%M:%S", &tm);
+    strftime(zone, sizeof zone, "%Z", &tm);
+    strftime(off, sizeof off, "%z", &tm); /* +0100 */
+    if (strlen(off) == 5)
+        snprintf(buf, size, "%s %s (UTC%.3s:%.2s)", date, zone, off, off + 3);
+    else
+        snprintf(buf, size, "%s %s", date, zone);
+}
+
 /* ---- pages ------------------------------------------------------------------ */
 
 static const char *view_suffix[] = {"", "-block", "-sub"};
@@ -97,7 +127,7 @@ void html_page_name(const html_report *r, uint32_t fid, enum html_view v, char *
     snprintf(buf, 96, "%.*s%s.html", (int)n, base, view_suffix[v]);
 }
 
-static bool page_open(html_report *r, hw *w, const char *name)
+bool html_page_open(html_report *r, hw *w, const char *name)
 {
     w->err = 0;
     if (r->in_memory) {
@@ -108,7 +138,7 @@ static bool page_open(html_report *r, hw *w, const char *name)
     return w->out != NULL;
 }
 
-static int page_close(html_report *r, hw *w, const char *name)
+int html_page_close(html_report *r, hw *w, const char *name)
 {
     atomic_fetch_add(&r->pages_done, 1);
     if (r->in_memory) {
@@ -125,7 +155,7 @@ static int page_close(html_report *r, hw *w, const char *name)
 }
 
 /* <head> and the top of <body>; title is escaped text. */
-static void page_head(hw *w, const char *title, size_t tlen)
+void html_page_head(hw *w, const char *title, size_t tlen)
 {
     hw_s(w, "<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8>"
             "<meta name=viewport content=\"width=device-width,initial-scale=1\">"
@@ -135,34 +165,63 @@ static void page_head(hw *w, const char *title, size_t tlen)
             "<script src=nytp.js defer></script></head>\n<body>\n");
 }
 
-static void nav(html_report *r, hw *w, const char *here)
+void html_nav(html_report *r, hw *w, const char *here)
 {
     hw_s(w, "<nav>");
     hw_s(w, strcmp(here, "index") ? "<a href=index.html>Index</a>" : "<b>Index</b>");
     hw_s(w, strcmp(here, "subs") ? " <a href=subs.html>All subs</a>" : " <b>All subs</b>");
+    hw_s(w, strcmp(here, "packages") ? " <a href=packages.html>Packages</a>" : " <b>Packages</b>");
     if (r->flame)
         hw_s(w, " <a href=index.html#flame>Flame graph</a>");
     hw_s(w, "</nav>\n");
 }
 
-static void page_foot(hw *w)
+void html_page_foot(hw *w)
 {
     hw_s(w, "<footer>Report written by nytp " NYTP_VERSION_STRING
             " from an NYTProf profile. Click a column heading (or focus it and press Enter) to sort.</footer>\n"
             "</body></html>\n");
 }
 
-/* A link to the place of sub id: its headline in its file's page. */
-static void sub_href(html_report *r, hw *w, uint32_t sid)
+/* Whether the sub has lines of its own in its file. */
+static bool sub_has_lines(const nytp_sub *s)
+{
+    return s->first_line && s->first_line != NYTP_NONE && s->last_line != NYTP_NONE;
+}
+
+/* Defined in its file: has lines there, and is not main::RUNTIME, which
+ * stands for the main program (Devel::NYTProf gives it line 1). */
+static bool sub_defined_here(const nytp_profile *p, const nytp_sub *s)
+{
+    return sub_has_lines(s) && strcmp(nytp_profile_str(p, s->name), "main::RUNTIME") != 0;
+}
+
+/* Whether a sub's headline carries information: never-called subs (dead
+ * code, or main::RUNTIME for a main script with no sub) get none. */
+static bool sub_has_headline(const nytp_sub *s)
+{
+    return s->calls || s->n_sites || s->incl != 0;
+}
+
+/* The URL of the place of sub id: its headline in its file's page
+ * (buf: >= 128 bytes; page names are plain ASCII, nothing to escape). */
+void html_sub_url(const html_report *r, uint32_t sid, char *buf, size_t size)
 {
     const nytp_sub *s = &r->p->subs[sid];
-    hw_s(w, "<a href=\"");
-    if (s->fid != NYTP_NONE && s->fid < r->p->n_files && r->page[s->fid])
-        hw_s(w, r->page[s->fid]);
+    bool page = s->fid != NYTP_NONE && s->fid < r->p->n_files && r->page[s->fid];
+    if (page && !sub_has_headline(s) && sub_has_lines(s)) /* no headline: its first line */
+        snprintf(buf, size, "%s#L%u", r->page[s->fid], s->first_line);
     else
-        hw_s(w, "subs.html");
-    hw_s(w, "#S");
-    hw_u(w, sid);
+        snprintf(buf, size, "%s#S%u", page && sub_has_headline(s) ? r->page[s->fid] : "subs.html", sid);
+}
+
+/* A link to the place of sub id. */
+void html_sub_href(html_report *r, hw *w, uint32_t sid)
+{
+    char url[160];
+    html_sub_url(r, sid, url, sizeof url);
+    hw_s(w, "<a href=\"");
+    hw_s(w, url);
     hw_s(w, "\">");
 }
 
@@ -181,9 +240,9 @@ static void sub_name(html_report *r, hw *w, uint32_t sid)
     hw_s(w, "</span>");
 }
 
-static void sub_link(html_report *r, hw *w, uint32_t sid)
+void html_sub_link(html_report *r, hw *w, uint32_t sid)
 {
-    sub_href(r, w, sid);
+    html_sub_href(r, w, sid);
     sub_name(r, w, sid);
     hw_s(w, "</a>");
 }
@@ -241,7 +300,7 @@ static bool is_xsub(const nytp_sub *s)
 }
 
 /* A cell with an exact sort value and a shown duration. */
-static void td_dur(hw *w, double secs)
+void html_td_dur(hw *w, double secs)
 {
     hw_s(w, "<td data-v=");
     hw_nv(w, secs);
@@ -249,14 +308,14 @@ static void td_dur(hw *w, double secs)
     hw_dur(w, secs);
 }
 
-static void td_u(hw *w, uint64_t v)
+void html_td_u(hw *w, uint64_t v)
 {
     hw_s(w, "<td>");
     hw_u(w, v);
 }
 
 /* The sub table of index, subs and file pages. */
-static void subs_table(html_report *r, hw *w, const uint32_t *ids, uint32_t n, bool all_columns,
+void html_subs_table(html_report *r, hw *w, const uint32_t *ids, uint32_t n, bool all_columns,
                        const char *id)
 {
     const nytp_profile *p = r->p;
@@ -283,9 +342,9 @@ static void subs_table(html_report *r, hw *w, const uint32_t *ids, uint32_t n, b
             hw_u(w, sid);
         }
         hw_s(w, ">");
-        td_u(w, s->calls);
-        td_u(w, s->n_sites);
-        td_u(w, r->sub_files[sid]);
+        html_td_u(w, s->calls);
+        html_td_u(w, s->n_sites);
+        html_td_u(w, r->sub_files[sid]);
         /* exclusive time with a bar relative to the top sub's, and its
          * share of all subs' exclusive time as the title */
         double rel = r->excl_max > 0 && s->excl > 0 ? 100.0 * s->excl / r->excl_max : 0;
@@ -298,17 +357,17 @@ static void subs_table(html_report *r, hw *w, const uint32_t *ids, uint32_t n, b
             hw_s(w, ">");
             hw_dur(w, s->excl);
         } else
-            td_dur(w, s->excl);
-        td_dur(w, s->incl);
+            html_td_dur(w, s->excl);
+        html_td_dur(w, s->incl);
         bool op = is_opcode(p, s), xs = !op && is_xsub(s);
         if (all_columns) {
-            td_dur(w, s->reci);
-            td_u(w, s->rec_depth);
+            html_td_dur(w, s->reci);
+            html_td_u(w, s->rec_depth);
             hw_s(w, op ? "<td><span class=op title=\"a perl opcode profiled as a sub (slowops)\">opcode</span>"
                        : xs ? "<td><span class=xs title=\"written in C (XS)\">xsub</span>" : "<td>");
         }
         hw_s(w, "<td class=name>");
-        sub_link(r, w, sid);
+        html_sub_link(r, w, sid);
         if (!all_columns && (op || xs))
             hw_s(w, op ? " <span class=op>opcode</span>" : " <span class=xs>xsub</span>");
         if (!all_columns && s->rec_depth) {
@@ -336,115 +395,6 @@ static void subs_table(html_report *r, hw *w, const uint32_t *ids, uint32_t n, b
 }
 
 /* ---- index ------------------------------------------------------------------- */
-
-/* Length of the package part of a sub name: up to its last "::" before
- * any '[' (anonymous subs name their file there). */
-static size_t package_len(const char *name, size_t len)
-{
-    const char *br = memchr(name, '[', len);
-    size_t end = br ? (size_t)(br - name) : len, pkg = 0;
-    for (size_t i = 0; i + 1 < end; i++)
-        if (name[i] == ':' && name[i + 1] == ':')
-            pkg = i;
-    return pkg;
-}
-
-static int cmp_sub_package(const void *a, const void *b, void *ctx)
-{
-    const nytp_profile *p = ctx;
-    const char *x = nytp_profile_str(p, p->subs[*(const uint32_t *)a].name);
-    const char *y = nytp_profile_str(p, p->subs[*(const uint32_t *)b].name);
-    size_t lx = package_len(x, strlen(x)), ly = package_len(y, strlen(y));
-    int c = memcmp(x, y, lx < ly ? lx : ly);
-    return c ? c : lx < ly ? -1 : lx > ly;
-}
-
-typedef struct pkg_row {
-    uint32_t first;          /* a sub of the package (its name gives the package) */
-    uint32_t subs, called;
-    uint64_t calls;
-    double excl;
-} pkg_row;
-
-static int cmp_pkg_excl(const void *a, const void *b)
-{
-    const pkg_row *x = a, *y = b;
-    return x->excl > y->excl ? -1 : x->excl < y->excl ? 1 : 0;
-}
-
-/* Exclusive time summed by package, the top ones. */
-static void packages_table(html_report *r, hw *w)
-{
-    const nytp_profile *p = r->p;
-    if (!p->n_subs)
-        return;
-    uint32_t *ids = malloc((size_t)p->n_subs * sizeof *ids);
-    pkg_row *rows = calloc(p->n_subs, sizeof *rows);
-    if (!ids || !rows) {
-        free(ids);
-        free(rows);
-        w->err = NYTP_E_NOMEM;
-        return;
-    }
-    for (uint32_t i = 0; i < p->n_subs; i++)
-        ids[i] = i;
-    qsort_r(ids, p->n_subs, sizeof *ids, cmp_sub_package, (void *)p);
-    uint32_t n = 0;
-    for (uint32_t i = 0; i < p->n_subs; i++) {
-        if (i == 0 || cmp_sub_package(&ids[i - 1], &ids[i], (void *)p) != 0)
-            rows[n++].first = ids[i];
-        pkg_row *row = &rows[n - 1];
-        const nytp_sub *s = &p->subs[ids[i]];
-        row->subs++;
-        row->called += s->calls > 0;
-        row->calls += s->calls;
-        row->excl += s->excl;
-    }
-    qsort(rows, n, sizeof *rows, cmp_pkg_excl);
-    uint32_t top = n < 15 ? n : 15;
-    hw_s(w, "<section><h2>Packages by exclusive time</h2>\n<table class=\"sort subs\" id=packages>"
-            "<thead><tr><th class=n title=\"subroutines of the package\">Subs"
-            "<th class=n title=\"of them called\">Called<th class=n title=\"calls of its subs\">Calls"
-            "<th class=n title=\"time in its subs themselves\">Exclusive<th class=n>%<th>Package"
-            "</thead>\n<tbody>\n");
-    double max = rows[0].excl > 0 ? rows[0].excl : 0;
-    for (uint32_t i = 0; i < top; i++) {
-        const pkg_row *row = &rows[i];
-        const char *name = nytp_profile_str(p, p->subs[row->first].name);
-        size_t pl = package_len(name, strlen(name));
-        hw_s(w, "<tr>");
-        td_u(w, row->subs);
-        td_u(w, row->called);
-        td_u(w, row->calls);
-        double rel = max > 0 && row->excl > 0 ? 100.0 * row->excl / max : 0;
-        if (rel >= 0.5 && rel <= 100) {
-            char bar[48];
-            snprintf(bar, sizeof bar, "<td class=bar style=\"--p:%.0f%%\" data-v=", rel);
-            hw_s(w, bar);
-            hw_nv(w, row->excl);
-            hw_s(w, ">");
-            hw_dur(w, row->excl);
-        } else
-            td_dur(w, row->excl);
-        hw_s(w, "<td>");
-        hw_pct(w, row->excl, r->excl_total);
-        hw_s(w, "<td class=name>");
-        if (pl)
-            hw_esc(w, name, pl);
-        else
-            hw_s(w, "(no package)");
-        hw_s(w, "\n");
-    }
-    hw_s(w, "</tbody></table>");
-    if (n > top) {
-        hw_s(w, "<p class=note>and ");
-        hw_u(w, n - top);
-        hw_s(w, " more packages.</p>");
-    }
-    hw_s(w, "</section>\n");
-    free(ids);
-    free(rows);
-}
 
 static void dt(hw *w, const char *term)
 {
@@ -477,18 +427,29 @@ static void summary(html_report *r, hw *w)
     hw_s(w, "<dl class=summary>");
     dt(w, "Program");
     attr_text(r, w, "application", "(unknown)");
-    dt(w, "Perl");
-    attr_text(r, w, "perl_version", "?");
-    hw_s(w, ", Devel::NYTProf ");
-    attr_text(r, w, "xs_version", "?");
+    const char *xs = nytp_profile_attr(p, "xs_version");
+    if (r->source == SOURCE_DPROF) {
+        /* a tmon.out converted: DProf records no perl version */
+        dt(w, "Profiler");
+        hw_s(w, "Devel::DProf");
+        if (xs && strncmp(xs, "DProf", 5) == 0 && xs[5] == ' ' && xs[6]) {
+            hw_s(w, " ");
+            hw_esc(w, xs + 6, strlen(xs + 6));
+        }
+        hw_s(w, " <span class=note>(its tmon.out converted by nytp dprof-convert; DProf records "
+                "no statements or lines)</span>");
+    } else {
+        dt(w, "Perl");
+        attr_text(r, w, "perl_version", "?");
+        hw_s(w, r->source == SOURCE_NYTP ? ", Devel::NYTP " : ", Devel::NYTProf ");
+        attr_text(r, w, "xs_version", "?");
+    }
     dt(w, "Run at");
     const char *bt = nytp_profile_attr(p, "basetime");
     time_t t = bt ? (time_t)strtoll(bt, NULL, 10) : (time_t)p->profiler_start_time;
-    struct tm tm;
-    char when[64] = "?";
-    if (t > 0 && gmtime_r(&t, &tm))
-        strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", &tm);
-    hw_s(w, when);
+    char when[96];
+    html_time_of_day(t, when, sizeof when);
+    hw_esc(w, when, strlen(when));
     dt(w, "Wall time");
     hw_dur(w, p->profiler_duration);
     dt(w, "Profiler active");
@@ -543,24 +504,27 @@ int html_write_index(html_report *r)
 {
     const nytp_profile *p = r->p;
     hw w;
-    if (!page_open(r, &w, "index.html"))
+    if (!html_page_open(r, &w, "index.html"))
         return EXIT_BAD_INPUT;
     const char *app = nytp_profile_attr(p, "application");
     if (!app)
         app = "profile";
-    page_head(&w, app, strlen(app));
+    html_page_head(&w, app, strlen(app));
     hw_s(&w, "<header>");
-    nav(r, &w, "index");
+    html_nav(r, &w, "index");
     hw_s(&w, "<h1>Profile of ");
     hw_esc(&w, app, strlen(app));
     hw_s(&w, "</h1></header>\n<main>\n");
+    html_index_lead(r, &w);
     summary(r, &w);
     if (r->flame) {
         hw_s(&w, "<section id=flame><h2>Flame graph</h2><p class=note>Each box is a sub called along "
                  "one call path; its width is the time spent in it and in what it called, the boxes "
                  "above it are the subs it called. Click a box to zoom in, click it again (or "
                  "Ctrl-click) to open that sub; Ctrl-F in the graph searches.</p>"
-                 "<object data=flame.svg type=\"image/svg+xml\" class=flame style=\"aspect-ratio:");
+                 "<object data=flame.svg type=\"image/svg+xml\" class=flame style=\"max-width:");
+        hw_u(&w, r->flame_w);
+        hw_s(&w, "px;aspect-ratio:");
         hw_u(&w, r->flame_w);
         hw_s(&w, "/");
         hw_u(&w, r->flame_h ? r->flame_h : r->flame_w / 4);
@@ -572,17 +536,21 @@ int html_write_index(html_report *r)
                  "with calls=0 or subs=0).</p>\n");
     uint32_t top = p->n_subs < 25 ? p->n_subs : 25;
     hw_s(&w, "<section><h2>Top subroutines by exclusive time</h2>\n");
-    subs_table(r, &w, r->by_excl, top, false, "topsubs");
+    html_subs_table(r, &w, r->by_excl, top, false, "topsubs");
+    if (r->dot)
+        hw_s(&w, "<p class=note>Graphviz call graphs (--dot): <a href=packages-callgraph.dot>between "
+                 "packages</a>, <a href=subs-callgraph.dot>between all subs</a>; each file page links "
+                 "its own.</p>\n");
     hw_s(&w, "<p><a href=subs.html>Show all ");
     hw_u(&w, p->n_subs);
     hw_s(&w, " subroutines</a></p></section>\n");
-    packages_table(r, &w);
+    html_packages_section(r, &w);
 
     /* source files */
     uint32_t *fids = malloc((p->n_files + 1) * sizeof *fids);
     if (!fids) {
         w.err = NYTP_E_NOMEM;
-        return page_close(r, &w, "index.html");
+        return html_page_close(r, &w, "index.html");
     }
     uint32_t nf = 0;
     double total = 0;
@@ -610,11 +578,14 @@ int html_write_index(html_report *r)
         hw_u(&w, (uint64_t)r->all_stmts[fid]);
         hw_s(&w, ">");
         hw_u(&w, (uint64_t)r->all_stmts[fid]);
-        td_dur(&w, r->all_time[fid]);
+        html_td_dur(&w, r->all_time[fid]);
         hw_s(&w, "<td>");
         hw_pct(&w, r->all_time[fid], total);
-        td_dur(&w, r->all_stmts[fid] ? r->all_time[fid] / (double)r->all_stmts[fid] : 0);
-        td_u(&w, f->n_subs);
+        html_td_dur(&w, r->all_stmts[fid] ? r->all_time[fid] / (double)r->all_stmts[fid] : 0);
+        uint32_t defined = 0; /* not the xsubs and opcodes only listed with it */
+        for (uint32_t k = 0; k < f->n_subs; k++)
+            defined += sub_defined_here(p, &p->subs[f->subs[k]]);
+        html_td_u(&w, defined);
         hw_s(&w, "<td class=views><a href=\"");
         hw_s(&w, r->page[fid]);
         hw_s(&w, "\">line</a>");
@@ -647,19 +618,19 @@ int html_write_index(html_report *r)
     hw_dur(&w, stmts ? total / (double)stmts : 0);
     hw_s(&w, "<td><td><td>Total</tfoot></table></section>\n</main>\n");
     free(fids);
-    page_foot(&w);
-    return page_close(r, &w, "index.html");
+    html_page_foot(&w);
+    return html_page_close(r, &w, "index.html");
 }
 
 int html_write_subs(html_report *r)
 {
     hw w;
-    if (!page_open(r, &w, "subs.html"))
+    if (!html_page_open(r, &w, "subs.html"))
         return EXIT_BAD_INPUT;
     static const char title[] = "All subroutines";
-    page_head(&w, title, sizeof title - 1);
+    html_page_head(&w, title, sizeof title - 1);
     hw_s(&w, "<header>");
-    nav(r, &w, "subs");
+    html_nav(r, &w, "subs");
     hw_s(&w, "<h1>All ");
     hw_u(&w, r->p->n_subs);
     hw_s(&w, " subroutines</h1><p class=note>Sorted by exclusive time. P: places called from; F: files "
@@ -667,10 +638,10 @@ int html_write_subs(html_report *r)
              "<span class=xs>xsub</span> subs written in C.</p></header>\n<main>\n"
              "<p><input type=search class=filter data-table=allsubs placeholder=\"Filter by name\" "
              "aria-label=\"Show only the subroutines whose name contains\"></p>\n");
-    subs_table(r, &w, r->by_excl, r->p->n_subs, true, "allsubs");
+    html_subs_table(r, &w, r->by_excl, r->p->n_subs, true, "allsubs");
     hw_s(&w, "</main>\n");
-    page_foot(&w);
-    return page_close(r, &w, "subs.html");
+    html_page_foot(&w);
+    return html_page_close(r, &w, "subs.html");
 }
 
 /* ---- file pages ------------------------------------------------------------- */
@@ -723,6 +694,39 @@ static srcline *disk_source(const char *path, uint32_t *n, char **buf)
     *n = k;
     *buf = data;
     return v;
+}
+
+/* "file:///a%20b/c.pm": the file named name as it is now, a real file,
+ * every byte but A-Z a-z 0-9 - . _ ~ / percent-encoded.  NULL if it is not
+ * there (or not a plain file). */
+static char *source_url(const char *name)
+{
+    char *abs = realpath(name, NULL);
+    struct stat sb;
+    if (!abs || stat(abs, &sb) < 0 || !S_ISREG(sb.st_mode)) {
+        free(abs);
+        return NULL;
+    }
+    size_t n = strlen(abs);
+    char *url = malloc(7 + 3 * n + 1), *o = url;
+    if (url) {
+        static const char hex[] = "0123456789ABCDEF";
+        o += sprintf(o, "file://");
+        for (size_t i = 0; i < n; i++) {
+            unsigned char c = (unsigned char)abs[i];
+            if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+                c == '.' || c == '_' || c == '~' || c == '/')
+                *o++ = (char)c;
+            else {
+                *o++ = '%';
+                *o++ = hex[c >> 4];
+                *o++ = hex[c & 15];
+            }
+        }
+        *o = 0;
+    }
+    free(abs);
+    return url;
 }
 
 typedef struct file_ctx {
@@ -834,6 +838,9 @@ static void sub_headline(html_report *r, hw *w, uint32_t sid)
         hw_dur(w, s->reci);
     }
     hw_s(w, s->n_sites ? ":</div>" : "</div>");
+    if (s->calls >= 2)
+        html_dist_write(w, html_durations_get(r->durations, nytp_profile_str(p, s->name), nytp_profile_strlen(p, s->name)),
+                        p->ticks_per_sec);
     uint32_t *sites = sorted(s->sites, s->n_sites, cmp_site_count, (void *)p);
     uint32_t shown = s->n_sites > 50 ? 50 : s->n_sites;
     for (uint32_t i = 0; sites && i < shown; i++) {
@@ -856,7 +863,7 @@ static void sub_headline(html_report *r, hw *w, uint32_t sid)
             uint32_t cid = c->callers[k];
             uint32_t csub = nytp_profile_sub_by_name(p, nytp_profile_str(p, cid), nytp_profile_strlen(p, cid));
             if (csub != NYTP_NONE)
-                sub_link(r, w, csub);
+                html_sub_link(r, w, csub);
             else
                 hw_id(w, p, cid);
         }
@@ -885,7 +892,7 @@ static void call_note(html_report *r, hw *w, const nytp_site *c)
     hw_s(w, " making ");
     hw_u(w, c->count);
     hw_s(w, c->count == 1 ? " call to " : " calls to ");
-    sub_link(r, w, c->called);
+    html_sub_link(r, w, c->called);
     if (c->count > 1) {
         hw_s(w, ", avg ");
         hw_dur(w, c->incl / (double)c->count);
@@ -923,6 +930,35 @@ static void eval_note(html_report *r, hw *w, uint32_t efid)
         hw_u(w, e->n_evals);
         hw_s(w, e->n_evals == 1 ? " more string eval" : " more string evals");
     }
+    /* the subs the eval (or an eval it ran) defined, and their calls */
+    uint32_t nsubs = 0;
+    uint64_t calls = 0;
+    double incl = 0;
+    uint32_t stack[64], depth = 0;
+    stack[depth++] = efid;
+    while (depth) {
+        const nytp_file *f = &r->p->files[stack[--depth]];
+        for (uint32_t i = 0; i < f->n_subs; i++) {
+            const nytp_sub *s = &r->p->subs[f->subs[i]];
+            if (s->fid != f->fid || !sub_defined_here(r->p, s))
+                continue;
+            nsubs++;
+            calls += s->calls;
+            incl += s->incl;
+        }
+        for (uint32_t i = 0; i < f->n_evals && depth < 64; i++)
+            if (f->evals[i] < r->p->n_files && f->evals[i] != f->fid)
+                stack[depth++] = f->evals[i];
+    }
+    if (nsubs && calls) {
+        hw_s(w, "<br>includes ");
+        hw_dur(w, incl);
+        hw_s(w, " spent executing ");
+        hw_u(w, calls);
+        hw_s(w, calls == 1 ? " call to " : " calls to ");
+        hw_u(w, nsubs);
+        hw_s(w, nsubs == 1 ? " sub defined therein" : " subs defined therein");
+    }
     hw_s(w, "</div>");
 }
 
@@ -946,12 +982,12 @@ int html_write_file(html_report *r, uint32_t fid, enum html_view view)
     char name[96];
     html_page_name(r, fid, view, name);
     hw w;
-    if (!page_open(r, &w, name))
+    if (!html_page_open(r, &w, name))
         return EXIT_BAD_INPUT;
     const char *shown = r->shown[fid];
-    page_head(&w, shown, strlen(shown));
+    html_page_head(&w, shown, strlen(shown));
     hw_s(&w, "<header>");
-    nav(r, &w, "file");
+    html_nav(r, &w, "file");
     hw_s(&w, "<h1>");
     hw_esc(&w, shown, strlen(shown));
     hw_s(&w, "</h1>\n");
@@ -979,11 +1015,18 @@ int html_write_file(html_report *r, uint32_t fid, enum html_view view)
         hw_s(&w, "</p>\n");
     }
     hw_s(&w, "<p>");
-    if (f->defined && strcmp(shown, nytp_profile_str(p, f->name)) != 0) {
-        hw_s(&w, "<span class=path>");
+    char *url = f->defined && !f->eval_fid && !r->in_memory ? source_url(nytp_profile_str(p, f->name)) : NULL;
+    if (url || (f->defined && strcmp(shown, nytp_profile_str(p, f->name)) != 0)) {
+        if (url) {
+            hw_s(&w, "<a class=path title=\"the source file as it is now\" href=\"");
+            hw_s(&w, url); /* percent-encoded: nothing left to escape */
+            hw_s(&w, "\">");
+        } else
+            hw_s(&w, "<span class=path>");
         hw_id(&w, p, f->name);
-        hw_s(&w, "</span><br>");
+        hw_s(&w, url ? "</a><br>" : "</span><br>");
     }
+    free(url);
     hw_count(&w, (uint64_t)r->own_stmts[fid]);
     hw_s(&w, " statements executed in ");
     hw_dur(&w, r->own_time[fid]);
@@ -1003,6 +1046,13 @@ int html_write_file(html_report *r, uint32_t fid, enum html_view view)
         }
         hw_s(&w, " run at ");
         line_link(r, &w, f->eval_fid, f->eval_line, true);
+    }
+    if (html_file_has_dot(r, fid)) {
+        char dot[112];
+        html_dot_name(r, fid, dot);
+        hw_s(&w, ".<br><a href=\"");
+        hw_s(&w, dot);
+        hw_s(&w, "\">Graphviz call graph of its subs</a>");
     }
     hw_s(&w, ".</p></header>\n<main>\n");
 
@@ -1065,15 +1115,118 @@ int html_write_file(html_report *r, uint32_t fid, enum html_view view)
         }
     }
 
+    /* blocks=1: the time of each block (the statements of one block,
+     * nested blocks apart), the hottest ones, on the line view */
+    if (view == VIEW_LINE && p->has_blocks && f->block.n) {
+        const nytp_lines *bl = &f->block;
+        uint32_t nb = 0, top[10], nt = 0;
+        double sum = 0;
+        for (uint32_t l = 0; l < bl->n; l++) {
+            if (!bl->v[l].set)
+                continue;
+            nb++;
+            sum += bl->v[l].time;
+            if (!(bl->v[l].time > 0))
+                continue;
+            uint32_t k = nt < 10 ? nt++ : 10;
+            while (k > 0 && bl->v[top[k - 1]].time < bl->v[l].time) {
+                if (k < 10)
+                    top[k] = top[k - 1];
+                k--;
+            }
+            if (k < 10)
+                top[k] = l;
+        }
+        if (nt) {
+            char bpage[96];
+            html_page_name(r, fid, VIEW_BLOCK, bpage);
+            hw_s(&w, "<details class=blocks open><summary>");
+            hw_u(&w, nb);
+            hw_s(&w, nb == 1 ? " block" : " blocks");
+            hw_s(&w, " with statements; the hottest</summary>\n<table class=\"sort subs\" id=blocks><thead><tr>"
+                     "<th class=n title=\"statements executed in the block\">Stmts"
+                     "<th class=n title=\"time of the block's own statements\">Time"
+                     "<th class=n title=\"share of the file's statement time\">%"
+                     "<th class=\"n up\">Block at line</thead>\n<tbody>\n");
+            for (uint32_t i = 0; i < nt; i++) {
+                const nytp_linestat *b = &bl->v[top[i]];
+                hw_s(&w, "<tr>");
+                html_td_u(&w, (uint64_t)b->count);
+                html_td_dur(&w, b->time);
+                hw_s(&w, "<td>");
+                hw_pct(&w, b->time, sum);
+                hw_s(&w, "<td class=name><a href=\"#L");
+                hw_u(&w, top[i]);
+                hw_s(&w, "\">");
+                hw_u(&w, top[i]);
+                hw_s(&w, "</a>");
+                if (!r->minimal) {
+                    hw_s(&w, " <a class=note href=\"");
+                    hw_s(&w, bpage);
+                    hw_s(&w, "#L");
+                    hw_u(&w, top[i]);
+                    hw_s(&w, "\">(block view)</a>");
+                }
+                hw_s(&w, "\n");
+            }
+            hw_s(&w, "</tbody></table></details>\n");
+        }
+    }
+
     /* subs defined here */
     uint32_t *subs = sorted(f->subs, f->n_subs, cmp_sub_excl, (void *)p);
     if (subs && f->n_subs) {
+        /* xsubs, opcodes and pseudo-subs with no line of their own are
+         * listed with a file (their package's, or the main script when
+         * they have none) but not defined in it */
+        uint32_t here = 0, ops = 0, xsubs = 0, runtime = 0;
+        for (uint32_t i = 0; i < f->n_subs; i++) {
+            const nytp_sub *s = &p->subs[f->subs[i]];
+            if (sub_defined_here(p, s))
+                here++;
+            else if (sub_has_lines(s))
+                runtime++;
+            else if (is_opcode(p, s))
+                ops++;
+            else if (is_xsub(s))
+                xsubs++;
+        }
         hw_s(&w, "<details open><summary>");
-        hw_u(&w, f->n_subs);
-        hw_s(&w, f->n_subs == 1 ? " subroutine defined here" : " subroutines defined here");
+        if (here) {
+            hw_u(&w, here);
+            hw_s(&w, here == 1 ? " subroutine defined here" : " subroutines defined here");
+        }
+        if (here < f->n_subs) {
+            hw_s(&w, here ? ", " : "");
+            hw_u(&w, f->n_subs - here);
+            hw_s(&w, " listed with this file but not defined in it (");
+            const char *sep = "";
+            if (xsubs) {
+                hw_u(&w, xsubs);
+                hw_s(&w, xsubs == 1 ? " xsub" : " xsubs");
+                sep = ", ";
+            }
+            if (ops) {
+                hw_s(&w, sep);
+                hw_u(&w, ops);
+                hw_s(&w, ops == 1 ? " opcode" : " opcodes");
+                sep = ", ";
+            }
+            if (runtime) {
+                hw_s(&w, sep);
+                hw_s(&w, "the main program, main::RUNTIME");
+                sep = ", ";
+            }
+            if (f->n_subs - here - xsubs - ops - runtime) {
+                hw_s(&w, sep);
+                hw_u(&w, f->n_subs - here - xsubs - ops - runtime);
+                hw_s(&w, " with no known lines");
+            }
+            hw_s(&w, ")");
+        }
         hw_s(&w, "</summary>\n");
         hw_s(&w, f->n_subs > 12 ? "<div class=scroll>" : "<div>");
-        subs_table(r, &w, subs, f->n_subs, false, "subs");
+        html_subs_table(r, &w, subs, f->n_subs, false, "subs");
         hw_s(&w, "</div></details>\n");
     }
     free(subs);
@@ -1146,8 +1299,9 @@ int html_write_file(html_report *r, uint32_t fid, enum html_view view)
             continue;
         }
         gap = false;
-        while (si < f->n_subs && p->subs[subs[si]].first_line == line)
-            sub_headline(r, &w, subs[si++]);
+        for (; si < f->n_subs && p->subs[subs[si]].first_line == line; si++)
+            if (sub_has_headline(&p->subs[subs[si]]))
+                sub_headline(r, &w, subs[si]);
         uint64_t ncalls = 0;
         double insubs = 0;
         for (uint32_t k = ci; k < f->n_sites && p->sites[sites[k]].line == line; k++) {
@@ -1207,7 +1361,7 @@ int html_write_file(html_report *r, uint32_t fid, enum html_view view)
     bool any = false;
     for (uint32_t i = 0; i < f->n_subs; i++) {
         const nytp_sub *s = &p->subs[subs[i]];
-        if (i >= first_lined && s->first_line <= last)
+        if ((i >= first_lined && s->first_line <= last) || !sub_has_headline(s))
             continue;
         if (!any)
             hw_s(&w, "<h2>Subs with no source lines here (xsubs and opcodes)</h2>\n"
@@ -1218,14 +1372,14 @@ int html_write_file(html_report *r, uint32_t fid, enum html_view view)
     if (any)
         hw_s(&w, "</tbody></table>\n");
     hw_s(&w, "</main>\n");
-    page_foot(&w);
+    html_page_foot(&w);
 done:
     free(subs);
     free(sites);
     free(evals);
     free(src);
     free(diskbuf);
-    return page_close(r, &w, name);
+    return html_page_close(r, &w, name);
 }
 
 /* ---- assets ---------------------------------------------------------------------- */
@@ -1233,16 +1387,53 @@ done:
 static int write_asset(html_report *r, const char *name, const char *text)
 {
     hw w;
-    if (!page_open(r, &w, name))
+    if (!html_page_open(r, &w, name))
         return EXIT_BAD_INPUT;
     hw_s(&w, text);
-    return page_close(r, &w, name);
+    return html_page_close(r, &w, name);
+}
+
+static int cmp_files_shown(const void *a, const void *b, void *ctx)
+{
+    const html_report *r = ctx;
+    return strcmp(r->shown[*(const uint32_t *)a], r->shown[*(const uint32_t *)b]);
+}
+
+/* nytp.js: the source files for the jump-to-file menu of every page (by
+ * name; string evals are reached from their files), then the script. */
+static int write_script(html_report *r)
+{
+    const nytp_profile *p = r->p;
+    hw w;
+    if (!html_page_open(r, &w, "nytp.js"))
+        return EXIT_BAD_INPUT;
+    uint32_t *fids = malloc(((size_t)p->n_files + 1) * sizeof *fids), n = 0;
+    if (!fids)
+        w.err = NYTP_E_NOMEM;
+    for (uint32_t fid = 1; fids && fid < p->n_files; fid++)
+        if (r->page[fid] && !p->files[fid].eval_fid)
+            fids[n++] = fid;
+    if (fids)
+        qsort_r(fids, n, sizeof *fids, cmp_files_shown, r);
+    hw_s(&w, "var nytpFiles = [");
+    for (uint32_t i = 0; i < n; i++) {
+        hw_s(&w, i ? ",\n[" : "\n[");
+        hw_json(&w, r->page[fids[i]], strlen(r->page[fids[i]]));
+        hw_s(&w, ",");
+        hw_json(&w, r->shown[fids[i]], strlen(r->shown[fids[i]]));
+        hw_s(&w, "]");
+    }
+    hw_s(&w, "];\n");
+    html_callgraph_script(r, &w);
+    hw_s(&w, html_js);
+    free(fids);
+    return html_page_close(r, &w, "nytp.js");
 }
 
 int html_write_assets(html_report *r)
 {
     int rc = write_asset(r, "nytp.css", html_css);
     if (rc == EXIT_OK)
-        rc = write_asset(r, "nytp.js", html_js);
+        rc = write_script(r);
     return rc;
 }

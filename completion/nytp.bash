@@ -27,7 +27,7 @@ declare -gA _nytp_options=(
     [calls]='--calls --stable --strict -o:file --output=:file -h --help'
     [flame]='--svg --calls --title=:text --width=:number --minwidth=:number --inverted --filter=:regex --link-template=:url --stable --strict -o:file --output=:file -h --help'
     [run]='-o:file --output=:file --nytprof=:options --perl=:file -h --help'
-    [html]='-o:dir --out=:dir --open --minimal --no-flame --strict -h --help'
+    [html]='-o:dir --out=:dir -f:profile --file=:profile -l:dir --lib=:dir -d --delete --open -m --minimal --no-flame --flamewidth=:number --no-mergeevals --dot --strict -h --help'
 )
 
 # The kind of a command's operand when it is not a profile.

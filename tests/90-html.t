@@ -116,6 +116,70 @@ for my $name (qw(demo recursion evals anon)) {
     }
     is $bad, 0, "$name: every package's subs, calls and exclusive time add up";
 
+    is scalar(@prows), scalar(keys %pkg), "$name: every package listed (" . scalar(keys %pkg) . ")";
+
+    # the index's first sentence: the package with the most exclusive time,
+    # its share, and its top subs holding half of it or more (at most 5)
+    {
+        my $total = 0;
+        $total += $_->{excl} for @{ $m->{subs} };
+        my ($top) = sort { $pkg{$b}{excl} <=> $pkg{$a}{excl} } keys %pkg;
+        my @in = sort { $b->{excl} <=> $a->{excl} }
+            grep { my ($h) = $_->{name} =~ /^([^\[]*)/; ($h =~ /^(.*)::/ ? $1 : '(no package)') eq $top } @{ $m->{subs} };
+        my ($sum, @k) = (0);
+        while (@in && @k < 5 && $sum < $pkg{$top}{excl} / 2) { my $s = shift @in; $sum += $s->{excl}; push @k, $s->{name} }
+        my ($lead) = $index =~ m{<p class=lead>(.*?)</p>};
+        my ($share, $pk, $of, $names) = ($lead // '') =~ m{^<b>([\d.]+)%</b> of the time in subroutines is in <a [^>]*>(.*?)</a>, ([\d.]+)% of it in [^:]*: (.*)\.$};
+        is unescape($pk // ''), $top, "$name: the first sentence names the package with the most exclusive time";
+        ok defined $share && abs($share - 100 * $pkg{$top}{excl} / $total) < 0.051, "$name: and its share ($share%)";
+        ok defined $of && abs($of - 100 * $sum / $pkg{$top}{excl}) < 0.051, "$name: and the share of its top subs ($of%)";
+        my @shown = map { my ($f, $n) = m{(?:<span title="([^"]*)">)?(.*)}; unescape($f // $n) } ($names // '') =~ m{<a [^>]*>(.*?)</a>}g;
+        is "@shown", "@k", "$name: and which subs those are";
+    }
+
+    # packages.html: each package's section lists exactly its subs
+    my $pp = slurp_file("$out/packages.html") // '';
+    $bad = 0;
+    for my $r (@prows) {
+        my ($id, $pname) = $r =~ m{<td class=name><a href="packages\.html#(P\d+)">(.*?)</a>$};
+        my ($sect) = $pp =~ m{<section class=pkg id=\Q$id\E><h2>(.*?)</section>}s;
+        my ($h2) = ($sect // '') =~ m{^(.*?) <span class=note>};
+        my @names = map { my ($f, $n) = m{(?:<span title="([^"]*)">)?(.*)}; unescape($f // $n) }
+            ($sect // '') =~ m{<td class=name><a [^>]*>(.*?)</a>}g;
+        my $p = unescape($pname // '');
+        my @want = sort grep { my ($h) = /^([^\[]*)/; ($h =~ /^(.*)::/ ? $1 : '(no package)') eq $p } keys %sub;
+        next if defined $h2 && unescape($h2) eq $p && "@{[sort @names]}" eq "@want";
+        $bad++;
+        diag "$name: package $p: section $id has @names, want @want";
+    }
+    is $bad, 0, "$name: each package links to its section, which lists exactly its subs";
+
+    # the treemap: a box per package with time, its area its share of the
+    # time, inside the picture, not overlapping
+    my @boxes = $pp =~ m{<rect class=pk x=(\S+) y=(\S+) width=(\S+) height=(\S+) fill="[^"]*"><title>(.*?): }g;
+    my $pos = 0;
+    $pos += $_->{excl} for grep { $_->{excl} > 0 } values %pkg;
+    my @withtime = grep { $_->{excl} > 0 && $_->{excl} / $pos * 1200 * 640 >= 0.25 } values %pkg;
+    is @boxes / 5, scalar(@withtime), "$name: treemap: a box per package with time";
+    my (@r, @area_bad);
+    while (my ($x, $y, $w, $h, $t) = splice @boxes, 0, 5) {
+        my $want = $pkg{ unescape($t) }{excl} / $pos * 1200 * 640;
+        push @area_bad, unescape($t) . ": $w x $h, want area $want" if abs($w * $h - $want) > 0.01 * $want + 2 * ($w + $h) * 0.05 + 1;
+        push @r, [$x, $y, $w, $h];
+    }
+    is "@area_bad", '', "$name: treemap: each package's area is its share of the exclusive time";
+    my @out = grep { $_->[0] < -0.1 || $_->[1] < -0.1 || $_->[0] + $_->[2] > 1200.2 || $_->[1] + $_->[3] > 640.2 } @r;
+    my $overlap = 0;
+    for my $i (0 .. $#r) {
+        for my $j ($i + 1 .. $#r) {
+            my ($a, $b) = @r[$i, $j];
+            my $ox = ($a->[0] + $a->[2] < $b->[0] + $b->[2] ? $a->[0] + $a->[2] : $b->[0] + $b->[2]) - ($a->[0] > $b->[0] ? $a->[0] : $b->[0]);
+            my $oy = ($a->[1] + $a->[3] < $b->[1] + $b->[3] ? $a->[1] + $a->[3] : $b->[1] + $b->[3]) - ($a->[1] > $b->[1] ? $a->[1] : $b->[1]);
+            $overlap++ if $ox > 0.2 && $oy > 0.2;
+        }
+    }
+    is scalar(@out) + $overlap, 0, "$name: treemap: boxes inside the picture, none overlapping";
+
     # source files: statements and time, with their string evals, from the lines
     my %file = map { $_->{fid} => $_ } @{ $m->{files} };
     my %total;
@@ -138,11 +202,16 @@ for my $name (qw(demo recursion evals anon)) {
         diag "$name: fid $fid: html $n $t, model $want->[1] $want->[0]";
     }
     is $bad, 0, "$name: every file's statements and time (with its evals) as in the model";
+    my %defined;
+    $defined{ $_->{fid} }++ for grep { ($_->{first_line} // 0) > 0 && $_->{name} ne 'main::RUNTIME' } @{ $m->{subs} };
+    my %subs_col = $index =~ m{<tr data-fid=(\d+)>(?:<td[^>]*>[^<]*){4}<td>(\d+)<td class=views>}g;
+    is scalar(keys %subs_col), scalar(@real), "$name: a Subs column per file";
+    is_deeply \%subs_col, { map { $_ => $defined{$_} // 0 } @real }, "$name: each file's Subs: the subs defined in it (not the xsubs listed with it)";
 
     # one page per file and string eval, plus the fixed pages
     my @html = grep { /^f\d+-.*\.html\z|^f\d+\.html\z/ } pages($out);
     is scalar(@html), scalar(keys %file), "$name: a page per file and (collapsed) string eval";
-    ok -s "$out/$_", "$name: $_ written" for qw(index.html subs.html nytp.css nytp.js flame.svg);
+    ok -s "$out/$_", "$name: $_ written" for qw(index.html subs.html packages.html nytp.css nytp.js flame.svg);
     like $index, qr{<object data=flame\.svg type="image/svg\+xml"}, "$name: the index shows the flame graph";
 }
 
@@ -175,6 +244,184 @@ for my $name (qw(demo recursion evals anon)) {
         ok !-e "$dir/noflame/flame.svg", "$opt: no flame.svg";
         unlike slurp_file("$dir/noflame/index.html"), qr/flame\.svg/, "$opt: the index does not refer to it";
     }
+}
+
+# ---- what the pages say: only what carries information, named for what it is ------
+
+{
+    my $out = "$dir/demo-report";
+    my $m = model("$td/demo.out");
+    my ($main) = grep { $_->{name} =~ /demo\.pl\z/ } @{ $m->{files} };
+    my ($page) = grep { /demo-pl\.html\z/ } pages($out);
+    my $h = slurp_file("$out/$page");
+    my @mine = grep { $_->{fid} == $main->{fid} } @{ $m->{subs} };
+    my $defined = grep { ($_->{first_line} // 0) > 0 && $_->{name} ne 'main::RUNTIME' } @mine;
+    my ($summary) = $h =~ m{<summary>(.*?)</summary>};
+    like $summary, qr/^\Q$defined\E subroutines defined here, \Q${\(@mine - $defined)}\E listed with this file but not defined in it \(/,
+        "file page: the sub table counts the $defined subs defined there apart from the others";
+    like $summary, qr/opcodes?/, 'file page: and names what the others are';
+    my @never = grep { !$_->{calls} } @{ $m->{subs} };
+    ok @never > 3, 'demo has never-called subs (' . scalar(@never) . ')';
+    my $all = join '', map { slurp_file("$out/$_") } grep { /\.html\z/ } pages($out);
+    unlike $all, qr/never called/, 'no headline for a sub that was never called';
+    unlike $all, qr/within <b class=name>main::RUNTIME/, 'no "spent 0s within main::RUNTIME"';
+}
+
+# times of day in the local time zone, with the zone named
+{
+    local $ENV{TZ} = 'XYZ+3';
+    my ($st, $so) = html("$dir/tz", "$td/demo.out");
+    my $m = model("$td/demo.out");
+    my @t = gmtime($m->{attributes}{basetime} - 3 * 3600);
+    my $want = sprintf '%04d-%02d-%02d %02d:%02d:%02d XYZ (UTC-03:00)', $t[5] + 1900, $t[4] + 1, @t[3, 2, 1, 0];
+    like slurp_file("$dir/tz/index.html"), qr{Run at<dd>\Q$want\E<}, "run at: local time, zone named ($want)";
+    is $so, "report: $dir/tz/index.html\n", 'success: prints where the report is';
+}
+
+# a profile converted from Devel::DProf names DProf as its profiler
+{
+    my ($st, undef, $se) = run_cmd([$nytp, 'dprof-convert', '-o', "$dir/many.out", "$td/dprof/many.tmon"]);
+    is $st, 0, 'dprof-convert: exit 0' or diag $se;
+    ($st, undef, $se) = html("$dir/dprof-report", "$dir/many.out");
+    is $st, 0, 'DProf profile: exit 0' or diag $se;
+    my $h = slurp_file("$dir/dprof-report/index.html");
+    like $h, qr{<dt>Profiler<dd>Devel::DProf 20110802\.00 }, 'DProf profile: the profiler is Devel::DProf, with its version';
+    unlike $h, qr{Devel::NYTProf DProf}, 'DProf profile: not "Devel::NYTProf DProf"';
+}
+
+# a string eval that defines subs: "includes X spent executing N calls to K
+# subs defined therein", as nytprofhtml says it
+{
+    my $m = model("$td/evals.out");
+    my %file = map { $_->{fid} => $_ } @{ $m->{files} };
+    my @want;
+    for my $f (grep { $_->{eval_fid} } @{ $m->{files} }) {
+        next if $file{ $f->{eval_fid} }{eval_fid}; # counted in its parent eval's note
+        my %in = ($f->{fid} => 1);
+        my $grew = 1;
+        while ($grew) {
+            $grew = 0;
+            for (grep { $_->{eval_fid} && $in{ $_->{eval_fid} } && !$in{ $_->{fid} } } @{ $m->{files} }) {
+                $in{ $_->{fid} } = 1;
+                $grew = 1;
+            }
+        }
+        my @s = grep { $in{ $_->{fid} } && ($_->{first_line} // 0) > 0 } @{ $m->{subs} };
+        my $calls = 0;
+        $calls += $_->{calls} for @s;
+        push @want, "$calls:" . scalar(@s) if $calls;
+    }
+    ok @want > 0, 'evals: the profile has a string eval defining a sub that was called';
+    my $all = join '', map { slurp_file("$dir/evals-report/$_") } grep { /\.html\z/ } pages("$dir/evals-report");
+    my @got;
+    push @got, "$1:$2" while $all =~ /<br>includes \S+ spent executing (\d+) calls? to (\d+) subs? defined therein/g;
+    is "@{[sort @got]}", "@{[sort @want]}", 'evals: "includes ... spent executing N calls to K subs defined therein"';
+    SKIP: {
+        my $nh = (grep { -x } map { "$_/nytprofhtml" } split /:/, $ENV{PATH})[0];
+        skip 'nytprofhtml is not installed', 1 unless $nh;
+        my ($st) = run_cmd([$nh, '--no-flame', '-f', "$td/evals.out", '-o', "$dir/evals-nytprofhtml"]);
+        my $theirs = join '', map { slurp_file("$dir/evals-nytprofhtml/$_") } grep { /\.html\z/ } pages("$dir/evals-nytprofhtml");
+        my @t;
+        push @t, "$1:$2" while $theirs =~ /includes\s+\S+ spent executing (\d+) calls? to (\d+) subs? defined therein/g;
+        my %u = map { $_ => 1 } @t;
+        is "@{[sort @got]}", "@{[sort keys %u]}", 'evals: the same notes as nytprofhtml';
+    }
+}
+
+# per-sub distribution of call durations: a histogram and percentiles from
+# the SUB_RETURN events, against the exact ones computed from the events
+{
+    my $prof = fresh_profile('bimodal', <<'PL', '');
+sub work { my $n = shift; my $x = 0; $x += $_ for 1 .. $n; return $x }
+sub twice { work($_[0]); work(1) }
+my $t = 0;
+$t += work($_ % 10 == 0 ? 20000 : 5) for 1 .. 300;
+twice(10) for 1 .. 20;
+print STDERR '' if $t < 0;
+PL
+    my ($st, undef, $se) = html("$dir/bimodal", $prof);
+    is $st, 0, 'durations: exit 0' or diag $se;
+    my ($dst, $dump) = run_cmd([$nytp, 'dump', $prof]);
+    my ($tps) = $dump =~ /^ATTRIBUTE\tticks_per_sec\t(\d+)$/m;
+    my %calls;
+    push @{ $calls{$2} }, $1 / $tps while $dump =~ /^SUB_RETURN\t\d+\t([\d.e+-]+)\t[\d.e+-]+\t(.*)$/mg;
+    ok @{ $calls{'main::work'} // [] } == 340, 'durations: the profile has a return per call of main::work';
+    my ($page) = grep { /bimodal-pl\.html\z/ } pages("$dir/bimodal");
+    my $h = slurp_file("$dir/bimodal/$page");
+    my %unit = (ns => 1e-9, "\x{c2}\x{b5}s" => 1e-6, ms => 1e-3, s => 1);
+    my $secs = sub { my ($v, $u) = $_[0] =~ /^([\d.e+-]+)(ns|\x{c2}\x{b5}s|ms|s)$/ or return -1; $v * $unit{$u} };
+    # half the last shown digit: durations are rounded for display
+    my $half = sub { my ($v, $u) = $_[0] =~ /^([\d.e+-]+)(ns|\x{c2}\x{b5}s|ms|s)$/ or return 0; my ($d) = $v =~ /\.(\d+)/; 0.5 * 10**-length($d // '') * $unit{$u} };
+    my $checked = 0;
+    while ($h =~ m{<tr class=sh id=S\d+>.*?<b class=name>([^<]+)</b>.*?(?=<tr)}sg) {
+        my ($sub, $row) = ($1, $&);
+        my @c = sort { $a <=> $b } @{ $calls{$sub} // [] };
+        next if @c < 2;
+        my ($hist, $p50, $p90, $p99, $max) = $row =~ m{<div class=dist>(<svg class=hist .*?</svg>) <span class=pct>p50 (\S+), p90 (\S+), p99 (\S+), max ([^<]+)</span></div>};
+        ok defined $hist, "durations: $sub has a histogram" or next;
+        my @bars = $hist =~ /<rect /g;
+        ok @bars >= 1, "durations: $sub: bars";
+        my $n = () = @c;
+        my %q = (p50 => 0.5, p90 => 0.9, p99 => 0.99);
+        my %got = (p50 => $p50, p90 => $p90, p99 => $p99);
+        for my $k (sort keys %q) {
+            my $exact = $c[ (($q{$k} * $n) == int($q{$k} * $n) ? $q{$k} * $n : int($q{$k} * $n) + 1) - 1 ];
+            my $g = $secs->($got{$k});
+            ok abs($g - $exact) <= 0.06 * $exact + $half->($got{$k}) + 1e-12, "durations: $sub $k $got{$k} (exact ${\($exact * 1e6)}us)";
+        }
+        ok abs($secs->($max) - $c[-1]) <= 0.006 * $c[-1] + $half->($max) + 1e-12, "durations: $sub max $max (exact ${\($c[-1] * 1e6)}us)";
+        $checked++;
+    }
+    ok $checked >= 2, "durations: checked $checked subs";
+    like $h, qr{<b class=name>main::work</b>.*?p50 (\S+), p90 (\S+), p99}s, 'durations: main::work shown';
+    my ($w50, $w99) = $h =~ m{<b class=name>main::work</b>.*?p50 (\S+), p90 \S+, p99 (\S+),}s;
+    ok $secs->($w99) > 20 * $secs->($w50), "durations: the slow tenth of main::work's calls shows in p99 ($w50 vs $w99)";
+    # a profile without call events (calls=0) shows none
+    my $nocalls = fresh_profile('nocalls', "sub f { 1 } f() for 1 .. 5;\n", 'calls=0');
+    ($st) = html("$dir/nocalls", $nocalls);
+    unlike join('', map { slurp_file("$dir/nocalls/$_") } grep { /\.html\z/ } pages("$dir/nocalls")), qr/class=dist/,
+        'durations: none without call events (calls=0)';
+}
+
+# ---- nytprofhtml's options ---------------------------------------------------------
+
+{
+    my ($st, $so, $se) = run_cmd([$nytp, 'html', '--file', "$td/demo.out", '--out', "$dir/longopts", '--delete']);
+    is $st, 0, '--file, --out, --delete: exit 0' or diag $se;
+    is $so, "report: $dir/longopts/index.html\n", '--file, --out, --delete: the report';
+    ($st, $so, $se) = run_cmd([$nytp, 'html', '-f', "$td/demo.out", '-o', "$dir/shortopts", '-d', '-m']);
+    is $st, 0, '-f, -o, -d, -m: exit 0' or diag $se;
+    ok !-e "$dir/shortopts/flame.svg", '-m is --minimal';
+    ($st, undef, $se) = html("$dir/fw", '--flamewidth', '700', "$td/demo.out");
+    is $st, 0, '--flamewidth: exit 0' or diag $se;
+    like slurp_file("$dir/fw/flame.svg"), qr/<svg [^>]*width="700"/, '--flamewidth: the flame graph is that wide';
+    ($st, undef, $se) = html("$dir/fw", '--flamewidth', 'wide', "$td/demo.out");
+    is $st, 2, '--flamewidth wide: a usage error';
+    like $se, qr/^nytp html: .*flamewidth/, '--flamewidth wide: says so';
+
+    # --lib shortens file names under it as under @INC
+    ($st, undef, $se) = html("$dir/lib", '--lib', $td, "$td/utf8-names.out");
+    is $st, 0, '--lib: exit 0' or diag $se;
+    my $m = model("$td/utf8-names.out");
+    my ($mod) = grep { $_->{name} =~ m{/lib/\x{c3}\x{9c}n} } @{ $m->{files} };
+    (my $abs = $mod->{name}) =~ s{.*/testdata/}{$td/};
+    is $abs, "$td/lib/\x{c3}\x{9c}n\x{c3}\x{af}code.pm", '--lib: the module sits under testdata';
+    my ($root) = $mod->{name} =~ m{^(.*)/lib/};
+    ($st, undef, $se) = html("$dir/lib", '--lib', $root, "$td/utf8-names.out");
+    my $idx = slurp_file("$dir/lib/index.html");
+    like $idx, qr{>lib/\x{c3}\x{9c}n\x{c3}\x{af}code\.pm</a>}, '--lib: the module is shown relative to it';
+    ($st) = html("$dir/nolib", "$td/utf8-names.out");
+    unlike slurp_file("$dir/nolib/index.html"), qr{>lib/\x{c3}\x{9c}n\x{c3}\x{af}code\.pm</a>}, 'without --lib: shown in full';
+
+    # --no-mergeevals: a page for every string eval
+    my $all = JSON::PP->new->decode((run_cmd([$nytp, 'dump', '--data', '--json', "$td/evals.out"]))[1]);
+    ($st, undef, $se) = html("$dir/nomerge", '--no-mergeevals', "$td/evals.out");
+    is $st, 0, '--no-mergeevals: exit 0' or diag $se;
+    my @p = grep { /^f\d+/ } pages("$dir/nomerge");
+    my @merged = grep { /^f\d+/ } pages("$dir/evals-report");
+    is scalar(@p), scalar(@{ $all->{files} }), '--no-mergeevals: a page per file and per string eval, '
+        . scalar(@p) . ' (merged: ' . scalar(@merged) . ')';
+    ok @p > @merged, '--no-mergeevals: more pages than with merging';
 }
 
 # every line of the main file against nytprofhtml's line page: statements,
@@ -296,11 +543,60 @@ for my $r (qw(demo evals evil tricky-strings)) {
     for (@links) {
         my ($from, $l) = @$_;
         next if $l =~ /^data:/;
+        if ($l =~ m{^file://(/.*)}) { # a source file, outside the report
+            (my $path = $1) =~ s/%([0-9A-F]{2})/chr hex $1/ge;
+            push @broken, "$from -> $l" if !-f $path;
+            next;
+        }
         my ($page, $frag) = split /#/, $l, 2;
         $page = $from if $page eq '';
         push @broken, "$from -> $l" if !-e "$out/$page" || (defined $frag && $page =~ /\.html\z/ && !$ids{$page}{$frag});
     }
     is "@broken", '', "$r: every link resolves (" . scalar(@links) . " links)";
+}
+
+# the jump-to-file menu: nytp.js lists every source file (not the string
+# evals) by its shown name, JSON-escaped
+for my $r (qw(demo tricky-strings utf8-names)) {
+    my $out = "$dir/$r-report";
+    my $js = slurp_file("$out/nytp.js");
+    my ($list) = $js =~ /\Avar nytpFiles = (\[.*?\]);\n/s;
+    my $files = eval { JSON::PP->new->decode($list // '') };
+    ok $files, "$r: nytp.js starts with the list of files" or diag $@;
+    my $m = model("$td/$r.out");
+    my @real = grep { !$_->{eval_fid} } @{ $m->{files} };
+    is scalar(@{ $files // [] }), scalar(@real), "$r: one entry per source file";
+    my @bad = grep { !-f "$out/$_->[0]" } @{ $files // [] };
+    is "@bad", '', "$r: each names its page";
+    my @names = map { $_->[1] } @{ $files // [] };
+    is "@names", join(' ', sort @names), "$r: sorted by name";
+}
+{
+    my $js = slurp_file("$dir/tricky-strings-report/nytp.js");
+    my ($list) = $js =~ /\Avar nytpFiles = (\[.*?\]);\n/s;
+    my @names = map { $_->[1] } @{ JSON::PP->new->utf8->decode($list) };
+    ok scalar(grep { /<b>/ && /\t/ } @names), 'tricky-strings: a file name with <b> and a tab is in the menu, as text';
+}
+
+# file pages link to their source file when it is there, percent-encoded
+{
+    my $weird = "$dir/we ird<&>\"'%\x{c3}\x{bc}";
+    make_path($weird);
+    open my $fh, '>', "$weird/x.pl" or die;
+    print $fh "sub f { 1 }\nf() for 1 .. 3;\n";
+    close $fh;
+    my $prof = fresh_profile('weird-dir', "$weird/x.pl", '');
+    my ($st, undef, $se) = html("$dir/weird-report", $prof);
+    is $st, 0, 'weird directory: exit 0' or diag $se;
+    my ($page) = grep { /x-pl\.html\z/ } pages("$dir/weird-report");
+    my $h = slurp_file("$dir/weird-report/$page");
+    my ($href, $text) = $h =~ m{<a class=path [^>]*href="([^"]*)">([^<]*)</a>};
+    (my $want = $weird) =~ s{([^A-Za-z0-9\-._~/])}{sprintf '%%%02X', ord $1}ge;
+    is $href, "file://$want/x.pl", 'source link: file://, every special byte percent-encoded';
+    is unescape($text), "$weird/x.pl", 'source link: shows the name, escaped';
+    unlink "$weird/x.pl";
+    ($st) = html("$dir/weird-report", $prof);
+    unlike slurp_file("$dir/weird-report/$page"), qr/<a class=path/, 'source link: none when the file is gone';
 }
 
 # a corrupt profile with an absurd time (found by mutating profiles under
@@ -347,6 +643,30 @@ for my $r (qw(demo evals evil tricky-strings)) {
     is $st, 0, 'blocks: exit 0' or diag $se;
     ok scalar(grep { /-block\.html\z/ } pages($out)), 'blocks: block views';
     ok scalar(grep { /-sub\.html\z/ } pages($out)), 'blocks: sub views';
+    # the line view lists the hottest blocks: the block view's rows, by time
+    my ($lp) = grep { /demo-pl\.html\z/ } pages($out);
+    (my $bp = $lp) =~ s/\.html\z/-block.html/;
+    my %block;
+    my $bh = slurp_file("$out/$bp");
+    while ($bh =~ m{<tr id=L(\d+)><td>\d+<td>(\d+)<td[^>]*>([^<]+)<td>}g) { $block{$1} = [$2, $3] }
+    ok keys(%block) > 3, 'blocks: the block view has blocks (' . scalar(keys %block) . ')';
+    my $lh = slurp_file("$out/$lp");
+    my ($count) = $lh =~ m{<details class=blocks open><summary>(\d+) blocks? with statements};
+    is $count, scalar(keys %block), 'blocks: the line view counts the blocks';
+    my @rows = $lh =~ m{<tr><td>(\d+)<td data-v=\S+>([^<]+)<td>[\d.]+%<td class=name><a href="#L(\d+)">}g;
+    my @got;
+    push @got, "$rows[$_ + 2]:$rows[$_]:$rows[$_ + 1]" for grep { $_ % 3 == 0 } 0 .. $#rows;
+    my @by_time = (sort { $block{$b}[2] <=> $block{$a}[2] } map { $block{$_}[2] = $1 * { ns => 1e-9, "\x{c2}\x{b5}s" => 1e-6, ms => 1e-3, s => 1 }->{$2} if $block{$_}[1] =~ /^([\d.]+)(ns|\x{c2}\x{b5}s|ms|s)$/; $_ } grep { $block{$_}[1] ne '0s' } keys %block);
+    my @want = map { "$_:$block{$_}[0]:$block{$_}[1]" } @by_time[0 .. ($#by_time < 9 ? $#by_time : 9)];
+    is scalar(@got), scalar(@want), 'blocks: the ten hottest (or all)';
+    is_deeply [sort @got], [sort @want], 'blocks: each with the statements and time of the block view';
+    my ($first) = $lh =~ m{<tr><td>\d+<td data-v=\S+>[^<]+<td>([\d.]+)%};
+    my $m = model("$td/demo-blocks.out");
+    my ($mf) = grep { $_->{name} =~ /demo\.pl\z/ } @{ $m->{files} };
+    my $t = 0;
+    $t += $_->[1] for @{ $mf->{lines} };
+    my ($top_v) = $lh =~ m{<tr><td>\d+<td data-v=([^>\s]+)>};
+    ok abs($first - 100 * $top_v / $t) < 0.051, "blocks: the share is of the file's statement time ($first%)";
     ($st, undef, $se) = html("$dir/blocks-min", '--minimal', "$td/demo-blocks.out");
     is $st, 0, '--minimal: exit 0';
     ok !grep({ /-block\.html\z/ } pages("$dir/blocks-min")), '--minimal: no block views';
@@ -376,6 +696,7 @@ for my $r (qw(demo evals evil tricky-strings)) {
     my $before = slurp_file("$out/index.html");
     my ($st2, $so2, $se2) = html($out, "$td/broken/bad-tag.out");
     is $st2, 1, 'atomic: corrupt input exits 1';
+    is $so2, '', 'atomic: no "report:" line when it failed';
     like $se2, qr/^nytp html: \Q$td\E\/broken\/bad-tag\.out: /, 'atomic: one error naming the file';
     is slurp_file("$out/index.html"), $before, 'atomic: the previous report is intact';
     my @left = grep { /^atomic\.tmp/ } pages($dir);
@@ -430,7 +751,8 @@ SKIP: {
     local $ENV{NYTP_PROGRESS_AFTER} = '0';
     my ($st, $so) = run_cmd([$script, '-qec', "$nytp html -o $dir/tty $td/demo.out", '/dev/null']);
     is $st, 0, 'on a terminal: exit 0';
-    like $so, qr/\rnytp html: (?:loading|writing)[^\r]*\r\r\e\[K\z/, 'on a terminal: a progress line, erased at the end';
+    like $so, qr/\rnytp html: (?:loading|writing)[^\r]*\r\r\e\[Kreport: \Q$dir\E\/tty\/index\.html\r?\n\z/,
+        'on a terminal: a progress line, erased at the end, then where the report is';
 }
 
 # ---- --open -----------------------------------------------------------------------------------
@@ -438,9 +760,12 @@ SKIP: {
 {
     local $ENV{DISPLAY} = '';
     local $ENV{WAYLAND_DISPLAY} = '';
-    my ($st, $so) = html("$dir/open", '--open', "$td/demo.out");
+    local $ENV{BROWSER} = '';
+    my ($st, $so, $se) = html("$dir/open", '--open', "$td/demo.out");
     is $st, 0, '--open without a display: exit 0';
-    is $so, "$dir/open/index.html\n", '--open without a display: prints the path';
+    is $so, "report: $dir/open/index.html\n", '--open without a display: prints where the report is';
+    like $se, qr/^nytp html: warning: --open: no display and no \$BROWSER; open \Q$dir\E\/open\/index\.html yourself\n\z/,
+        '--open without a display: says why it did not open it';
     make_path("$dir/bin");
     open my $fh, '>', "$dir/bin/xdg-open" or die;
     print $fh "#!/bin/sh\necho \"\$1\" > '$dir/opened'\n";
@@ -451,6 +776,97 @@ SKIP: {
     ($st, $so) = html("$dir/open", '--open', "$td/demo.out");
     is $st, 0, '--open with a display: exit 0';
     is slurp_file("$dir/opened"), "$dir/open/index.html\n", '--open with a display: runs xdg-open on index.html';
+    # $BROWSER comes first
+    open $fh, '>', "$dir/bin/my browser" or die;
+    print $fh "#!/bin/sh\necho \"\$1 \$2\" > '$dir/browsed'\n";
+    close $fh;
+    chmod 0755, "$dir/bin/my browser";
+    local $ENV{BROWSER} = "'$dir/bin/my browser' --new-window:firefox";
+    unlink "$dir/opened";
+    ($st, $so, $se) = html("$dir/open", '--open', "$td/demo.out");
+    is $st, 0, '--open with $BROWSER: exit 0' or diag $se;
+    is slurp_file("$dir/browsed"), "--new-window $dir/open/index.html\n", '--open with $BROWSER: runs its first entry on index.html';
+    ok !-e "$dir/opened", '--open with $BROWSER: not xdg-open';
+    local $ENV{BROWSER} = "$dir/bin/missing";
+    ($st, $so, $se) = html("$dir/open", '--open', "$td/demo.out");
+    is $st, 0, '--open with a $BROWSER that fails: the report is still written';
+    like $se, qr/warning: --open: .*failed; open \Q$dir\E\/open\/index\.html yourself/, '--open with a $BROWSER that fails: says so';
+}
+
+# ---- call graphs -------------------------------------------------------------------------
+
+# nytp.js holds the calls between subs: every (caller, called) pair of the
+# model's call sites, summed
+for my $name (qw(demo recursion anon tricky-strings utf8-names)) {
+    my $out = "$dir/$name-report";
+    my $js = slurp_file("$out/nytp.js");
+    my ($subs) = $js =~ /\nvar nytpSubs = (\[.*?\]);\n/s;
+    my ($edges) = $js =~ /\nvar nytpEdges = (\[.*?\]);\n/s;
+    $subs = JSON::PP->new->decode($subs // '[]');
+    $edges = JSON::PP->new->decode($edges // '[]');
+    my $m = model("$td/$name.out");
+    my %is_sub = map { $_->{name} => 1 } @{ $m->{subs} };
+    my %want;
+    for my $s (@{ $m->{subs} }) {
+        for my $c (@{ $s->{called_by} }) {
+            for my $caller (grep { $is_sub{$_} } @{ $c->{callers} }) {
+                $want{"$caller -> $s->{name}"}[0] += $c->{count};
+                $want{"$caller -> $s->{name}"}[1] += $c->{incl};
+            }
+        }
+    }
+    # the full names: a shortened one is the title of its link in subs.html
+    my %full;
+    my $all = slurp_file("$out/subs.html");
+    while ($all =~ m{<tr id=S(\d+)>.*?<td class=name><a [^>]*>(?:<span title="([^"]*)">)?([^<]*)}g) {
+        $full{$1} = unescape($2 // $3);
+    }
+    my %got = map { ("$full{$_->[0]} -> $full{$_->[1]}" => [$_->[2], $_->[3]]) } @$edges;
+    my @bad = grep { !$got{$_} || $got{$_}[0] != $want{$_}[0] || !near($got{$_}[1], $want{$_}[1]) } keys %want;
+    if ($name =~ /tricky|utf8/) {
+        # names shown differ from the raw bytes (control characters as
+        # symbols, Latin-1 as characters): compare the edges' numbers
+        my $fmt = sub { sprintf '%d:%.9g', @_ };
+        my @g = sort map { $fmt->($_->[2], $_->[3]) } @$edges;
+        my @w = sort map { $fmt->(@$_) } values %want;
+        @bad = "@g" eq "@w" ? () : ("edges @g, want @w");
+    }
+    is scalar(keys %got), scalar(keys %want), "$name: call graph: one edge per calling and called sub (" . scalar(keys %want) . ")";
+    is "@bad", '', "$name: call graph: each with the calls and inclusive time of the model";
+    is scalar(@$subs), scalar(@{ $m->{subs} }), "$name: call graph: every sub named";
+}
+
+# --dot: Graphviz files of packages, all subs, and each file's subs
+{
+    my $out = "$dir/dot-report";
+    my ($st, undef, $se) = html($out, '--dot', "$td/tricky-strings.out");
+    is $st, 0, '--dot: exit 0' or diag $se;
+    my @dots = grep { /\.dot\z/ } pages($out);
+    ok((grep { $_ eq 'packages-callgraph.dot' } @dots), '--dot: packages-callgraph.dot');
+    ok((grep { $_ eq 'subs-callgraph.dot' } @dots), '--dot: subs-callgraph.dot');
+    ok((grep { /^f\d+-.*-calls\.dot\z/ } @dots), '--dot: a file of each source file\'s subs');
+    my $subs = slurp_file("$out/subs-callgraph.dot");
+    my $m = model("$td/tricky-strings.out");
+    my @called = grep { $_->{calls} } @{ $m->{subs} };
+    my @nodes = $subs =~ /^    s\d+ \[label=/mg;
+    is scalar(@nodes), scalar(@called), '--dot: subs-callgraph.dot has a node per called sub';
+    unlike join('', map { (my $d = slurp_file("$out/$_")) =~ s/ -> / /g; $d } @dots), qr/[<>]|[\x00-\x08\x0b-\x1f]/, '--dot: names escaped (no < >, no control bytes)';
+    my @links = map { slurp_file("$out/$_") =~ /href="?([^"\s>]+\.dot)\b/g } grep { /\.html\z/ } pages($out);
+    my %dots = map { $_ => 1 } @dots;
+    is scalar(grep { $dots{$_} } @links), scalar(@links), '--dot: the index and file pages link to them (' . scalar(@links) . ' links)';
+    is scalar(keys %{ { map { $_ => 1 } @links } }), scalar(@dots), '--dot: every .dot file is linked';
+    ($st) = html("$dir/nodot", "$td/demo.out");
+    ok !grep({ /\.dot\z/ } pages("$dir/nodot")), 'without --dot: no .dot file';
+    my $dot = (grep { -x } map { "$_/dot" } split /:/, $ENV{PATH})[0];
+    SKIP: {
+        skip 'graphviz is not installed', 1 unless $dot;
+        my @bad;
+        for my $f (@dots) {
+            my ($s, undef, $e) = run_cmd([$dot, '-Tsvg', '-o', '/dev/null', "$out/$f"]);
+            push @bad, "$f: $e" if $s || $e =~ /error|warning/i;
+        }
+        is "@bad", '', '--dot: graphviz reads every file without a complaint (' . scalar(@dots) . ' files)';
+    }
 }
 
 # ---- in a browser -----------------------------------------------------------------------------
@@ -464,7 +880,7 @@ SKIP: {
         "--user-data-dir=$dir/chrome", '--enable-logging=stderr', '--v=0');
     my $out = "$dir/demo-report";
     my ($page) = grep { /demo-pl\.html\z/ } pages($out);
-    for my $p ('index.html', $page, 'subs.html', 'flame.svg') {
+    for my $p ('index.html', $page, 'subs.html', 'packages.html', 'flame.svg') {
         my ($st, $dom, $err) = run_cmd([@chrome, '--dump-dom', "file://$out/$p"]);
         is $st, 0, "chromium loads $p";
         my @console = grep { /CONSOLE/ } split /\n/, $err;
@@ -474,14 +890,72 @@ SKIP: {
             next;
         }
         like $dom, qr{<th[^>]*><button type="button">}, "$p: the script ran (sort buttons in the headings)";
+        my @opts = $dom =~ m{<select class="jump".*?</select>}s ? ($& =~ /<option/g) : ();
+        is scalar(@opts), 4, "$p: the jump-to-file menu lists the 3 source files";
         like $dom, $p eq $page ? qr/<table class="src sort" id="lines">/ : qr/<table class="sort subs"/, "$p: its tables are there";
+        like $dom, qr{<svg class="treemap"[^>]*>.*<rect class="sb"}s, "$p: the treemap is there" if $p eq 'packages.html';
         like $dom, qr{<object data="flame\.svg"}, "$p: the flame graph is there" if $p eq 'index.html';
-        next if $p eq 'subs.html'; # screenshots of the index and a file page
+        next if $p eq 'subs.html'; # screenshots of the index, a file page and the packages
         (my $png = $p) =~ s/\.html\z/.png/;
         $png = 'file.png' if $p eq $page;
         run_cmd([@chrome, '--hide-scrollbars', '--window-size=1280,1000', "--screenshot=$shots/$png", "file://$out/$p"]);
         my $img = slurp_file("$shots/$png") // '';
         ok length($img) > 5000 && substr($img, 0, 8) eq "\x89PNG\r\n\x1a\n", "$p: screenshot saved in $shots/$png";
+    }
+
+    # the call graph of each sub headline: callers on the left, the subs
+    # it called on the right, as in the model
+    for my $name (qw(recursion tricky-strings)) {
+        my $o = "$dir/$name-report";
+        my ($fp) = grep { /\Q$name\E-pl\.html\z/ } pages($o);
+        my $h = slurp_file("$o/$fp");
+        my $probe = '<script>window.addEventListener("load", function () {'
+            . 'var o = [], b = document.querySelectorAll("button.cgb");'
+            . 'for (var i = 0; i < b.length; i++) { b[i].click(); var tr = b[i].closest("tr"), svg = tr.querySelector("svg.cg");'
+            . ' function names(sel) { return [].map.call(svg.querySelectorAll(sel), function (a) { return nytpSubs[+a.getAttribute("data-sid")][0]; }).sort().join("|"); }'
+            . ' o.push(nytpSubs[+tr.id.slice(1)][0] + "<=" + names("a.in") + "=>" + names("a.out") + "=" + svg.querySelectorAll(".n.me text").length); }'
+            . 'document.body.setAttribute("data-probe", JSON.stringify(o));'
+            . '});</script>';
+        $h =~ s{</body>}{$probe</body>};
+        open my $pf, '>', "$o/probe-cg.html" or die;
+        print $pf $h;
+        close $pf;
+        my ($st, $dom, $err) = run_cmd([@chrome, '--dump-dom', "file://$o/probe-cg.html"]);
+        my @console = grep { /CONSOLE/ } split /\n/, $err;
+        is "@console", '', "$name: call graphs drawn without console messages";
+        my ($json) = $dom =~ /data-probe="([^"]*)"/;
+        my $got = eval { JSON::PP->new->decode(unescape($json // '')) } // [];
+        ok @$got > 2, "$name: call graph buttons on the headlines (" . scalar(@$got) . ')';
+        next unless $name eq 'recursion';
+        my $m = model("$td/$name.out");
+        my %is_sub = map { $_->{name} => 1 } @{ $m->{subs} };
+        my (%in, %outs);
+        for my $s (@{ $m->{subs} }) {
+            for my $c (grep { $is_sub{$_} && $_ ne $s->{name} } map { @{ $_->{callers} } } @{ $s->{called_by} }) {
+                $in{ $s->{name} }{$c} = 1;
+                $outs{$c}{ $s->{name} } = 1;
+            }
+        }
+        my @bad;
+        for (@$got) {
+            my ($sub, $l, $r) = /^(.*?)<=(.*)=>(.*)=\d+$/ or do { push @bad, $_; next };
+            my $wl = join '|', sort keys %{ $in{$sub} // {} };
+            my $wr = join '|', sort keys %{ $outs{$sub} // {} };
+            push @bad, "$sub: callers $l (want $wl), called $r (want $wr)" if $l ne $wl || $r ne $wr;
+        }
+        is "@bad", '', "recursion: each sub's call graph shows its callers and the subs it called";
+    }
+
+    # the new pages of the report with hostile names: no console message,
+    # and names shown as text (nothing from the profile becomes markup)
+    for my $p ('index.html', 'packages.html') {
+        my $o = "$dir/tricky-strings-report";
+        my ($st, $dom, $err) = run_cmd([@chrome, '--dump-dom', "file://$o/$p"]);
+        my @console = grep { /CONSOLE/ } split /\n/, $err;
+        is "@console", '', "tricky-strings: $p: no console messages";
+        my @scripts = $dom =~ /<script/gi;
+        is scalar(@scripts), 1, "tricky-strings: $p: no script element but nytp.js";
+        like $dom, qr{<select class="jump"}, "tricky-strings: $p: the jump-to-file menu is built";
     }
 
     # clicking a heading sorts: calls descending, then ascending

@@ -1,0 +1,219 @@
+/* html_durations.c — per-sub distribution of call durations in 'nytp
+ * html': every SUB_RETURN event (one per call, with calls=1 or more)
+ * adds its inclusive time to a histogram of its sub, with log-scale
+ * buckets (8 per doubling, so a percentile read from it is within 9% of
+ * the exact one); the sub's headline shows the histogram and p50, p90,
+ * p99 and the exact maximum.  Memory: one histogram per distinct sub name,
+ * never per call. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "html.h"
+
+#define PER_OCTAVE 8
+#define NBUCKETS (48 * PER_OCTAVE + 1) /* bucket 0: zero ticks; up to 2^48 ticks */
+
+struct html_dist {
+    char *name;
+    uint32_t len;
+    uint64_t n;
+    double max;
+    uint32_t b[NBUCKETS];
+};
+
+struct html_durations {
+    html_dist **slot;         /* open addressing by name */
+    uint32_t cap, used;
+};
+
+/* A hash of a name from its length and three 8-byte words of it (start,
+ * middle, end): sub names share long package prefixes, and this runs for
+ * every call of the profile, so it reads no more than 24 bytes. */
+static uint32_t name_hash(const char *s, uint32_t n)
+{
+    uint64_t h = n * 0x9E3779B97F4A7C15ULL, w[3] = {0, 0, 0};
+    if (n >= 8) {
+        memcpy(&w[0], s, 8);
+        memcpy(&w[1], s + (n - 8) / 2, 8);
+        memcpy(&w[2], s + n - 8, 8);
+    } else
+        memcpy(&w[0], s, n);
+    for (int i = 0; i < 3; i++) {
+        h ^= w[i];
+        h *= 0xFF51AFD7ED558CCDULL;
+        h ^= h >> 32;
+    }
+    return (uint32_t)h;
+}
+
+int html_durations_new(html_durations **d)
+{
+    *d = calloc(1, sizeof **d);
+    if (!*d)
+        return NYTP_E_NOMEM;
+    (*d)->cap = 1024;
+    (*d)->slot = calloc((*d)->cap, sizeof *(*d)->slot);
+    if (!(*d)->slot) {
+        free(*d);
+        *d = NULL;
+        return NYTP_E_NOMEM;
+    }
+    return NYTP_OK;
+}
+
+void html_durations_free(html_durations *d)
+{
+    if (!d)
+        return;
+    for (uint32_t i = 0; i < d->cap; i++)
+        if (d->slot[i]) {
+            free(d->slot[i]->name);
+            free(d->slot[i]);
+        }
+    free(d->slot);
+    free(d);
+}
+
+static html_dist **find(html_durations *d, const char *name, uint32_t len)
+{
+    uint32_t i = name_hash(name, len) & (d->cap - 1);
+    while (d->slot[i] && (d->slot[i]->len != len || memcmp(d->slot[i]->name, name, len) != 0))
+        i = (i + 1) & (d->cap - 1);
+    return &d->slot[i];
+}
+
+static int grow(html_durations *d)
+{
+    html_durations bigger = {calloc((size_t)d->cap * 2, sizeof *d->slot), d->cap * 2, d->used};
+    if (!bigger.slot)
+        return NYTP_E_NOMEM;
+    for (uint32_t i = 0; i < d->cap; i++)
+        if (d->slot[i])
+            *find(&bigger, d->slot[i]->name, d->slot[i]->len) = d->slot[i];
+    free(d->slot);
+    *d = bigger;
+    return NYTP_OK;
+}
+
+int html_durations_add(html_durations *d, const char *name, uint32_t len, double ticks)
+{
+    html_dist **s = find(d, name, len);
+    if (!*s) {
+        if ((d->used + 1) * 2 > d->cap) {
+            if (grow(d) < 0)
+                return NYTP_E_NOMEM;
+            s = find(d, name, len);
+        }
+        html_dist *h = calloc(1, sizeof *h);
+        if (!h || !(h->name = malloc((size_t)len + 1))) {
+            free(h);
+            return NYTP_E_NOMEM;
+        }
+        memcpy(h->name, name, len);
+        h->name[len] = 0;
+        h->len = len;
+        *s = h;
+        d->used++;
+    }
+    html_dist *h = *s;
+    uint32_t b = 0;
+    if (ticks >= 1) { /* also false for NaN */
+        double l = log2(ticks) * PER_OCTAVE;
+        b = l >= NBUCKETS - 2 ? NBUCKETS - 1 : 1 + (uint32_t)l;
+    }
+    h->b[b]++;
+    h->n++;
+    if (ticks > h->max)
+        h->max = ticks;
+    return NYTP_OK;
+}
+
+const html_dist *html_durations_get(const html_durations *d, const char *name, uint32_t len)
+{
+    if (!d)
+        return NULL;
+    return *find((html_durations *)d, name, len);
+}
+
+/* The lower bound of bucket b, in ticks. */
+static double bucket_low(uint32_t b)
+{
+    return b == 0 ? 0 : exp2((double)(b - 1) / PER_OCTAVE);
+}
+
+/* The q-quantile (0 < q <= 1), in ticks: the middle of the bucket it falls
+ * in (geometric), at most the maximum. */
+static double quantile(const html_dist *h, double q)
+{
+    uint64_t want = (uint64_t)ceil(q * (double)h->n), seen = 0;
+    if (want < 1)
+        want = 1;
+    for (uint32_t b = 0; b < NBUCKETS; b++) {
+        seen += h->b[b];
+        if (seen >= want) {
+            double v = b == 0 ? 0 : exp2(((double)b - 0.5) / PER_OCTAVE);
+            return v > h->max ? h->max : v;
+        }
+    }
+    return h->max;
+}
+
+void html_dist_write(hw *w, const html_dist *h, double ticks_per_sec)
+{
+    if (!h || h->n < 2 || !(ticks_per_sec > 0))
+        return;
+    uint32_t lo = 0, hi = 0;
+    while (lo < NBUCKETS && !h->b[lo])
+        lo++;
+    for (uint32_t b = 0; b < NBUCKETS; b++)
+        if (h->b[b])
+            hi = b;
+    /* bars of 2 buckets (4 per doubling), at most 64 of them */
+    uint32_t per = 2;
+    while ((hi - lo) / per + 1 > 64)
+        per *= 2;
+    lo -= lo % per;
+    uint32_t nbars = (hi - lo) / per + 1;
+    uint64_t bars[64] = {0}, top = 0;
+    for (uint32_t b = lo; b <= hi; b++)
+        bars[(b - lo) / per] += h->b[b];
+    for (uint32_t i = 0; i < nbars; i++)
+        if (bars[i] > top)
+            top = bars[i];
+    hw_s(w, "<div class=dist><svg class=hist width=");
+    hw_u(w, nbars * 4 + 2);
+    hw_s(w, " height=26 viewBox=\"0 0 ");
+    hw_u(w, nbars * 4 + 2);
+    hw_s(w, " 26\" role=img aria-label=\"distribution of call durations\"><title>");
+    hw_count(w, h->n);
+    hw_s(w, " calls by inclusive time, log scale: ");
+    hw_dur(w, bucket_low(lo) / ticks_per_sec);
+    hw_s(w, " to ");
+    hw_dur(w, h->max / ticks_per_sec);
+    hw_s(w, " (bar height: square root of the count)</title>"
+            "<line x1=0 y1=25.5 x2=");
+    hw_u(w, nbars * 4 + 2);
+    hw_s(w, " y2=25.5 />");
+    for (uint32_t i = 0; i < nbars; i++) {
+        if (!bars[i])
+            continue;
+        char b[160];
+        double hgt = 24.0 * sqrt((double)bars[i] / (double)top);
+        if (hgt < 1)
+            hgt = 1;
+        snprintf(b, sizeof b, "<rect x=%u y=%.1f width=3 height=%.1f />", 1 + i * 4, 25 - hgt, hgt);
+        hw_s(w, b);
+    }
+    hw_s(w, "</svg> <span class=pct>");
+    static const double qs[] = {0.5, 0.9, 0.99};
+    static const char *qn[] = {"p50 ", ", p90 ", ", p99 "};
+    for (int i = 0; i < 3; i++) {
+        hw_s(w, qn[i]);
+        hw_dur(w, quantile(h, qs[i]) / ticks_per_sec);
+    }
+    hw_s(w, ", max ");
+    hw_dur(w, h->max / ticks_per_sec);
+    hw_s(w, "</span></div>");
+}
