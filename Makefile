@@ -28,6 +28,8 @@ ifeq ($(ISAL),1)
 CPPFLAGS += -DNYTP_HAVE_ISAL
 LIBS += -lisal
 endif
+# The command's messages escape control bytes with libbsd's strnvisx.
+CMD_LIBS := -lbsd
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 LIB_SRC := $(wildcard libformat/*.c)
@@ -103,7 +105,7 @@ $(PROFILER_PM): profiler/NYTP.pm
 	cp profiler/NYTP.pm $@
 
 $(BUILD)/nytp: $(CMD_OBJ) $(BUILD)/libnytpformat.a
-	$(CC) $(CFLAGS) -o $@ $(CMD_OBJ) $(BUILD)/libnytpformat.a $(LIBS)
+	$(CC) $(CFLAGS) -o $@ $(CMD_OBJ) $(BUILD)/libnytpformat.a $(LIBS) $(CMD_LIBS)
 
 # ---- unit tests (cmocka), plain and under ASan+UBSan --------------------
 
@@ -160,7 +162,7 @@ $(FUZZ_BIN): tests/fuzz/fuzz_reader.c $(LIB_SRC) $(LIB_HDR) $(FUZZ_CMD_SRC) $(CM
 		$(BUILD)/gen/perl_config.h
 	@mkdir -p $(dir $@)
 	$(CLANG) $(CPPFLAGS) -Icmd -I$(BUILD)/gen $(WARN) -O1 -g -fsanitize=fuzzer,address,undefined \
-		-o $@ tests/fuzz/fuzz_reader.c $(LIB_SRC) $(FUZZ_CMD_SRC) $(LIBS)
+		-o $@ tests/fuzz/fuzz_reader.c $(LIB_SRC) $(FUZZ_CMD_SRC) $(LIBS) $(CMD_LIBS)
 
 fuzz: $(FUZZ_BIN)
 
@@ -184,7 +186,7 @@ $(FUZZ_DPROF_BIN): tests/fuzz/fuzz_dprof.c $(LIB_SRC) $(LIB_HDR) cmd/dprof.c cmd
 		$(BUILD)/gen/perl_config.h
 	@mkdir -p $(dir $@)
 	$(CLANG) $(CPPFLAGS) -Icmd -I$(BUILD)/gen $(WARN) -O1 -g -fsanitize=fuzzer,address,undefined \
-		-o $@ tests/fuzz/fuzz_dprof.c $(LIB_SRC) cmd/dprof.c cmd/cli.c $(LIBS)
+		-o $@ tests/fuzz/fuzz_dprof.c $(LIB_SRC) cmd/dprof.c cmd/cli.c $(LIBS) $(CMD_LIBS)
 
 fuzz-dprof: $(FUZZ_DPROF_BIN)
 	@rm -rf $(BUILD)/fuzz/dprof-corpus && mkdir -p $(BUILD)/fuzz/dprof-corpus $(BUILD)/fuzz/crashes

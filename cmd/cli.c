@@ -11,21 +11,99 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#define LIBBSD_OPENBSD_VIS
+#include <bsd/vis.h>
+
 #include "cli.h"
 
 const char *cli_command = NULL;
 
+/* Length of the UTF-8 sequence at s that a terminal shows as text, or 0
+ * when s[0] starts something it may act on: a C0 control or DEL, a C1
+ * control (U+0080..U+009F; U+009B is a CSI), or a byte that is not valid
+ * UTF-8 (a lone 0x9B is a CSI to an 8-bit terminal). */
+static size_t printable_len(const unsigned char *s, size_t n)
+{
+    unsigned c = s[0];
+    if (c < 0x20 || c == 0x7f)
+        return 0;
+    if (c < 0x80)
+        return 1;
+    size_t len;
+    unsigned cp, min;
+    if (c >= 0xc2 && c <= 0xdf) {
+        len = 2, cp = c & 0x1f, min = 0x80;
+    } else if (c >= 0xe0 && c <= 0xef) {
+        len = 3, cp = c & 0x0f, min = 0x800;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+        len = 4, cp = c & 0x07, min = 0x10000;
+    } else {
+        return 0;
+    }
+    if (len > n)
+        return 0;
+    for (size_t i = 1; i < len; i++) {
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+        cp = cp << 6 | (s[i] & 0x3f);
+    }
+    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff) || cp <= 0x9f)
+        return 0;
+    return len;
+}
+
+size_t cli_escape(char *dst, size_t size, const char *src)
+{
+    const unsigned char *s = (const unsigned char *)src;
+    size_t n = strlen(src), k = 0;
+    if (!size)
+        return 0;
+    for (size_t i = 0; i < n;) {
+        size_t ok = printable_len(s + i, n - i);
+        if (ok) {
+            if (k + ok >= size)
+                break;
+            memcpy(dst + k, s + i, ok);
+            k += ok;
+            i += ok;
+            continue;
+        }
+        /* \ooo, or \n \t \r ... (at most 4 bytes and the NUL) */
+        char enc[8];
+        strnvisx(enc, sizeof enc, src + i, 1, VIS_OCTAL | VIS_CSTYLE);
+        size_t el = strlen(enc);
+        if (k + el >= size)
+            break;
+        memcpy(dst + k, enc, el);
+        k += el;
+        i++;
+    }
+    dst[k] = 0;
+    return k;
+}
+
+/* Every message goes through cli_escape: file and sub names come from
+ * profiles, and a name holding ESC [ or ESC ] would drive the terminal. */
 static void vmsg(const char *prefix, const char *fmt, va_list ap)
 {
-    char line[1024];
+    char line[1024], safe[4 * sizeof line];
     vsnprintf(line, sizeof line, fmt, ap);
+    cli_escape(safe, sizeof safe, line);
     if (cli_command)
-        fprintf(stderr, "nytp %s: %s%s\n", cli_command, prefix, line);
+        fprintf(stderr, "nytp %s: %s%s\n", cli_command, prefix, safe);
     else
-        fprintf(stderr, "nytp: %s%s\n", prefix, line);
+        fprintf(stderr, "nytp: %s%s\n", prefix, safe);
 }
 
 void cli_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vmsg("", fmt, ap);
+    va_end(ap);
+}
+
+void cli_note(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -48,10 +126,12 @@ _Noreturn void cli_usage_error(const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
+    char safe[4 * sizeof line];
+    cli_escape(safe, sizeof safe, line);
     if (cli_command)
-        fprintf(stderr, "nytp %s: %s (see 'nytp %s --help')\n", cli_command, line, cli_command);
+        fprintf(stderr, "nytp %s: %s (see 'nytp %s --help')\n", cli_command, safe, cli_command);
     else
-        fprintf(stderr, "nytp: %s (see 'nytp --help')\n", line);
+        fprintf(stderr, "nytp: %s (see 'nytp --help')\n", safe);
     exit(EXIT_USAGE);
 }
 

@@ -5,6 +5,7 @@
 
 #include <getopt.h>
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "nytp/model.h"
 #include "nytp/nytp.h"
@@ -22,9 +23,18 @@ typedef struct nytp_command {
 /* Name of the running command, for messages ("dump"). */
 extern const char *cli_command;
 
-/* "nytp dump: <message>" on stderr. */
+/* src with every byte a terminal could act on (C0 and C1 controls, DEL,
+ * bytes that are not UTF-8) written as strnvis does with VIS_OCTAL |
+ * VIS_CSTYLE (\033, \n); UTF-8 text is left as it is.  Cut to fit size
+ * (at most 4 bytes out per byte in).  Returns the length written. */
+size_t cli_escape(char *dst, size_t size, const char *src);
+
+/* "nytp dump: <message>" on stderr, escaped (cli_escape). */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The same for what is neither an error nor a warning ("profile written
+ * to x.out"). */
+void cli_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* One-line usage error and exit 2. */
 _Noreturn void cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

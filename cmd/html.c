@@ -454,7 +454,7 @@ static void open_report(const char *dir)
         pid_t pid = fork();
         if (pid == 0) {
             execlp("xdg-open", "xdg-open", index, (char *)NULL);
-            fprintf(stderr, "nytp html: cannot run xdg-open; the report is %s\n", index);
+            cli_error("cannot run xdg-open; the report is %s", index);
             _exit(127);
         }
         if (pid > 0) {

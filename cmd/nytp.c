@@ -62,14 +62,14 @@ static int show_man(const char *page)
                 snprintf(path, sizeof path, "%s%s%s.1", exe, rel[i], page);
                 if (stat(path, &sb) == 0) {
                     execlp("man", "man", "-l", path, (char *)NULL);
-                    fprintf(stderr, "nytp help: cannot run man; the page is %s\n", path);
+                    cli_error("cannot run man; the page is %s", path);
                     return EXIT_BAD_INPUT;
                 }
             }
         }
     }
     execlp("man", "man", page, (char *)NULL);
-    fprintf(stderr, "nytp help: cannot run man to show %s\n", page);
+    cli_error("cannot run man to show %s", page);
     return EXIT_BAD_INPUT;
 }
 
@@ -82,7 +82,7 @@ static int cmd_help(int argc, char **argv)
     if (strcmp(argv[1], "nytp") == 0)
         return show_man("nytp");
     if (!find(argv[1])) {
-        fprintf(stderr, "nytp help: '%s' is not a nytp command (see 'nytp --help')\n", argv[1]);
+        cli_error("'%s' is not a nytp command (see 'nytp --help')", argv[1]);
         return EXIT_USAGE;
     }
     char page[64];
@@ -107,15 +107,17 @@ int main(int argc, char **argv)
                NYTP_FORMAT_MINOR);
         return EXIT_OK;
     }
-    if (strcmp(name, "help") == 0)
+    if (strcmp(name, "help") == 0) {
+        cli_command = "help";
         return cmd_help(argc - 1, argv + 1);
+    }
     if (name[0] == '-') {
-        fprintf(stderr, "nytp: unknown option '%s' (see 'nytp --help')\n", name);
+        cli_error("unknown option '%s' (see 'nytp --help')", name);
         return EXIT_USAGE;
     }
     const nytp_command *cmd = find(name);
     if (!cmd) {
-        fprintf(stderr, "nytp: '%s' is not a nytp command (see 'nytp --help')\n", name);
+        cli_error("'%s' is not a nytp command (see 'nytp --help')", name);
         return EXIT_USAGE;
     }
     cli_command = cmd->name;

@@ -251,7 +251,7 @@ int cmd_run(int argc, char **argv)
         if (setenv("NYTPROF", opts, 1) != 0)
             _exit(127);
         execvp(perl, args);
-        fprintf(stderr, "nytp run: cannot run %s: %s\n", perl, strerror(errno));
+        cli_error("cannot run %s: %s", perl, strerror(errno));
         _exit(127);
     }
     /* The terminal's ^C and ^\ are for the program, which decides. */
@@ -279,11 +279,11 @@ int cmd_run(int argc, char **argv)
     if (stat(profile, &sb) == 0
         && !(had_old && sb.st_ino == old.st_ino && sb.st_mtim.tv_sec == old.st_mtim.tv_sec
              && sb.st_mtim.tv_nsec == old.st_mtim.tv_nsec))
-        fprintf(stderr, "nytp run: profile written to %s\n", profile);
+        cli_note("profile written to %s", profile);
     else if (stat(withpid, &sb) == 0)
-        fprintf(stderr, "nytp run: profile written to %s\n", withpid);
+        cli_note("profile written to %s", withpid);
     else
-        fprintf(stderr, "nytp run: no profile was written (expected %s)\n", profile);
+        cli_note("no profile was written (expected %s)", profile);
 
     free(args);
     free(opts);
