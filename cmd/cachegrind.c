@@ -30,7 +30,9 @@ static const char usage[] =
     "and inclusive ticks.  Several FILEs are added up into one profile\n"
     "(default FILE: nytprof.out; '-' reads standard input).\n"
     "\n"
-    "  -o, --out=FILE    write to FILE, atomically (default: nytprof.callgrind)\n"
+    "  -f, --file=FILE   read FILE (the same as naming it)\n"
+    "  -o, --out=FILE    write to FILE, atomically (default: nytprof.callgrind);\n"
+    "                    --output is the same\n"
     "  --strict          a truncated profile is an error (exit 1)\n"
     "  -h, --help        this help\n"
     "\n"
@@ -683,7 +685,7 @@ int cmd_cachegrind(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     cg_opts o = {"nytprof.callgrind", false};
-    int first = cli_parse(argc, argv, "o:", longopts, usage, on_opt, &o);
+    int first = cli_parse(argc, argv, "f:o:", longopts, usage, on_opt, &o);
     if (!*o.out)
         cli_usage_error("--out needs a file name");
 

@@ -165,6 +165,14 @@ void cli_reader_warning(void *ctx, const nytp_error *w)
     cli_warn("%s: at %s: %s", display_name(ctx), where, w->msg);
 }
 
+static bool has_long(const struct option *o, int n, const char *name)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(o[i].name, name) == 0)
+            return true;
+    return false;
+}
+
 int cli_parse(int argc, char **argv, const char *shortopts, const struct option *longopts,
               const char *usage, void (*on_opt)(int opt, const char *arg, void *ctx), void *ctx)
 {
@@ -172,45 +180,73 @@ int cli_parse(int argc, char **argv, const char *shortopts, const struct option 
      * only when POSIXLY_CORRECT asks, so options may follow files. */
     char spec[128];
     snprintf(spec, sizeof spec, ":h%s", shortopts);
+    bool takes_file = strstr(shortopts, "f:") != NULL;
     opterr = 0;
     optind = 1;
-    int help_index = -1;
     int n = 0;
     while (longopts[n].name)
         n++;
-    struct option *all = calloc((size_t)n + 2, sizeof *all);
-    if (!all) {
+    /* the command's options, the spellings every command shares, --help */
+    struct option *all = calloc((size_t)n + 5, sizeof *all);
+    /* -f FILE values, at most one per word of argv */
+    char **files = calloc((size_t)argc + 1, sizeof *files);
+    if (!all || !files) {
         cli_error("out of memory");
         exit(EXIT_BAD_INPUT);
     }
     memcpy(all, longopts, (size_t)n * sizeof *all);
-    all[n] = (struct option){"help", no_argument, NULL, 'h'};
-    help_index = n;
-    (void)help_index;
+    int k = n;
+    if (strstr(shortopts, "o:")) {
+        /* nytprofhtml says --out, nytprofcalls --output: both, everywhere */
+        if (!has_long(all, k, "out"))
+            all[k++] = (struct option){"out", required_argument, NULL, 'o'};
+        if (!has_long(all, k, "output"))
+            all[k++] = (struct option){"output", required_argument, NULL, 'o'};
+    }
+    if (takes_file && !has_long(all, k, "file"))
+        all[k++] = (struct option){"file", required_argument, NULL, 'f'};
+    all[k] = (struct option){"help", no_argument, NULL, 'h'};
+    int nfiles = 0;
     int opt;
     int longindex;
     while ((opt = getopt_long(argc, argv, spec, all, &longindex)) != -1) {
         if (opt == 'h') {
             fputs(usage, stdout);
             free(all);
+            free(files);
             exit(EXIT_OK);
         }
         if (opt == '?') {
             free(all);
+            free(files);
             if (optopt)
                 cli_usage_error("unknown option '-%c'", optopt);
             cli_usage_error("unknown option '%s'", argv[optind - 1]);
         }
         if (opt == ':') {
             free(all);
+            free(files);
             if (optopt && optopt < 256)
                 cli_usage_error("option '-%c' needs a value", optopt);
             cli_usage_error("option '%s' needs a value", argv[optind - 1]);
         }
+        if (opt == 'f' && takes_file) {
+            if (!*optarg)
+                cli_usage_error("-f needs a file name");
+            files[nfiles++] = optarg;
+            continue;
+        }
         on_opt(opt, optarg, ctx);
     }
     free(all);
-    return optind;
+    /* -f FILE, as the nytprof* scripts take it: the files go before the
+     * operands, in the slots the options used (each -f took at least one
+     * word before optind, so there is room and argv[0] stays). */
+    int first = optind - nfiles;
+    for (int i = 0; i < nfiles; i++)
+        argv[first + i] = files[i];
+    free(files);
+    return first;
 }
 
 unsigned long cli_parse_count(const char *opt, const char *arg)
@@ -259,6 +295,45 @@ int cli_output_finish(nytp_out *out, const char *path, int status)
     return EXIT_BAD_INPUT;
 }
 
+int cli_unique_inputs(int nfiles, char **files)
+{
+    struct stat *seen = calloc((size_t)nfiles + 1, sizeof *seen);
+    bool *known = calloc((size_t)nfiles + 1, sizeof *known);
+    if (!seen || !known) { /* keep them all: at worst counted twice */
+        free(seen);
+        free(known);
+        return nfiles;
+    }
+    int k = 0;
+    for (int i = 0; i < nfiles; i++) {
+        struct stat sb;
+        bool is_stdin = strcmp(files[i], "-") == 0;
+        if ((is_stdin ? fstat(0, &sb) : stat(files[i], &sb)) < 0) {
+            known[k] = false;
+            files[k++] = files[i]; /* opening it reports why not */
+            continue;
+        }
+        int dup = -1;
+        for (int j = 0; j < k && dup < 0; j++)
+            if (known[j] && seen[j].st_dev == sb.st_dev && seen[j].st_ino == sb.st_ino)
+                dup = j;
+        if (dup >= 0) {
+            if (strcmp(files[dup], files[i]) == 0)
+                cli_warn("%s: given twice; read once", display_name(files[i]));
+            else
+                cli_warn("%s: the same file as %s; read once", display_name(files[i]),
+                         display_name(files[dup]));
+            continue;
+        }
+        seen[k] = sb;
+        known[k] = true;
+        files[k++] = files[i];
+    }
+    free(seen);
+    free(known);
+    return k;
+}
+
 nytp_profile *cli_load_profile(int nfiles, char **files, bool strict, int *rc)
 {
     return cli_load_profile_with(nfiles, files, strict, NULL, NULL, rc);
@@ -281,6 +356,7 @@ nytp_profile *cli_load_profile_with(int nfiles, char **files, bool strict,
         *rc = EXIT_BAD_INPUT;
         return NULL;
     }
+    nfiles = cli_unique_inputs(nfiles, files);
     for (int i = 0; i < nfiles; i++) {
         nytp_load_opts lo = {cli_reader_warning, files[i], on_chunk, ctx};
         int st = nytp_profile_load(p, files[i], &lo, &e);

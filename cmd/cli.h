@@ -45,7 +45,11 @@ void cli_reader_warning(void *ctx, const nytp_error *w);
 
 /* getopt_long over argv with --help (prints usage, exits 0) and unknown
  * options (one line, exit 2) handled.  Calls on_opt for every other option;
- * returns the index of the first operand. */
+ * returns the index of the first operand.  Spellings every command shares
+ * are added here: with "o:" in shortopts, --out and --output both mean -o;
+ * with "f:", -f FILE and --file=FILE name an input (as the nytprof*
+ * scripts take it) and are not passed to on_opt: the files are returned
+ * as the first operands, in the order given, before the other operands. */
 int cli_parse(int argc, char **argv, const char *shortopts, const struct option *longopts,
               const char *usage, void (*on_opt)(int opt, const char *arg, void *ctx),
               void *ctx);
@@ -62,10 +66,18 @@ int cli_output_close(nytp_out *out, const char *path);
  * returns EXIT_BAD_INPUT; otherwise cli_output_close. */
 int cli_output_finish(nytp_out *out, const char *path, int status);
 
+/* Drop the inputs that name a file named before (the same st_dev and
+ * st_ino: "x.out x.out*" names x.out twice), warning for each, so that no
+ * profile is counted twice; '-' is standard input's file.  Files that
+ * cannot be stat'ed are kept (opening them reports why).  Compacts files
+ * in place; returns how many are left. */
+int cli_unique_inputs(int nfiles, char **files);
+
 /* Load files (none: "nytprof.out") into one finished profile, reporting
  * warnings and errors as every command does: a truncated input warns
  * (loaded everything before the cut) unless strict, which makes it an
- * error.  Returns NULL and sets *rc to the exit code on failure. */
+ * error; a file named twice is read once (cli_unique_inputs).  Returns
+ * NULL and sets *rc to the exit code on failure. */
 nytp_profile *cli_load_profile(int nfiles, char **files, bool strict, int *rc);
 /* The same, calling on_chunk(ctx, chunk) for every chunk of every input
  * as it is loaded (see nytp_load_opts), to build more in the same pass. */

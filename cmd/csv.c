@@ -29,7 +29,7 @@
 #include "perl_config.h"
 
 static const char usage[] =
-    "usage: nytp csv [-o DIR] [--strict] [FILE...]\n"
+    "usage: nytp csv [-f FILE] [-o DIR] [--strict] [FILE...]\n"
     "\n"
     "Write one CSV file per profiled source file (time, calls, time/call,\n"
     "code for every source line), with the file names and layout of\n"
@@ -38,7 +38,9 @@ static const char usage[] =
     "Several FILEs are added up into one profile (default FILE: nytprof.out;\n"
     "'-' reads standard input).\n"
     "\n"
-    "  -o, --out=DIR     write the CSV files into DIR (default: nytprof)\n"
+    "  -f, --file=FILE   read FILE (the same as naming it)\n"
+    "  -o, --out=DIR     write the CSV files into DIR (default: nytprof);\n"
+    "                    --output is the same\n"
     "  --strict          a truncated profile is an error (exit 1)\n"
     "  -h, --help        this help\n"
     "\n"
@@ -599,7 +601,7 @@ int cmd_csv(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     csv_opts o = {"nytprof", false};
-    int first = cli_parse(argc, argv, "o:", longopts, usage, on_opt, &o);
+    int first = cli_parse(argc, argv, "f:o:", longopts, usage, on_opt, &o);
     if (!*o.out)
         cli_usage_error("--out needs a directory name");
     if (cli_outdir_check(o.out, only_csv_files) != EXIT_OK)

@@ -38,7 +38,9 @@ static const char usage[] =
     "them.  DProf records no source files or lines: the subs live in one\n"
     "stand-in file flagged IS_FAKE, one line per sub.\n"
     "\n"
-    "  -o, --output=OUT  write OUT (atomically; '-' is standard output)\n"
+    "  -f, --file=TMON   read TMON (the same as naming it)\n"
+    "  -o, --output=OUT  write OUT (atomically; '-' is standard output);\n"
+    "                    --out is the same\n"
     "  -F, --fake-exits  a profile that ends with subs still running (the\n"
     "                    program was killed) is closed at its last time\n"
     "                    stamp, as 'dprofpp -F' does, instead of refused\n"
@@ -558,7 +560,7 @@ int cmd_dprof_convert(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     struct opts o = {0};
-    int first = cli_parse(argc, argv, "o:F", longopts, usage, on_opt, &o);
+    int first = cli_parse(argc, argv, "f:o:F", longopts, usage, on_opt, &o);
     if (argc - first > 1)
         cli_usage_error("takes one tmon.out file, not %d", argc - first);
     const char *file = first < argc ? argv[first] : "tmon.out";

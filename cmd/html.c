@@ -27,8 +27,10 @@ static const char usage[] =
     "offline; it replaces DIR only when complete, so a failed run leaves the\n"
     "previous report intact.\n"
     "\n"
+    "  -f, --file=FILE read FILE (the same as naming it; several -f add up)\n"
     "  -o, --out=DIR   write the report here (default: nytprof); an existing DIR\n"
-    "                  is replaced only if empty or an earlier report\n"
+    "                  is replaced only if empty or an earlier report; --output\n"
+    "                  is the same\n"
     "      --open      open index.html with xdg-open when there is a display\n"
     "                  (otherwise print its path)\n"
     "      --minimal   only the line view of each file: no block and sub views,\n"
@@ -498,7 +500,7 @@ int cmd_html(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     struct html_opts o = {0};
-    int first = cli_parse(argc, argv, "o:", longopts, usage, on_opt, &o);
+    int first = cli_parse(argc, argv, "f:o:", longopts, usage, on_opt, &o);
     const char *outdir = o.out ? o.out : "nytprof";
     if (!*outdir)
         cli_usage_error("-o needs a directory name");

@@ -16,8 +16,10 @@ static const char usage[] =
     "and counts and sub call arcs are summed, call events kept, source lines\n"
     "kept once.  Inputs are read one at a time, in the order given.\n"
     "\n"
+    "  -f, --file=FILE   merge FILE (the same as naming it)\n"
     "  -o, --output=OUT  write OUT (default nytprof-merged.out; '-' is standard\n"
-    "                    output); written atomically, nothing is left on error\n"
+    "                    output); written atomically, nothing is left on error;\n"
+    "                    --out is the same\n"
     "  --strict          a truncated input is an error (default: a warning, and\n"
     "                    everything before the cut is merged)\n"
     "  --compress=N      zlib level of the output, 0 (none) to 9 (default 6)\n"
@@ -67,9 +69,10 @@ int cmd_merge(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     struct merge_opts o = {"nytprof-merged.out", false, NYTP_DEFAULT_COMPRESSION};
-    int first = cli_parse(argc, argv, "o:", longopts, usage, on_opt, &o);
+    int first = cli_parse(argc, argv, "f:o:", longopts, usage, on_opt, &o);
     if (first >= argc)
         cli_usage_error("needs at least one profile to merge");
+    argc = first + cli_unique_inputs(argc - first, argv + first);
     if (!*o.output)
         cli_usage_error("-o needs a file name");
 
