@@ -641,7 +641,20 @@ static int emit(cg_run *R, nytp_out *out)
             nytp_out_commit(out, (size_t)(o - start));
         }
     }
-    nytp_out_printf(out, "positions: line\nevents: Ticks\n");
+    /* What a Tick is: KCachegrind shows the event's long name, and
+     * callgrind_annotate prints the desc: lines above its table. */
+    const char *tps_attr = nytp_profile_attr(p, "ticks_per_sec");
+    double tps = tps_attr ? atof(tps_attr) : 0;
+    if (!(tps > 0))
+        tps = 1e7; /* NYTProf's usual clock: 100 ns */
+    char tick[64];
+    double ns = 1e9 / tps;
+    if (ns >= 1 && ns == (double)(long long)ns)
+        snprintf(tick, sizeof tick, "%lld ns", (long long)ns);
+    else
+        snprintf(tick, sizeof tick, "%g s", 1 / tps);
+    nytp_out_printf(out, "desc: Tick: %s of the profiler's clock (ticks_per_sec %.15g)\n", tick, tps);
+    nytp_out_printf(out, "positions: line\nevent: Ticks : Ticks (%s each)\nevents: Ticks\n", tick);
 
     uint32_t cur_func = NYTP_NONE, cur_file = NYTP_NONE, cur_fl = NYTP_NONE;
     int st = 0;
