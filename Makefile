@@ -66,7 +66,23 @@ DEB_PACKAGES := build-essential pkg-config libperl-dev zlib1g-dev libbsd-dev val
 .PHONY: all test unit unit-asan unit-tsan integration run deps deps-check install bench \
 	fuzz fuzz-smoke fuzz-dprof clean
 
-all: $(BUILD)/nytp $(BUILD)/libnytpformat.a $(PROFILER)
+all: $(BUILD)/nytp $(BUILD)/libnytpformat.a $(PROFILER) $(BUILD)/man/Devel-NYTP.3pm
+
+NYTP_VERSION := $(shell sed -n 's/^\#define NYTP_VERSION_STRING "\(.*\)"/\1/p' libformat/include/nytp/nytp.h)
+
+# Devel::NYTP's manual page, from the module's POD (installed as
+# Devel::NYTP.3pm; make cannot name a target with colons).
+$(BUILD)/man/Devel-NYTP.3pm: profiler/NYTP.pm
+	@mkdir -p $(dir $@)
+	pod2man --section=3pm --center="nytp manual" --release="nytp $(NYTP_VERSION)" \
+		--name=Devel::NYTP profiler/NYTP.pm > $@.tmp && mv $@.tmp $@
+
+# pkg-config file of the library for PREFIX (remade by every install).
+.PHONY: $(BUILD)/nytpformat.pc
+$(BUILD)/nytpformat.pc: libformat/nytpformat.pc.in
+	@mkdir -p $(dir $@)
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(NYTP_VERSION)|' -e 's|@LIBS@|$(LIBS)|' \
+		libformat/nytpformat.pc.in > $@
 
 $(BUILD)/obj/%.o: %.c $(LIB_HDR) $(CMD_HDR) $(BUILD)/gen/perl_config.h
 	@mkdir -p $(dir $@)
@@ -252,19 +268,23 @@ bench: deps-check
 
 # ---- install ------------------------------------------------------------------
 
-install: all
+install: all $(BUILD)/nytpformat.pc
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
-		$(DESTDIR)$(PREFIX)/share/man/man5 \
+		$(DESTDIR)$(PREFIX)/share/man/man5 $(DESTDIR)$(PREFIX)/share/man/man3 \
+		$(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/share/doc/nytp \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions \
 		$(DESTDIR)$(PREFIX)/share/zsh/site-functions \
 		$(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/nytp
 	install -m 755 $(BUILD)/nytp $(DESTDIR)$(PREFIX)/bin/nytp
 	install -m 644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 644 man/*.5 $(DESTDIR)$(PREFIX)/share/man/man5/
+	install -m 644 $(BUILD)/man/Devel-NYTP.3pm '$(DESTDIR)$(PREFIX)/share/man/man3/Devel::NYTP.3pm'
 	install -m 644 completion/nytp.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/nytp
 	install -m 644 completion/_nytp $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_nytp
 	install -m 644 $(BUILD)/libnytpformat.a $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 libformat/include/nytp/*.h $(DESTDIR)$(PREFIX)/include/nytp/
+	install -m 644 $(BUILD)/nytpformat.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
+	install -m 644 LICENSE README.md $(DESTDIR)$(PREFIX)/share/doc/nytp/
 	install -d $(DESTDIR)$(PREFIX)/$(PERL_SITEARCH)/Devel \
 		$(DESTDIR)$(PREFIX)/$(PERL_SITEARCH)/auto/Devel/NYTP
 	install -m 644 $(PROFILER_PM) $(DESTDIR)$(PREFIX)/$(PERL_SITEARCH)/Devel/NYTP.pm
