@@ -43,7 +43,8 @@ static const char usage[] =
     "                    --out is the same\n"
     "  -F, --fake-exits  a profile that ends with subs still running (the\n"
     "                    program was killed) is closed at its last time\n"
-    "                    stamp, as 'dprofpp -F' does, instead of refused\n"
+    "                    stamp, as 'dprofpp -F' does, instead of refused; a\n"
+    "                    last line cut short is left out, with a warning\n"
     "      --no-overhead do not subtract DProf's estimated profiling\n"
     "                    overhead from the times (dprofpp always does)\n"
     "      --goto=HOW    book 'goto &sub' as Devel::NYTProf does (nytprof, the\n"
@@ -644,9 +645,17 @@ int cmd_dprof_convert(int argc, char **argv)
         cli_error("%s: out of memory", shown);
         rc = EXIT_BAD_INPUT;
     } else if (st < 0) {
-        cli_error("%s: %s", shown, e.msg);
+        /* a run that was killed: -F is what makes a profile of it */
+        if (st == NYTP_E_TRUNCATED && !o.fake_exits)
+            cli_error("%s: %s (a killed run: -F ends the subs still running at the last time "
+                      "stamp, as dprofpp -F does)", shown, e.msg);
+        else
+            cli_error("%s: %s", shown, e.msg);
         rc = EXIT_BAD_INPUT;
     } else if (!nytp_writer_error(w)->status) {
+        if (nytp_dprof_cut_line(d))
+            cli_warn("%s: line %llu is cut short (the run was killed); the records before it "
+                     "are converted", shown, (unsigned long long)nytp_dprof_cut_line(d));
         if (!write_summary(&c, hz)) {
             cli_error("%s: out of memory", shown);
             rc = EXIT_BAD_INPUT;

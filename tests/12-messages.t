@@ -90,4 +90,66 @@ like $err, qr{/caf\xc3\xa9-\xe2\x82\xac\.out}, 'UTF-8 file names are shown as th
 my $c1 = '\\23331m-\\302\\23331m.out';
 like $err, qr{/\Q$c1\E}, 'a lone 0x9B and U+009B (CSI) are escaped';
 
+# Where a user is lost: the wrong kind of file.  Every command that reads
+# a profile says what the file is and what to do.
+{
+    my $td = testdata();
+    my $demo = "$td/demo.out";
+    my $gz = "$dir/demo.out.gz";
+    system("gzip -c '$demo' > '$gz'") == 0 or die;
+    my $tmon = "$td/dprof/many.tmon";
+    my @readers = (['dump'], ['dump', '--data'], ['calls'], ['flame'], ['cachegrind', '-o', "$dir/x.cg"],
+                   ['merge', '-o', "$dir/x.out"], ['html', '-o', "$dir/x-html"], ['csv', '-o', "$dir/x-csv"]);
+    for my $c (@readers) {
+        my ($st, $out, $err) = run_cmd([$nytp, @$c, $gz]);
+        is $st, 1, "@$c on a gzipped profile: exit 1";
+        like $err, qr/^nytp \S+: \Q$gz\E: .*this is a gzip file: gunzip it first\n\z/,
+            "@$c on a gzipped profile: says gunzip";
+        ($st, $out, $err) = run_cmd([$nytp, @$c, $tmon]);
+        is $st, 1, "@$c on a tmon.out: exit 1";
+        like $err, qr/^nytp \S+: \Q$tmon\E: .*this is a Devel::DProf tmon\.out: convert it with 'nytp dprof-convert'\n\z/,
+            "@$c on a tmon.out: says nytp dprof-convert";
+    }
+    my ($st, $out, $err) = run_cmd([$nytp, 'dprof-convert', '-o', "$dir/y.out", $demo]);
+    is $st, 1, 'dprof-convert on a profile: exit 1';
+    like $err, qr/this is an NYTProf profile already/, '... says it is one already';
+    system("gzip -c '$tmon' > '$dir/many.tmon.gz'") == 0 or die;
+    ($st, $out, $err) = run_cmd([$nytp, 'dprof-convert', '-o', "$dir/y.out", "$dir/many.tmon.gz"]);
+    is $st, 1, 'dprof-convert on a gzipped tmon.out: exit 1';
+    like $err, qr/this is a gzip file: gunzip it first/, '... says gunzip';
+
+    # A killed DProf run: the file ends inside a line, with subs running.
+    my $bytes = slurp_file($tmon);
+    my $cut = int(length($bytes) * 0.6);
+    $cut++ while substr($bytes, $cut, 1) eq "\n" || substr($bytes, $cut - 1, 1) eq "\n";
+    my ($mid, $line) = ("$dir/killed.tmon", "$dir/killed-at-line.tmon");
+    for ([$mid, substr($bytes, 0, $cut)], [$line, substr($bytes, 0, rindex($bytes, "\n", $cut) + 1)]) {
+        open my $fh, '>:raw', $_->[0] or die;
+        print $fh $_->[1];
+        close $fh;
+    }
+    for my $f ($mid, $line) {
+        ($st, $out, $err) = run_cmd([$nytp, 'dprof-convert', '-o', "$dir/k.out", $f]);
+        is $st, 1, "a killed run ($f): exit 1 without -F";
+        like $err, qr/^nytp dprof-convert: \Q$f\E: line \d+: .*\(a killed run: -F ends the subs still running/,
+            '... and the message suggests -F';
+        ok !-e "$dir/k.out", '... and writes nothing';
+    }
+    ($st, $out, $err) = run_cmd([$nytp, 'dprof-convert', '-F', '-o', "$dir/k-mid.out", $mid]);
+    is $st, 0, '-F on a run killed inside a line: exit 0' or diag $err;
+    like $err, qr/^nytp dprof-convert: warning: \Q$mid\E: line \d+ is cut short \(the run was killed\); the records before it are converted\n\z/,
+        '... one warning naming the cut line';
+    ($st, $out, $err) = run_cmd([$nytp, 'dprof-convert', '-F', '-o', "$dir/k-line.out", $line]);
+    is $st, 0, '-F on the same run cut at the line before: exit 0';
+    is $err, '', '... without a warning';
+    my $strip = sub {
+        my $d = (run_cmd([$nytp, 'dump', '--data', shift]))[1];
+        $d =~ s/^attribute\t(application|basetime|profiler_\w+_time)\t.*\n//mg;
+        $d =~ s/dprof:\S+/dprof:X/g;
+        return $d;
+    };
+    is $strip->("$dir/k-mid.out"), $strip->("$dir/k-line.out"),
+        '... both give the same profile: the cut line is left out';
+}
+
 done_testing;
