@@ -4,6 +4,8 @@
 #define NYTP_CLI_H
 
 #include <getopt.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -116,5 +118,28 @@ int cli_outdir_close_file(cli_outdir *d, nytp_out *out, const char *name);
 int cli_outdir_commit(cli_outdir *d);
 /* Remove the temporary directory and free d's strings. */
 void cli_outdir_abort(cli_outdir *d);
+
+/* Progress of a long run, on a terminal only: once the run has taken a
+ * second (NYTP_PROGRESS_AFTER seconds: 0 shows it at once, for tests), a
+ * line on stderr, "nytp html: writing 12/40 pages", redrawn four times a
+ * second and erased at the end; nothing when stderr is not a terminal or
+ * NYTP_NO_PROGRESS is set.  The line ends with the cursor at its start, so
+ * that a warning printed meanwhile overwrites it. */
+typedef struct cli_progress {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    pthread_t thread;
+    bool running, stop, shown;
+    double after;                       /* seconds before the line appears */
+    const char *phase;                  /* a literal: "loading the profile" */
+    const atomic_uint *done, *total;    /* counts, or NULL */
+    const char *unit;                   /* of the counts: "pages" */
+} cli_progress;
+
+void cli_progress_start(cli_progress *pg, const char *phase);
+/* A new phase; done/total (NULL: none) are read while it lasts. */
+void cli_progress_phase(cli_progress *pg, const char *phase, const atomic_uint *done,
+                        const atomic_uint *total, const char *unit);
+void cli_progress_end(cli_progress *pg);
 
 #endif

@@ -94,9 +94,17 @@ int cmd_merge(int argc, char **argv)
         return EXIT_BAD_INPUT;
     }
     int rc = EXIT_OK;
+    /* a merge of large inputs takes a while: progress on a terminal */
+    atomic_uint done = 0, total = (unsigned)(argc - first);
+    cli_progress pg;
+    cli_progress_start(&pg, "merging");
+    cli_progress_phase(&pg, "merging", &done, &total, "files");
     for (int i = first; i < argc && rc == EXIT_OK; i++) {
         const char *file = argv[i];
         int st = nytp_merge_add(m, file, &e);
+        atomic_fetch_add(&done, 1);
+        if (st < 0)
+            cli_progress_end(&pg); /* the message below goes on a clean line */
         if (st == NYTP_E_TRUNCATED) {
             size_t n = strlen(e.msg);
             snprintf(e.msg + n, sizeof e.msg - n, "%s",
@@ -113,10 +121,12 @@ int cmd_merge(int argc, char **argv)
             rc = EXIT_BAD_INPUT;
         }
     }
+    cli_progress_phase(&pg, "writing the sums", NULL, NULL, NULL);
     if (rc == EXIT_OK && nytp_merge_finish(m, &e) < 0) {
         cli_error("%s: %s", o.output, e.msg);
         rc = EXIT_BAD_INPUT;
     }
+    cli_progress_end(&pg);
     nytp_merge_free(m);
     if (rc != EXIT_OK) {
         nytp_writer_abort(w);

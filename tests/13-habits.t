@@ -140,4 +140,23 @@ for my $spelling (['-o', 'X'], ['--out=X'], ['--output=X']) {
     }
 }
 
+# merge shows its progress on a terminal, as html does, and never elsewhere.
+{
+    my $td = testdata();
+    my @in = map { "$td/$_" } qw(demo.out evals.out recursion.out);
+    local $ENV{NYTP_PROGRESS_AFTER} = '0';
+    my ($st, $out, $err) = run_cmd([$nytp, 'merge', '-o', "$dir/p1.out", @in]);
+    is $st, 0, 'merge, stderr not a terminal: exit 0';
+    is $err, '', '... and no progress line';
+    SKIP: {
+        my $script = (grep { -x } map { "$_/script" } split /:/, $ENV{PATH})[0];
+        skip 'script(1) is not installed', 3 unless $script;
+        ($st, $out) = run_cmd([$script, '-qec', "$nytp merge -o $dir/p2.out @in", '/dev/null']);
+        is $st, 0, 'merge on a terminal: exit 0';
+        like $out, qr/\rnytp merge: (?:merging \d\/3 files|writing the sums) [^\r]*\r/,
+            '... a progress line naming the files merged';
+        like $out, qr/\r\e\[K\z/, '... erased at the end';
+    }
+}
+
 done_testing;
