@@ -20,7 +20,7 @@ declare -gA _nytp_options=(
     [dump]='--json --tags=:tags --limit=:number --strict --data --collapse-evals --inc=:dirs -f:profile --file=:profile -o:file --out=:file --output=:file -h --help'
     [csv]='-f:profile --file=:profile -o:dir --out=:dir --output=:dir --strict -h --help'
     [cachegrind]='-f:profile --file=:profile -o:file --out=:file --output=:file --strict -h --help'
-    [dprof-convert]='-f:file --file=:file -o:file --out=:file --output=:file -F --fake-exits --no-overhead --goto=:goto -h --help'
+    [dprof-convert]='-f:file --file=:file -o:file --out=:file --output=:file -F --fake-exits --no-overhead --dprofpp-times --goto=:goto -h --help'
     [merge]='--strict --compress=:level -f:profile --file=:profile -o:file --out=:file --output=:file -h --help'
     [calls]='--calls --stable --strict -f:profile --file=:profile -o:file --out=:file --output=:file -h --help'
     [flame]='--svg --calls --title=:text --width=:number --minwidth=:number --inverted --filter=:regex --link-template=:url --stable --strict -f:profile --file=:profile -o:file --out=:file --output=:file -h --help'
