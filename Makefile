@@ -29,6 +29,8 @@ ifeq ($(ISAL),1)
 CPPFLAGS += -DNYTP_HAVE_ISAL
 LIBS += -lisal
 endif
+# The command's messages escape control bytes with libbsd's strnvisx.
+CMD_LIBS := -lbsd
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 LIB_SRC := $(wildcard libformat/*.c)
@@ -65,7 +67,23 @@ DEB_PACKAGES := build-essential pkg-config libperl-dev zlib1g-dev libbsd-dev val
 .PHONY: all test unit unit-asan unit-tsan integration run deps deps-deb deps-npm deps-check install bench \
 	fuzz fuzz-smoke fuzz-dprof clean
 
-all: $(BUILD)/nytp $(BUILD)/libnytpformat.a $(PROFILER)
+all: $(BUILD)/nytp $(BUILD)/libnytpformat.a $(PROFILER) $(BUILD)/man/Devel-NYTP.3pm
+
+NYTP_VERSION := $(shell sed -n 's/^\#define NYTP_VERSION_STRING "\(.*\)"/\1/p' libformat/include/nytp/nytp.h)
+
+# Devel::NYTP's manual page, from the module's POD (installed as
+# Devel::NYTP.3pm; make cannot name a target with colons).
+$(BUILD)/man/Devel-NYTP.3pm: profiler/NYTP.pm
+	@mkdir -p $(dir $@)
+	pod2man --section=3pm --center="nytp manual" --release="nytp $(NYTP_VERSION)" \
+		--name=Devel::NYTP profiler/NYTP.pm > $@.tmp && mv $@.tmp $@
+
+# pkg-config file of the library for PREFIX (remade by every install).
+.PHONY: $(BUILD)/nytpformat.pc
+$(BUILD)/nytpformat.pc: libformat/nytpformat.pc.in
+	@mkdir -p $(dir $@)
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(NYTP_VERSION)|' -e 's|@LIBS@|$(LIBS)|' \
+		libformat/nytpformat.pc.in > $@
 
 $(BUILD)/obj/%.o: %.c $(LIB_HDR) $(CMD_HDR) $(BUILD)/gen/perl_config.h
 	@mkdir -p $(dir $@)
@@ -104,7 +122,7 @@ $(PROFILER_PM): profiler/NYTP.pm
 	cp profiler/NYTP.pm $@
 
 $(BUILD)/nytp: $(CMD_OBJ) $(BUILD)/libnytpformat.a
-	$(CC) $(CFLAGS) -o $@ $(CMD_OBJ) $(BUILD)/libnytpformat.a $(LIBS)
+	$(CC) $(CFLAGS) -o $@ $(CMD_OBJ) $(BUILD)/libnytpformat.a $(LIBS) $(CMD_LIBS)
 
 # ---- unit tests (cmocka), plain and under ASan+UBSan --------------------
 
@@ -161,7 +179,7 @@ $(FUZZ_BIN): tests/fuzz/fuzz_reader.c $(LIB_SRC) $(LIB_HDR) $(FUZZ_CMD_SRC) $(CM
 		$(BUILD)/gen/perl_config.h
 	@mkdir -p $(dir $@)
 	$(CLANG) $(CPPFLAGS) -Icmd -I$(BUILD)/gen $(WARN) -O1 -g -fsanitize=fuzzer,address,undefined \
-		-o $@ tests/fuzz/fuzz_reader.c $(LIB_SRC) $(FUZZ_CMD_SRC) $(LIBS)
+		-o $@ tests/fuzz/fuzz_reader.c $(LIB_SRC) $(FUZZ_CMD_SRC) $(LIBS) $(CMD_LIBS)
 
 fuzz: $(FUZZ_BIN)
 
@@ -185,7 +203,7 @@ $(FUZZ_DPROF_BIN): tests/fuzz/fuzz_dprof.c $(LIB_SRC) $(LIB_HDR) cmd/dprof.c cmd
 		$(BUILD)/gen/perl_config.h
 	@mkdir -p $(dir $@)
 	$(CLANG) $(CPPFLAGS) -Icmd -I$(BUILD)/gen $(WARN) -O1 -g -fsanitize=fuzzer,address,undefined \
-		-o $@ tests/fuzz/fuzz_dprof.c $(LIB_SRC) cmd/dprof.c cmd/cli.c $(LIBS)
+		-o $@ tests/fuzz/fuzz_dprof.c $(LIB_SRC) cmd/dprof.c cmd/cli.c $(LIBS) $(CMD_LIBS)
 
 fuzz-dprof: $(FUZZ_DPROF_BIN)
 	@rm -rf $(BUILD)/fuzz/dprof-corpus && mkdir -p $(BUILD)/fuzz/dprof-corpus $(BUILD)/fuzz/crashes
@@ -268,19 +286,23 @@ bench: deps-check
 
 # ---- install ------------------------------------------------------------------
 
-install: all
+install: all $(BUILD)/nytpformat.pc
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
-		$(DESTDIR)$(PREFIX)/share/man/man5 \
+		$(DESTDIR)$(PREFIX)/share/man/man5 $(DESTDIR)$(PREFIX)/share/man/man3 \
+		$(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/share/doc/nytp \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions \
 		$(DESTDIR)$(PREFIX)/share/zsh/site-functions \
 		$(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/nytp
 	install -m 755 $(BUILD)/nytp $(DESTDIR)$(PREFIX)/bin/nytp
 	install -m 644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 644 man/*.5 $(DESTDIR)$(PREFIX)/share/man/man5/
+	install -m 644 $(BUILD)/man/Devel-NYTP.3pm '$(DESTDIR)$(PREFIX)/share/man/man3/Devel::NYTP.3pm'
 	install -m 644 completion/nytp.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/nytp
 	install -m 644 completion/_nytp $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_nytp
 	install -m 644 $(BUILD)/libnytpformat.a $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 libformat/include/nytp/*.h $(DESTDIR)$(PREFIX)/include/nytp/
+	install -m 644 $(BUILD)/nytpformat.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
+	install -m 644 LICENSE README.md $(DESTDIR)$(PREFIX)/share/doc/nytp/
 	install -d $(DESTDIR)$(PREFIX)/$(PERL_SITEARCH)/Devel \
 		$(DESTDIR)$(PREFIX)/$(PERL_SITEARCH)/auto/Devel/NYTP
 	install -m 644 $(PROFILER_PM) $(DESTDIR)$(PREFIX)/$(PERL_SITEARCH)/Devel/NYTP.pm

@@ -30,7 +30,9 @@ static const char usage[] =
     "and inclusive ticks.  Several FILEs are added up into one profile\n"
     "(default FILE: nytprof.out; '-' reads standard input).\n"
     "\n"
-    "  -o, --out=FILE    write to FILE, atomically (default: nytprof.callgrind)\n"
+    "  -f, --file=FILE   read FILE (the same as naming it)\n"
+    "  -o, --out=FILE    write to FILE, atomically (default: nytprof.callgrind);\n"
+    "                    --output is the same\n"
     "  --strict          a truncated profile is an error (exit 1)\n"
     "  -h, --help        this help\n"
     "\n"
@@ -639,7 +641,20 @@ static int emit(cg_run *R, nytp_out *out)
             nytp_out_commit(out, (size_t)(o - start));
         }
     }
-    nytp_out_printf(out, "positions: line\nevents: Ticks\n");
+    /* What a Tick is: KCachegrind shows the event's long name, and
+     * callgrind_annotate prints the desc: lines above its table. */
+    const char *tps_attr = nytp_profile_attr(p, "ticks_per_sec");
+    double tps = tps_attr ? atof(tps_attr) : 0;
+    if (!(tps > 0))
+        tps = 1e7; /* NYTProf's usual clock: 100 ns */
+    char tick[64];
+    double ns = 1e9 / tps;
+    if (ns >= 1 && ns == (double)(long long)ns)
+        snprintf(tick, sizeof tick, "%lld ns", (long long)ns);
+    else
+        snprintf(tick, sizeof tick, "%g s", 1 / tps);
+    nytp_out_printf(out, "desc: Tick: %s of the profiler's clock (ticks_per_sec %.15g)\n", tick, tps);
+    nytp_out_printf(out, "positions: line\nevent: Ticks : Ticks (%s each)\nevents: Ticks\n", tick);
 
     uint32_t cur_func = NYTP_NONE, cur_file = NYTP_NONE, cur_fl = NYTP_NONE;
     int st = 0;
@@ -683,7 +698,7 @@ int cmd_cachegrind(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     cg_opts o = {"nytprof.callgrind", false};
-    int first = cli_parse(argc, argv, "o:", longopts, usage, on_opt, &o);
+    int first = cli_parse(argc, argv, "f:o:", longopts, usage, on_opt, &o);
     if (!*o.out)
         cli_usage_error("--out needs a file name");
 

@@ -22,7 +22,9 @@ static const char usage[] =
     "  --calls           VALUE is the number of calls instead of ticks\n"
     "  --stable          sort the lines (default: tree order)\n"
     "  --strict          a truncated profile is an error (exit 1)\n"
-    "  -o, --output=FILE write to FILE (atomically) instead of standard output\n"
+    "  -f, --file=FILE   read FILE (the same as naming it)\n"
+    "  -o, --output=FILE write to FILE (atomically) instead of standard output;\n"
+    "                    --out is the same\n"
     "  -h, --help        this help\n"
     "\n"
     "String eval sequence numbers in sub names become 0 ('(eval 0)[x.pl:3]');\n"
@@ -44,6 +46,7 @@ nytp_calltree *calls_load(int nfiles, char **files, bool strict, int *rc)
         nfiles = 1;
         files = default_file;
     }
+    nfiles = cli_unique_inputs(nfiles, files);
     nytp_calltree *t;
     nytp_error e = {0};
     *rc = EXIT_OK;
@@ -257,7 +260,7 @@ int cmd_calls(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     struct calls_opts o = {0};
-    int first = cli_parse(argc, argv, "o:", longopts, usage, on_opt, &o);
+    int first = cli_parse(argc, argv, "f:o:", longopts, usage, on_opt, &o);
     int rc;
     nytp_calltree *t = calls_load(argc - first, argv + first, o.strict, &rc);
     if (!t)

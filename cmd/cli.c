@@ -13,23 +13,102 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
+
+#define LIBBSD_OPENBSD_VIS
+#include <bsd/vis.h>
 
 #include "cli.h"
 
 const char *cli_command = NULL;
 
+/* Length of the UTF-8 sequence at s that a terminal shows as text, or 0
+ * when s[0] starts something it may act on: a C0 control or DEL, a C1
+ * control (U+0080..U+009F; U+009B is a CSI), or a byte that is not valid
+ * UTF-8 (a lone 0x9B is a CSI to an 8-bit terminal). */
+static size_t printable_len(const unsigned char *s, size_t n)
+{
+    unsigned c = s[0];
+    if (c < 0x20 || c == 0x7f)
+        return 0;
+    if (c < 0x80)
+        return 1;
+    size_t len;
+    unsigned cp, min;
+    if (c >= 0xc2 && c <= 0xdf) {
+        len = 2, cp = c & 0x1f, min = 0x80;
+    } else if (c >= 0xe0 && c <= 0xef) {
+        len = 3, cp = c & 0x0f, min = 0x800;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+        len = 4, cp = c & 0x07, min = 0x10000;
+    } else {
+        return 0;
+    }
+    if (len > n)
+        return 0;
+    for (size_t i = 1; i < len; i++) {
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+        cp = cp << 6 | (s[i] & 0x3f);
+    }
+    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff) || cp <= 0x9f)
+        return 0;
+    return len;
+}
+
+size_t cli_escape(char *dst, size_t size, const char *src)
+{
+    const unsigned char *s = (const unsigned char *)src;
+    size_t n = strlen(src), k = 0;
+    if (!size)
+        return 0;
+    for (size_t i = 0; i < n;) {
+        size_t ok = printable_len(s + i, n - i);
+        if (ok) {
+            if (k + ok >= size)
+                break;
+            memcpy(dst + k, s + i, ok);
+            k += ok;
+            i += ok;
+            continue;
+        }
+        /* \ooo, or \n \t \r ... (at most 4 bytes and the NUL) */
+        char enc[8];
+        strnvisx(enc, sizeof enc, src + i, 1, VIS_OCTAL | VIS_CSTYLE);
+        size_t el = strlen(enc);
+        if (k + el >= size)
+            break;
+        memcpy(dst + k, enc, el);
+        k += el;
+        i++;
+    }
+    dst[k] = 0;
+    return k;
+}
+
+/* Every message goes through cli_escape: file and sub names come from
+ * profiles, and a name holding ESC [ or ESC ] would drive the terminal. */
 static void vmsg(const char *prefix, const char *fmt, va_list ap)
 {
-    char line[1024];
+    char line[1024], safe[4 * sizeof line];
     vsnprintf(line, sizeof line, fmt, ap);
+    cli_escape(safe, sizeof safe, line);
     if (cli_command)
-        fprintf(stderr, "nytp %s: %s%s\n", cli_command, prefix, line);
+        fprintf(stderr, "nytp %s: %s%s\n", cli_command, prefix, safe);
     else
-        fprintf(stderr, "nytp: %s%s\n", prefix, line);
+        fprintf(stderr, "nytp: %s%s\n", prefix, safe);
 }
 
 void cli_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vmsg("", fmt, ap);
+    va_end(ap);
+}
+
+void cli_note(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -52,10 +131,12 @@ _Noreturn void cli_usage_error(const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
+    char safe[4 * sizeof line];
+    cli_escape(safe, sizeof safe, line);
     if (cli_command)
-        fprintf(stderr, "nytp %s: %s (see 'nytp %s --help')\n", cli_command, line, cli_command);
+        fprintf(stderr, "nytp %s: %s (see 'nytp %s --help')\n", cli_command, safe, cli_command);
     else
-        fprintf(stderr, "nytp: %s (see 'nytp --help')\n", line);
+        fprintf(stderr, "nytp: %s (see 'nytp --help')\n", safe);
     exit(EXIT_USAGE);
 }
 
@@ -89,6 +170,14 @@ void cli_reader_warning(void *ctx, const nytp_error *w)
     cli_warn("%s: at %s: %s", display_name(ctx), where, w->msg);
 }
 
+static bool has_long(const struct option *o, int n, const char *name)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(o[i].name, name) == 0)
+            return true;
+    return false;
+}
+
 int cli_parse(int argc, char **argv, const char *shortopts, const struct option *longopts,
               const char *usage, void (*on_opt)(int opt, const char *arg, void *ctx), void *ctx)
 {
@@ -96,45 +185,73 @@ int cli_parse(int argc, char **argv, const char *shortopts, const struct option 
      * only when POSIXLY_CORRECT asks, so options may follow files. */
     char spec[128];
     snprintf(spec, sizeof spec, ":h%s", shortopts);
+    bool takes_file = strstr(shortopts, "f:") != NULL;
     opterr = 0;
     optind = 1;
-    int help_index = -1;
     int n = 0;
     while (longopts[n].name)
         n++;
-    struct option *all = calloc((size_t)n + 2, sizeof *all);
-    if (!all) {
+    /* the command's options, the spellings every command shares, --help */
+    struct option *all = calloc((size_t)n + 5, sizeof *all);
+    /* -f FILE values, at most one per word of argv */
+    char **files = calloc((size_t)argc + 1, sizeof *files);
+    if (!all || !files) {
         cli_error("out of memory");
         exit(EXIT_BAD_INPUT);
     }
     memcpy(all, longopts, (size_t)n * sizeof *all);
-    all[n] = (struct option){"help", no_argument, NULL, 'h'};
-    help_index = n;
-    (void)help_index;
+    int k = n;
+    if (strstr(shortopts, "o:")) {
+        /* nytprofhtml says --out, nytprofcalls --output: both, everywhere */
+        if (!has_long(all, k, "out"))
+            all[k++] = (struct option){"out", required_argument, NULL, 'o'};
+        if (!has_long(all, k, "output"))
+            all[k++] = (struct option){"output", required_argument, NULL, 'o'};
+    }
+    if (takes_file && !has_long(all, k, "file"))
+        all[k++] = (struct option){"file", required_argument, NULL, 'f'};
+    all[k] = (struct option){"help", no_argument, NULL, 'h'};
+    int nfiles = 0;
     int opt;
     int longindex;
     while ((opt = getopt_long(argc, argv, spec, all, &longindex)) != -1) {
         if (opt == 'h') {
             fputs(usage, stdout);
             free(all);
+            free(files);
             exit(EXIT_OK);
         }
         if (opt == '?') {
             free(all);
+            free(files);
             if (optopt)
                 cli_usage_error("unknown option '-%c'", optopt);
             cli_usage_error("unknown option '%s'", argv[optind - 1]);
         }
         if (opt == ':') {
             free(all);
+            free(files);
             if (optopt && optopt < 256)
                 cli_usage_error("option '-%c' needs a value", optopt);
             cli_usage_error("option '%s' needs a value", argv[optind - 1]);
         }
+        if (opt == 'f' && takes_file) {
+            if (!*optarg)
+                cli_usage_error("-f needs a file name");
+            files[nfiles++] = optarg;
+            continue;
+        }
         on_opt(opt, optarg, ctx);
     }
     free(all);
-    return optind;
+    /* -f FILE, as the nytprof* scripts take it: the files go before the
+     * operands, in the slots the options used (each -f took at least one
+     * word before optind, so there is room and argv[0] stays). */
+    int first = optind - nfiles;
+    for (int i = 0; i < nfiles; i++)
+        argv[first + i] = files[i];
+    free(files);
+    return first;
 }
 
 unsigned long cli_parse_count(const char *opt, const char *arg)
@@ -377,6 +494,45 @@ int cli_output_finish(nytp_out *out, const char *path, int status)
     return EXIT_BAD_INPUT;
 }
 
+int cli_unique_inputs(int nfiles, char **files)
+{
+    struct stat *seen = calloc((size_t)nfiles + 1, sizeof *seen);
+    bool *known = calloc((size_t)nfiles + 1, sizeof *known);
+    if (!seen || !known) { /* keep them all: at worst counted twice */
+        free(seen);
+        free(known);
+        return nfiles;
+    }
+    int k = 0;
+    for (int i = 0; i < nfiles; i++) {
+        struct stat sb;
+        bool is_stdin = strcmp(files[i], "-") == 0;
+        if ((is_stdin ? fstat(0, &sb) : stat(files[i], &sb)) < 0) {
+            known[k] = false;
+            files[k++] = files[i]; /* opening it reports why not */
+            continue;
+        }
+        int dup = -1;
+        for (int j = 0; j < k && dup < 0; j++)
+            if (known[j] && seen[j].st_dev == sb.st_dev && seen[j].st_ino == sb.st_ino)
+                dup = j;
+        if (dup >= 0) {
+            if (strcmp(files[dup], files[i]) == 0)
+                cli_warn("%s: given twice; read once", display_name(files[i]));
+            else
+                cli_warn("%s: the same file as %s; read once", display_name(files[i]),
+                         display_name(files[dup]));
+            continue;
+        }
+        seen[k] = sb;
+        known[k] = true;
+        files[k++] = files[i];
+    }
+    free(seen);
+    free(known);
+    return k;
+}
+
 nytp_profile *cli_load_profile(int nfiles, char **files, bool strict, int *rc)
 {
     return cli_load_profile_with(nfiles, files, strict, NULL, NULL, rc);
@@ -399,6 +555,7 @@ nytp_profile *cli_load_profile_with(int nfiles, char **files, bool strict,
         *rc = EXIT_BAD_INPUT;
         return NULL;
     }
+    nfiles = cli_unique_inputs(nfiles, files);
     for (int i = 0; i < nfiles; i++) {
         nytp_load_opts lo = {cli_reader_warning, files[i], on_chunk, ctx};
         int st = nytp_profile_load(p, files[i], &lo, &e);
@@ -977,4 +1134,87 @@ void cli_outdir_abort(cli_outdir *d)
     if (d->tmp)
         remove_flat_dir(d->tmp);
     outdir_free(d);
+}
+
+/* ---- progress on a terminal ------------------------------------------------ */
+
+static void progress_draw(cli_progress *pg)
+{
+    unsigned total = pg->total ? atomic_load(pg->total) : 0;
+    if (total)
+        fprintf(stderr, "\rnytp %s: %s %u/%u %s \033[K\r", cli_command, pg->phase,
+                atomic_load(pg->done), total, pg->unit);
+    else
+        fprintf(stderr, "\rnytp %s: %s \033[K\r", cli_command, pg->phase);
+    pg->shown = true;
+}
+
+static void *progress_main(void *arg)
+{
+    cli_progress *pg = arg;
+    struct timespec start, t;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    pthread_mutex_lock(&pg->lock);
+    for (;;) {
+        clock_gettime(CLOCK_REALTIME, &t);
+        t.tv_nsec += 250 * 1000 * 1000;
+        if (t.tv_nsec >= 1000000000) {
+            t.tv_sec++;
+            t.tv_nsec -= 1000000000;
+        }
+        pthread_cond_timedwait(&pg->cond, &pg->lock, &t);
+        if (pg->stop)
+            break;
+        struct timespec now;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        double secs = (double)(now.tv_sec - start.tv_sec) + (double)(now.tv_nsec - start.tv_nsec) / 1e9;
+        if (secs >= pg->after)
+            progress_draw(pg);
+    }
+    if (!pg->shown && pg->after <= 0) /* NYTP_PROGRESS_AFTER=0: always, even if quick */
+        progress_draw(pg);
+    if (pg->shown)
+        fputs("\r\033[K", stderr);
+    pthread_mutex_unlock(&pg->lock);
+    return NULL;
+}
+
+void cli_progress_start(cli_progress *pg, const char *phase)
+{
+    memset(pg, 0, sizeof *pg);
+    pg->phase = phase;
+    if (!isatty(2) || getenv("NYTP_NO_PROGRESS"))
+        return;
+    const char *after = getenv("NYTP_PROGRESS_AFTER"); /* for tests */
+    pg->after = after ? strtod(after, NULL) : 1.0;
+    pthread_mutex_init(&pg->lock, NULL);
+    pthread_cond_init(&pg->cond, NULL);
+    pg->running = pthread_create(&pg->thread, NULL, progress_main, pg) == 0;
+}
+
+void cli_progress_phase(cli_progress *pg, const char *phase, const atomic_uint *done,
+                        const atomic_uint *total, const char *unit)
+{
+    if (!pg->running)
+        return;
+    pthread_mutex_lock(&pg->lock);
+    pg->phase = phase;
+    pg->done = done;
+    pg->total = total;
+    pg->unit = unit;
+    pthread_mutex_unlock(&pg->lock);
+}
+
+void cli_progress_end(cli_progress *pg)
+{
+    if (!pg->running)
+        return;
+    pthread_mutex_lock(&pg->lock);
+    pg->stop = true;
+    pthread_cond_signal(&pg->cond);
+    pthread_mutex_unlock(&pg->lock);
+    pthread_join(pg->thread, NULL);
+    pthread_mutex_destroy(&pg->lock);
+    pthread_cond_destroy(&pg->cond);
+    pg->running = false;
 }

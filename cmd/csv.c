@@ -13,9 +13,9 @@
  *  - the source is the one saved in the profile, else the file on disk,
  *    else a one-line message, numbered from line 0;
  *  - runs of three or more blank lines without data shrink to one row.
- * The one deliberate difference is quoting: a code field holding a comma,
- * a double quote, CR or LF is quoted as RFC 4180 says (nytprofcsv writes it
- * raw, which breaks CSV readers). */
+ * The deliberate differences: a code field holding a comma, a double
+ * quote, CR or LF is quoted as RFC 4180 says (nytprofcsv writes it raw,
+ * which breaks CSV readers); a control byte in a file name is %XX. */
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
@@ -29,7 +29,7 @@
 #include "perl_config.h"
 
 static const char usage[] =
-    "usage: nytp csv [-o DIR] [--strict] [FILE...]\n"
+    "usage: nytp csv [-f FILE] [-o DIR] [--strict] [FILE...]\n"
     "\n"
     "Write one CSV file per profiled source file (time, calls, time/call,\n"
     "code for every source line), with the file names and layout of\n"
@@ -38,7 +38,9 @@ static const char usage[] =
     "Several FILEs are added up into one profile (default FILE: nytprof.out;\n"
     "'-' reads standard input).\n"
     "\n"
-    "  -o, --out=DIR     write the CSV files into DIR (default: nytprof)\n"
+    "  -f, --file=FILE   read FILE (the same as naming it)\n"
+    "  -o, --out=DIR     write the CSV files into DIR (default: nytprof);\n"
+    "                    --output is the same\n"
     "  --strict          a truncated profile is an error (exit 1)\n"
     "  -h, --help        this help\n"
     "\n"
@@ -105,7 +107,8 @@ static char *report_name(csv_run *R, const nytp_file *f, const char *level)
 {
     const nytp_profile *p = R->p;
     uint32_t nl = nytp_profile_strlen(p, f->name);
-    char *name = malloc((size_t)nl + 64);
+    /* room for every byte as %XX, and the -FID-LEVEL.csv suffix */
+    char *name = malloc(3 * (size_t)nl + 64);
     if (!name)
         return NULL;
     size_t n = dump_data_strip_inc(nytp_profile_str(p, f->name), nl, &R->inc, name);
@@ -141,6 +144,27 @@ static char *report_name(csv_run *R, const nytp_file *f, const char *level)
         k--;
     memmove(name, name + start, k - start);
     k -= start;
+    /* A NUL would cut the name (two files "a\0x.pl" and "a\0y.pl" would
+     * both be written as "a"), and control bytes make names no one can
+     * type: they become %XX, from the end so it works in place.  '%'
+     * itself stays, as nytprofcsv leaves it: names stay unique all the
+     * same, since the file id is part of every name. */
+    size_t extra = 0;
+    for (size_t i = 0; i < k; i++)
+        if ((unsigned char)name[i] < 0x20 || name[i] == 0x7f)
+            extra += 2;
+    for (size_t i = k, j = k + extra; i-- > 0;) {
+        unsigned char c = (unsigned char)name[i];
+        if (c < 0x20 || c == 0x7f) {
+            static const char hex[] = "0123456789ABCDEF";
+            name[--j] = hex[c & 15];
+            name[--j] = hex[c >> 4];
+            name[--j] = '%';
+        } else {
+            name[--j] = (char)c;
+        }
+    }
+    k += extra;
     snprintf(name + k, 64, "-%u-%s.csv", f->fid, level);
     return name;
 }
@@ -559,7 +583,7 @@ int cmd_csv(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     csv_opts o = {"nytprof", false};
-    int first = cli_parse(argc, argv, "o:", longopts, usage, on_opt, &o);
+    int first = cli_parse(argc, argv, "f:o:", longopts, usage, on_opt, &o);
     if (!*o.out)
         cli_usage_error("--out needs a directory name");
     if (cli_outdir_check(o.out, "csv", NULL) != EXIT_OK)

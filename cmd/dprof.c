@@ -28,7 +28,7 @@
 
 static const char usage[] =
     "usage: nytp dprof-convert [-o OUT] [--fake-exits] [--no-overhead]\n"
-    "                          [--goto=nytprof|dprofpp] [TMON|-]\n"
+    "                          [--dprofpp-times] [--goto=nytprof|dprofpp] [TMON|-]\n"
     "\n"
     "Convert Devel::DProf's tmon.out (default TMON: tmon.out; '-' reads\n"
     "standard input) into an NYTProf v5 profile (default OUT: nytprof.out)\n"
@@ -38,12 +38,19 @@ static const char usage[] =
     "them.  DProf records no source files or lines: the subs live in one\n"
     "stand-in file flagged IS_FAKE, one line per sub.\n"
     "\n"
-    "  -o, --output=OUT  write OUT (atomically; '-' is standard output)\n"
+    "  -f, --file=TMON   read TMON (the same as naming it)\n"
+    "  -o, --output=OUT  write OUT (atomically; '-' is standard output);\n"
+    "                    --out is the same\n"
     "  -F, --fake-exits  a profile that ends with subs still running (the\n"
     "                    program was killed) is closed at its last time\n"
-    "                    stamp, as 'dprofpp -F' does, instead of refused\n"
+    "                    stamp, as 'dprofpp -F' does, instead of refused; a\n"
+    "                    last line cut short is left out, with a warning\n"
     "      --no-overhead do not subtract DProf's estimated profiling\n"
     "                    overhead from the times (dprofpp always does)\n"
+    "      --dprofpp-times\n"
+    "                    take the overhead off every time stamp as dprofpp\n"
+    "                    does (its figures, negative ones included), not\n"
+    "                    only as the clock moves on (times that add up)\n"
     "      --goto=HOW    book 'goto &sub' as Devel::NYTProf does (nytprof, the\n"
     "                    default: each sub keeps its own time) or exactly as\n"
     "                    dprofpp does (dprofpp: the sub that did the goto and\n"
@@ -52,11 +59,11 @@ static const char usage[] =
     "\n"
     "Exit status: 0 ok, 1 bad or unreadable input, 2 usage.\n";
 
-enum { OPT_NO_OVERHEAD = 256, OPT_GOTO };
+enum { OPT_NO_OVERHEAD = 256, OPT_GOTO, OPT_DPROFPP_TIMES };
 
 struct opts {
     const char *output;
-    bool fake_exits, no_overhead, goto_dprofpp;
+    bool fake_exits, no_overhead, goto_dprofpp, dprofpp_times;
 };
 
 static void on_opt(int opt, const char *arg, void *ctx)
@@ -66,6 +73,7 @@ static void on_opt(int opt, const char *arg, void *ctx)
     case 'o': o->output = arg; break;
     case 'F': o->fake_exits = true; break;
     case OPT_NO_OVERHEAD: o->no_overhead = true; break;
+    case OPT_DPROFPP_TIMES: o->dprofpp_times = true; break;
     case OPT_GOTO:
         if (strcmp(arg, "dprofpp") == 0)
             o->goto_dprofpp = true;
@@ -116,6 +124,8 @@ typedef struct conv {
     double per_call;        /* overhead ticks at each entry and each exit */
     double scale;           /* DProf ticks -> profile ticks */
     double overhead;        /* subtracted so far */
+    double now;             /* the corrected clock (see corrected) */
+    bool dprofpp_times;     /* --dprofpp-times: dprofpp's own correction */
     double write_start;     /* when Devel::DProf::write was entered */
     frame *stack;
     uint32_t depth, cap, real_depth;
@@ -213,6 +223,26 @@ static frame *top_real(conv *c)
     return NULL;
 }
 
+/* Time stamp t (real ticks) with the overhead taken off, on a clock that
+ * never runs backwards.  DProf's clock is coarse (100 Hz): most records
+ * share a tick, and dprofpp, taking the estimate off every record, makes
+ * time run backwards there, which gives negative times and a callee whose
+ * inclusive time is more than its caller's and than the whole run.  Here
+ * the estimate is taken off only as the clock moves on: all of it, but
+ * from the time that was measured, so that a profile's views add up (every
+ * sub's time within the run, a caller's within its callers', the call
+ * events within the subs').  --dprofpp-times keeps dprofpp's figures. */
+static double corrected(conv *c, double t)
+{
+    double v = t - c->overhead;
+    if (c->dprofpp_times)
+        return v;
+    if (v < c->now)
+        v = c->now;
+    c->now = v;
+    return v;
+}
+
 static bool enter(conv *c, uint32_t sub, uint32_t caller, uint32_t site, double t)
 {
     if (c->depth == c->cap) {
@@ -231,7 +261,7 @@ static bool enter(conv *c, uint32_t sub, uint32_t caller, uint32_t site, double 
         return true;
     }
     c->overhead += c->per_call;
-    f->start = t - c->overhead;
+    f->start = corrected(c, t);
     f->nested = c->active[sub]++;
     c->calls[sub]++;
     c->real_depth++;
@@ -249,7 +279,7 @@ static bool leave(conv *c, double t, bool faked)
         c->overhead += t - c->write_start;
         return true;
     }
-    double incl = t - c->overhead - f.start;
+    double incl = corrected(c, t) - f.start;
     double excl = incl - f.kids;
     uint32_t depth = c->real_depth--;
     frame *parent = top_real(c);
@@ -554,11 +584,12 @@ int cmd_dprof_convert(int argc, char **argv)
         {"output", required_argument, NULL, 'o'},
         {"fake-exits", no_argument, NULL, 'F'},
         {"no-overhead", no_argument, NULL, OPT_NO_OVERHEAD},
+        {"dprofpp-times", no_argument, NULL, OPT_DPROFPP_TIMES},
         {"goto", required_argument, NULL, OPT_GOTO},
         {NULL, 0, NULL, 0},
     };
     struct opts o = {0};
-    int first = cli_parse(argc, argv, "o:F", longopts, usage, on_opt, &o);
+    int first = cli_parse(argc, argv, "f:o:F", longopts, usage, on_opt, &o);
     if (argc - first > 1)
         cli_usage_error("takes one tmon.out file, not %d", argc - first);
     const char *file = first < argc ? argv[first] : "tmon.out";
@@ -587,7 +618,7 @@ int cmd_dprof_convert(int argc, char **argv)
     /* Profile ticks are NYTProf's usual 100 ns, finer than any $hz, so that
      * tools that round ticks to whole numbers lose nothing. */
     conv c = {.d = d, .write_sub = NO_SUB, .scale = TICKS_PER_SEC / hz,
-              .dprofpp = o.goto_dprofpp};
+              .dprofpp = o.goto_dprofpp, .dprofpp_times = o.dprofpp_times || o.goto_dprofpp};
     if (!o.no_overhead)
         c.per_call = h->over_rtime / (2 * (h->over_tests > 0 ? h->over_tests : 1));
     if (nytp_writer_open(&c.w, out, &e) < 0) {
@@ -642,16 +673,29 @@ int cmd_dprof_convert(int argc, char **argv)
         cli_error("%s: out of memory", shown);
         rc = EXIT_BAD_INPUT;
     } else if (st < 0) {
-        cli_error("%s: %s", shown, e.msg);
+        /* a run that was killed: -F is what makes a profile of it */
+        if (st == NYTP_E_TRUNCATED && !o.fake_exits)
+            cli_error("%s: %s (a killed run: -F ends the subs still running at the last time "
+                      "stamp, as dprofpp -F does)", shown, e.msg);
+        else
+            cli_error("%s: %s", shown, e.msg);
         rc = EXIT_BAD_INPUT;
     } else if (!nytp_writer_error(w)->status) {
+        if (nytp_dprof_cut_line(d))
+            cli_warn("%s: line %llu is cut short (the run was killed); the records before it "
+                     "are converted", shown, (unsigned long long)nytp_dprof_cut_line(d));
         if (!write_summary(&c, hz)) {
             cli_error("%s: out of memory", shown);
             rc = EXIT_BAD_INPUT;
         }
         /* What dprofpp took off as DProf's own time: reports subtract it
          * from the run time as they do NYTProf's overhead. */
-        fmt_num(num, sizeof num, round(c.overhead * c.scale));
+        /* What the corrected clock took off in the end (it may have had
+         * no measured time left to take the last estimates from). */
+        double taken = c.overhead;
+        if (!c.dprofpp_times && last - c.now < taken)
+            taken = last - c.now > 0 ? last - c.now : 0;
+        fmt_num(num, sizeof num, round(taken * c.scale));
         nytp_write_attribute(w, "cumulative_overhead_ticks", num);
         double end = last > h->rrun_rtime ? last : h->rrun_rtime;
         nytp_write_pid_end(w, 0, t0 + end / hz);

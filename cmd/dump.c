@@ -31,7 +31,9 @@ static const char usage[] =
     "                    TIME_LINE,SUB_RETURN)\n"
     "  --limit=N         stop after N printed chunks\n"
     "  --strict          a truncated profile is an error (exit 1)\n"
-    "  -o, --output=FILE write to FILE (atomically) instead of standard output\n"
+    "  -f, --file=FILE   read FILE (the same as naming it)\n"
+    "  -o, --output=FILE write to FILE (atomically) instead of standard output;\n"
+    "                    --out is the same\n"
     "  -h, --help        this help\n"
     "\n"
     "Text lines are the chunk name and its fields separated by TAB; strings\n"
@@ -409,7 +411,7 @@ int cmd_dump(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     struct dump_opts o = {0};
-    int first = cli_parse(argc, argv, "o:", longopts, usage, on_opt, &o);
+    int first = cli_parse(argc, argv, "f:o:", longopts, usage, on_opt, &o);
     if (o.data) {
         if (o.filter || o.limited)
             cli_usage_error("--tags and --limit select chunks; they do not go with --data");

@@ -35,7 +35,9 @@ static const char usage[] =
     "                      percent-encoded, %% a '%'\n"
     "  --stable            collapsed output: sort the lines\n"
     "  --strict            a truncated profile is an error (exit 1)\n"
-    "  -o, --output=FILE   write to FILE (atomically) instead of standard output\n"
+    "  -f, --file=FILE     read FILE (the same as naming it)\n"
+    "  -o, --output=FILE   write to FILE (atomically) instead of standard output;\n"
+    "                      --out is the same\n"
     "  -h, --help          this help\n"
     "\n"
     "Exit status: 0 ok (a truncated file only warns), 1 bad input, 2 usage.\n";
@@ -128,7 +130,7 @@ int cmd_flame(int argc, char **argv)
     };
     struct flame_opts o = {0};
     flame_svg_opts_init(&o.so);
-    int first = cli_parse(argc, argv, "o:", longopts, usage, on_opt, &o);
+    int first = cli_parse(argc, argv, "f:o:", longopts, usage, on_opt, &o);
     if (ends_with_svg(o.output))
         o.svg = true;
     if (o.svg_only && !o.svg)

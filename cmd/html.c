@@ -30,7 +30,8 @@ static const char usage[] =
     "On success it prints 'report: DIR/index.html'.\n"
     "\n"
     "  -o, --out=DIR      write the report here (default: nytprof); an existing DIR\n"
-    "                     is written into: only files nytp wrote are replaced\n"
+    "                     is written into: only files nytp wrote are replaced;\n"
+    "                     --output is the same\n"
     "  -f, --file=FILE    read FILE (as an operand; may be repeated)\n"
     "      --open         open index.html in a browser: $BROWSER if set, else\n"
     "                     xdg-open when there is a display\n"
@@ -101,96 +102,6 @@ static void on_opt(int opt, const char *arg, void *ctx)
         break;
     }
     }
-}
-
-/* ---- progress: a line on stderr once a run takes over a second ------------ */
-
-typedef struct progress {
-    pthread_mutex_t lock;
-    pthread_cond_t cond;
-    pthread_t thread;
-    bool running, stop, shown;
-    double after;               /* seconds before the line appears */
-    const char *phase;          /* a literal */
-    const html_report *r;       /* pages written so far */
-} progress;
-
-/* The line ends with the cursor at its start, so that a warning printed
- * meanwhile overwrites it instead of being appended to it. */
-static void *progress_main(void *arg)
-{
-    progress *pg = arg;
-    struct timespec start, t;
-    clock_gettime(CLOCK_MONOTONIC, &start);
-    pthread_mutex_lock(&pg->lock);
-    for (;;) {
-        clock_gettime(CLOCK_REALTIME, &t);
-        t.tv_nsec += 250 * 1000 * 1000;
-        if (t.tv_nsec >= 1000000000) {
-            t.tv_sec++;
-            t.tv_nsec -= 1000000000;
-        }
-        pthread_cond_timedwait(&pg->cond, &pg->lock, &t);
-        if (pg->stop)
-            break;
-        struct timespec now;
-        clock_gettime(CLOCK_MONOTONIC, &now);
-        double secs = (double)(now.tv_sec - start.tv_sec) + (double)(now.tv_nsec - start.tv_nsec) / 1e9;
-        if (secs < pg->after)
-            continue;
-        unsigned total = pg->r ? atomic_load(&pg->r->pages_total) : 0;
-        if (total)
-            fprintf(stderr, "\rnytp html: %s %u/%u pages \033[K\r", pg->phase,
-                    atomic_load(&pg->r->pages_done), total);
-        else
-            fprintf(stderr, "\rnytp html: %s \033[K\r", pg->phase);
-        pg->shown = true;
-    }
-    if (!pg->shown && pg->after <= 0) { /* NYTP_PROGRESS_AFTER=0: always, even if quick */
-        fprintf(stderr, "\rnytp html: %s \033[K\r", pg->phase);
-        pg->shown = true;
-    }
-    if (pg->shown)
-        fputs("\r\033[K", stderr);
-    pthread_mutex_unlock(&pg->lock);
-    return NULL;
-}
-
-static void progress_start(progress *pg)
-{
-    memset(pg, 0, sizeof *pg);
-    pg->phase = "loading the profile";
-    if (!isatty(2) || getenv("NYTP_NO_PROGRESS"))
-        return;
-    const char *after = getenv("NYTP_PROGRESS_AFTER"); /* for tests */
-    pg->after = after ? strtod(after, NULL) : 1.0;
-    pthread_mutex_init(&pg->lock, NULL);
-    pthread_cond_init(&pg->cond, NULL);
-    pg->running = pthread_create(&pg->thread, NULL, progress_main, pg) == 0;
-}
-
-static void progress_phase(progress *pg, const char *phase, const html_report *r)
-{
-    if (!pg->running)
-        return;
-    pthread_mutex_lock(&pg->lock);
-    pg->phase = phase;
-    pg->r = r;
-    pthread_mutex_unlock(&pg->lock);
-}
-
-static void progress_end(progress *pg)
-{
-    if (!pg->running)
-        return;
-    pthread_mutex_lock(&pg->lock);
-    pg->stop = true;
-    pthread_cond_signal(&pg->cond);
-    pthread_mutex_unlock(&pg->lock);
-    pthread_join(pg->thread, NULL);
-    pthread_mutex_destroy(&pg->lock);
-    pthread_cond_destroy(&pg->cond);
-    pg->running = false;
 }
 
 /* ---- the report state ------------------------------------------------------ */
@@ -541,26 +452,26 @@ static const char *const always_written[] = {"index.html", NULL};
 /* Load, write and commit the report; returns an exit code. */
 static int make_report(const struct html_opts *o, int nin, char **inputs, const char *outdir)
 {
-    progress pg;
-    progress_start(&pg);
+    cli_progress pg;
+    cli_progress_start(&pg, "loading the profile");
     int rc;
     flame_feed feed = {0};
     bool flame_empty = false;
     nytp_error e = {0};
     if (!o->no_flame && !o->minimal && nytp_calltree_new(&feed.t, &e) < 0) {
-        progress_end(&pg);
+        cli_progress_end(&pg);
         cli_error("%s", e.msg);
         return EXIT_BAD_INPUT;
     }
     if (html_durations_new(&feed.durations) < 0) {
-        progress_end(&pg);
+        cli_progress_end(&pg);
         nytp_calltree_free(feed.t);
         cli_error("out of memory");
         return EXIT_BAD_INPUT;
     }
     nytp_profile *p = cli_load_profile_with(nin, inputs, o->strict, feed_chunk, &feed, &rc);
     if (!p) {
-        progress_end(&pg);
+        cli_progress_end(&pg);
         nytp_calltree_free(feed.t);
         html_durations_free(feed.durations);
         return rc;
@@ -576,7 +487,7 @@ static int make_report(const struct html_opts *o, int nin, char **inputs, const 
         }
     }
     if (!o->no_merge && nytp_profile_collapse_evals(p) < 0) {
-        progress_end(&pg);
+        cli_progress_end(&pg);
         cli_error("out of memory");
         nytp_calltree_free(feed.t);
         html_durations_free(feed.durations);
@@ -606,14 +517,14 @@ static int make_report(const struct html_opts *o, int nin, char **inputs, const 
         cli_error("out of memory");
         rc = EXIT_BAD_INPUT;
     } else if ((rc = cli_outdir_open(&r.dir, outdir, "html", always_written)) == EXIT_OK) {
-        progress_phase(&pg, "writing", &r);
+        cli_progress_phase(&pg, "writing", &r.pages_done, &r.pages_total, "pages");
         rc = write_report(&r, feed.t);
         if (rc == EXIT_OK)
             rc = cli_outdir_commit(&r.dir);
         else
             cli_outdir_abort(&r.dir);
     }
-    progress_end(&pg);
+    cli_progress_end(&pg);
     report_free(&r);
     nytp_calltree_free(feed.t);
     html_durations_free(feed.durations);

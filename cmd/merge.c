@@ -16,8 +16,10 @@ static const char usage[] =
     "and counts and sub call arcs are summed, call events kept, source lines\n"
     "kept once.  Inputs are read one at a time, in the order given.\n"
     "\n"
+    "  -f, --file=FILE   merge FILE (the same as naming it)\n"
     "  -o, --output=OUT  write OUT (default nytprof-merged.out; '-' is standard\n"
-    "                    output); written atomically, nothing is left on error\n"
+    "                    output); written atomically, nothing is left on error;\n"
+    "                    --out is the same\n"
     "  --strict          a truncated input is an error (default: a warning, and\n"
     "                    everything before the cut is merged)\n"
     "  --compress=N      zlib level of the output, 0 (none) to 9 (default 6)\n"
@@ -67,9 +69,10 @@ int cmd_merge(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     struct merge_opts o = {"nytprof-merged.out", false, NYTP_DEFAULT_COMPRESSION};
-    int first = cli_parse(argc, argv, "o:", longopts, usage, on_opt, &o);
+    int first = cli_parse(argc, argv, "f:o:", longopts, usage, on_opt, &o);
     if (first >= argc)
         cli_usage_error("needs at least one profile to merge");
+    argc = first + cli_unique_inputs(argc - first, argv + first);
     if (!*o.output)
         cli_usage_error("-o needs a file name");
 
@@ -91,9 +94,17 @@ int cmd_merge(int argc, char **argv)
         return EXIT_BAD_INPUT;
     }
     int rc = EXIT_OK;
+    /* a merge of large inputs takes a while: progress on a terminal */
+    atomic_uint done = 0, total = (unsigned)(argc - first);
+    cli_progress pg;
+    cli_progress_start(&pg, "merging");
+    cli_progress_phase(&pg, "merging", &done, &total, "files");
     for (int i = first; i < argc && rc == EXIT_OK; i++) {
         const char *file = argv[i];
         int st = nytp_merge_add(m, file, &e);
+        atomic_fetch_add(&done, 1);
+        if (st < 0)
+            cli_progress_end(&pg); /* the message below goes on a clean line */
         if (st == NYTP_E_TRUNCATED) {
             size_t n = strlen(e.msg);
             snprintf(e.msg + n, sizeof e.msg - n, "%s",
@@ -110,10 +121,12 @@ int cmd_merge(int argc, char **argv)
             rc = EXIT_BAD_INPUT;
         }
     }
+    cli_progress_phase(&pg, "writing the sums", NULL, NULL, NULL);
     if (rc == EXIT_OK && nytp_merge_finish(m, &e) < 0) {
         cli_error("%s: %s", o.output, e.msg);
         rc = EXIT_BAD_INPUT;
     }
+    cli_progress_end(&pg);
     nytp_merge_free(m);
     if (rc != EXIT_OK) {
         nytp_writer_abort(w);

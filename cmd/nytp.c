@@ -34,7 +34,7 @@ static void print_usage(FILE *f)
                "A toolkit for NYTProf v5 Perl profiles.  Commands:\n\n");
     for (size_t i = 0; i < NCOMMANDS; i++)
         fprintf(f, "  %-14s %s\n", commands[i].name, commands[i].summary);
-    fprintf(f, "  %-14s %s\n", "help", "show the manual page of a command");
+    fprintf(f, "  %-14s %s\n", "help", "show the manual page of a command, or of the format (nytprof)");
     fprintf(f, "\n'nytp COMMAND --help' lists a command's options; 'nytp help COMMAND'\n"
                "shows its manual page.\n");
 }
@@ -105,10 +105,10 @@ static int exec_man(char *const args[])
     exit(WIFEXITED(st) ? WEXITSTATUS(st) : EXIT_BAD_INPUT);
 }
 
-/* The man page of page ("nytp-dump"): next to the binary in a build tree
- * (build/nytp -> man/), or under the installed prefix (bin/nytp ->
- * share/man/man1/), else whatever man finds. */
-static int show_man(const char *page)
+/* The man page of page ("nytp-dump") in section sect: next to the binary
+ * in a build tree (build/nytp -> man/), or under the installed prefix
+ * (bin/nytp -> share/man/manN/), else whatever man finds. */
+static int show_man(const char *page, int sect)
 {
     char exe[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
@@ -117,21 +117,25 @@ static int show_man(const char *page)
         char *slash = strrchr(exe, '/');
         if (slash) {
             *slash = 0;
-            const char *rel[] = {"/../man/", "/../share/man/man1/"};
+            char installed[32];
+            snprintf(installed, sizeof installed, "/../share/man/man%d/", sect);
+            const char *rel[] = {"/../man/", installed};
             for (size_t i = 0; i < 2; i++) {
                 char path[PATH_MAX + 64];
                 struct stat sb;
-                snprintf(path, sizeof path, "%s%s%s.1", exe, rel[i], page);
+                snprintf(path, sizeof path, "%s%s%s.%d", exe, rel[i], page, sect);
                 if (stat(path, &sb) == 0) {
                     exec_man((char *[]){"man", "-l", path, NULL});
-                    fprintf(stderr, "nytp help: cannot run man; the page is %s\n", path);
+                    cli_error("cannot run man; the page is %s", path);
                     return EXIT_BAD_INPUT;
                 }
             }
         }
     }
-    exec_man((char *[]){"man", (char *)page, NULL});
-    fprintf(stderr, "nytp help: cannot run man to show %s\n", page);
+    char sect_s[8];
+    snprintf(sect_s, sizeof sect_s, "%d", sect);
+    exec_man((char *[]){"man", sect_s, (char *)page, NULL});
+    cli_error("cannot run man to show %s", page);
     return EXIT_BAD_INPUT;
 }
 
@@ -142,15 +146,17 @@ static int cmd_help(int argc, char **argv)
         return EXIT_OK;
     }
     if (strcmp(argv[1], "nytp") == 0)
-        return show_man("nytp");
+        return show_man("nytp", 1);
+    if (strcmp(argv[1], "nytprof") == 0) /* nytprof(5), the file format */
+        return show_man("nytprof", 5);
     if (!find(argv[1])) {
-        fprintf(stderr, "nytp help: '%s' is not a nytp command (see 'nytp --help')\n", argv[1]);
+        cli_error("'%s' is not a nytp command (see 'nytp --help')", argv[1]);
         return EXIT_USAGE;
     }
     char page[64];
     snprintf(page, sizeof page, "nytp-%s", argv[1]);
     fflush(stdout);
-    return show_man(page);
+    return show_man(page, 1);
 }
 
 int main(int argc, char **argv)
@@ -171,15 +177,17 @@ int main(int argc, char **argv)
                NYTP_FORMAT_MINOR);
         return EXIT_OK;
     }
-    if (strcmp(name, "help") == 0)
+    if (strcmp(name, "help") == 0) {
+        cli_command = "help";
         return cmd_help(argc - 1, argv + 1);
+    }
     if (name[0] == '-') {
-        fprintf(stderr, "nytp: unknown option '%s' (see 'nytp --help')\n", name);
+        cli_error("unknown option '%s' (see 'nytp --help')", name);
         return EXIT_USAGE;
     }
     const nytp_command *cmd = find(name);
     if (!cmd) {
-        fprintf(stderr, "nytp: '%s' is not a nytp command (see 'nytp --help')\n", name);
+        cli_error("'%s' is not a nytp command (see 'nytp --help')", name);
         return EXIT_USAGE;
     }
     cli_command = cmd->name;

@@ -23,14 +23,15 @@
 #include "export.h"
 
 static const char usage[] =
-    "usage: nytp pprof [--strict] [-o FILE] [FILE...]\n"
+    "usage: nytp pprof [--strict] [-o FILE] [-f FILE] [FILE...]\n"
     "\n"
     "Write NYTProf profiles (default FILE: nytprof.out; '-' reads standard\n"
     "input; several files add up) as a gzipped pprof profile (profile.proto),\n"
     "which go tool pprof, Grafana Pyroscope, Parca and other pprof tools read.\n"
     "\n"
+    "  -f, --file=FILE   read FILE (the same as naming it)\n"
     "  -o, --output=FILE write FILE (default: nytprof.pb.gz; '-': standard\n"
-    "                    output), atomically\n"
+    "                    output), atomically; --out is the same\n"
     "  --strict          a truncated profile is an error (exit 1)\n"
     "  -h, --help        this help\n"
     "\n"
@@ -504,7 +505,7 @@ int cmd_pprof(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     struct pprof_opts o = {false, "nytprof.pb.gz"};
-    int first = cli_parse(argc, argv, "o:", longopts, usage, on_opt, &o);
+    int first = cli_parse(argc, argv, "f:o:", longopts, usage, on_opt, &o);
     export_profile x;
     int rc = export_load(&x, argc - first, argv + first, o.strict, NULL, NULL);
     if (rc != EXIT_OK)

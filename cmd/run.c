@@ -32,7 +32,8 @@ static const char usage[] =
     "with the program's exit status (128+N if a signal N killed it).\n"
     "\n"
     "  -o, --output=FILE  write the profile to FILE (default: nytprof.out,\n"
-    "                     or the file= of the profiler options)\n"
+    "                     or the file= of the profiler options); --out is the\n"
+    "                     same\n"
     "  --nytprof=OPTS     profiler options, as in the NYTPROF environment\n"
     "                     variable (e.g. calls=2:compress=0:savesrc=0); they\n"
     "                     are added after those of NYTPROF itself\n"
@@ -251,7 +252,7 @@ int cmd_run(int argc, char **argv)
         if (setenv("NYTPROF", opts, 1) != 0)
             _exit(127);
         execvp(perl, args);
-        fprintf(stderr, "nytp run: cannot run %s: %s\n", perl, strerror(errno));
+        cli_error("cannot run %s: %s", perl, strerror(errno));
         _exit(127);
     }
     /* The terminal's ^C and ^\ are for the program, which decides. */
@@ -281,11 +282,11 @@ int cmd_run(int argc, char **argv)
     else if (stat(profile, &sb) == 0
         && !(had_old && sb.st_ino == old.st_ino && sb.st_mtim.tv_sec == old.st_mtim.tv_sec
              && sb.st_mtim.tv_nsec == old.st_mtim.tv_nsec))
-        fprintf(stderr, "nytp run: profile written to %s\n", profile);
+        cli_note("profile written to %s", profile);
     else if (stat(withpid, &sb) == 0)
-        fprintf(stderr, "nytp run: profile written to %s\n", withpid);
+        cli_note("profile written to %s", withpid);
     else
-        fprintf(stderr, "nytp run: no profile was written (expected %s)\n", profile);
+        cli_note("no profile was written (expected %s)", profile);
 
     free(args);
     free(opts);

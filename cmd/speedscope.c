@@ -26,14 +26,15 @@
 #include "fmt.h"
 
 static const char usage[] =
-    "usage: nytp speedscope [--strict] [-o FILE] [FILE...]\n"
+    "usage: nytp speedscope [--strict] [-o FILE] [-f FILE] [FILE...]\n"
     "\n"
     "Write NYTProf profiles (default FILE: nytprof.out; '-' reads standard\n"
     "input; several files add up) as a speedscope file, for the speedscope\n"
     "viewer (https://www.speedscope.app, or the npm package 'speedscope').\n"
     "\n"
+    "  -f, --file=FILE   read FILE (the same as naming it)\n"
     "  -o, --output=FILE write FILE (default: nytprof.speedscope.json; '-':\n"
-    "                    standard output), atomically\n"
+    "                    standard output), atomically; --out is the same\n"
     "  --strict          a truncated profile is an error (exit 1)\n"
     "  -h, --help        this help\n"
     "\n"
@@ -428,7 +429,7 @@ int cmd_speedscope(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     struct ss_opts o = {false, "nytprof.speedscope.json"};
-    int first = cli_parse(argc, argv, "o:", longopts, usage, on_opt, &o);
+    int first = cli_parse(argc, argv, "f:o:", longopts, usage, on_opt, &o);
     nytp_out *out = cli_output_open(o.output);
     if (!out)
         return EXIT_BAD_INPUT;

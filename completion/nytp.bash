@@ -17,17 +17,17 @@
 _nytp_commands=(dump csv cachegrind pprof speedscope dprof-convert merge calls flame run html)
 
 declare -gA _nytp_options=(
-    [dump]='--json --tags=:tags --limit=:number --strict --data --collapse-evals --inc=:dirs -o:file --output=:file -h --help'
-    [csv]='-o:dir --out=:dir --output=:dir --strict -h --help'
-    [cachegrind]='-o:file --out=:file --output=:file --strict -h --help'
-    [pprof]='-o:file --output=:file --strict -h --help'
-    [speedscope]='-o:file --output=:file --strict -h --help'
-    [dprof-convert]='-o:file --output=:file -F --fake-exits --no-overhead --goto=:goto -h --help'
-    [merge]='--strict --compress=:level -o:file --output=:file -h --help'
-    [calls]='--calls --stable --strict -o:file --output=:file -h --help'
-    [flame]='--svg --calls --title=:text --width=:number --minwidth=:number --inverted --filter=:regex --link-template=:url --stable --strict -o:file --output=:file -h --help'
-    [run]='-o:file --output=:file --nytprof=:options --perl=:file -h --help'
-    [html]='-o:dir --out=:dir -f:profile --file=:profile -l:dir --lib=:dir -d --delete --open -m --minimal --no-flame --flamewidth=:number --no-mergeevals --dot --strict -h --help'
+    [dump]='--json --tags=:tags --limit=:number --strict --data --collapse-evals --inc=:dirs -f:profile --file=:profile -o:file --out=:file --output=:file -h --help'
+    [csv]='-f:profile --file=:profile -o:dir --out=:dir --output=:dir --strict -h --help'
+    [cachegrind]='-f:profile --file=:profile -o:file --out=:file --output=:file --strict -h --help'
+    [pprof]='-f:profile --file=:profile -o:file --out=:file --output=:file --strict -h --help'
+    [speedscope]='-f:profile --file=:profile -o:file --out=:file --output=:file --strict -h --help'
+    [dprof-convert]='-f:file --file=:file -o:file --out=:file --output=:file -F --fake-exits --no-overhead --dprofpp-times --goto=:goto -h --help'
+    [merge]='--strict --compress=:level -f:profile --file=:profile -o:file --out=:file --output=:file -h --help'
+    [calls]='--calls --stable --strict -f:profile --file=:profile -o:file --out=:file --output=:file -h --help'
+    [flame]='--svg --calls --title=:text --width=:number --minwidth=:number --inverted --filter=:regex --link-template=:url --stable --strict -f:profile --file=:profile -o:file --out=:file --output=:file -h --help'
+    [run]='-o:file --out=:file --output=:file --nytprof=:options --perl=:file -h --help'
+    [html]='-f:profile --file=:profile -o:dir --out=:dir --output=:dir -l:dir --lib=:dir -d --delete --open -m --minimal --no-flame --flamewidth=:number --no-mergeevals --dot --strict -h --help'
 )
 
 # The kind of a command's operand when it is not a profile.
@@ -197,7 +197,7 @@ _nytp()
 
     local cmd=${words[1]}
     if [[ $cmd == help ]]; then
-        ((cword == 2)) && mapfile -t COMPREPLY < <(compgen -W "${_nytp_commands[*]} nytp" -- "$cur")
+        ((cword == 2)) && mapfile -t COMPREPLY < <(compgen -W "${_nytp_commands[*]} nytp nytprof" -- "$cur")
         return
     fi
     [[ -n ${_nytp_options[$cmd]+set} ]] || return

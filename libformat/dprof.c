@@ -37,6 +37,7 @@ struct nytp_dprof {
     uint32_t depth, stack_cap;
     double user, sys, real;
     bool ended;             /* PART line or end of input seen */
+    uint64_t cut_line;      /* a last line without its newline, left out */
     char *buf;              /* the current line, NUL-terminated */
     size_t buf_cap;
 };
@@ -86,6 +87,12 @@ static int read_line(nytp_dprof *d, nytp_error *err)
                 return NYTP_END;
             d->line++;
             d->line_offset = d->offset;
+            /* A killed DProf leaves its buffer's last flush, cut anywhere:
+             * with fake exits, the records before it are the profile. */
+            if (d->flags & NYTP_DPROF_FAKE_EXITS) {
+                d->cut_line = d->line;
+                return NYTP_END;
+            }
             return fail(d, err, NYTP_E_TRUNCATED,
                         "the file ends in the middle of a line (it was cut short)");
         }
@@ -228,6 +235,20 @@ static int parse_header_line(nytp_dprof *d, const char *s, nytp_error *err)
 
 static int read_header(nytp_dprof *d, nytp_error *err)
 {
+    /* What a user may give instead: a profile, a compressed tmon.out. */
+    nytp_error pe = {0};
+    size_t avail = 0;
+    int fs = nytp_in_fill(d->in, 8, &pe); /* an error comes again in read_line */
+    if (fs == NYTP_OK || fs == NYTP_END) {
+        const uint8_t *p = nytp_in_peek(d->in, &avail);
+        d->line = 1;
+        if (avail >= 8 && memcmp(p, "NYTProf ", 8) == 0)
+            return fail(d, err, NYTP_E_FORMAT, "this is an NYTProf profile already, not a "
+                        "Devel::DProf tmon.out: the other nytp commands read it as it is");
+        if (avail >= 2 && memcmp(p, "\x1f\x8b", 2) == 0)
+            return fail(d, err, NYTP_E_FORMAT, "this is a gzip file: gunzip it first");
+        d->line = 0;
+    }
     int st = read_line(d, err);
     if (st == NYTP_END) {
         d->line = 1;
@@ -298,6 +319,7 @@ const char *nytp_dprof_sub_name(const nytp_dprof *d, uint32_t sub)
     return sub < d->subs.count ? strtab_str(&d->subs, sub) : NULL;
 }
 uint64_t nytp_dprof_line(const nytp_dprof *d) { return d->line; }
+uint64_t nytp_dprof_cut_line(const nytp_dprof *d) { return d->cut_line; }
 
 /* ---- records ----------------------------------------------------------- */
 

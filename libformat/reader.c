@@ -137,6 +137,27 @@ static void warn(nytp_reader *r, uint64_t offset, const char *fmt, ...)
     r->warn(r->warn_ctx, &w);
 }
 
+/* What a user may give instead of a profile, and what to do about it:
+ * a compressed copy of one, or Devel::DProf's tmon.out. */
+static const char *foreign_format_hint(const uint8_t *p, size_t n)
+{
+    static const struct {
+        const char *magic;
+        size_t len;
+        const char *hint;
+    } known[] = {
+        {"\x1f\x8b", 2, "this is a gzip file: gunzip it first"},
+        {"BZh", 3, "this is a bzip2 file: bunzip2 it first"},
+        {"\xfd" "7zXZ", 5, "this is an xz file: unxz it first"},
+        {"\x28\xb5\x2f\xfd", 4, "this is a zstd file: unzstd it first"},
+        {"#fOrTyTwO", 9, "this is a Devel::DProf tmon.out: convert it with 'nytp dprof-convert'"},
+    };
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+        if (n >= known[i].len && memcmp(p, known[i].magic, known[i].len) == 0)
+            return known[i].hint;
+    return NULL;
+}
+
 static int read_header(nytp_reader *r, nytp_chunk *c, nytp_error *err)
 {
     size_t want = 32;
@@ -153,9 +174,13 @@ static int read_header(nytp_reader *r, nytp_chunk *c, nytp_error *err)
         size_t used;
         const char *why = NULL;
         int d = nytp_decode_header(p, p + avail, c, &used, &why);
-        if (d == NYTP_DECODE_BAD)
+        if (d == NYTP_DECODE_BAD) {
+            const char *hint = foreign_format_hint(p, avail);
+            if (hint)
+                return stop(r, err, NYTP_E_FORMAT, 0, "not an NYTProf profile: %s", hint);
             return stop(r, err, NYTP_E_FORMAT, used,
                         "not an NYTProf profile: expected %s", why);
+        }
         if (d == NYTP_DECODE_NEED_MORE) {
             if (st == NYTP_END || used > 64) {
                 if (used > 64)
@@ -352,10 +377,21 @@ static __attribute__((noinline)) int next_slow(nytp_reader *r, nytp_chunk *c, ny
                 return stop(r, err, NYTP_E_FORMAT, r->chunk_off + used, "in %s %s chunk: expected %s",
                             article(name), name, why);
             }
+            /* The chunk is decoded again from its start once more bytes
+             * are in.  A text line (COMMENT, ATTRIBUTE, OPTION) only says
+             * it needs one byte more than there is; a pipe gives 64 KiB a
+             * read, so a line of n bytes would be scanned n / 64 KiB
+             * times.  Asking for twice what is buffered makes the scans
+             * add up to O(n); at the end of the input what came is
+             * decoded once more before the chunk is called cut short. */
+            size_t want = used;
+            if (want == avail + 1 && want < 2 * avail)
+                want = 2 * avail;
+            size_t before = avail;
             nytp_error fe = {0};
-            int st = nytp_in_fill(r->in, used, &fe);
+            int st = nytp_in_fill(r->in, want, &fe);
             p = nytp_in_peek(r->in, &avail);
-            if (st == NYTP_OK)
+            if (st == NYTP_OK || (st == NYTP_END && avail >= used && avail > before))
                 continue;
             const char *name = nytp_tag_name(*p);
             if (st == NYTP_END && nytp_in_stream_ended(r->in))

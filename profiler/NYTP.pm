@@ -279,6 +279,13 @@ with L<threads> run unprofiled (as with Devel::NYTProf).
 
 =head1 SEE ALSO
 
-L<nytp(1)>, L<nytp-run(1)>, L<Devel::NYTProf>.
+L<nytp(1)>, L<nytp-run(1)>, L<nytprof(5)>, L<Devel::NYTProf>.
+
+=head1 LICENSE
+
+Copyright (C) 2026 the nytp authors.  This library is free software; you
+can redistribute it and/or modify it under the same terms as Perl itself
+(the GNU General Public License, version 1 or later, or the Artistic
+License).
 
 =cut

@@ -1,6 +1,6 @@
 #!/usr/bin/perl
-# 'nytp dprof-convert' against dprofpp (tests/oracle-dprofpp.pl: dprofpp -r
-# with its figures printed unrounded) on the tmon.out files in
+# 'nytp dprof-convert --dprofpp-times' against dprofpp (tests/oracle-dprofpp.pl:
+# dprofpp -r with its figures printed unrounded) on the tmon.out files in
 # testdata/dprof: every sub's call count, exclusive and inclusive real
 # time; the result loaded by Devel::NYTProf::Data without a warning, read
 # by nytprofhtml and by 'nytp dump --data' as the oracle reads it; one call
@@ -65,7 +65,7 @@ my %goto_pairs = (
 for my $name (qw(recursion.tmon die.tmon goto.tmon many.tmon old-format.tmon)) {
     my $tmon = "$td/$name";
     my $out = "$dir/$name.nytprof";
-    my ($st, $o, $err) = run_cmd([$nytp, 'dprof-convert', '-o', $out, $tmon]);
+    my ($st, $o, $err) = run_cmd([$nytp, 'dprof-convert', '--dprofpp-times', '-o', $out, $tmon]);
     is $st, 0, "$name: converted" or diag $err;
     is $err, '', "$name: nothing on stderr";
 
@@ -173,6 +173,49 @@ for my $name (qw(recursion die goto many)) {
 # and the same call arcs as in the default mode.
 my @all_tmon = map { s{.*/}{}r } glob "$td/*.tmon";
 ok @all_tmon >= 6, 'testdata/dprof has its tmon.out files';
+
+# The default times add up (the overhead estimate is taken off only as the
+# clock moves on): no negative time; no sub's inclusive time beyond the
+# run's (profiler_active, the index of a report); the call events (the
+# flame graph) as wide as the subs' exclusive times together and within
+# the run; the same overhead taken off in all, or what the clock had left.
+for my $name (@all_tmon) {
+    my $out = "$dir/$name.default.nytprof";
+    my ($st, $o, $err) = run_cmd([$nytp, 'dprof-convert', '-o', $out, "$td/$name"]);
+    is $st, 0, "$name, default times: converted" or diag $err;
+    my (undef, $data) = run_cmd([$nytp, 'dump', '--data', $out]);
+    my ($active) = $data =~ /^attribute\tprofiler_active\t(\S+)$/m;
+    my ($ovh) = $data =~ /^attribute\tcumulative_overhead_ticks\t(\S+)$/m;
+    my ($neg, $beyond, $excl_sum) = (0, 0, 0);
+    my @beyond;
+    for (split /\n/, $data) {
+        next unless /^sub_subinfo\t(\S+)\t\[ \S+ calls (\d+) times (\S+) (\S+) /;
+        my ($sub, $calls, $incl, $excl) = ($1, $2, $3, $4);
+        next unless $calls;
+        $neg++ if $incl < 0 || $excl < 0;
+        push @beyond, "$sub $incl > $active" if $incl > $active + 1e-7;
+        $excl_sum += $excl;
+    }
+    is $neg, 0, "$name, default times: no negative time";
+    is "@beyond", '', "$name, default times: no sub takes longer than the run ($active s)";
+    my (undef, $events) = run_cmd([$nytp, 'dump', '--tags=SUB_RETURN', $out]);
+    my ($ev_excl, $n) = (0, 0);
+    for (split /\n/, $events) { my @f = split /\t/; $ev_excl += $f[3]; $n++ }
+    $ev_excl /= 1e7;
+    ok abs($ev_excl - $excl_sum) <= $n * 1e-7 + 1e-9,
+        "$name, default times: the call events add up to the subs' exclusive times ($ev_excl, $excl_sum)";
+    ok $ev_excl <= $active + $n * 1e-7, "$name, default times: the flame graph fits in the run ($ev_excl <= $active)";
+    my (undef, $flame) = run_cmd([$nytp, 'flame', $out]);
+    my $fsum = 0;
+    $fsum += (split / /)[-1] for split /\n/, $flame;
+    ok abs($fsum / 1e7 - $ev_excl) < 1e-9, "$name, default times: nytp flame draws those events";
+    my ($ppst) = run_cmd([$nytp, 'dprof-convert', '--dprofpp-times', '-o', "$dir/$name.pp.nytprof", "$td/$name"]);
+    is $ppst, 0, "$name, --dprofpp-times: converted";
+    my (undef, $pp) = run_cmd([$nytp, 'dump', '--data', "$dir/$name.pp.nytprof"]);
+    my ($pp_ovh) = $pp =~ /^attribute\tcumulative_overhead_ticks\t(\S+)$/m;
+    ok defined $pp_ovh && $ovh <= $pp_ovh && $ovh >= 0,
+        "$name, default times: the overhead taken off is dprofpp's or less ($ovh, " . ($pp_ovh // '?') . ')';
+}
 for my $name (@all_tmon) {
     my $tmon = "$td/$name";
     my $out = "$dir/$name.dprofpp.nytprof";
@@ -320,7 +363,7 @@ for my $name (@all_tmon) {
     like $err, qr/^nytp dprof-convert: \Q$f\E: line $cut: .*still running/, 'cut at a line: the line number'
         or diag $err;
     ok !-e "$dir/cut.out", 'cut at a line: no output left';
-    ($st, $o, $err) = run_cmd([$nytp, 'dprof-convert', '-F', '-o', "$dir/cut.out", $f]);
+    ($st, $o, $err) = run_cmd([$nytp, 'dprof-convert', '-F', '--dprofpp-times', '-o', "$dir/cut.out", $f]);
     is $st, 0, '-F converts it' or diag $err;
     my $want = dprofpp($f, '-F');
     my (undef, $got) = nytprof_data("$dir/cut.out");

@@ -78,6 +78,9 @@ sub check {
     my ($st, undef, $err) = run_cmd([$nytp, 'csv', '-o', $d2, $file]);
     is $st, 0, "$label: nytp csv exits 0" or diag $err;
     my ($theirs, $ours) = (read_dir_files($d1), read_dir_files($d2));
+    # our one difference in names: control bytes are written as %XX
+    $theirs = { map { (my $n = $_) =~ s/([\x00-\x1f\x7f])/sprintf '%%%02X', ord $1/ge;
+                      ($n => $theirs->{$_}) } keys %$theirs };
     ok scalar(keys %$theirs), "$label: nytprofcsv wrote files";
     is_deeply [sort keys %$ours], [sort keys %$theirs], "$label: the same file names";
     my ($bad_head, $bad_rows, $bad_calls, $bad_time, $bad_code, $nrows) = (0) x 6;
@@ -192,6 +195,38 @@ for my $prog (qw(evals-loop closures xsubs-slowops modules deep)) {
     is slurp_file("$home/notes.txt"), "mine\n", '... and its files are untouched';
     ok((grep { /demo-pl-1-line\.csv\z/ } glob("$home/*")), '... with the report in it');
     is_deeply [glob("$home.tmp* $home/.nytp-tmp*")], [], '... with no temporary directory left';
+}
+
+# File names holding a NUL or a control byte: every file gets its own CSV
+# file, the bytes written as %XX, the suffix kept.  The profile is one of
+# two required files "aQx.pl" and "aQy.pl" (uncompressed), renamed in place
+# to "a\0x.pl" and "a\0y.pl" (names are length-prefixed: same length).
+{
+    my $d = $dir;    # where fresh_profile runs perl
+    for my $n ('aQx', 'aQy', 'bQz') {
+        open my $fh, '>', "$d/$n.pl" or die;
+        print $fh "my \$v = 1;\n\$v++;\n1;\n";
+        close $fh;
+    }
+    my $prof = fresh_profile('nulnames', "require './aQx.pl'; require './aQy.pl'; require './bQz.pl';\n",
+                             'compress=0');
+    my $bytes = slurp_file($prof);
+    my $n = ($bytes =~ s{/aQ([xy])\.pl}{/a\0$1.pl}g) + ($bytes =~ s{/bQz\.pl}{/b\x1bz.pl}g);
+    ok $n >= 3, "the file names were rewritten ($n places)";
+    open my $o, '>:raw', "$dir/nul.out" or die;
+    print $o $bytes;
+    close $o;
+    my ($st, $out, $err) = run_cmd([$nytp, 'csv', '-o', "$dir/nul-csv", "$dir/nul.out"], cwd => $d);
+    is $st, 0, 'csv of files with a NUL in their names: exit 0';
+    my @names = sort keys %{ read_dir_files("$dir/nul-csv") };
+    my @nul = grep { /-a%00[xy]-pl-\d+-line\.csv\z/ } @names;
+    is scalar(@nul), 2, 'a\0x.pl and a\0y.pl: two CSV files, NUL as %00, the suffix kept'
+        or diag "files: @names";
+    ok((grep { /-b%1Bz-pl-\d+-line\.csv\z/ } @names), 'an ESC byte is %1B') or diag "files: @names";
+    ok !(grep { !/\.csv\z/ } @names), 'every name ends in .csv' or diag "files: @names";
+    my %seen;
+    ok !(grep { $seen{$_}++ } @names), 'no two files share a name';
+    ok !(grep { /[\x00-\x1f\x7f]/ } @names), 'no control byte in any name';
 }
 
 done_testing;

@@ -86,10 +86,18 @@ sub check {
     my $bytes = slurp_file($out) // '';
     ok utf8::decode(my $copy = $bytes), "$label: the output is valid UTF-8";
     like $bytes, qr/^events: Ticks$/m, "$label: events: Ticks";
+    # how long a Tick is, from the profile's ticks_per_sec
+    my ($tps) = (run_cmd([$nytp, 'dump', '--tags=ATTRIBUTE', $file]))[1] =~ /^ATTRIBUTE\tticks_per_sec\t(\d+)$/m;
+    my $ns = 1e9 / $tps;
+    like $bytes, qr/^event: Ticks : Ticks \(\Q$ns\E ns each\)\n(?:.*\n)*?events: Ticks$/m,
+        "$label: the event's long name says a Tick is $ns ns";
+    like $bytes, qr/^desc: Tick: \Q$ns\E ns of the profiler's clock \(ticks_per_sec $tps\)$/m,
+        "$label: a desc: line says so too";
 
     my ($ast, $aout, $aerr) = run_cmd(['callgrind_annotate', '--threshold=100', $out]);
     is $ast, 0, "$label: callgrind_annotate exits 0";
     is $aerr, '', "$label: callgrind_annotate has no warning" or diag $aerr;
+    like $aout, qr/^Tick: \Q$ns\E ns of the profiler's clock/m, "$label: callgrind_annotate shows what a Tick is";
     my ($total) = $aout =~ /^\s*([\d,]+)\s+(?:\([^)]*\)\s+)?PROGRAM TOTALS/m;
     $total =~ s/,//g if defined $total;
     is $total // 0, stmt_ticks($file), "$label: callgrind_annotate's total is the profile's statement ticks";
@@ -146,7 +154,8 @@ PERL
     ($st, $o) = run_cmd([$nytp, 'cachegrind', '-o', '-', '-'], stdin => slurp_file($f));
     is $st, 0, 'reads standard input';
     like $o, qr/^fn=/m, '... and writes functions';
-    ($st) = run_cmd([$nytp, 'cachegrind', '-o', '-', $f, $f]);
+    system('cp', $f, "$dir/copy.out") == 0 or die;
+    ($st) = run_cmd([$nytp, 'cachegrind', '-o', '-', $f, "$dir/copy.out"]);
     is $st, 0, 'several inputs are added up';
     ($st, undef, my $err) = run_cmd([$nytp, 'cachegrind'], cwd => $td);
     is $st, 1, 'default input nytprof.out: missing in testdata, exit 1';

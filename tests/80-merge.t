@@ -30,6 +30,17 @@ use File::Copy qw(copy);
 my $nytp = nytp();
 my $td = testdata();
 my $dir = scratch_dir();
+
+# A file given twice is read once (with a warning); merging a profile with
+# itself takes a copy of it.
+my $ncopy = 0;
+sub copy_of {
+    my $f = shift;
+    (my $base = $f) =~ s{.*/}{};
+    my $c = "$dir/copy" . ++$ncopy . "-$base";
+    copy($f, $c) or die "copy $f: $!";
+    return $c;
+}
 my $oracle = repo() . '/tests/oracle-data.pl';
 
 # Devel::NYTProf::Data's aggregate of a file, and every warning it gave.
@@ -256,16 +267,16 @@ for my $prog (@progs) {
     is scalar(@child), 1, 'fork: the child wrote its own profile';
     check_merge('fork: parent and child', $parent, @child);
 }
-check_merge('evals.out three times', ("$td/evals.out") x 3);
+check_merge('evals.out three times', map { copy_of("$td/evals.out") } 1 .. 3);
 check_merge('demo.pl with calls=2 and calls=1', "$td/demo-calls2.out", "$td/demo.out");
-check_merge('blocks=1', "$td/demo-blocks.out", "$td/demo-blocks.out");
+check_merge('blocks=1', "$td/demo-blocks.out", copy_of("$td/demo-blocks.out"));
 check_merge('demo.pl with blocks=1 and blocks=0', "$td/demo-blocks.out", "$td/demo.out");
-check_merge('anon.pl twice and recursion.pl', ("$td/anon.out") x 2, "$td/recursion.out");
-check_merge('utf8 names', "$td/utf8-names.out", "$td/utf8-names.out");
+check_merge('anon.pl twice and recursion.pl', "$td/anon.out", copy_of("$td/anon.out"), "$td/recursion.out");
+check_merge('utf8 names', "$td/utf8-names.out", copy_of("$td/utf8-names.out"));
 check_merge('tricky strings', "$td/tricky-strings.out", "$td/tricky-strings-compress0.out");
 {
     my @e = map { fresh_profile("evals-calls2-$_", repo() . '/tests/programs/evals-loop.pl', 'calls=2:blocks=1') } 1, 2;
-    my ($m) = check_merge('evals-heavy, calls=2 and blocks=1', @e, $e[0]);
+    my ($m) = check_merge('evals-heavy, calls=2 and blocks=1', @e, copy_of($e[0]));
     my $ent = () = (run_cmd([$nytp, 'dump', '--tags=SUB_ENTRY', $m]))[1] =~ /^SUB_ENTRY\t/mg;
     my $ent1 = () = (run_cmd([$nytp, 'dump', '--tags=SUB_ENTRY', $e[0]]))[1] =~ /^SUB_ENTRY\t/mg;
     ok $ent1 > 0, "calls=2: the input has SUB_ENTRY events ($ent1)";
@@ -278,7 +289,7 @@ check_merge('tricky strings', "$td/tricky-strings.out", "$td/tricky-strings-comp
 {
     my $f = "$td/recursion.out";
     my $m = "$dir/self.out";
-    my ($st, undef, $err) = run_cmd([$nytp, 'merge', '-o', $m, $f, $f]);
+    my ($st, undef, $err) = run_cmd([$nytp, 'merge', '-o', $m, $f, copy_of($f)]);
     is $st, 0, 'self: exit 0' or diag $err;
     my (undef, $one) = run_cmd([$nytp, 'dump', '--data', $f]);
     my (undef, $two) = run_cmd([$nytp, 'dump', '--data', $m]);

@@ -679,7 +679,9 @@ for my $r (qw(demo tricky-strings utf8-names)) {
     like $h, qr/source of this file is not available/, 'savesrc=0: the eval page says its source is missing';
     like $h, qr/<tr id=L1><td>1<td>\d+<td/, 'savesrc=0: and still shows the line data';
 
-    ($st, undef, $se) = html("$dir/two", "$td/demo.out", "$td/demo.out");
+    # a copy: the same file named twice is read once
+    system('cp', "$td/demo.out", "$dir/demo-copy.out") == 0 or die;
+    ($st, undef, $se) = html("$dir/two", "$td/demo.out", "$dir/demo-copy.out");
     is $st, 0, 'two inputs: exit 0';
     my ($one) = slurp_file("$dir/demo-report/index.html") =~ m{Statements<dd>([\d,]+) executed};
     my ($two) = slurp_file("$dir/two/index.html") =~ m{Statements<dd>([\d,]+) executed};

@@ -175,6 +175,37 @@ static void fake_exits(void **state)
     assert_non_null(strstr(e.msg, "2 subs still running (main::b and its callers)"));
 }
 
+/* A killed run's last line, cut anywhere: an error, except with fake
+ * exits, where the records before it are the profile and the cut line is
+ * named. */
+static void fake_exits_leave_out_a_cut_line(void **state)
+{
+    (void)state;
+    char out[256], out2[256];
+    nytp_error e = {0};
+    const char *whole = HEADER "& 1 main a\n& 2 main b\n+ 1\n+ 2\n@ 0 0 3\n";
+    const char *cut = HEADER "& 1 main a\n& 2 main b\n+ 1\n+ 2\n@ 0 0 3\n- 2 @ 0 0";
+    assert_int_equal(events(cut, 0, out, sizeof out, &e), NYTP_E_TRUNCATED);
+    assert_non_null(strstr(e.msg, "line 16: the file ends in the middle of a line"));
+    assert_int_equal(events(cut, NYTP_DPROF_FAKE_EXITS, out, sizeof out, &e), NYTP_END);
+    assert_int_equal(events(whole, NYTP_DPROF_FAKE_EXITS, out2, sizeof out2, &e), NYTP_END);
+    assert_string_equal(out, out2);
+    nytp_dprof *d;
+    assert_int_equal(open_text(&d, cut, NYTP_DPROF_FAKE_EXITS, &e), NYTP_OK);
+    nytp_dprof_event ev;
+    int st;
+    while ((st = nytp_dprof_next(d, &ev, &e)) == NYTP_OK)
+        ;
+    assert_int_equal(st, NYTP_END);
+    assert_int_equal(nytp_dprof_cut_line(d), 16);
+    nytp_dprof_close(d);
+    assert_int_equal(open_text(&d, whole, NYTP_DPROF_FAKE_EXITS, &e), NYTP_OK);
+    while ((st = nytp_dprof_next(d, &ev, &e)) == NYTP_OK)
+        ;
+    assert_int_equal(nytp_dprof_cut_line(d), 0);
+    nytp_dprof_close(d);
+}
+
 /* Errors while opening: (text, status, line, words in the message). */
 static void open_errors(void **state)
 {
@@ -187,7 +218,8 @@ static void open_errors(void **state)
     } cases[] = {
         {"", NYTP_E_FORMAT, 1, "empty file"},
         {"#fOrTyTwO", NYTP_E_FORMAT, 1, "magic"},
-        {"NYTProf 5 0\n", NYTP_E_FORMAT, 1, "magic"},
+        {"NYTProf 5 0\n", NYTP_E_FORMAT, 1, "an NYTProf profile already"},
+        {"\x1f\x8b\x08\x08", NYTP_E_FORMAT, 1, "gzip file: gunzip it first"},
         {"#fOrTyTwO\n$hz=100;\n", NYTP_E_TRUNCATED, 2, "before the PART2 line"},
         {"#fOrTyTwO\n$hz=100;\n$over_rtime", NYTP_E_TRUNCATED, 3, "middle of a line"},
         {"#fOrTyTwO\n$XS_VERSION='x';\nPART2\n", NYTP_E_FORMAT, 3, "$hz"},
@@ -288,6 +320,7 @@ int main(void)
         cmocka_unit_test(clocks_and_lines), cmocka_unit_test(old_format),
         cmocka_unit_test(goto_and_die),   cmocka_unit_test(ids_and_names),
         cmocka_unit_test(part_line_ends), cmocka_unit_test(fake_exits),
+        cmocka_unit_test(fake_exits_leave_out_a_cut_line),
         cmocka_unit_test(open_errors),    cmocka_unit_test(record_errors),
         cmocka_unit_test(real_files),
     };

@@ -4,6 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -128,6 +131,102 @@ static void pipe_gives_the_same_chunks(void **state)
     waitpid(pid, NULL, 0);
     free_chunks(v, n);
     free(d);
+}
+
+/* A long text line that arrives through a pipe in small pieces: the
+ * reader decodes a chunk again from its start after each refill, so it
+ * must not refill one piece at a time (that scanned a line of n bytes
+ * n / piece times: 17 s for 256 MiB).  The writer hands over 256 bytes at
+ * a time, waiting until the reader has taken them.  The reader's own CPU
+ * time (not the writer's, not waiting) for one 8 MiB line handed over so
+ * is compared with what its parts cost: the same bytes as 32768 lines of
+ * 256 bytes handed over the same way (the same reads, one scan each), and
+ * the 8 MiB line written at once (the same buffer).  Rescanning the line
+ * at every piece would be 128 GiB of memchr, seconds more. */
+static double cpu_seconds(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec
+           + ru.ru_stime.tv_usec / 1e6;
+}
+
+enum { LINE = 8u << 20, PIECE = 256 };
+
+/* Reads "NYTProf 5 0", then either one comment line of LINE bytes or
+ * LINE / PIECE comment lines of PIECE bytes, then an attribute; paced:
+ * handed over PIECE bytes at a time.  Returns the reader's CPU seconds. */
+static double read_from_pipe(bool one_line, bool paced)
+{
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        static char piece[PIECE];
+        memset(piece, 'x', sizeof piece);
+        if (!one_line) {
+            piece[0] = '#';
+            piece[PIECE - 1] = '\n';
+        }
+        const char *head = one_line ? "NYTProf 5 0\n#" : "NYTProf 5 0\n";
+        const char *tail = one_line ? "\n:ticks_per_sec=10000000\n" : ":ticks_per_sec=10000000\n";
+        if (write(fds[1], head, strlen(head)) < 0)
+            _exit(1);
+        for (size_t off = 0; off < LINE; off += PIECE) {
+            if (write(fds[1], piece, PIECE) != PIECE)
+                _exit(1);
+            int unread = 1;
+            while (paced && ioctl(fds[0], FIONREAD, &unread) == 0 && unread > 0)
+                sched_yield();
+        }
+        if (write(fds[1], tail, strlen(tail)) < 0)
+            _exit(1);
+        _exit(0);
+    }
+    close(fds[1]);
+    nytp_in *in;
+    nytp_reader *r;
+    nytp_error e = {0};
+    assert_int_equal(nytp_in_open_fd(&in, fds[0], true, &e), NYTP_OK);
+    assert_int_equal(nytp_reader_open_in(&r, in, &e), NYTP_OK);
+    double t0 = cpu_seconds();
+    nytp_chunk c;
+    int st;
+    size_t comments = 0, comment_bytes = 0;
+    bool saw_attr = false;
+    while ((st = nytp_reader_next(r, &c, &e)) == NYTP_OK) {
+        if (c.tag == NYTP_TAG_COMMENT) {
+            comments++;
+            comment_bytes += c.u.comment.text.len;
+        }
+        if (c.tag == NYTP_TAG_ATTRIBUTE)
+            saw_attr = true;
+    }
+    double cpu = cpu_seconds() - t0;
+    nytp_reader_close(r);
+    int status;
+    waitpid(pid, &status, 0);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    /* no PID_START: the reader calls it cut short, after every chunk */
+    assert_int_equal(st, NYTP_E_TRUNCATED);
+    assert_int_equal(comments, one_line ? 1 : LINE / PIECE);
+    assert_int_equal(comment_bytes, one_line ? LINE + 1 : LINE - LINE / PIECE);
+    assert_true(saw_attr);
+    return cpu;
+}
+
+static void long_line_through_a_pipe_is_scanned_once(void **state)
+{
+    (void)state;
+    double lines = read_from_pipe(false, true);
+    double at_once = read_from_pipe(true, false);
+    double line = read_from_pipe(true, true);
+    print_message("CPU: 8 MiB line in pieces %.3f s; 32768 lines in pieces %.3f s; "
+                  "the line at once %.3f s\n", line, lines, at_once);
+    if (line > 2 * (lines + at_once) + 0.5)
+        fail_msg("one 8 MiB line through a pipe in pieces cost %.2f s of CPU; its reads (as "
+                 "short lines) %.2f s, its buffer (written at once) %.2f s", line, lines, at_once);
 }
 
 /* Cut a real file at many points: the reader stops with "truncated" (or,
@@ -363,6 +462,7 @@ int main(void)
         cmocka_unit_test(real_profiles_read_to_a_clean_end),
         cmocka_unit_test(broken_files_give_their_exact_error),
         cmocka_unit_test(pipe_gives_the_same_chunks),
+        cmocka_unit_test(long_line_through_a_pipe_is_scanned_once),
         cmocka_unit_test(cuts_of_a_plain_profile),
         cmocka_unit_test(cuts_of_a_compressed_profile),
         cmocka_unit_test(errors_are_sticky),

@@ -78,7 +78,9 @@ typedef struct nytp_dprof_event {
 
 enum nytp_dprof_flags {
     /* At end of input, leave the subs still running (as dprofpp -F does)
-     * instead of failing with NYTP_E_TRUNCATED. */
+     * instead of failing with NYTP_E_TRUNCATED; a last line without its
+     * newline (a killed run's last flush) is left out, not an error (see
+     * nytp_dprof_cut_line). */
     NYTP_DPROF_FAKE_EXITS = 1
 };
 
@@ -98,5 +100,8 @@ uint32_t nytp_dprof_sub_count(const nytp_dprof *d);
 const char *nytp_dprof_sub_name(const nytp_dprof *d, uint32_t sub);
 /* Line number of the last line read. */
 uint64_t nytp_dprof_line(const nytp_dprof *d);
+/* With NYTP_DPROF_FAKE_EXITS: the number of a last line that was cut
+ * short and left out, else 0. */
+uint64_t nytp_dprof_cut_line(const nytp_dprof *d);
 
 #endif
