@@ -11,5 +11,7 @@ int cmd_calls(int argc, char **argv);
 int cmd_flame(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_html(int argc, char **argv);
+int cmd_top(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 
 #endif
