@@ -510,10 +510,7 @@ static bool sub_grew(const diff *D, const sub_row *r, double min)
 
 static void cell(nytp_out *out, const char *text, size_t cols)
 {
-    size_t len = strlen(text), w = 0;
-    for (size_t i = 0; i < len; i++)
-        w += ((unsigned char)text[i] & 0xC0) != 0x80;
-    term_put(out, text, len, w, cols, TERM_RIGHT);
+    term_num(out, text, cols);
 }
 
 static void cell_dur(nytp_out *out, double secs, bool sign, size_t cols)
@@ -551,15 +548,20 @@ static size_t room_after(const diff *D, size_t used)
     return D->t.width > used + 8 ? D->t.width - used : 8;
 }
 
-static void put_name(nytp_out *out, const char *s, size_t len, size_t room)
+static void put_text(nytp_out *out, const char *s, size_t len, size_t room, enum term_align how)
 {
     char *c = malloc(len * 4 + 1);
     if (!c)
         return;
     size_t w;
     size_t n = term_clean(s, len, false, c, &w);
-    term_put(out, c, n, w, room && w > room ? room : 0, TERM_LEFT);
+    term_put(out, c, n, w, room && w > room ? room : 0, how);
     free(c);
+}
+
+static void put_name(nytp_out *out, const char *s, size_t len, size_t room)
+{
+    put_text(out, s, len, room, TERM_LEFT);
 }
 
 /* The name of a file as people read it (@INC stripped), malloc'd. */
@@ -605,6 +607,12 @@ static void side_line(const diff *D, nytp_out *out, int k)
                     (unsigned long long)S->calls, S->p->complete ? "" : " (incomplete)");
 }
 
+/* Whether the inclusive time columns fit (always, without a width). */
+static bool with_incl(const diff *D)
+{
+    return !D->t.width || D->t.width >= 110;
+}
+
 static void text_subs(diff *D, nytp_out *out, double min)
 {
     uint32_t n_all = D->subs.n, added = 0, removed = 0;
@@ -617,32 +625,48 @@ static void text_subs(diff *D, nytp_out *out, double min)
         snprintf(extra, sizeof extra, "; %u added, %u removed", added, removed);
     size_t n = limit(D, n_all);
     heading(D, out, "Subs by change in exclusive time", n, n_all, extra);
+    /* the calls column is as wide as its widest cell */
+    size_t callw = strlen("calls");
+    for (size_t i = 0; i < n; i++) {
+        const sub_row *r = &D->sub[D->order_sub[i]];
+        char calls[48];
+        size_t w = (size_t)snprintf(calls, sizeof calls, "%llu -> %llu", (unsigned long long)r->calls[0],
+                                    (unsigned long long)r->calls[1]);
+        if (w > callw)
+            callw = w;
+    }
+    bool incl = with_incl(D);
     term_sgr(&D->t, out, TERM_DIM);
-    nytp_out_printf(out, "%9s %7s %9s %9s %9s %7s %19s  %s\n", "excl", "change", "base", "new",
-                    "incl", "change", "calls base -> new", "sub");
+    nytp_out_printf(out, "%8s %7s %8s %8s ", "excl", "change", "base", "new");
+    if (incl)
+        nytp_out_printf(out, "%8s %7s ", "incl", "change");
+    nytp_out_printf(out, "%*s  %s\n", (int)callw, "calls", "sub");
     term_sgr(&D->t, out, TERM_RESET);
+    size_t used = 8 + 1 + 7 + 1 + 8 + 1 + 8 + 1 + (incl ? 8 + 1 + 7 + 1 : 0) + callw + 2;
     for (size_t i = 0; i < n; i++) {
         uint32_t id = D->order_sub[i];
         const sub_row *r = &D->sub[id];
         colour_for(D, out, sub_delta(r), sub_grew(D, r, min));
-        cell_dur(out, sub_delta(r), true, 9);
+        cell_dur(out, sub_delta(r), true, 8);
         nytp_out_write(out, " ", 1);
         cell_change(out, r->present, r->excl[0], r->excl[1], 7);
         nytp_out_write(out, " ", 1);
-        cell_dur(out, r->excl[0], false, 9);
+        cell_dur(out, r->excl[0], false, 8);
         nytp_out_write(out, " ", 1);
-        cell_dur(out, r->excl[1], false, 9);
+        cell_dur(out, r->excl[1], false, 8);
         nytp_out_write(out, " ", 1);
-        cell_dur(out, r->incl[1] - r->incl[0], true, 9);
-        nytp_out_write(out, " ", 1);
-        cell_change(out, r->present, r->incl[0], r->incl[1], 7);
+        if (incl) {
+            cell_dur(out, r->incl[1] - r->incl[0], true, 8);
+            nytp_out_write(out, " ", 1);
+            cell_change(out, r->present, r->incl[0], r->incl[1], 7);
+            nytp_out_write(out, " ", 1);
+        }
         char calls[48];
         snprintf(calls, sizeof calls, "%llu -> %llu", (unsigned long long)r->calls[0],
                  (unsigned long long)r->calls[1]);
-        nytp_out_write(out, " ", 1);
-        cell(out, calls, 19);
+        cell(out, calls, callw);
         nytp_out_write(out, "  ", 2);
-        put_name(out, D->subs.key[id], D->subs.len[id], room_after(D, 9 + 8 + 10 + 10 + 10 + 8 + 20 + 2));
+        put_name(out, D->subs.key[id], D->subs.len[id], room_after(D, used));
         term_sgr(&D->t, out, TERM_RESET);
         nytp_out_write(out, "\n", 1);
     }
@@ -656,24 +680,34 @@ static void text_times(diff *D, nytp_out *out, bool lines)
     size_t n = limit(D, m->n);
     heading(D, out, lines ? "Lines by change in time" : "Files by change in time (string evals in their file)",
             n, m->n, "");
+    size_t cw = strlen("stmts");
+    for (size_t i = 0; i < n; i++) {
+        const time_row *r = &rows[order[i]];
+        char counts[64];
+        size_t w = (size_t)snprintf(counts, sizeof counts, "%lld -> %lld", (long long)r->count[0],
+                                    (long long)r->count[1]);
+        if (w > cw)
+            cw = w;
+    }
+    size_t fixed = 8 + 1 + 7 + 1 + 8 + 1 + 8 + 1 + cw + 2;
     term_sgr(&D->t, out, TERM_DIM);
-    nytp_out_printf(out, "%9s %7s %9s %9s %21s  %s\n", "time", "change", "base", "new",
-                    "stmts base -> new", lines ? "where" : "file");
+    nytp_out_printf(out, "%8s %7s %8s %8s %*s  %s\n", "time", "change", "base", "new", (int)cw,
+                    "stmts", lines ? "where" : "file");
     term_sgr(&D->t, out, TERM_RESET);
     for (size_t i = 0; i < n; i++) {
         const time_row *r = &rows[order[i]];
         colour_for(D, out, r->time[1] - r->time[0], false);
-        cell_dur(out, r->time[1] - r->time[0], true, 9);
+        cell_dur(out, r->time[1] - r->time[0], true, 8);
         nytp_out_write(out, " ", 1);
         cell_change(out, r->present, r->time[0], r->time[1], 7);
         nytp_out_write(out, " ", 1);
-        cell_dur(out, r->time[0], false, 9);
+        cell_dur(out, r->time[0], false, 8);
         nytp_out_write(out, " ", 1);
-        cell_dur(out, r->time[1], false, 9);
+        cell_dur(out, r->time[1], false, 8);
         char counts[64];
         snprintf(counts, sizeof counts, "%lld -> %lld", (long long)r->count[0], (long long)r->count[1]);
         nytp_out_write(out, " ", 1);
-        cell(out, counts, 21);
+        cell(out, counts, cw);
         nytp_out_write(out, "  ", 2);
         term_sgr(&D->t, out, TERM_RESET);
         uint32_t fk = lines ? r->file : order[i];
@@ -695,8 +729,8 @@ static void text_times(diff *D, nytp_out *out, bool lines)
         else
             snprintf(where, wcap, "%s", shown);
         free(shown);
-        size_t room = room_after(D, 9 + 8 + 10 + 10 + 22 + 2);
-        put_name(out, where, strlen(where), room);
+        size_t room = room_after(D, fixed);
+        put_text(out, where, strlen(where), room, TERM_KEEP_END);
         /* the line's source, from NEW (or BASE) when the profile saved it */
         for (int k = 1; lines && k >= 0; k--) {
             if (r->fid[k] == NYTP_NONE)
@@ -712,7 +746,8 @@ static void text_times(diff *D, nytp_out *out, bool lines)
                 src++;
                 sl--;
             }
-            size_t used = 9 + 8 + 10 + 10 + 22 + 2 + strlen(where) + 2;
+            size_t wl = strlen(where);
+            size_t used = fixed + (room && wl > room ? room : wl) + 2;
             if (sl && (!D->t.width || D->t.width > used + 10)) {
                 nytp_out_write(out, "  ", 2);
                 term_sgr(&D->t, out, TERM_DIM);
@@ -753,6 +788,25 @@ static void write_text(diff *D, nytp_out *out, double min)
     text_subs(D, out, min);
     text_times(D, out, true);
     text_times(D, out, false);
+}
+
+/* The tables into memory first, then each line cut to the terminal. */
+static int write_fitted(diff *D, nytp_out *out, double min)
+{
+    nytp_out *mem;
+    nytp_error e = {0};
+    uint8_t *text = NULL;
+    size_t len = 0;
+    if (nytp_out_open_mem(&mem, &e) < 0)
+        return NYTP_E_NOMEM;
+    write_text(D, mem, min);
+    if (nytp_out_close_mem(mem, &text, &len, &e) < 0) {
+        free(text);
+        return NYTP_E_NOMEM;
+    }
+    term_write_fitted(&D->t, out, (const char *)text, len);
+    free(text);
+    return NYTP_OK;
 }
 
 /* ---- JSON ------------------------------------------------------------------------ */
@@ -1320,7 +1374,7 @@ int cmd_diff(int argc, char **argv)
         else if (o.json)
             write_json(&D, out, min);
         else
-            write_text(&D, out, min);
+            st = write_fitted(&D, out, min);
         if (st == NYTP_OK && D.oom)
             st = NYTP_E_NOMEM;
         const nytp_error *e = nytp_out_error(out);

@@ -143,6 +143,13 @@ void term_put(nytp_out *out, const char *s, size_t len, size_t width, size_t col
         nytp_out_write(out, s, len);
         return;
     }
+    if (width > cols && align == TERM_KEEP_END) {
+        size_t keep = cols > 2 ? cols - 2 : 0;
+        nytp_out_write(out, "..", cols - keep < 2 ? cols - keep : 2);
+        size_t skip = prefix_bytes(s, len, width - keep);
+        nytp_out_write(out, s + skip, len - skip);
+        return;
+    }
     if (width > cols) {
         size_t keep = cols > 2 ? cols - 2 : 0;
         nytp_out_write(out, s, prefix_bytes(s, len, keep));
@@ -152,8 +159,18 @@ void term_put(nytp_out *out, const char *s, size_t len, size_t width, size_t col
     if (align == TERM_RIGHT)
         spaces(out, cols - width);
     nytp_out_write(out, s, len);
-    if (align == TERM_LEFT)
+    if (align != TERM_RIGHT)
         spaces(out, cols - width);
+}
+
+void term_num(nytp_out *out, const char *text, size_t cols)
+{
+    size_t len = strlen(text), w = 0;
+    for (size_t i = 0; i < len; i++)
+        w += ((unsigned char)text[i] & 0xC0) != 0x80;
+    if (w < cols)
+        spaces(out, cols - w);
+    nytp_out_write(out, text, len);
 }
 
 int term_cell(nytp_out *out, const char *s, size_t len, size_t cols, enum term_align align)
@@ -203,4 +220,41 @@ void term_json_nv(nytp_out *out, double d)
 {
     char b[40];
     nytp_out_write(out, b, (size_t)(fmt_json_nv(b, d) - b));
+}
+
+void term_write_fitted(const term *t, nytp_out *out, const char *text, size_t len)
+{
+    if (!t->width) {
+        nytp_out_write(out, text, len);
+        return;
+    }
+    size_t start = 0;
+    while (start < len) {
+        const char *nl = memchr(text + start, '\n', len - start);
+        size_t end = nl ? (size_t)(nl - text) : len;
+        size_t i = start, cols = 0;
+        bool in_sgr = false;
+        while (i < end) {
+            unsigned char c = (unsigned char)text[i];
+            if (c == 0x1B) { /* our own SGR sequences: no width */
+                size_t k = i + 1;
+                while (k < end && text[k] != 'm')
+                    k++;
+                in_sgr = k + 1 - i > 4 || text[i + 2] != '0'; /* anything but a reset */
+                i = k < end ? k + 1 : end;
+                continue;
+            }
+            if ((c & 0xC0) != 0x80) {
+                if (cols == t->width)
+                    break;
+                cols++;
+            }
+            i++;
+        }
+        nytp_out_write(out, text + start, i - start);
+        if (i < end && in_sgr)
+            nytp_out_write(out, "\033[0m", 4);
+        nytp_out_write(out, "\n", nl ? 1 : 0);
+        start = nl ? end + 1 : len;
+    }
 }

@@ -42,13 +42,21 @@ void term_sgr(const term *t, nytp_out *out, enum term_sgr what);
  * and sets *cols to its width in columns. */
 size_t term_clean(const char *s, size_t len, bool tabs, char *out, size_t *cols);
 
-enum term_align { TERM_LEFT, TERM_RIGHT };
+enum term_align { TERM_LEFT, TERM_RIGHT, TERM_KEEP_END };
 /* Write clean text (from term_clean or our own) padded to cols columns,
- * or cut to cols with ".." at the end (cols 0: as it is, no padding). */
+ * or cut to cols with ".." at the end (TERM_KEEP_END: left-aligned, cut
+ * at the start, as for a path whose end says most); cols 0: as it is. */
 void term_put(nytp_out *out, const char *clean, size_t len, size_t width, size_t cols,
               enum term_align align);
+/* Our own text (a number), right-aligned in cols columns, never cut. */
+void term_num(nytp_out *out, const char *text, size_t cols);
 /* term_clean then term_put.  Returns NYTP_E_NOMEM or NYTP_OK. */
 int term_cell(nytp_out *out, const char *s, size_t len, size_t cols, enum term_align align);
+
+/* Copy text (lines of a finished table, ANSI colours included) to out,
+ * each line cut at t->width columns when there is a width: the last word
+ * on what fits, whatever the table computed. */
+void term_write_fitted(const term *t, nytp_out *out, const char *text, size_t len);
 
 /* Durations and shares for tables: "1.23ms", "+1.23ms", "12.3%", "+45%"
  * ("-" for a share that is not a number).  32 bytes of room. */

@@ -590,10 +590,7 @@ static void write_json(top *T, nytp_out *out)
 
 static void cell_text(nytp_out *out, const char *text, size_t cols)
 {
-    size_t len = strlen(text), w = 0;
-    for (size_t i = 0; i < len; i++)
-        w += ((unsigned char)text[i] & 0xC0) != 0x80;
-    term_put(out, text, len, w, cols, TERM_RIGHT);
+    term_num(out, text, cols);
 }
 
 static void cell_dur(nytp_out *out, double secs, size_t cols)
@@ -654,7 +651,7 @@ static void text_subs(top *T, nytp_out *out)
     size_t n = limit(T, T->n_subs);
     heading(T, out, titles[T->o->by], n, T->n_subs);
     term_sgr(&T->t, out, TERM_DIM);
-    nytp_out_printf(out, "%9s %6s %6s %9s %6s %10s  %s\n", "excl", "excl%", "cum%", "incl", "incl%",
+    nytp_out_printf(out, "%8s %6s %6s %8s %6s %8s  %s\n", "excl", "excl%", "cum%", "incl", "incl%",
                     "calls", "sub");
     term_sgr(&T->t, out, TERM_RESET);
     double cum = 0;
@@ -663,19 +660,19 @@ static void text_subs(top *T, nytp_out *out)
         cum += s->excl;
         double pct = share(s->excl, T->sub_total);
         row_colour(T, out, pct);
-        cell_dur(out, s->excl, 9);
+        cell_dur(out, s->excl, 8);
         nytp_out_write(out, " ", 1);
         cell_pct(out, pct, 6);
         nytp_out_write(out, " ", 1);
         cell_pct(out, share(cum, T->sub_total), 6);
         nytp_out_write(out, " ", 1);
-        cell_dur(out, s->incl, 9);
+        cell_dur(out, s->incl, 8);
         nytp_out_write(out, " ", 1);
         cell_pct(out, share(s->incl, T->sub_total), 6);
         nytp_out_write(out, " ", 1);
-        cell_u(out, s->calls, 10);
+        cell_u(out, s->calls, 8);
         nytp_out_write(out, "  ", 2);
-        size_t room = rest(T, 9 + 1 + 6 + 1 + 6 + 1 + 9 + 1 + 6 + 1 + 10 + 2);
+        size_t room = rest(T, 8 + 1 + 6 + 1 + 6 + 1 + 8 + 1 + 6 + 1 + 8 + 2);
         size_t nl = nytp_profile_strlen(p, s->name);
         char *name = malloc(nl * 4 + 1);
         if (name) {
@@ -734,22 +731,22 @@ static void text_lines(top *T, nytp_out *out)
         if (w > locw)
             locw = w;
     }
-    size_t fixed = 9 + 1 + 6 + 1 + 10 + 2;
+    size_t fixed = 8 + 1 + 6 + 1 + 8 + 2;
     if (T->t.width && locw > (T->t.width - fixed) / 2)
         locw = (T->t.width - fixed) / 2 > 12 ? (T->t.width - fixed) / 2 : 12;
     term_sgr(&T->t, out, TERM_DIM);
-    nytp_out_printf(out, "%9s %6s %10s  %-*s  %s\n", "time", "time%", "stmts", (int)locw, "where",
+    nytp_out_printf(out, "%8s %6s %8s  %-*s  %s\n", "time", "time%", "stmts", (int)locw, "where",
                     "source");
     term_sgr(&T->t, out, TERM_RESET);
     for (size_t i = 0; i < n; i++) {
         const line_row *r = &T->lines[i];
         double pct = share(r->time, T->stmt_total);
         row_colour(T, out, pct);
-        cell_dur(out, r->time, 9);
+        cell_dur(out, r->time, 8);
         nytp_out_write(out, " ", 1);
         cell_pct(out, pct, 6);
         nytp_out_write(out, " ", 1);
-        cell_u(out, r->count < 0 ? 0 : (uint64_t)r->count, 10);
+        cell_u(out, r->count < 0 ? 0 : (uint64_t)r->count, 8);
         nytp_out_write(out, "  ", 2);
         term_sgr(&T->t, out, TERM_RESET);
         /* file:line, the file cut at its start when too long */
@@ -809,18 +806,18 @@ static void text_files(top *T, nytp_out *out)
                                  : "Files by time (string evals in their file)",
             n, T->n_files);
     term_sgr(&T->t, out, TERM_DIM);
-    nytp_out_printf(out, "%9s %6s %10s  %s\n", "time", "time%", "stmts", "file");
+    nytp_out_printf(out, "%8s %6s %8s  %s\n", "time", "time%", "stmts", "file");
     term_sgr(&T->t, out, TERM_RESET);
-    size_t fixed = 9 + 1 + 6 + 1 + 10 + 2;
+    size_t fixed = 8 + 1 + 6 + 1 + 8 + 2;
     for (size_t i = 0; i < n; i++) {
         const file_row *r = &T->files[i];
         double pct = share(r->time, T->stmt_total);
         row_colour(T, out, pct);
-        cell_dur(out, r->time, 9);
+        cell_dur(out, r->time, 8);
         nytp_out_write(out, " ", 1);
         cell_pct(out, pct, 6);
         nytp_out_write(out, " ", 1);
-        cell_u(out, r->count < 0 ? 0 : (uint64_t)r->count, 10);
+        cell_u(out, r->count < 0 ? 0 : (uint64_t)r->count, 8);
         nytp_out_write(out, "  ", 2);
         const char *file = T->shown[r->fid];
         size_t room = rest(T, fixed);
@@ -842,18 +839,18 @@ static void text_packages(top *T, nytp_out *out)
     heading(T, out, T->o->by == BY_CALLS ? "Packages by calls" : "Packages by exclusive time", n,
             T->n_pkgs);
     term_sgr(&T->t, out, TERM_DIM);
-    nytp_out_printf(out, "%9s %6s %10s %6s  %s\n", "excl", "excl%", "calls", "subs", "package");
+    nytp_out_printf(out, "%8s %6s %8s %6s  %s\n", "excl", "excl%", "calls", "subs", "package");
     term_sgr(&T->t, out, TERM_RESET);
-    size_t fixed = 9 + 1 + 6 + 1 + 10 + 1 + 6 + 2;
+    size_t fixed = 8 + 1 + 6 + 1 + 8 + 1 + 6 + 2;
     for (size_t i = 0; i < n; i++) {
         const pkg_row *r = &T->pkgs[i];
         double pct = share(r->excl, T->sub_total);
         row_colour(T, out, pct);
-        cell_dur(out, r->excl, 9);
+        cell_dur(out, r->excl, 8);
         nytp_out_write(out, " ", 1);
         cell_pct(out, pct, 6);
         nytp_out_write(out, " ", 1);
-        cell_u(out, r->calls, 10);
+        cell_u(out, r->calls, 8);
         nytp_out_write(out, " ", 1);
         cell_u(out, r->subs, 6);
         nytp_out_write(out, "  ", 2);
@@ -898,6 +895,25 @@ static void write_text(top *T, nytp_out *out)
     }
 }
 
+/* The tables into memory first, then each line cut to the terminal. */
+static int write_fitted(top *T, nytp_out *out)
+{
+    nytp_out *mem;
+    nytp_error e = {0};
+    uint8_t *text = NULL;
+    size_t len = 0;
+    if (nytp_out_open_mem(&mem, &e) < 0)
+        return NYTP_E_NOMEM;
+    write_text(T, mem);
+    if (nytp_out_close_mem(mem, &text, &len, &e) < 0) {
+        free(text);
+        return NYTP_E_NOMEM;
+    }
+    term_write_fitted(&T->t, out, (const char *)text, len);
+    free(text);
+    return NYTP_OK;
+}
+
 int cmd_top(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -938,10 +954,15 @@ int cmd_top(int argc, char **argv)
     } else {
         if (o.json)
             write_json(&T, out);
-        else
-            write_text(&T, out);
-        const nytp_error *e = nytp_out_error(out);
-        rc = cli_output_finish(out, o.output, e->status ? e->status : NYTP_OK);
+        else if (write_fitted(&T, out) < 0)
+            nytp_out_abort(out), out = NULL;
+        if (!out) {
+            cli_error("out of memory");
+            rc = EXIT_BAD_INPUT;
+        } else {
+            const nytp_error *e = nytp_out_error(out);
+            rc = cli_output_finish(out, o.output, e->status ? e->status : NYTP_OK);
+        }
     }
     top_free(&T);
     free((void *)T.names.inc);
