@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "diff.h"
 #include "dump_data.h"
 #include "flame_svg.h"
 #include "nytp/calltree.h"
@@ -209,7 +210,8 @@ typedef struct side {
     char **files;
     int nfiles;
     nytp_profile *p;
-    nytp_calltree *t;       /* --svg only */
+    const nytp_calltree *t; /* --svg only */
+    nytp_calltree *own_t;   /* the same when loaded here (freed with the diff) */
     bool any_input;         /* for the call tree feed */
     double stmt_total, sub_total, total;
     uint64_t calls;
@@ -244,6 +246,7 @@ typedef struct diff {
     term t;
     char *norm;             /* normalising buffer */
     size_t cap_norm;
+    bool borrowed;          /* the profiles are the caller's */
     bool oom;
 } diff;
 
@@ -408,10 +411,12 @@ static void totals(side *S)
 
 static const diff *sort_d;
 
+/* By size, descending; a NaN (a corrupt profile) last, so that the order
+ * is total. */
 static int cmp_abs_desc(double a, double b)
 {
-    a = fabs(a);
-    b = fabs(b);
+    a = isnan(a) ? -1 : fabs(a);
+    b = isnan(b) ? -1 : fabs(b);
     if (a != b)
         return a > b ? -1 : 1;
     return 0;
@@ -1164,9 +1169,9 @@ static int feed_chunk(void *ctx, const nytp_chunk *c)
     switch (c->tag) {
     case NYTP_TAG_SUB_RETURN:
     case NYTP_TAG_ATTRIBUTE:
-        return nytp_calltree_add_chunk(S->t, c);
+        return nytp_calltree_add_chunk(S->own_t, c);
     case NYTP_TAG_VERSION:
-        if (S->any_input && nytp_calltree_end_input(S->t) < 0)
+        if (S->any_input && nytp_calltree_end_input(S->own_t) < 0)
             return NYTP_E_NOMEM;
         S->any_input = true;
         return NYTP_OK;
@@ -1180,22 +1185,20 @@ static int load_side(side *S, bool strict, bool tree)
     int rc;
     nytp_error e = {0};
     if (tree) {
-        if (nytp_calltree_new(&S->t, &e) < 0) {
+        if (nytp_calltree_new(&S->own_t, &e) < 0) {
             cli_error("out of memory");
             return EXIT_BAD_INPUT;
         }
+        S->t = S->own_t;
         S->p = cli_load_profile_with(S->nfiles, S->files, strict, feed_chunk, S, &rc);
-        if (S->p && nytp_calltree_end_input(S->t) < 0) {
+        if (S->p && nytp_calltree_end_input(S->own_t) < 0) {
             cli_error("out of memory");
             return EXIT_BAD_INPUT;
         }
     } else {
         S->p = cli_load_profile(S->nfiles, S->files, strict, &rc);
     }
-    if (!S->p)
-        return rc;
-    totals(S);
-    return EXIT_OK;
+    return S->p ? EXIT_OK : rc;
 }
 
 static void report_growth(diff *D, double min)
@@ -1242,17 +1245,12 @@ static void report_growth(diff *D, double min)
         cli_error("and %u more subs grew by more than --fail-above=%g%%", more, D->o->fail_above);
 }
 
-static bool ends_with_svg(const char *s)
-{
-    size_t n = s ? strlen(s) : 0;
-    return n > 4 && strcasecmp(s + n - 4, ".svg") == 0;
-}
-
 static void diff_free(diff *D)
 {
     for (int k = 0; k < 2; k++) {
-        nytp_profile_free(D->s[k].p);
-        nytp_calltree_free(D->s[k].t);
+        if (!D->borrowed)
+            nytp_profile_free(D->s[k].p);
+        nytp_calltree_free(D->s[k].own_t);
     }
     bmap_free(&D->subs);
     bmap_free(&D->lines);
@@ -1265,6 +1263,75 @@ static void diff_free(diff *D)
     free(D->order_line);
     free(D->order_file);
     free(D->norm);
+}
+
+/* Totals, the scale, the rows and their order. */
+static int compute(diff *D)
+{
+    for (int k = 0; k < 2; k++)
+        totals(&D->s[k]);
+    bool stmts = D->s[0].stmt_total > 0 && D->s[1].stmt_total > 0;
+    for (int k = 0; k < 2; k++)
+        D->s[k].total = stmts ? D->s[k].stmt_total : D->s[k].sub_total;
+    D->scale = D->o->normalize && D->s[1].total > 0 && D->s[0].total > 0
+                   ? D->s[0].total / D->s[1].total
+                   : 1;
+    if (!isfinite(D->scale) || D->scale <= 0)
+        D->scale = 1; /* absurd totals of a corrupt profile */
+    for (int k = 0; k < 2 && !D->oom; k++)
+        add_side(D, k);
+    sort_d = D;
+    if (!D->oom) {
+        D->order_sub = ordered(D->subs.n, cmp_sub);
+        D->order_line = ordered(D->lines.n, cmp_line);
+        D->order_file = ordered(D->files.n, cmp_file);
+        D->oom = !D->order_sub || !D->order_line || !D->order_file;
+    }
+    return D->oom ? NYTP_E_NOMEM : NYTP_OK;
+}
+
+int diff_write_memory(nytp_profile *base, nytp_profile *new_, const nytp_calltree *tbase,
+                      const nytp_calltree *tnew)
+{
+    static const char *inc[] = {"/usr/share/perl5", "/usr/lib"};
+    static char *names[] = {"base", "new"};
+    int st = NYTP_OK;
+    for (int normalize = 0; normalize < 2 && st == NYTP_OK; normalize++) {
+        struct diff_opts o = {.n = normalize ? 0 : 20, .fail_above = 5, .min_pct = 1,
+                              .normalize = normalize};
+        diff D;
+        memset(&D, 0, sizeof D);
+        D.o = &o;
+        D.borrowed = true;
+        D.s[0] = (side){.files = names, .nfiles = 1, .p = base, .t = tbase};
+        D.s[1] = (side){.files = names + 1, .nfiles = 1, .p = new_, .t = tnew};
+        D.names.inc = inc;
+        D.names.n_inc = 2;
+        D.names.perl_version = "5.36.0";
+        D.t.width = 80;
+        D.t.colour = true;
+        st = compute(&D);
+        nytp_out *out;
+        nytp_error e = {0};
+        if (st == NYTP_OK && nytp_out_open_mem(&out, &e) == NYTP_OK) {
+            double min = min_time(&D);
+            write_json(&D, out, min);
+            st = write_fitted(&D, out, min);
+            if (st == NYTP_OK && tbase && tnew)
+                st = write_svg(&D, out);
+            nytp_out_abort(out);
+        }
+        if (st == NYTP_OK && D.oom)
+            st = NYTP_E_NOMEM;
+        diff_free(&D);
+    }
+    return st;
+}
+
+static bool ends_with_svg(const char *s)
+{
+    size_t n = s ? strlen(s) : 0;
+    return n > 4 && strcasecmp(s + n - 4, ".svg") == 0;
 }
 
 int cmd_diff(int argc, char **argv)
@@ -1336,26 +1403,10 @@ int cmd_diff(int argc, char **argv)
         diff_free(&D);
         return rc;
     }
-    bool stmts = D.s[0].stmt_total > 0 && D.s[1].stmt_total > 0;
-    for (int k = 0; k < 2; k++)
-        D.s[k].total = stmts ? D.s[k].stmt_total : D.s[k].sub_total;
-    D.scale = o.normalize && D.s[1].total > 0 && D.s[0].total > 0 ? D.s[0].total / D.s[1].total : 1;
-
     char *storage = NULL;
     D.names.inc = dump_data_split_dirs(NYTP_PERL_INC, &D.names.n_inc, &storage);
     D.names.perl_version = NYTP_PERL_VERSION;
-    if (!D.names.inc)
-        D.oom = true;
-    for (int k = 0; k < 2 && !D.oom; k++)
-        add_side(&D, k);
-    sort_d = &D;
-    if (!D.oom) {
-        D.order_sub = ordered(D.subs.n, cmp_sub);
-        D.order_line = ordered(D.lines.n, cmp_line);
-        D.order_file = ordered(D.files.n, cmp_file);
-        D.oom = !D.order_sub || !D.order_line || !D.order_file;
-    }
-    if (D.oom) {
+    if (!D.names.inc || compute(&D) < 0) {
         cli_error("out of memory");
         free((void *)D.names.inc);
         free(storage);

@@ -14,6 +14,7 @@
 #include "dump_data.h"
 #include "perl_config.h"
 #include "term.h"
+#include "top.h"
 
 static const char usage[] =
     "usage: nytp top [-n N] [--by=excl|incl|calls] [--lines] [--json] [--strict]\n"
@@ -120,6 +121,7 @@ typedef struct top {
     uint32_t n_files;
     pkg_row *pkgs;
     uint32_t n_pkgs;
+    bool no_disk;           /* source lines only from the profile */
 } top;
 
 static const top *sort_top; /* qsort has no context argument */
@@ -129,10 +131,18 @@ static int cmp_names(uint32_t a, uint32_t b)
     return strcmp(nytp_profile_str(sort_top->p, a), nytp_profile_str(sort_top->p, b));
 }
 
+/* Descending, a NaN (a corrupt profile) last, so that the order is
+ * total and qsort is given a consistent comparison. */
+static double key(double v)
+{
+    return isnan(v) ? -INFINITY : v;
+}
+
 #define DESC(x, y)                                                                                 \
     do {                                                                                           \
-        if ((x) != (y))                                                                            \
-            return (x) > (y) ? -1 : 1;                                                             \
+        double x_ = key((double)(x)), y_ = key((double)(y));                                      \
+        if (x_ != y_)                                                                              \
+            return x_ > y_ ? -1 : 1;                                                               \
     } while (0)
 
 static int cmp_sub(const void *a, const void *b)
@@ -398,7 +408,7 @@ static const char *source_line(top *T, uint32_t fid, uint32_t line, size_t *len)
         n = f->src[line].len;
     } else {
         disk_src *d = &T->disk[fid];
-        if (!d->tried)
+        if (!d->tried && !T->no_disk)
             read_disk(T, fid, d);
         if (d->data && line >= 1 && line <= d->n) {
             s = d->data + d->start[line - 1];
@@ -912,6 +922,39 @@ static int write_fitted(top *T, nytp_out *out)
     term_write_fitted(&T->t, out, (const char *)text, len);
     free(text);
     return NYTP_OK;
+}
+
+int top_write_memory(nytp_profile *p)
+{
+    static const char *inc[] = {"/usr/share/perl5", "/usr/lib"};
+    if (nytp_profile_collapse_evals(p) < 0)
+        return NYTP_E_NOMEM;
+    int st = NYTP_OK;
+    for (int by = BY_EXCL; by <= BY_CALLS && st == NYTP_OK; by++) {
+        struct top_opts o = {.n = by == BY_CALLS ? 0 : 20, .by = (enum top_by)by,
+                             .lines_only = by == BY_INCL};
+        top T;
+        memset(&T, 0, sizeof T);
+        T.p = p;
+        T.o = &o;
+        T.t.width = 80;
+        T.t.colour = true;
+        T.no_disk = true;
+        T.names.inc = inc;
+        T.names.n_inc = 2;
+        T.names.perl_version = "5.36.0";
+        nytp_out *out;
+        nytp_error e = {0};
+        st = build(&T);
+        if (st == NYTP_OK && nytp_out_open_mem(&out, &e) == NYTP_OK) {
+            write_json(&T, out);
+            st = write_fitted(&T, out);
+            nytp_out_abort(out);
+        }
+        T.names.inc = NULL;
+        top_free(&T);
+    }
+    return st;
 }
 
 int cmd_top(int argc, char **argv)
