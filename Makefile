@@ -107,17 +107,20 @@ $(BUILD)/nytp: $(CMD_OBJ) $(BUILD)/libnytpformat.a
 
 # ---- unit tests (cmocka), plain and under ASan+UBSan --------------------
 
-$(BUILD)/unit/%: tests/unit/%.c $(UNIT_HELPER) tests/unit/helpers.h $(BUILD)/libnytpformat.a
+# the command helpers that unit tests compile in (test_fmt_html, test_term)
+UNIT_CMD := cmd/fmt.c cmd/fmt.h cmd/term.c cmd/term.h
+
+$(BUILD)/unit/%: tests/unit/%.c $(UNIT_HELPER) tests/unit/helpers.h $(BUILD)/libnytpformat.a $(UNIT_CMD)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Itests/unit $(WARN) $(CFLAGS) -o $@ $< $(UNIT_HELPER) \
 		$(BUILD)/libnytpformat.a -lcmocka $(LIBS)
 
-$(BUILD)/asan/%: tests/unit/%.c $(UNIT_HELPER) tests/unit/helpers.h $(LIB_SRC) $(LIB_HDR)
+$(BUILD)/asan/%: tests/unit/%.c $(UNIT_HELPER) tests/unit/helpers.h $(LIB_SRC) $(LIB_HDR) $(UNIT_CMD)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Itests/unit $(WARN) -O1 -g $(SAN) -o $@ $< $(UNIT_HELPER) \
 		$(LIB_SRC) -lcmocka $(LIBS)
 
-$(BUILD)/tsan/%: tests/unit/%.c $(UNIT_HELPER) tests/unit/helpers.h $(LIB_SRC) $(LIB_HDR)
+$(BUILD)/tsan/%: tests/unit/%.c $(UNIT_HELPER) tests/unit/helpers.h $(LIB_SRC) $(LIB_HDR) $(UNIT_CMD)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Itests/unit $(WARN) -O1 -g -fsanitize=thread -o $@ $< $(UNIT_HELPER) \
 		$(LIB_SRC) -lcmocka $(LIBS)

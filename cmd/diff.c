@@ -578,7 +578,7 @@ static char *shown_file(const diff *D, const char *key, size_t len)
     return s;
 }
 
-static void heading(const diff *D, nytp_out *out, const char *title, size_t shown, size_t all,
+static bool heading(const diff *D, nytp_out *out, const char *title, size_t shown, size_t all,
                     const char *extra)
 {
     nytp_out_write(out, "\n", 1);
@@ -589,6 +589,9 @@ static void heading(const diff *D, nytp_out *out, const char *title, size_t show
         nytp_out_printf(out, "%s (%zu%s)", title, all, extra);
     term_sgr(&D->t, out, TERM_RESET);
     nytp_out_write(out, "\n", 1);
+    if (!all)
+        nytp_out_write(out, "  (none)\n", 9);
+    return all > 0;
 }
 
 static size_t limit(const diff *D, size_t n)
@@ -629,7 +632,8 @@ static void text_subs(diff *D, nytp_out *out, double min)
     if (added || removed)
         snprintf(extra, sizeof extra, "; %u added, %u removed", added, removed);
     size_t n = limit(D, n_all);
-    heading(D, out, "Subs by change in exclusive time", n, n_all, extra);
+    if (!heading(D, out, "Subs by change in exclusive time", n, n_all, extra))
+        return;
     /* the calls column is as wide as its widest cell */
     size_t callw = strlen("calls");
     for (size_t i = 0; i < n; i++) {
@@ -683,8 +687,9 @@ static void text_times(diff *D, nytp_out *out, bool lines)
     time_row *rows = lines ? D->line : D->file;
     uint32_t *order = lines ? D->order_line : D->order_file;
     size_t n = limit(D, m->n);
-    heading(D, out, lines ? "Lines by change in time" : "Files by change in time (string evals in their file)",
-            n, m->n, "");
+    if (!heading(D, out, lines ? "Lines by change in time" : "Files by change in time (string evals in their file)",
+            n, m->n, ""))
+        return;
     size_t cw = strlen("stmts");
     for (size_t i = 0; i < n; i++) {
         const time_row *r = &rows[order[i]];
@@ -1402,6 +1407,14 @@ int cmd_diff(int argc, char **argv)
     if (rc != EXIT_OK) {
         diff_free(&D);
         return rc;
+    }
+    for (int k = 0; k < 2 && o.svg; k++) {
+        nytp_calltree_stats cs;
+        nytp_calltree_get_stats(D.s[k].t, &cs);
+        if (!cs.returns)
+            cli_warn("%s has no sub return events, so the flame graph %s (profiled with "
+                     "calls=0, subs=0 or an old profiler?)",
+                     k ? "NEW" : "BASE", k ? "is empty" : "shows no change against it");
     }
     char *storage = NULL;
     D.names.inc = dump_data_split_dirs(NYTP_PERL_INC, &D.names.n_inc, &storage);

@@ -40,7 +40,7 @@ void term_sgr(const term *t, nytp_out *out, enum term_sgr what)
 }
 
 /* Length of the valid UTF-8 sequence at s, or 0; *cp gets the character. */
-static size_t utf8_seq(const unsigned char *s, size_t n, uint32_t *cp)
+static size_t utf8_char(const unsigned char *s, size_t n, uint32_t *cp)
 {
     unsigned c = s[0];
     size_t len;
@@ -81,7 +81,7 @@ size_t term_clean(const char *p, size_t n, bool tabs, char *o, size_t *cols)
     size_t k = 0, c = 0;
     for (size_t i = 0; i < n;) {
         uint32_t cp = 0;
-        size_t l = utf8_seq(s + i, n - i, &cp);
+        size_t l = utf8_char(s + i, n - i, &cp);
         if (l == 0) { /* a stray byte: its Latin-1 character */
             l = 1;
             cp = s[i];
@@ -200,11 +200,12 @@ char *term_pct(char *o, double pct, bool sign)
         return memcpy(o, "-", 1), o + 1;
     const char *plus = sign && pct > 0 ? "+" : "";
     double a = fabs(pct);
-    if (a >= 999.5)
-        return o + sprintf(o, "%s%.0f%%", plus, pct);
+    /* at most 31 bytes whatever the value: a corrupt profile's 1e300 % too */
+    if (a >= 1e6)
+        return o + snprintf(o, 32, "%s%.3g%%", plus, pct);
     if (a >= 99.95 || a == 0)
-        return o + sprintf(o, "%s%.0f%%", plus, pct);
-    return o + sprintf(o, "%s%.1f%%", plus, pct);
+        return o + snprintf(o, 32, "%s%.0f%%", plus, pct);
+    return o + snprintf(o, 32, "%s%.1f%%", plus, pct);
 }
 
 void term_json_str(nytp_out *out, const char *s, size_t len)

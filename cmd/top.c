@@ -633,7 +633,7 @@ static void row_colour(const top *T, nytp_out *out, double pct)
         term_sgr(&T->t, out, TERM_YELLOW);
 }
 
-static void heading(const top *T, nytp_out *out, const char *title, size_t shown, size_t all)
+static bool heading(const top *T, nytp_out *out, const char *title, size_t shown, size_t all)
 {
     nytp_out_write(out, "\n", 1);
     term_sgr(&T->t, out, TERM_BOLD);
@@ -643,6 +643,9 @@ static void heading(const top *T, nytp_out *out, const char *title, size_t shown
         nytp_out_printf(out, "%s (%zu)", title, all);
     term_sgr(&T->t, out, TERM_RESET);
     nytp_out_write(out, "\n", 1);
+    if (!all)
+        nytp_out_write(out, "  (none)\n", 9);
+    return all > 0;
 }
 
 /* Columns left for the text at the end of a row after used columns. */
@@ -659,7 +662,8 @@ static void text_subs(top *T, nytp_out *out)
     static const char *const titles[] = {"Subs by exclusive time", "Subs by inclusive time",
                                          "Subs by calls"};
     size_t n = limit(T, T->n_subs);
-    heading(T, out, titles[T->o->by], n, T->n_subs);
+    if (!heading(T, out, titles[T->o->by], n, T->n_subs))
+        return;
     term_sgr(&T->t, out, TERM_DIM);
     nytp_out_printf(out, "%8s %6s %6s %8s %6s %8s  %s\n", "excl", "excl%", "cum%", "incl", "incl%",
                     "calls", "sub");
@@ -723,8 +727,9 @@ static void text_subs(top *T, nytp_out *out)
 static void text_lines(top *T, nytp_out *out)
 {
     size_t n = limit(T, T->n_lines);
-    heading(T, out, T->o->by == BY_CALLS ? "Lines by statements executed" : "Lines by time", n,
-            T->n_lines);
+    if (!heading(T, out, T->o->by == BY_CALLS ? "Lines by statements executed" : "Lines by time", n,
+            T->n_lines))
+        return;
     /* the widest location, so that the source column lines up */
     size_t locw = 0;
     for (size_t i = 0; i < n; i++) {
@@ -811,10 +816,11 @@ static void text_lines(top *T, nytp_out *out)
 static void text_files(top *T, nytp_out *out)
 {
     size_t n = limit(T, T->n_files);
-    heading(T, out,
+    if (!heading(T, out,
             T->o->by == BY_CALLS ? "Files by statements executed (string evals in their file)"
                                  : "Files by time (string evals in their file)",
-            n, T->n_files);
+            n, T->n_files))
+        return;
     term_sgr(&T->t, out, TERM_DIM);
     nytp_out_printf(out, "%8s %6s %8s  %s\n", "time", "time%", "stmts", "file");
     term_sgr(&T->t, out, TERM_RESET);
@@ -846,8 +852,9 @@ static void text_files(top *T, nytp_out *out)
 static void text_packages(top *T, nytp_out *out)
 {
     size_t n = limit(T, T->n_pkgs);
-    heading(T, out, T->o->by == BY_CALLS ? "Packages by calls" : "Packages by exclusive time", n,
-            T->n_pkgs);
+    if (!heading(T, out, T->o->by == BY_CALLS ? "Packages by calls" : "Packages by exclusive time", n,
+            T->n_pkgs))
+        return;
     term_sgr(&T->t, out, TERM_DIM);
     nytp_out_printf(out, "%8s %6s %8s %6s  %s\n", "excl", "excl%", "calls", "subs", "package");
     term_sgr(&T->t, out, TERM_RESET);
