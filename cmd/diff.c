@@ -1401,6 +1401,12 @@ int cmd_diff(int argc, char **argv)
         D.s[1].nfiles = 1;
     }
 
+    int stdin_uses = 0;
+    for (int i = 0; i < nops; i++)
+        stdin_uses += strcmp(ops[i], "-") == 0;
+    if (stdin_uses > 1)
+        cli_usage_error("standard input ('-') can be read only once");
+
     int rc = EXIT_OK;
     for (int k = 0; k < 2 && rc == EXIT_OK; k++)
         rc = load_side(&D.s[k], o.strict, o.svg);

@@ -418,7 +418,7 @@ for my $u (['diff'], ['diff', $base], ['diff', $base, $new, $new], ['diff', '--'
            ['diff', $base, '--'], ['diff', '--fail-above=x', $base, $new],
            ['diff', '--min-time=5parsecs', $base, $new], ['diff', '--svg', '--json', $base, $new],
            ['diff', '--title=x', $base, $new], ['top', '--by=time'], ['top', '-n', 'x'],
-           ['top', '--frob'], ['diff', '--frob', $base, $new]) {
+           ['top', '--frob'], ['diff', '--frob', $base, $new], ['diff', '-', '-']) {
     my ($st, $out, $err) = run_cmd([$nytp, @$u]);
     is $st, 2, "@$u: usage error";
     is scalar(() = $err =~ /\n/g), 1, "@$u: one line" or diag $err;
@@ -433,6 +433,10 @@ for my $args (['top', "$dir/missing.out"], ['diff', $base, "$dir/missing.out"],
 {
     my ($st, $out, $err) = run_cmd([$nytp, 'diff', '-o', "$dir/never.svg", $base, "$td/broken/bad-tag.out"]);
     ok !-e "$dir/never.svg", 'diff: a failed run leaves no output file';
+    my $bytes = slurp_file($base);
+    ($st, $out, $err) = run_cmd([$nytp, 'diff', '--json', '-', $base], stdin => $bytes);
+    is $st, 0, "diff: '-' is standard input" or diag $err;
+    is decode_ok($out, 'stdin')->{total}{delta}, 0, 'diff: standard input against the same file: no change';
     ($st, $out, $err) = run_cmd([$nytp, 'top', "$td/broken/trunc-z-middle.out"]);
     is $st, 0, 'top: a truncated profile warns';
     like $err, qr/truncated/, 'top: ... and says so';
