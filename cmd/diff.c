@@ -1239,6 +1239,9 @@ static void report_growth(diff *D, double min)
         if (!r->present[0])
             cli_error("%s is new in NEW with %s of exclusive time (above --min-time, "
                       "--fail-above=%g%%)", name, n, D->o->fail_above);
+        else if (!(r->excl[0] > 0))
+            cli_error("%s: exclusive time grew from %s to %s (above --min-time, "
+                      "--fail-above=%g%%)", name, b, n, D->o->fail_above);
         else {
             *term_pct(pc, pct_change(r->excl[0], r->excl[1]), true) = 0;
             cli_error("%s: exclusive time grew by %s (%s -> %s), more than --fail-above=%g%%",
