@@ -649,8 +649,9 @@ static void text_subs(diff *D, nytp_out *out, double min)
     nytp_out_printf(out, "%8s %7s %8s %8s ", "excl", "change", "base", "new");
     if (incl)
         nytp_out_printf(out, "%8s %7s ", "incl", "change");
-    nytp_out_printf(out, "%*s  %s\n", (int)callw, "calls", "sub");
+    nytp_out_printf(out, "%*s  %s", (int)callw, "calls", "sub");
     term_sgr(&D->t, out, TERM_RESET);
+    nytp_out_write(out, "\n", 1);
     size_t used = 8 + 1 + 7 + 1 + 8 + 1 + 8 + 1 + (incl ? 8 + 1 + 7 + 1 : 0) + callw + 2;
     for (size_t i = 0; i < n; i++) {
         uint32_t id = D->order_sub[i];
@@ -701,9 +702,10 @@ static void text_times(diff *D, nytp_out *out, bool lines)
     }
     size_t fixed = 8 + 1 + 7 + 1 + 8 + 1 + 8 + 1 + cw + 2;
     term_sgr(&D->t, out, TERM_DIM);
-    nytp_out_printf(out, "%8s %7s %8s %8s %*s  %s\n", "time", "change", "base", "new", (int)cw,
+    nytp_out_printf(out, "%8s %7s %8s %8s %*s  %s", "time", "change", "base", "new", (int)cw,
                     "stmts", lines ? "where" : "file");
     term_sgr(&D->t, out, TERM_RESET);
+    nytp_out_write(out, "\n", 1);
     for (size_t i = 0; i < n; i++) {
         const time_row *r = &rows[order[i]];
         colour_for(D, out, r->time[1] - r->time[0], false);
@@ -790,11 +792,12 @@ static void write_text(diff *D, nytp_out *out, double min)
     *term_pct(pc, pct_change(base, now), true) = 0;
     term_sgr(&D->t, out, TERM_BOLD);
     colour_for(D, out, now - base, total_grew(D));
-    nytp_out_printf(out, "Total %s: %s -> %s, %s (%s)%s\n",
+    nytp_out_printf(out, "Total %s: %s -> %s, %s (%s)%s",
                     D->s[0].stmt_total > 0 && D->s[1].stmt_total > 0 ? "statement time"
                                                                     : "time in subs",
                     b, nw, d, pc, D->o->normalize ? ", NEW scaled to BASE's total" : "");
     term_sgr(&D->t, out, TERM_RESET);
+    nytp_out_write(out, "\n", 1);
     text_subs(D, out, min);
     text_times(D, out, true);
     text_times(D, out, false);

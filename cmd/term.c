@@ -241,7 +241,7 @@ void term_write_fitted(const term *t, nytp_out *out, const char *text, size_t le
                 size_t k = i + 1;
                 while (k < end && text[k] != 'm')
                     k++;
-                in_sgr = k + 1 - i > 4 || text[i + 2] != '0'; /* anything but a reset */
+                in_sgr = !(k < end && k - i == 3 && text[i + 2] == '0'); /* all but a reset */
                 i = k < end ? k + 1 : end;
                 continue;
             }

@@ -665,9 +665,10 @@ static void text_subs(top *T, nytp_out *out)
     if (!heading(T, out, titles[T->o->by], n, T->n_subs))
         return;
     term_sgr(&T->t, out, TERM_DIM);
-    nytp_out_printf(out, "%8s %6s %6s %8s %6s %8s  %s\n", "excl", "excl%", "cum%", "incl", "incl%",
+    nytp_out_printf(out, "%8s %6s %6s %8s %6s %8s  %s", "excl", "excl%", "cum%", "incl", "incl%",
                     "calls", "sub");
     term_sgr(&T->t, out, TERM_RESET);
+    nytp_out_write(out, "\n", 1);
     double cum = 0;
     for (size_t i = 0; i < n; i++) {
         const nytp_sub *s = &p->subs[T->subs[i]];
@@ -750,9 +751,10 @@ static void text_lines(top *T, nytp_out *out)
     if (T->t.width && locw > (T->t.width - fixed) / 2)
         locw = (T->t.width - fixed) / 2 > 12 ? (T->t.width - fixed) / 2 : 12;
     term_sgr(&T->t, out, TERM_DIM);
-    nytp_out_printf(out, "%8s %6s %8s  %-*s  %s\n", "time", "time%", "stmts", (int)locw, "where",
+    nytp_out_printf(out, "%8s %6s %8s  %-*s  %s", "time", "time%", "stmts", (int)locw, "where",
                     "source");
     term_sgr(&T->t, out, TERM_RESET);
+    nytp_out_write(out, "\n", 1);
     for (size_t i = 0; i < n; i++) {
         const line_row *r = &T->lines[i];
         double pct = share(r->time, T->stmt_total);
@@ -822,8 +824,9 @@ static void text_files(top *T, nytp_out *out)
             n, T->n_files))
         return;
     term_sgr(&T->t, out, TERM_DIM);
-    nytp_out_printf(out, "%8s %6s %8s  %s\n", "time", "time%", "stmts", "file");
+    nytp_out_printf(out, "%8s %6s %8s  %s", "time", "time%", "stmts", "file");
     term_sgr(&T->t, out, TERM_RESET);
+    nytp_out_write(out, "\n", 1);
     size_t fixed = 8 + 1 + 6 + 1 + 8 + 2;
     for (size_t i = 0; i < n; i++) {
         const file_row *r = &T->files[i];
@@ -856,8 +859,9 @@ static void text_packages(top *T, nytp_out *out)
             T->n_pkgs))
         return;
     term_sgr(&T->t, out, TERM_DIM);
-    nytp_out_printf(out, "%8s %6s %8s %6s  %s\n", "excl", "excl%", "calls", "subs", "package");
+    nytp_out_printf(out, "%8s %6s %8s %6s  %s", "excl", "excl%", "calls", "subs", "package");
     term_sgr(&T->t, out, TERM_RESET);
+    nytp_out_write(out, "\n", 1);
     size_t fixed = 8 + 1 + 6 + 1 + 8 + 1 + 6 + 2;
     for (size_t i = 0; i < n; i++) {
         const pkg_row *r = &T->pkgs[i];
