@@ -126,17 +126,20 @@ $(BUILD)/nytp: $(CMD_OBJ) $(BUILD)/libnytpformat.a
 
 # ---- unit tests (cmocka), plain and under ASan+UBSan --------------------
 
-$(BUILD)/unit/%: tests/unit/%.c $(UNIT_HELPER) tests/unit/helpers.h $(BUILD)/libnytpformat.a
+# the command helpers that unit tests compile in (test_fmt_html, test_term)
+UNIT_CMD := cmd/fmt.c cmd/fmt.h cmd/term.c cmd/term.h
+
+$(BUILD)/unit/%: tests/unit/%.c $(UNIT_HELPER) tests/unit/helpers.h $(BUILD)/libnytpformat.a $(UNIT_CMD)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Itests/unit $(WARN) $(CFLAGS) -o $@ $< $(UNIT_HELPER) \
 		$(BUILD)/libnytpformat.a -lcmocka $(LIBS)
 
-$(BUILD)/asan/%: tests/unit/%.c $(UNIT_HELPER) tests/unit/helpers.h $(LIB_SRC) $(LIB_HDR)
+$(BUILD)/asan/%: tests/unit/%.c $(UNIT_HELPER) tests/unit/helpers.h $(LIB_SRC) $(LIB_HDR) $(UNIT_CMD)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Itests/unit $(WARN) -O1 -g $(SAN) -o $@ $< $(UNIT_HELPER) \
 		$(LIB_SRC) -lcmocka $(LIBS)
 
-$(BUILD)/tsan/%: tests/unit/%.c $(UNIT_HELPER) tests/unit/helpers.h $(LIB_SRC) $(LIB_HDR)
+$(BUILD)/tsan/%: tests/unit/%.c $(UNIT_HELPER) tests/unit/helpers.h $(LIB_SRC) $(LIB_HDR) $(UNIT_CMD)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Itests/unit $(WARN) -O1 -g -fsanitize=thread -o $@ $< $(UNIT_HELPER) \
 		$(LIB_SRC) -lcmocka $(LIBS)
@@ -174,7 +177,8 @@ test: deps-check
 
 FUZZ_BIN := $(BUILD)/fuzz/fuzz_reader
 FUZZ_CMD_SRC := cmd/dump.c cmd/dump_data.c cmd/cli.c cmd/fmt.c cmd/calls.c cmd/flame_svg.c \
-	cmd/html.c cmd/html_pages.c cmd/html_packages.c cmd/html_callgraph.c cmd/html_durations.c cmd/html_assets.c
+	cmd/html.c cmd/html_pages.c cmd/html_packages.c cmd/html_callgraph.c cmd/html_durations.c cmd/html_assets.c \
+	cmd/top.c cmd/diff.c cmd/term.c
 $(FUZZ_BIN): tests/fuzz/fuzz_reader.c $(LIB_SRC) $(LIB_HDR) $(FUZZ_CMD_SRC) $(CMD_HDR) \
 		$(BUILD)/gen/perl_config.h
 	@mkdir -p $(dir $@)

@@ -13,5 +13,7 @@ int cmd_run(int argc, char **argv);
 int cmd_html(int argc, char **argv);
 int cmd_pprof(int argc, char **argv);
 int cmd_speedscope(int argc, char **argv);
+int cmd_top(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 
 #endif

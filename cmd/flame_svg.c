@@ -212,6 +212,8 @@ typedef struct frame {
     uint64_t n_merged;
     uint64_t calls, total_calls;
     double excl, total_excl;
+    long rgb;               /* from style_fn; -1: the usual colour */
+    size_t note;            /* offset + 1 of its note in layout.notes; 0: none */
 } frame;
 
 typedef struct layout {
@@ -226,8 +228,52 @@ typedef struct layout {
     uint64_t *run_n, *run_calls;
     uint32_t top_run;       /* deepest depth that may have a run */
     uint32_t max_depth;
+    char *notes;            /* style_fn's notes, NUL-terminated one after another */
+    size_t n_notes, cap_notes;
     int err;
 } layout;
+
+#define NOTE_MAX 256
+
+/* Ask style_fn about node v (NULL: the root) and keep the answer for
+ * frame f (NULL: not drawn). */
+static void style_frame(layout *L, const nytp_calltree_visit *v, frame *f)
+{
+    if (!L->o->style_fn)
+        return;
+    long rgb = -1;
+    char note[NOTE_MAX] = "";
+    int st = L->o->style_fn(L->o->style_ctx, v, &rgb, note, sizeof note);
+    if (st) {
+        L->err = st < 0 ? st : NYTP_E_NOMEM;
+        return;
+    }
+    if (!f)
+        return;
+    f->rgb = rgb >= 0 && rgb <= 0xFFFFFF ? rgb : -1;
+    note[NOTE_MAX - 1] = 0;
+    size_t n = strlen(note);
+    if (!n)
+        return;
+    if (L->n_notes + n + 1 > L->cap_notes) {
+        size_t cap = L->cap_notes ? L->cap_notes * 2 : 4096;
+        while (cap < L->n_notes + n + 1)
+            cap *= 2;
+        char *b = realloc(L->notes, cap);
+        if (!b) {
+            L->err = NYTP_E_NOMEM;
+            return;
+        }
+        L->notes = b;
+        L->cap_notes = cap;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (note[i] == '\n' || note[i] == '\r')
+            note[i] = ' ';
+    memcpy(L->notes + L->n_notes, note, n + 1);
+    f->note = L->n_notes + 1;
+    L->n_notes += n + 1;
+}
 
 static frame *push_frame(layout *L)
 {
@@ -243,6 +289,7 @@ static frame *push_frame(layout *L)
     }
     frame *f = &L->f[L->n++];
     memset(f, 0, sizeof *f);
+    f->rgb = -1;
     return f;
 }
 
@@ -284,14 +331,18 @@ static int lay_node(void *ctx, const nytp_calltree_visit *v)
     L->next_x[d] += val;
     L->next_x[d + 1] = x;
     L->visible[d] = false;
+    double px = val * L->scale;
+    bool drawn = L->visible[d - 1] && px > 0 && px >= L->minwidth;
+    if (!drawn)
+        style_frame(L, v, NULL);
     if (!L->visible[d - 1])
         return L->err;
-    double px = val * L->scale;
-    if (px > 0 && px >= L->minwidth) {
+    if (drawn) {
         flush_run(L, d);
         frame *f = push_frame(L);
         if (!f)
             return L->err;
+        style_frame(L, v, f);
         f->x = x;
         f->w = val;
         f->depth = d;
@@ -552,6 +603,7 @@ typedef struct writer {
     uint32_t max_depth;
     char *url;
     size_t cap_url;
+    const char *notes;      /* the layout's */
 } writer;
 
 static double row_y(const writer *w, uint32_t d)
@@ -642,12 +694,17 @@ static void put_frame(writer *w, const frame *f)
     if (f->depth == 0) {
         name = nytp_cstr("all", false);
         strcpy(colour, "rgb(250,225,180)");
+        if (f->rgb >= 0)
+            sprintf(colour, "rgb(%ld,%ld,%ld)", f->rgb >> 16, (f->rgb >> 8) & 255, f->rgb & 255);
     } else if (f->name == NONE) {
         name = nytp_cstr("", false); /* set below */
         strcpy(colour, "rgb(200,200,200)");
     } else {
         name = nytp_calltree_name(w->t, f->name);
-        frame_colour(name, colour);
+        if (f->rgb >= 0)
+            sprintf(colour, "rgb(%ld,%ld,%ld)", f->rgb >> 16, (f->rgb >> 8) & 255, f->rgb & 255);
+        else
+            frame_colour(name, colour);
         if (w->o->link_fn)
             url = w->o->link_fn(w->o->link_ctx, name);
         else if (w->o->link_template)
@@ -672,6 +729,11 @@ static void put_frame(writer *w, const frame *f)
     put_xml(out, clean, len);
     nytp_out_write(out, "\n", 1);
     put_stats(w, f);
+    if (f->note) {
+        nytp_out_write(out, "; ", 2);
+        const char *note = w->notes + f->note - 1;
+        put_xml_bytes(out, note, strlen(note));
+    }
     nytp_out_printf(out,
                     "</title><rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" "
                     "fill=\"%s\" rx=\"2\"/><text x=\"%.2f\" y=\"%.1f\">",
@@ -725,7 +787,8 @@ int flame_svg_write(nytp_out *out, const nytp_calltree *t0, const flame_svg_opts
             all->total_calls = nytp_calltree_total_calls(t);
             all->total_excl = nytp_calltree_total_excl(t);
             L.visible[0] = total > 0;
-            st = nytp_calltree_walk(t, NYTP_CALLTREE_SORTED, lay_node, &L);
+            style_frame(&L, NULL, all);
+            st = L.err ? L.err : nytp_calltree_walk(t, NYTP_CALLTREE_SORTED, lay_node, &L);
             for (uint32_t k = L.top_run; k > 0; k--)
                 flush_run(&L, k);
             if (st == 0)
@@ -741,6 +804,7 @@ int flame_svg_write(nytp_out *out, const nytp_calltree *t0, const flame_svg_opts
     free(L.run_calls);
     if (st) {
         free(L.f);
+        free(L.notes);
         nytp_calltree_free(filtered);
         return st < 0 ? st : NYTP_E_NOMEM;
     }
@@ -754,6 +818,7 @@ int flame_svg_write(nytp_out *out, const nytp_calltree *t0, const flame_svg_opts
     w.scale = L.scale;
     w.max_depth = L.max_depth;
     w.height = TOP + (L.max_depth + 1) * ROW + BOTTOM;
+    w.notes = L.notes;
 
     if (!o->fragment)
         nytp_out_printf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\n");
@@ -773,8 +838,13 @@ int flame_svg_write(nytp_out *out, const nytp_calltree *t0, const flame_svg_opts
         nytp_out_printf(out, "%.0f calls", total);
     else
         put_duration(out, total, w.tps);
-    nytp_out_printf(out, " in %llu call paths%s; click a frame to zoom, Ctrl-F to search</text>\n",
-                    (unsigned long long)s.nodes, o->filter ? " (filtered)" : "");
+    nytp_out_printf(out, " in %llu call paths%s; ", (unsigned long long)s.nodes,
+                    o->filter ? " (filtered)" : "");
+    if (o->subtitle_note) {
+        put_xml_bytes(out, o->subtitle_note, strlen(o->subtitle_note));
+        nytp_out_write(out, "; ", 2);
+    }
+    nytp_out_printf(out, "click a frame to zoom, Ctrl-F to search</text>\n");
     nytp_out_printf(out,
                     "<text class=\"btn nytp-unzoom hide\" x=\"%.0f\" y=\"24\">Reset zoom</text>\n"
                     "<text class=\"btn right nytp-search\" x=\"%.0f\" y=\"24\">Search</text>\n"
@@ -788,6 +858,7 @@ int flame_svg_write(nytp_out *out, const nytp_calltree *t0, const flame_svg_opts
     nytp_out_printf(out, "<script type=\"text/ecmascript\"><![CDATA[\n%s]]></script>\n</svg>\n",
                     script);
     free(L.f);
+    free(L.notes);
     free(w.url);
     nytp_calltree_free(filtered);
     const nytp_error *e = nytp_out_error(out);

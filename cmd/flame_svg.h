@@ -22,6 +22,16 @@
  * URL for a name (or NULL for no link); it is written XML-escaped.  A
  * plain click on a linked frame zooms; clicking the frame already zoomed
  * to, or a Ctrl/Cmd/middle click, follows the link.
+ *
+ * Styles: with style_fn, the caller picks each frame's colour and adds a
+ * note to its tooltip ('nytp diff' colours frames by their change).  It is
+ * called for every node of the sorted walk, parents before children, also
+ * for nodes too narrow to be drawn (so that it can follow the paths), and
+ * once first with v NULL for the bottom frame ("all").  It sets *rgb to
+ * 0xRRGGBB, or leaves it at -1 for the usual colour, and may write a
+ * NUL-terminated note (escaped when written; line ends become spaces)
+ * into note, which has room for note_size bytes.  A non-zero return stops
+ * drawing with that status.  Merged narrow frames stay grey.
  */
 #ifndef NYTP_FLAME_SVG_H
 #define NYTP_FLAME_SVG_H
@@ -47,6 +57,10 @@ typedef struct flame_svg_opts {
     void *link_ctx;
     bool fragment;              /* no XML declaration: for inlining in HTML */
     double ticks_per_sec;       /* 0: the tree's, else times are shown in ticks */
+    int (*style_fn)(void *ctx, const nytp_calltree_visit *v, long *rgb, char *note,
+                    size_t note_size);
+    void *style_ctx;
+    const char *subtitle_note;  /* appended to the subtitle (a legend); NULL: none */
 } flame_svg_opts;
 
 /* Fill o with the defaults (all of the above zero/NULL, minwidth -1). */

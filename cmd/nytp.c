@@ -15,6 +15,8 @@ static const nytp_command commands[] = {
     /* in the order --help lists them: profile, look, export, combine */
     {"run", "profile a perl program with Devel::NYTP", cmd_run},
     {"html", "write an HTML report of a profile", cmd_html},
+    {"top", "the hottest subs, lines, files and packages of a profile", cmd_top},
+    {"diff", "compare two profiles: what got slower or faster; a CI check", cmd_diff},
     {"flame", "flame graphs: collapsed stacks, or an interactive SVG", cmd_flame},
     {"calls", "collapsed call paths with exclusive time or calls", cmd_calls},
     {"dump", "print the chunks of a profile, as text or JSON", cmd_dump},

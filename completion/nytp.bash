@@ -14,7 +14,7 @@
 # that is not completed.  The operand, the profile, completes as a profile
 # file; commands in _nytp_many_profiles take any number of them.
 
-_nytp_commands=(dump csv cachegrind pprof speedscope dprof-convert merge calls flame run html)
+_nytp_commands=(dump csv cachegrind pprof speedscope dprof-convert merge calls flame run html top diff)
 
 declare -gA _nytp_options=(
     [dump]='--json --tags=:tags --limit=:number --strict --data --collapse-evals --inc=:dirs -f:profile --file=:profile -o:file --out=:file --output=:file -h --help'
@@ -28,6 +28,8 @@ declare -gA _nytp_options=(
     [flame]='--svg --calls --title=:text --width=:number --minwidth=:number --inverted --filter=:regex --link-template=:url --stable --strict -f:profile --file=:profile -o:file --out=:file --output=:file -h --help'
     [run]='-o:file --out=:file --output=:file --nytprof=:options --perl=:file -h --help'
     [html]='-f:profile --file=:profile -o:dir --out=:dir --output=:dir -l:dir --lib=:dir -d --delete --open -m --minimal --no-flame --flamewidth=:number --no-mergeevals --dot --strict -h --help'
+    [top]='-n:number --count=:number --by=:by --lines --json --strict -f:profile --file=:profile -o:file --out=:file --output=:file -h --help'
+    [diff]='--normalize -n:number --count=:number --json --svg --title=:text --fail-above=:percent --min-time=:time --strict -o:file --out=:file --output=:file -h --help'
 )
 
 # The kind of a command's operand when it is not a profile.
@@ -35,7 +37,8 @@ declare -gA _nytp_operand=(
     [dprof-convert]=file
 )
 
-declare -gA _nytp_many_profiles=([csv]=1 [cachegrind]=1 [pprof]=1 [speedscope]=1 [merge]=1 [calls]=1 [flame]=1 [html]=1)
+declare -gA _nytp_many_profiles=([csv]=1 [cachegrind]=1 [pprof]=1 [speedscope]=1 [merge]=1 [calls]=1 [flame]=1 [html]=1
+    [top]=1 [diff]=1)
 
 _nytp_chunk_names=(VERSION COMMENT ATTRIBUTE OPTION START_DEFLATE PID_START
     PID_END NEW_FID TIME_LINE TIME_BLOCK DISCOUNT SUB_INFO SUB_CALLERS
@@ -142,6 +145,9 @@ _nytp_value_only()
         ;;
     goto)
         mapfile -t COMPREPLY < <(compgen -W 'nytprof dprofpp' -- "$2")
+        ;;
+    by)
+        mapfile -t COMPREPLY < <(compgen -W 'excl incl calls' -- "$2")
         ;;
     *) COMPREPLY=() ;;
     esac

@@ -27,6 +27,7 @@ my %cmds = (
     html => { in => $demo, out => 'dir', check => 'index.html' },
     csv => { in => $demo, out => 'dir' },
     pprof => { in => $demo, out => 'file' },
+    top => { in => $demo, out => 'file' },
     speedscope => { in => $demo, out => 'file' },
 );
 

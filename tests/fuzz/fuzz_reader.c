@@ -1,7 +1,7 @@
 /* fuzz_reader.c — libFuzzer target: the streaming reader, the dump
  * formatting, the model (load, collapse, dump --data, the pages of nytp
- * html) and the call tree
- * (calls, flame SVG) on arbitrary bytes.  Checks, beyond "no crash": every chunk
+ * html, nytp top) and the call tree
+ * (calls, flame SVG), and nytp diff of the profile with itself, on arbitrary bytes.  Checks, beyond "no crash": every chunk
  * the reader returns re-encodes and decodes to the same chunk, and the
  * reader ends with a clean end or a reported error, never anything else. */
 #include <stdint.h>
@@ -10,9 +10,11 @@
 
 #include "calls.h"
 #include "dump.h"
+#include "diff.h"
 #include "dump_data.h"
 #include "flame_svg.h"
 #include "html.h"
+#include "top.h"
 #include "nytp/model.h"
 #include "nytp/nytp.h"
 
@@ -127,12 +129,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         nytp_out_abort(o);
         html_write_memory(p); /* every page of nytp html's report */
     }
-    nytp_profile_free(p);
+    top_write_memory(p);
 
     /* The call tree (two inputs), its collapsed lines and its SVG. */
     nytp_calltree *t;
-    if (nytp_calltree_new(&t, &e) < 0)
+    if (nytp_calltree_new(&t, &e) < 0) {
+        nytp_profile_free(p);
         return 0;
+    }
     for (int k = 0; k < 2; k++) {
         if (nytp_reader_open_mem(&r, data, size, &e) < 0)
             break;
@@ -155,6 +159,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         flame_svg_write(o, t, &so);
         nytp_out_abort(o);
     }
+    diff_write_memory(p, p, t, t); /* nytp diff: tables, JSON, the SVG */
+    nytp_profile_free(p);
     nytp_calltree_free(t);
     return 0;
 }

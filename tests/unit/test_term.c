@@ -1,0 +1,177 @@
+/* test_term.c — the terminal tables of 'nytp top' and 'nytp diff'
+ * (cmd/term.c and cmd/fmt.c, compiled in here: the command's helpers are
+ * not in the library): escaping, cutting to a width, shares. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "helpers.h"
+
+#include "../../cmd/fmt.c"
+#include "../../cmd/term.c"
+
+/* Every byte pair comes out printable: no C0, DEL or C1 control, valid
+ * UTF-8, and the column count is the number of characters. */
+static void clean_is_printable(void **state)
+{
+    (void)state;
+    for (unsigned a = 0; a < 256; a++)
+        for (unsigned b = 0; b < 256; b++) {
+            char in[3] = {(char)a, (char)b, 'x'};
+            char out[8 * sizeof in + 1];
+            size_t cols;
+            size_t n = term_clean(in, sizeof in, a == '\t', out, &cols);
+            assert_true(n <= (a == '\t' ? 8 : 4) * sizeof in);
+            size_t chars = 0;
+            for (size_t i = 0; i < n;) {
+                unsigned char c = (unsigned char)out[i];
+                uint32_t cp;
+                size_t l = utf8_char((const unsigned char *)out + i, n - i, &cp);
+                assert_true(l > 0);
+                assert_false(cp < 0x20 || cp == 0x7F || (cp >= 0x80 && cp < 0xA0));
+                (void)c;
+                i += l;
+                chars++;
+            }
+            assert_int_equal(chars, cols);
+        }
+}
+
+static void clean_examples(void **state)
+{
+    (void)state;
+    char out[64];
+    size_t cols;
+    term_clean("a\x1b[31mb", 7, false, out, &cols);
+    assert_string_equal(out, "a\\x1B[31mb");
+    assert_int_equal(cols, 10);
+    term_clean("caf\xc3\xa9 \xe9", 7, false, out, &cols); /* UTF-8 kept, a stray byte as Latin-1 */
+    assert_string_equal(out, "caf\xc3\xa9 \xc3\xa9");
+    assert_int_equal(cols, 6);
+    term_clean("\xc2\x85|\x85", 4, false, out, &cols); /* C1 control, as UTF-8 and as a byte */
+    assert_string_equal(out, "\\x85|\\x85");
+    term_clean("ab\tc\t", 5, true, out, &cols);
+    assert_string_equal(out, "ab      c       ");
+    assert_int_equal(cols, 16);
+    term_clean("a\tb", 3, false, out, &cols);
+    assert_string_equal(out, "a\\x09b");
+}
+
+static char *collect(void (*fn)(nytp_out *, void *), void *ctx, size_t *len)
+{
+    nytp_out *o;
+    nytp_error e = {0};
+    assert_int_equal(nytp_out_open_mem(&o, &e), NYTP_OK);
+    fn(o, ctx);
+    uint8_t *data = NULL;
+    assert_int_equal(nytp_out_close_mem(o, &data, len, &e), NYTP_OK);
+    char *s = malloc(*len + 1);
+    memcpy(s, data, *len);
+    s[*len] = 0;
+    free(data);
+    return s;
+}
+
+struct put_case {
+    const char *text;
+    size_t cols;
+    enum term_align how;
+};
+
+static void do_put(nytp_out *o, void *ctx)
+{
+    struct put_case *c = ctx;
+    size_t len = strlen(c->text), w = 0;
+    for (size_t i = 0; i < len; i++)
+        w += ((unsigned char)c->text[i] & 0xC0) != 0x80;
+    term_put(o, c->text, len, w, c->cols, c->how);
+}
+
+static void put_cuts_and_pads(void **state)
+{
+    (void)state;
+    static const struct {
+        struct put_case c;
+        const char *want;
+    } cases[] = {
+        {{"main::fib", 12, TERM_LEFT}, "main::fib   "},
+        {{"main::fib", 12, TERM_RIGHT}, "   main::fib"},
+        {{"main::fibonacci", 8, TERM_LEFT}, "main::.."},
+        {{"/usr/lib/x/demo.pl:21", 12, TERM_KEEP_END}, "..demo.pl:21"},
+        {{"d\xc3\xa9j\xc3\xa0 vu", 5, TERM_LEFT}, "d\xc3\xa9j.."}, /* characters, not bytes */
+        {{"abc", 0, TERM_LEFT}, "abc"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        size_t len;
+        struct put_case c = cases[i].c;
+        char *got = collect(do_put, &c, &len);
+        assert_string_equal(got, cases[i].want);
+        free(got);
+    }
+}
+
+struct fit_case {
+    term t;
+    const char *text;
+};
+
+static void do_fit(nytp_out *o, void *ctx)
+{
+    struct fit_case *c = ctx;
+    term_write_fitted(&c->t, o, c->text, strlen(c->text));
+}
+
+/* Lines are cut at the width; colour sequences take no columns, and a
+ * cut inside a coloured stretch ends with a reset. */
+static void fitted_lines(void **state)
+{
+    (void)state;
+    struct fit_case c = {{10, true}, "0123456789abc\n\033[31m0123456789x\033[0m\nshort\n\xc2\xb5\xc2\xb5\xc2\xb5\xc2\xb5\xc2\xb5\xc2\xb5\xc2\xb5\xc2\xb5\xc2\xb5\xc2\xb5\xc2\xb5"};
+    size_t len;
+    char *got = collect(do_fit, &c, &len);
+    assert_string_equal(got, "0123456789\n\033[31m0123456789\033[0m\nshort\n"
+                             "\xc2\xb5\xc2\xb5\xc2\xb5\xc2\xb5\xc2\xb5\xc2\xb5\xc2\xb5\xc2\xb5\xc2\xb5\xc2\xb5");
+    free(got);
+    struct fit_case wide = {{0, false}, "no limit at all, as it is"};
+    got = collect(do_fit, &wide, &len);
+    assert_string_equal(got, wide.text);
+    free(got);
+}
+
+/* Shares of any size fit their 32 bytes (a corrupt profile's times). */
+static void shares(void **state)
+{
+    (void)state;
+    static const struct {
+        double pct;
+        bool sign;
+        const char *want;
+    } cases[] = {
+        {12.34, false, "12.3%"}, {12.34, true, "+12.3%"}, {-5.04, true, "-5.0%"},
+        {0, true, "0%"},         {100, false, "100%"},    {20310.4, true, "+20310%"},
+        {1e300, true, "+1e+300%"}, {-1e300, true, "-1e+300%"}, {NAN, true, "-"},
+        {INFINITY, true, "-"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char b[32];
+        *term_pct(b, cases[i].pct, cases[i].sign) = 0;
+        assert_string_equal(b, cases[i].want);
+    }
+    char d[40];
+    *term_dur(d, 2.5e-3, true) = 0;
+    assert_string_equal(d, "+2.50ms");
+    *term_dur(d, -2.5e-3, true) = 0;
+    assert_string_equal(d, "-2.50ms");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(clean_is_printable),
+        cmocka_unit_test(clean_examples),
+        cmocka_unit_test(put_cuts_and_pads),
+        cmocka_unit_test(fitted_lines),
+        cmocka_unit_test(shares),
+    };
+    return cmocka_run_group_tests_name("term", tests, NULL, NULL);
+}
