@@ -8,6 +8,7 @@
 use strict;
 use warnings;
 use Test::More;
+use File::Copy ();
 use FindBin;
 use lib "$FindBin::Bin/lib";
 use NytpTest;
@@ -323,14 +324,17 @@ SKIP: {
 }
 
 # Sets: each side adds up its files; --normalize scales NEW to BASE's total.
+# A second run is a copy: a file named twice is read once.
 {
-    my $d = decode_ok(scalar run_ok(['diff', '--json', '-n', '0', $base, '--', $base, $base], 'sets'), 'sets');
-    is_deeply $d->{new}{files}, [$base, $base], 'sets: NEW is both files';
+    my $base2 = "$dir/base-copy.out";
+    File::Copy::copy($base, $base2) or die "copy: $!";
+    my $d = decode_ok(scalar run_ok(['diff', '--json', '-n', '0', $base, '--', $base, $base2], 'sets'), 'sets');
+    is_deeply $d->{new}{files}, [$base, $base2], 'sets: NEW is both files';
     ok close_to($d->{new}{total}, 2 * $d->{base}{total}), 'sets: NEW adds up two runs';
     ok close_to($d->{total}{delta_pct}, 100), 'sets: the total doubled';
     my ($slow) = grep { $_->{name} eq 'main::slow' } @{ $d->{subs} };
     is $slow->{new}{calls}, 10, 'sets: calls add up';
-    $d = decode_ok(scalar run_ok(['diff', '--json', '--normalize', '-n', '0', $base, '--', $base, $base],
+    $d = decode_ok(scalar run_ok(['diff', '--json', '--normalize', '-n', '0', $base, '--', $base, $base2],
         '--normalize'), '--normalize');
     ok $d->{normalized}, '--normalize: said so';
     # (the model sums the statements of both inputs one by one, so
@@ -340,7 +344,7 @@ SKIP: {
     my @changed = grep { abs($_->{excl_delta_pct}) > 1e-6 || abs($_->{incl_delta_pct} // 0) > 1e-6 }
         @{ $d->{subs} };
     is scalar(@changed), 0, '--normalize: no sub changed' or diag explain $changed[0];
-    my ($st, $out, $err) = run_cmd([$nytp, 'diff', '--fail-above=1', '--normalize', $base, '--', $base, $base]);
+    my ($st, $out, $err) = run_cmd([$nytp, 'diff', '--fail-above=1', '--normalize', $base, '--', $base, $base2]);
     is $st, 0, '--normalize: nothing grew';
     # options after the files and '--' in the middle
     ($st, $out) = run_cmd([$nytp, 'diff', $base, '--', $base, $base, '--json']);
