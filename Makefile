@@ -64,7 +64,7 @@ DEB_PACKAGES := build-essential pkg-config libperl-dev zlib1g-dev libbsd-dev val
 .PHONY: all test unit unit-asan unit-tsan integration run deps deps-check install bench \
 	fuzz fuzz-smoke fuzz-dprof clean
 
-all: $(BUILD)/nytp $(BUILD)/libnytpformat.a $(PROFILER)
+all: $(BUILD)/nytp $(BUILD)/libnytpformat.a $(PROFILER) $(BUILD)/gen-profile
 
 $(BUILD)/obj/%.o: %.c $(LIB_HDR) $(CMD_HDR) $(BUILD)/gen/perl_config.h
 	@mkdir -p $(dir $@)
@@ -104,6 +104,10 @@ $(PROFILER_PM): profiler/NYTP.pm
 
 $(BUILD)/nytp: $(CMD_OBJ) $(BUILD)/libnytpformat.a
 	$(CC) $(CFLAGS) -o $@ $(CMD_OBJ) $(BUILD)/libnytpformat.a $(LIBS)
+
+# Hand-made profiles for the integration tests, written by libformat's writer.
+$(BUILD)/gen-profile: tests/gen-profile.c $(BUILD)/libnytpformat.a $(LIB_HDR)
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -o $@ $< $(BUILD)/libnytpformat.a $(LIBS)
 
 # ---- unit tests (cmocka), plain and under ASan+UBSan --------------------
 

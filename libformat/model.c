@@ -171,6 +171,7 @@ typedef struct loader {
     nytp_profile *p;
     const char *name;
     const nytp_load_opts *opts;
+    nytp_reader *r;          /* for where warnings and errors happened */
     uint32_t *fidmap;        /* input fid -> model fid (NYTP_NONE: unknown) */
     uint32_t n_fidmap;
     int discount;            /* DISCOUNTs waiting for the next statement */
@@ -183,6 +184,15 @@ typedef struct loader {
     nytp_error bad;          /* numbers no real profile has (status 0: none) */
 } loader;
 
+/* Where the reader is: the chunk being applied. */
+static void set_where(nytp_error *e, nytp_reader *r)
+{
+    e->offset = nytp_reader_chunk_offset(r);
+    e->inflated = nytp_reader_chunk_inflated(r);
+    e->deflate_start = nytp_in_deflate_start(nytp_reader_input(r));
+    e->chunk = nytp_reader_chunk_number(r);
+}
+
 static void lwarn(loader *L, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 static void lwarn(loader *L, const char *fmt, ...)
@@ -194,6 +204,8 @@ static void lwarn(loader *L, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(w.msg, sizeof w.msg, fmt, ap);
     va_end(ap);
+    if (L->r)
+        set_where(&w, L->r);
     L->opts->warn(L->opts->warn_ctx, &w);
 }
 
@@ -728,6 +740,7 @@ int nytp_profile_load_reader(nytp_profile *p, nytp_reader *r, const char *name,
     L.opts = opts;
     L.ticks_per_sec = 10000000.0;
     L.first_input = p->n_inputs == 0;
+    L.r = r;
     if (opts && opts->warn)
         nytp_reader_set_warn(r, opts->warn, opts->warn_ctx);
     nytp_chunk c;
@@ -735,26 +748,31 @@ int nytp_profile_load_reader(nytp_profile *p, nytp_reader *r, const char *name,
     while ((st = nytp_reader_next(r, &c, err)) == NYTP_OK) {
         int ast = apply(&L, &c);
         if (ast >= 0 && opts && opts->on_chunk && (ast = opts->on_chunk(opts->chunk_ctx, &c)) < 0) {
-            st = nytp_error_set(err, ast, "%s while loading", ast == NYTP_E_NOMEM ? "out of memory"
-                                                                                    : "stopped by the caller");
+            /* NOMEM has no place in the caller's message: say it here */
+            st = nytp_error_set(err, ast, "%s while loading, at chunk %llu",
+                                ast == NYTP_E_NOMEM ? "out of memory" : "stopped by the caller",
+                                (unsigned long long)nytp_reader_chunk_number(r));
+            if (err)
+                set_where(err, r);
             break;
         }
         if (ast < 0) {
             if (L.bad.status && err) {
                 *err = L.bad;
-                err->offset = nytp_reader_chunk_offset(r);
-                err->inflated = nytp_reader_chunk_inflated(r);
-                err->deflate_start = nytp_in_deflate_start(nytp_reader_input(r));
-                err->chunk = nytp_reader_chunk_number(r);
+                set_where(err, r);
                 st = L.bad.status;
             } else if (L.bad.status) {
                 st = L.bad.status;
             } else {
-                st = nytp_error_set(err, NYTP_E_NOMEM, "out of memory while loading");
+                st = nytp_error_set(err, NYTP_E_NOMEM, "out of memory while loading, at chunk %llu",
+                                    (unsigned long long)nytp_reader_chunk_number(r));
+                if (err)
+                    set_where(err, r);
             }
             break;
         }
     }
+    L.r = NULL;
     nytp_reader_close(r);
     /* A DISCOUNT with no statement after it counts for nothing. */
     p->total_stmts_discounted -= (uint64_t)L.discount;
