@@ -366,16 +366,66 @@ static void put_site(writer *w, const nytp_profile *p, const nytp_site *s)
     puts_(w, " ]\n");
 }
 
-/* Number of evals nested (at any depth) inside file fid. */
-static uint32_t descendants(const nytp_profile *p, uint32_t fid, int depth)
+/* For every file, the number of string evals run inside it, nested ones
+ * included: one pass over the eval trees (a chain of nested evals costs
+ * its length, not its square).  A cycle (a corrupt profile) counts once.
+ * NULL when out of memory. */
+static uint64_t *count_descendants(const nytp_profile *p)
 {
-    const nytp_file *f = &p->files[fid];
-    uint32_t n = f->n_evals;
-    if (depth > 10000)
-        return n; /* a cycle in a corrupt profile: stop */
-    for (uint32_t i = 0; i < f->n_evals; i++)
-        n += descendants(p, f->evals[i], depth + 1);
-    return n;
+    uint32_t n = p->n_files;
+    uint64_t *desc = calloc((size_t)n + 1, sizeof *desc);
+    unsigned char *state = calloc((size_t)n + 1, 1); /* 1 on the stack, 2 done */
+    uint32_t *stack = malloc(((size_t)n + 1) * sizeof *stack);
+    uint32_t *next = calloc((size_t)n + 1, sizeof *next); /* next child to visit */
+    if (!desc || !state || !stack || !next) {
+        free(desc);
+        desc = NULL;
+        goto out;
+    }
+    for (uint32_t root = 0; root < n; root++) {
+        if (state[root])
+            continue;
+        uint32_t sp = 0;
+        stack[sp++] = root;
+        state[root] = 1;
+        while (sp) {
+            uint32_t f = stack[sp - 1];
+            const nytp_file *fi = &p->files[f];
+            if (next[f] < fi->n_evals) {
+                uint32_t c = fi->evals[next[f]++];
+                if (c < n && !state[c]) {
+                    state[c] = 1;
+                    stack[sp++] = c;
+                }
+                continue;
+            }
+            uint64_t d = fi->n_evals;
+            for (uint32_t i = 0; i < fi->n_evals; i++)
+                if (fi->evals[i] < n && state[fi->evals[i]] == 2)
+                    d += desc[fi->evals[i]];
+            desc[f] = d;
+            state[f] = 2;
+            sp--;
+        }
+    }
+out:
+    free(state);
+    free(stack);
+    free(next);
+    return desc;
+}
+
+/* Evals of one file ordered by the line they ran on, then by their order. */
+typedef struct eval_at {
+    uint32_t line, i;
+} eval_at;
+
+static int cmp_eval_at(const void *a, const void *b)
+{
+    const eval_at *x = a, *y = b;
+    if (x->line != y->line)
+        return x->line < y->line ? -1 : 1;
+    return x->i < y->i ? -1 : x->i > y->i;
 }
 
 static void file_prefix(writer *w, uint32_t fid)
@@ -388,6 +438,11 @@ static void file_prefix(writer *w, uint32_t fid)
 static void dump_fileinfo(writer *w, const nytp_profile *p, const dump_data_opts *o)
 {
     bool any = false;
+    uint64_t *desc = count_descendants(p);
+    if (!desc) {
+        w->err = NYTP_E_NOMEM;
+        return;
+    }
     for (uint32_t fid = 0; fid < p->n_files; fid++) {
         const nytp_file *f = &p->files[fid];
         if (!f->defined) {
@@ -459,39 +514,26 @@ static void dump_fileinfo(writer *w, const nytp_profile *p, const dump_data_opts
         free(sites);
 
         /* eval lines: direct child evals grouped by the line they ran on */
-        uint32_t *lines = malloc((f->n_evals + 1) * sizeof *lines);
-        if (!lines) {
+        eval_at *ev = malloc(((size_t)f->n_evals + 1) * sizeof *ev);
+        if (!ev) {
             w->err = NYTP_E_NOMEM;
-            return;
+            break;
         }
-        uint32_t nlines = 0;
-        for (uint32_t i = 0; i < f->n_evals; i++) {
-            uint32_t el = p->files[f->evals[i]].eval_line;
-            bool seen = false;
-            for (uint32_t k = 0; k < nlines; k++)
-                seen |= lines[k] == el;
-            if (!seen)
-                lines[nlines++] = el;
-        }
-        for (uint32_t a = 1; a < nlines; a++) /* few lines: insertion sort */
-            for (uint32_t b = a; b > 0 && lines[b - 1] > lines[b]; b--) {
-                uint32_t t = lines[b];
-                lines[b] = lines[b - 1];
-                lines[b - 1] = t;
-            }
-        for (uint32_t k = 0; k < nlines; k++) {
-            uint32_t count = 0, nested = 0, merged = 0;
-            for (uint32_t i = 0; i < f->n_evals; i++) {
-                const nytp_file *ef = &p->files[f->evals[i]];
-                if (ef->eval_line != lines[k])
-                    continue;
+        for (uint32_t i = 0; i < f->n_evals; i++)
+            ev[i] = (eval_at){p->files[f->evals[i]].eval_line, i};
+        qsort(ev, f->n_evals, sizeof *ev, cmp_eval_at);
+        for (uint32_t i = 0; i < f->n_evals;) {
+            uint64_t count = 0, nested = 0, merged = 0;
+            uint32_t line = ev[i].line;
+            for (; i < f->n_evals && ev[i].line == line; i++) {
+                uint32_t efid = f->evals[ev[i].i];
                 count++;
-                nested += descendants(p, ef->fid, 0);
-                merged += ef->merged_evals;
+                nested += desc[efid];
+                merged += p->files[efid].merged_evals;
             }
             file_prefix(w, fid);
             puts_(w, "eval\t");
-            put_u(w, lines[k]);
+            put_u(w, line);
             puts_(w, "\t[ count ");
             put_u(w, count);
             puts_(w, " nested ");
@@ -500,8 +542,9 @@ static void dump_fileinfo(writer *w, const nytp_profile *p, const dump_data_opts
             put_u(w, merged);
             puts_(w, " ]\n");
         }
-        free(lines);
+        free(ev);
     }
+    free(desc);
     if (!any)
         puts_(w, "fid_fileinfo\t[  ]\n");
 }

@@ -293,7 +293,7 @@ static uint32_t grown_size(loader *L, uint32_t line, uint32_t old)
         return 0;
     struct nytp_model_impl *m = L->p->impl;
     m->slots -= (uint64_t)line + 1 - old;
-    uint64_t n = old ? old : 64;
+    uint64_t n = old ? old : 4; /* many files (evals) have one line or two */
     while (n <= line)
         n *= 2;
     if (n > MAX_LINE || m->slots + (n - old) > FREE_SLOTS + 64 * (m->lines_set + 1))

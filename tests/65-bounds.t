@@ -131,4 +131,18 @@ for my $depth (10_000, 1_999_999) {
     }
 }
 
+# ---- 5. memory and time follow what is present ---------------------------
+# A chain of nested string evals: linear time, and the nested count of each
+# is exact (Devel::NYTProf::Data gives N-1 for the outermost of a chain of N).
+{
+    my $n = 100_000;
+    my $f = gen('eval-chain', $n);
+    my ($st, $out, $err, $kb, $s) = run_measured([$nytp, 'dump', '--data', $f]);
+    is $st, 0, "dump --data, $n nested evals: exit 0" or diag $err;
+    like $out, qr/^fid_fileinfo\t1\teval\t1\t\[ count 1 nested ${\($n - 1)} merged 0 \]$/m,
+        'dump --data: every nested eval counted';
+    cmp_ok $kb, '<', 100_000, "dump --data, $n nested evals: peak memory $kb KB";
+    cmp_ok $s, '<', 15, "dump --data, $n nested evals: $s s";
+}
+
 done_testing;
