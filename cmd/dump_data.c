@@ -270,7 +270,8 @@ static void dump_attributes(writer *w, const nytp_profile *p)
         w->err = NYTP_E_NOMEM;
         return;
     }
-    memcpy(kv, p->attrs, p->n_attrs * sizeof *kv);
+    if (p->n_attrs) /* attrs is NULL without any */
+        memcpy(kv, p->attrs, p->n_attrs * sizeof *kv);
     qsort(kv, p->n_attrs, sizeof *kv, cmp_kv);
     size_t di = 0;
     for (uint32_t i = 0; i <= p->n_attrs; i++) {
@@ -299,7 +300,8 @@ static void dump_kvs(writer *w, const nytp_profile *p, const char *section, cons
         w->err = NYTP_E_NOMEM;
         return;
     }
-    memcpy(kv, v, n * sizeof *kv);
+    if (n) /* v is NULL without any */
+        memcpy(kv, v, n * sizeof *kv);
     qsort(kv, n, sizeof *kv, cmp_kv);
     for (uint32_t i = 0; i < n; i++) {
         puts_(w, section);
@@ -668,7 +670,8 @@ static void jkvs(writer *w, const nytp_profile *p, const nytp_kv *v, uint32_t n)
         w->err = NYTP_E_NOMEM;
         return;
     }
-    memcpy(kv, v, n * sizeof *kv);
+    if (n) /* v is NULL without any */
+        memcpy(kv, v, n * sizeof *kv);
     qsort(kv, n, sizeof *kv, cmp_kv);
     put(w, "{", 1);
     for (uint32_t i = 0; i < n; i++) {

@@ -19,10 +19,13 @@
 /* ---- the state ------------------------------------------------------------ */
 
 /* Statements on one line (or line, block and sub line): ticks summed,
- * statements counted, statements discounted. */
+ * statements counted, statements discounted, and the DISCOUNTs beyond
+ * one before a statement, which change the count Devel::NYTProf computes
+ * (stmtcount.h) when before the line's first statement (deficit), and
+ * only the number of DISCOUNTs otherwise (extra). */
 typedef struct stmts {
     double ticks;           /* exact for integer sums below 2^53 */
-    uint64_t count, disc;
+    uint64_t count, disc, deficit, extra;
 } stmts;
 
 typedef struct mfile {
@@ -93,7 +96,7 @@ struct nytp_merge {
     uint32_t *fidmap;           /* input fid -> output fid */
     uint32_t n_fidmap;
     kmap cursor;                /* (parent fid, line) -> last eval matched there */
-    bool discount;
+    uint64_t discount;          /* DISCOUNTs waiting for the next statement */
     double scale;               /* output ticks per input tick */
     bool warned_undeclared;
     bool oom;
@@ -573,8 +576,8 @@ static uint32_t stmt_fid(nytp_merge *m, uint32_t in)
 
 static void on_time(nytp_merge *m, const nytp_chunk *c)
 {
-    bool discounted = m->discount;
-    m->discount = false;
+    uint64_t discounts = m->discount;
+    m->discount = 0;
     uint32_t fid = stmt_fid(m, c->u.time.fid);
     if (fid == NONE)
         return;
@@ -597,7 +600,7 @@ static void on_time(nytp_merge *m, const nytp_chunk *c)
                 corrupt(m, "line number", line);
                 return;
             }
-            mblock bl = {fid, line, c->u.time.block_line, c->u.time.sub_line, {0, 0, 0}};
+            mblock bl = {fid, line, c->u.time.block_line, c->u.time.sub_line, {0, 0, 0, 0, 0}};
             if (!kmap_grow_array((void **)&m->blocks, m->n_blocks, &m->cap_blocks, sizeof *m->blocks) ||
                 !kmap_put(&m->block_idx, a, b, m->n_blocks)) {
                 m->oom = true;
@@ -608,13 +611,19 @@ static void on_time(nytp_merge *m, const nytp_chunk *c)
         }
         s = &m->blocks[id].s;
     }
-    if (!s->count && !s->disc)
+    bool first = !s->count && !s->disc;
+    if (first)
         m->lines_used++;
     s->ticks += ticks;
-    if (discounted)
-        s->disc++;
-    else
+    if (!discounts) {
         s->count++;
+    } else {
+        s->disc++;
+        if (first)
+            s->deficit += discounts - 1;
+        else
+            s->extra += discounts - 1;
+    }
 }
 
 static void on_src_line(nytp_merge *m, const nytp_chunk *c)
@@ -700,7 +709,7 @@ static void apply(nytp_merge *m, const nytp_chunk *c)
     switch (c->tag) {
     case NYTP_TAG_TIME_LINE:
     case NYTP_TAG_TIME_BLOCK: on_time(m, c); break;
-    case NYTP_TAG_DISCOUNT: m->discount = true; break;
+    case NYTP_TAG_DISCOUNT: m->discount++; break;
     case NYTP_TAG_SUB_RETURN:
         binary(m);
         if (m->scale != 1.0)
@@ -763,7 +772,7 @@ int nytp_merge_add_reader(nytp_merge *m, nytp_reader *r, const char *name, nytp_
 {
     m->name = name;
     memset(&m->bad, 0, sizeof m->bad);
-    m->discount = false;
+    m->discount = 0;
     m->warned_undeclared = false;
     m->scale = 1.0;
     for (uint32_t i = 0; i < m->n_fidmap; i++)
@@ -838,9 +847,24 @@ static void repeat_chunk(nytp_merge *m, const nytp_chunk *c, bool discounted, ui
     }
 }
 
+/* One statement of chunk c after `discounts` DISCOUNTs, with as many of
+ * the ticks left as an i32 holds. */
+static void write_one(nytp_merge *m, nytp_chunk *c, uint64_t discounts, int64_t *left)
+{
+    for (uint64_t i = 0; i < discounts && !nytp_writer_error(m->w)->status; i++)
+        nytp_write_discount(m->w);
+    int32_t t = *left > INT32_MAX ? INT32_MAX : *left < INT32_MIN ? INT32_MIN : (int32_t)*left;
+    *left -= t;
+    c->u.time.ticks = t;
+    nytp_write_chunk(m->w, c);
+}
+
 /* A line's statements as chunks: one per statement (a DISCOUNT before
  * each discounted one), the ticks in the first (as many as an i32 holds,
- * the rest in the next ones), zero in the others. */
+ * the rest in the next ones), zero in the others.  The DISCOUNTs beyond
+ * one come back where they change the count as in the inputs: the
+ * deficit before the line's first statement, the extra ones before a
+ * later discounted statement. */
 static void write_stmts(nytp_merge *m, const stmts *s, bool block, uint32_t fid, uint32_t line,
                         uint32_t block_line, uint32_t sub_line)
 {
@@ -852,17 +876,31 @@ static void write_stmts(nytp_merge *m, const stmts *s, bool block, uint32_t fid,
     c.u.time.line = line;
     c.u.time.block_line = block_line;
     c.u.time.sub_line = sub_line;
+    bool written = false;
+    if (s->deficit && disc) {
+        write_one(m, &c, 1 + s->deficit, &left);
+        disc--;
+        written = true;
+    }
+    if (s->extra && disc) {
+        if (!written && plain) {
+            write_one(m, &c, 0, &left);
+            plain--;
+        } else if (!written && disc > 1) {
+            write_one(m, &c, 1, &left);
+            disc--;
+        }
+        write_one(m, &c, 1 + s->extra, &left);
+        disc--;
+    }
     while ((plain || disc) && left != 0) {
-        int32_t t = left > INT32_MAX ? INT32_MAX : left < INT32_MIN ? INT32_MIN : (int32_t)left;
-        left -= t;
         if (plain) {
             plain--;
+            write_one(m, &c, 0, &left);
         } else {
             disc--;
-            nytp_write_discount(m->w);
+            write_one(m, &c, 1, &left);
         }
-        c.u.time.ticks = t;
-        nytp_write_chunk(m->w, &c);
     }
     c.u.time.ticks = 0;
     if (plain)

@@ -6,6 +6,7 @@
 
 #include "nytp/model.h"
 #include "kmap.h"
+#include "stmtcount.h"
 #include "strtab.h"
 
 /* A hash index from a 64-bit key to a 32-bit value: the shared kmap with
@@ -174,7 +175,7 @@ typedef struct loader {
     nytp_reader *r;          /* for where warnings and errors happened */
     uint32_t *fidmap;        /* input fid -> model fid (NYTP_NONE: unknown) */
     uint32_t n_fidmap;
-    int discount;            /* DISCOUNTs waiting for the next statement */
+    uint64_t discount;       /* DISCOUNTs waiting for the next statement */
     double ticks_per_sec;
     uint32_t live[64];       /* pids started, not ended (first 64) */
     uint32_t n_live;
@@ -346,7 +347,7 @@ static void on_time(loader *L, const nytp_chunk *c)
     nytp_profile *p = L->p;
     double secs = (double)c->u.time.ticks / L->ticks_per_sec;
     uint32_t fid = map_fid(L, c->u.time.fid);
-    int64_t delta = 1 - L->discount;
+    int64_t delta = stmt_count_delta(L->discount);
     if (fid == NYTP_NONE) {
         lwarn(L, "statement in file id %u, which was never declared", c->u.time.fid);
     } else {
@@ -775,7 +776,7 @@ int nytp_profile_load_reader(nytp_profile *p, nytp_reader *r, const char *name,
     L.r = NULL;
     nytp_reader_close(r);
     /* A DISCOUNT with no statement after it counts for nothing. */
-    p->total_stmts_discounted -= (uint64_t)L.discount;
+    p->total_stmts_discounted -= L.discount;
     if (L.n_live)
         p->complete = false;
     free(L.fidmap);

@@ -479,4 +479,24 @@ sub variant {
     is $iout, $sout, 'input -: the same as from the file';
 }
 
+# Several DISCOUNTs in a row (Devel::NYTProf warns "multiple statement
+# discount") change the count its loader computes: 1 - k for the line's
+# first statement.  The merged profile gives the oracle the same counts,
+# and the same number of discounted statements, as the input does, alone
+# and twice over.
+for my $k (2, 3) {
+    my $in = "$dir/discounts-$k.out";
+    system(repo() . '/build/gen-profile', 'discounts', $k, $in) == 0 or die;
+    my (undef, $want, $werr) = oracle($in);
+    like $werr, qr/multiple statement discount/, "$k DISCOUNTs in a row: the oracle warns";
+    my ($st, undef, $err) = run_cmd([$nytp, 'merge', '-o', "$dir/discounts-$k-m.out", $in]);
+    is $st, 0, "$k DISCOUNTs in a row: merged" or diag $err;
+    is((oracle("$dir/discounts-$k-m.out"))[1], $want, "$k DISCOUNTs in a row: the oracle's counts kept");
+    run_cmd([$nytp, 'merge', '-o', "$dir/discounts-$k-mm.out", $in, $in]);
+    my (undef, $twice) = run_cmd([$nytp, 'dump', '--data', $in, $in]);
+    my (undef, $mtwice) = oracle("$dir/discounts-$k-mm.out");
+    s/^attribute\t(?:basetime|profiler_(?:start|end)_time|profiler_duration|application)\t.*\n//mg for $twice, $mtwice;
+    is $mtwice, $twice, "$k DISCOUNTs in a row, twice: the oracle's counts of the merge are the sums";
+}
+
 done_testing;

@@ -9,8 +9,9 @@
  *   big-fid N       one file declared with id N, a statement, a sub
  *   sparse-lines N  N statements, on lines 64, 128, ... 64*N of one file
  *   eval-chain N    N string evals, each run by the one before it
- *   discounts N     on line 1: a statement, N DISCOUNTs, a statement,
- *                   repeated twice; on line 2 a statement
+ *   discounts N     on lines 1 and 2: N DISCOUNTs, a statement (the
+ *                   line's first), a statement, N DISCOUNTs, a statement;
+ *                   then a statement on line 3
  *
  * Exit status 0, or 1 with a message. */
 #include <stdio.h>
@@ -83,13 +84,18 @@ int main(int argc, char **argv)
         }
     } else if (strcmp(kind, "discounts") == 0) {
         file(1, 0, 0, "x.pl");
-        for (int round = 0; round < 2; round++) {
-            check(nytp_write_time_line(w, 10, 1, 1));
+        for (uint32_t line = 1; line <= 2; line++) {
+            /* N DISCOUNTs before the first statement of a line, then
+             * before a later one */
             for (unsigned long i = 0; i < n; i++)
                 check(nytp_write_discount(w));
-            check(nytp_write_time_line(w, 10, 1, 1));
+            check(nytp_write_time_line(w, 10, 1, line));
+            check(nytp_write_time_line(w, 10, 1, line));
+            for (unsigned long i = 0; i < n; i++)
+                check(nytp_write_discount(w));
+            check(nytp_write_time_line(w, 10, 1, line));
         }
-        check(nytp_write_time_line(w, 10, 1, 2));
+        check(nytp_write_time_line(w, 10, 1, 3));
     } else {
         fprintf(stderr, "gen-profile: unknown kind %s\n", kind);
         return 2;

@@ -8,6 +8,7 @@
 #include "helpers.h"
 #include "nytp/model.h"
 #include "nytp/reader.h"
+#include "../../libformat/stmtcount.h"
 
 static nytp_profile *load(const char *const *names, size_t n, int *last_status, nytp_error *e)
 {
@@ -365,9 +366,24 @@ static void on_chunk_hook(void **state)
     nytp_profile_free(p);
 }
 
+/* The count a statement adds after k DISCOUNTs: 1 - k, in 64 bits (an
+ * int counter overflowed after 2^31 DISCOUNTs in a row; UBSan aborts). */
+static void discount_count_is_wide(void **state)
+{
+    (void)state;
+    assert_int_equal(stmt_count_delta(0), 1);
+    assert_int_equal(stmt_count_delta(1), 0);
+    assert_int_equal(stmt_count_delta(3), -2);
+    assert_true(stmt_count_delta((uint64_t)1 << 31) == 1 - ((int64_t)1 << 31));
+    assert_true(stmt_count_delta(((uint64_t)1 << 32) + 5) == -((int64_t)1 << 32) - 4);
+    assert_true(stmt_count_delta((uint64_t)INT64_MAX) == 1 - INT64_MAX);
+    assert_true(stmt_count_delta(UINT64_MAX) == INT64_MIN);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(discount_count_is_wide),
         cmocka_unit_test(totals_agree_with_lines),
         cmocka_unit_test(lookups),
         cmocka_unit_test(same_file_twice),
