@@ -101,9 +101,39 @@ struct nytp_merge {
     bool warned_undeclared;
     bool oom;
     nytp_error bad;             /* numbers no real profile has */
+    nytp_reader *r;             /* the input being read: where a warning is */
 };
 
 static void mwarn(nytp_merge *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* A warning about the chunk being read: "NAME: at WHERE: " before it. */
+static void mwarn_here(nytp_merge *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void mwarn_here(nytp_merge *m, const char *fmt, ...)
+{
+    if (!m->o.warn)
+        return;
+    nytp_error w = {0};
+    char where[200];
+    size_t n = 0;
+    if (m->r) {
+        w.offset = nytp_reader_chunk_offset(m->r);
+        w.inflated = nytp_reader_chunk_inflated(m->r);
+        w.deflate_start = nytp_in_deflate_start(nytp_reader_input(m->r));
+        w.chunk = nytp_reader_chunk_number(m->r);
+        nytp_error_where(&w, where, sizeof where);
+        n = (size_t)snprintf(w.msg, sizeof w.msg, "%s: at %s: ", m->name, where);
+    } else {
+        n = (size_t)snprintf(w.msg, sizeof w.msg, "%s: ", m->name);
+    }
+    if (n < sizeof w.msg) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(w.msg + n, sizeof w.msg - n, fmt, ap);
+        va_end(ap);
+    }
+    m->o.warn(m->o.warn_ctx, &w);
+}
 
 static void mwarn(nytp_merge *m, const char *fmt, ...)
 {
@@ -439,6 +469,16 @@ static uint32_t map_fid(const nytp_merge *m, uint32_t fid)
     return fid < m->n_fidmap ? m->fidmap[fid] : NONE;
 }
 
+/* The same for statements and source lines: a file the input declared
+ * with id 0 (as Devel::NYTProf's loader and every other command accept)
+ * has an output file of its own; otherwise 0 is no file. */
+static uint32_t map_file_fid(const nytp_merge *m, uint32_t fid)
+{
+    if (fid == 0)
+        return m->n_fidmap && m->fidmap[0] != NONE ? m->fidmap[0] : 0;
+    return map_fid(m, fid);
+}
+
 static bool set_fidmap(nytp_merge *m, uint32_t fid, uint32_t out)
 {
     if (!kmap_index_set(&m->fidmap, &m->n_fidmap, fid, out)) {
@@ -470,7 +510,7 @@ static uint32_t new_file(nytp_merge *m, const nytp_chunk *c, uint32_t name, uint
 static void on_new_fid(nytp_merge *m, const nytp_chunk *c)
 {
     uint32_t in = c->u.new_fid.fid;
-    if (in == 0 || in >= MAX_FID) {
+    if (in >= MAX_FID) {
         corrupt(m, "file id", in);
         return;
     }
@@ -481,8 +521,8 @@ static void on_new_fid(nytp_merge *m, const nytp_chunk *c)
     if (c->u.new_fid.eval_fid) {
         parent = map_fid(m, c->u.new_fid.eval_fid);
         if (parent == NONE) {
-            mwarn(m, "%s: string eval %.*s (file id %u) names an unknown parent file id %u; treated as a file",
-                  m->name, (int)c->u.new_fid.name.len, c->u.new_fid.name.ptr, in,
+            mwarn_here(m, "string eval %.*s (file id %u) names an unknown parent file id %u; treated as a file",
+                  (int)c->u.new_fid.name.len, c->u.new_fid.name.ptr, in,
                   c->u.new_fid.eval_fid);
             parent = 0;
         }
@@ -566,10 +606,10 @@ static bool fit(nytp_merge *m, void **v, uint32_t *n, size_t sz, uint32_t line)
 
 static uint32_t stmt_fid(nytp_merge *m, uint32_t in)
 {
-    uint32_t fid = map_fid(m, in);
+    uint32_t fid = map_file_fid(m, in);
     if ((fid == NONE || fid == 0) && !m->warned_undeclared) {
         m->warned_undeclared = true;
-        mwarn(m, "%s: statements in file id %u, which was never declared, are left out", m->name, in);
+        mwarn_here(m, "statements in file id %u, which was never declared, are left out", in);
     }
     return fid == 0 ? NONE : fid;
 }
@@ -597,7 +637,12 @@ static void on_time(nytp_merge *m, const nytp_chunk *c)
         uint32_t id = kmap_get(&m->block_idx, a, b);
         if (id == NONE) {
             if (line >= MAX_LINE || c->u.time.block_line >= MAX_LINE || c->u.time.sub_line >= MAX_LINE) {
-                corrupt(m, "line number", line);
+                if (line >= MAX_LINE)
+                    corrupt(m, "line number", line);
+                else if (c->u.time.block_line >= MAX_LINE)
+                    corrupt(m, "block line number", c->u.time.block_line);
+                else
+                    corrupt(m, "sub line number", c->u.time.sub_line);
                 return;
             }
             mblock bl = {fid, line, c->u.time.block_line, c->u.time.sub_line, {0, 0, 0, 0, 0}};
@@ -628,7 +673,7 @@ static void on_time(nytp_merge *m, const nytp_chunk *c)
 
 static void on_src_line(nytp_merge *m, const nytp_chunk *c)
 {
-    uint32_t fid = map_fid(m, c->u.src_line.fid);
+    uint32_t fid = map_file_fid(m, c->u.src_line.fid);
     if (fid == NONE || fid == 0)
         return;
     mfile *f = &m->files[fid];
@@ -676,7 +721,7 @@ static void on_sub_callers(nytp_merge *m, const nytp_chunk *c)
     const __typeof__(c->u.sub_callers) *a = &c->u.sub_callers;
     uint32_t fid = map_fid(m, a->fid);
     if (fid == NONE) {
-        mwarn(m, "%s: calls of %.*s from file id %u, which was never declared, are left out", m->name,
+        mwarn_here(m, "calls of %.*s from file id %u, which was never declared, are left out",
               (int)a->called.len, a->called.ptr, a->fid);
         return;
     }
@@ -779,6 +824,7 @@ int nytp_merge_add_reader(nytp_merge *m, nytp_reader *r, const char *name, nytp_
         m->fidmap[i] = NONE;
     kmap_free(&m->cursor);
     nytp_reader_set_warn(r, reader_warning, m);
+    m->r = r;
     nytp_chunk c;
     int st;
     while ((st = nytp_reader_next(r, &c, err)) == NYTP_OK) {
@@ -804,6 +850,7 @@ int nytp_merge_add_reader(nytp_merge *m, nytp_reader *r, const char *name, nytp_
             break;
         }
     }
+    m->r = NULL;
     nytp_reader_close(r);
     m->n_inputs++;
     m->name = NULL;

@@ -9,6 +9,11 @@
  *   big-fid N       one file declared with id N, a statement, a sub
  *   sparse-lines N  N statements, on lines 64, 128, ... 64*N of one file
  *   eval-chain N    N string evals, each run by the one before it
+ *   fid0 N          files 0 and 1 declared, statements in both (N ticks
+ *                   in the last)
+ *   undeclared N    a statement in file id N, never declared, and an eval
+ *                   run in it (chunks 6 and 7)
+ *   block-lines N   TIME_BLOCKs with a block line N, a sub line N+1
  *   discounts N     on lines 1 and 2: N DISCOUNTs, a statement (the
  *                   line's first), a statement, N DISCOUNTs, a statement;
  *                   then a statement on line 3
@@ -96,6 +101,22 @@ int main(int argc, char **argv)
             check(nytp_write_time_line(w, 10, 1, line));
         }
         check(nytp_write_time_line(w, 10, 1, 3));
+    } else if (strcmp(kind, "fid0") == 0) {
+        file(0, 0, 0, "zero.pl");
+        check(nytp_write_time_line(w, 10, 0, 1));
+        file(1, 0, 0, "x.pl");
+        check(nytp_write_time_line(w, 20, 1, 1));
+        check(nytp_write_time_line(w, (int32_t)n, 0, 2));
+    } else if (strcmp(kind, "undeclared") == 0) {
+        file(1, 0, 0, "x.pl");
+        check(nytp_write_time_line(w, 10, 1, 1));
+        check(nytp_write_time_line(w, 10, (uint32_t)n, 1));
+        file(2, (uint32_t)n, 3, "(eval 1)[x.pl:3]");
+    } else if (strcmp(kind, "block-lines") == 0) {
+        file(1, 0, 0, "x.pl");
+        check(nytp_write_time_block(w, 10, 1, 1, 1, 1));
+        check(nytp_write_time_block(w, 10, 1, 2, (uint32_t)n, 1));
+        check(nytp_write_time_block(w, 10, 1, 3, 1, (uint32_t)n + 1));
     } else {
         fprintf(stderr, "gen-profile: unknown kind %s\n", kind);
         return 2;
