@@ -321,10 +321,9 @@ static void dump_times(writer *w, const nytp_profile *p, const char *section, si
     for (uint32_t fid = 0; fid < p->n_files; fid++) {
         const nytp_file *f = &p->files[fid];
         const nytp_lines *l = which == 0 ? &f->line : which == 1 ? &f->block : &f->sub;
-        for (uint32_t line = 0; line < l->n; line++) {
-            const nytp_linestat *s = &l->v[line];
-            if (!s->set)
-                continue;
+        for (uint32_t i = 0; i < l->n; i++) {
+            const nytp_linestat *s = &l->v[i];
+            uint32_t line = s->line;
             any = true;
             puts_(w, section);
             put(w, "\t", 1);
@@ -689,10 +688,9 @@ static void jlines(writer *w, const nytp_lines *l)
 {
     put(w, "[", 1);
     bool first = true;
-    for (uint32_t line = 0; line < l->n; line++) {
-        const nytp_linestat *s = &l->v[line];
-        if (!s->set)
-            continue;
+    for (uint32_t i = 0; i < l->n; i++) {
+        const nytp_linestat *s = &l->v[i];
+        uint32_t line = s->line;
         if (!first)
             put(w, ",", 1);
         first = false;

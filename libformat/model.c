@@ -71,6 +71,41 @@ static void free_lines(nytp_lines *l)
     free(l->v);
 }
 
+const nytp_linestat *nytp_lines_get(const nytp_lines *l, uint32_t line)
+{
+    uint32_t lo = 0, hi = l->n;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (l->v[mid].line < line)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < l->n && l->v[lo].line == line ? &l->v[lo] : NULL;
+}
+
+uint32_t nytp_lines_last(const nytp_lines *l)
+{
+    return l->n ? l->v[l->n - 1].line : 0;
+}
+
+static int cmp_linestat(const void *a, const void *b)
+{
+    const nytp_linestat *x = a, *y = b;
+    return x->line < y->line ? -1 : x->line > y->line;
+}
+
+/* Sort the entries by line if they are not. */
+static void sort_lines(nytp_lines *l)
+{
+    for (uint32_t i = 1; i < l->n; i++) {
+        if (l->v[i - 1].line > l->v[i].line) {
+            qsort(l->v, l->n, sizeof *l->v, cmp_linestat);
+            return;
+        }
+    }
+}
+
 void nytp_profile_free(nytp_profile *p)
 {
     if (!p)
@@ -138,10 +173,9 @@ uint32_t nytp_profile_sub_by_name(const nytp_profile *p, const char *name, size_
 
 const nytp_linestat *nytp_profile_line(const nytp_profile *p, uint32_t fid, uint32_t line)
 {
-    if (fid >= p->n_files || line >= p->files[fid].line.n)
+    if (fid >= p->n_files)
         return NULL;
-    const nytp_linestat *s = &p->files[fid].line.v[line];
-    return s->set ? s : NULL;
+    return nytp_lines_get(&p->files[fid].line, line);
 }
 
 static const char *kv_get(const nytp_profile *p, const nytp_kv *v, uint32_t n, const char *key)
@@ -180,6 +214,11 @@ typedef struct loader {
     uint32_t live[64];       /* pids started, not ended (first 64) */
     uint32_t n_live;
     u64map eval_seen;        /* (model parent fid, line) -> evals seen there in this input */
+    kmap line_idx;           /* (fid << 2 | kind, line) -> entry in that file's lines */
+    struct line_hit {        /* the last entries found, by a hash of key and line: */
+        uint64_t key;        /* loops run over a few lines, so most lookups */
+        uint32_t line, i;    /* end here (key 0: empty; kinds start at key 1) */
+    } hits[4096];
     bool first_input;
     bool oom;
     nytp_error bad;          /* numbers no real profile has (status 0: none) */
@@ -303,34 +342,46 @@ static uint32_t grown_size(loader *L, uint32_t line, uint32_t old)
     return (uint32_t)n;
 }
 
-static nytp_linestat *line_slot(loader *L, nytp_lines *l, uint32_t line)
+/* The entry of line in l (lines of kind 0, 1 or 2 of model file fid),
+ * appended if new: found through the loader's index, so the entries stay
+ * in the order they came until the load ends. */
+static nytp_linestat *line_entry(loader *L, uint32_t fid, unsigned kind, nytp_lines *l, uint32_t line,
+                                 bool *fresh)
 {
-    if (line >= l->n) {
-        uint32_t n = grown_size(L, line, l->n);
-        if (!n)
-            return NULL;
-        nytp_linestat *v = realloc(l->v, (size_t)n * sizeof *v);
-        if (!v) {
-            L->oom = true;
-            return NULL;
-        }
-        memset(v + l->n, 0, (size_t)(n - l->n) * sizeof *v);
-        l->v = v;
-        l->n = n;
+    uint64_t key = ((uint64_t)fid << 2 | kind) + 1;
+    struct line_hit *h = &L->hits[(uint32_t)((line * 0x9E3779B1u) ^ (uint32_t)key * 0x85EBCA6Bu) >> 20];
+    if (h->key == key && h->line == line) {
+        *fresh = false;
+        return &l->v[h->i];
     }
-    return &l->v[line];
+    uint32_t i = kmap_get(&L->line_idx, key, line);
+    *fresh = i == KMAP_NONE;
+    if (!*fresh) {
+        *h = (struct line_hit){key, line, i};
+        return &l->v[i];
+    }
+    if (!kmap_grow_array((void **)&l->v, l->n, &l->cap, sizeof *l->v) ||
+        !kmap_put(&L->line_idx, key, line, l->n)) {
+        L->oom = true;
+        return NULL;
+    }
+    *h = (struct line_hit){key, line, l->n};
+    nytp_linestat *s = &l->v[l->n++];
+    *s = (nytp_linestat){0, 0, line, true};
+    return s;
 }
 
 /* Add one statement's time to a line, with Devel::NYTProf's count rule:
  * delta is 1, or 0 after a DISCOUNT (or negative after several). */
-static void add_stmt(loader *L, nytp_lines *l, uint32_t line, double secs, int64_t delta)
+static void add_stmt(loader *L, uint32_t fid, unsigned kind, nytp_lines *l, uint32_t line,
+                     double secs, int64_t delta)
 {
-    nytp_linestat *s = line_slot(L, l, line);
+    bool fresh;
+    nytp_linestat *s = line_entry(L, fid, kind, l, line, &fresh);
     if (!s)
         return;
-    if (!s->set) {
+    if (fresh) {
         L->p->impl->lines_set++;
-        s->set = true;
         s->time = secs;
         s->count = delta;
         return;
@@ -340,6 +391,20 @@ static void add_stmt(loader *L, nytp_lines *l, uint32_t line, double secs, int64
         s->count++;
     else if (delta != 0)
         s->count = (int64_t)secs + s->count; /* as the reference loader does */
+}
+
+/* Index the lines already in the model, for a new input to add to. */
+static bool index_lines(loader *L)
+{
+    nytp_profile *p = L->p;
+    for (uint32_t fid = 0; fid < p->n_files; fid++) {
+        nytp_lines *ls[3] = {&p->files[fid].line, &p->files[fid].block, &p->files[fid].sub};
+        for (unsigned k = 0; k < 3; k++)
+            for (uint32_t i = 0; i < ls[k]->n; i++)
+                if (!kmap_put(&L->line_idx, ((uint64_t)fid << 2 | k) + 1, ls[k]->v[i].line, i))
+                    return false;
+    }
+    return true;
 }
 
 static void on_time(loader *L, const nytp_chunk *c)
@@ -353,11 +418,12 @@ static void on_time(loader *L, const nytp_chunk *c)
     } else {
         nytp_file *f = file_at(L, fid);
         if (f) {
-            add_stmt(L, &f->line, c->u.time.line, secs, delta);
+            add_stmt(L, fid, 0, &f->line, c->u.time.line, secs, delta);
             if (c->tag == NYTP_TAG_TIME_BLOCK) {
                 p->has_blocks = true;
-                add_stmt(L, &f->block, c->u.time.block_line, secs, delta);
-                add_stmt(L, &f->sub, c->u.time.sub_line, secs, delta);
+                f = &p->files[fid];
+                add_stmt(L, fid, 1, &f->block, c->u.time.block_line, secs, delta);
+                add_stmt(L, fid, 2, &f->sub, c->u.time.sub_line, secs, delta);
             }
         }
     }
@@ -742,6 +808,11 @@ int nytp_profile_load_reader(nytp_profile *p, nytp_reader *r, const char *name,
     L.ticks_per_sec = 10000000.0;
     L.first_input = p->n_inputs == 0;
     L.r = r;
+    if (!index_lines(&L)) {
+        kmap_free(&L.line_idx);
+        nytp_reader_close(r);
+        return nytp_error_set(err, NYTP_E_NOMEM, "out of memory indexing the lines loaded so far");
+    }
     if (opts && opts->warn)
         nytp_reader_set_warn(r, opts->warn, opts->warn_ctx);
     nytp_chunk c;
@@ -781,6 +852,12 @@ int nytp_profile_load_reader(nytp_profile *p, nytp_reader *r, const char *name,
         p->complete = false;
     free(L.fidmap);
     u64map_free(&L.eval_seen);
+    kmap_free(&L.line_idx);
+    for (uint32_t fid = 0; fid < p->n_files; fid++) {
+        sort_lines(&p->files[fid].line);
+        sort_lines(&p->files[fid].block);
+        sort_lines(&p->files[fid].sub);
+    }
     p->n_inputs++;
     if (st == NYTP_END)
         return NYTP_OK;
@@ -976,31 +1053,26 @@ static void move_site(collapser *C, uint32_t sid, uint32_t called, uint32_t fid)
 
 static void add_lines(collapser *C, nytp_lines *dst, nytp_lines *src)
 {
-    for (uint32_t line = 0; line < src->n; line++) {
-        nytp_linestat *d = &src->v[line];
-        if (!d->set)
-            continue;
-        if (line >= dst->n) {
-            uint32_t n = dst->n ? dst->n : 16;
-            while (n <= line)
-                n *= 2;
-            nytp_linestat *v = realloc(dst->v, (size_t)n * sizeof *v);
-            if (!v) {
+    uint32_t n0 = dst->n;
+    for (uint32_t i = 0; i < src->n; i++) {
+        const nytp_linestat *d = &src->v[i];
+        /* dst's first n0 entries are sorted; those appended come later */
+        nytp_linestat *s = (nytp_linestat *)nytp_lines_get(&(nytp_lines){dst->v, n0, n0}, d->line);
+        if (!s) {
+            if (!kmap_grow_array((void **)&dst->v, dst->n, &dst->cap, sizeof *dst->v)) {
                 C->oom = true;
                 return;
             }
-            memset(v + dst->n, 0, (size_t)(n - dst->n) * sizeof *v);
-            dst->v = v;
-            dst->n = n;
+            s = &dst->v[dst->n++];
+            *s = (nytp_linestat){0, 0, d->line, true};
         }
-        nytp_linestat *s = &dst->v[line];
         s->time += d->time;
         s->count += d->count;
-        s->set = true;
     }
+    sort_lines(dst);
     free(src->v);
     src->v = NULL;
-    src->n = 0;
+    src->n = src->cap = 0;
 }
 
 /* Merge anon subs of the survivor whose names differ only in eval

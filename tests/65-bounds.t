@@ -145,4 +145,22 @@ for my $depth (10_000, 1_999_999) {
     cmp_ok $s, '<', 15, "dump --data, $n nested evals: $s s";
 }
 
+# Statements on lines 64, 128, ... (a 2 MB profile cost 1.5 GB): the lines
+# present are stored, not every line number up to the last.
+{
+    my $n = 100_000;
+    my $f = gen('sparse-lines', $n);
+    for my $cmd (['dump', '--data'], ['cachegrind'], ['csv', '-o', "$dir/sparse-csv"]) {
+        my ($st, $out, $err, $kb, $s) = run_measured([$nytp, @$cmd, $f]);
+        is $st, 0, "$cmd->[0], $n lines 64 apart: exit 0" or diag $err;
+        cmp_ok $kb, '<', 100_000, "$cmd->[0], $n lines 64 apart: peak memory $kb KB";
+        cmp_ok $s, '<', 20, "$cmd->[0], $n lines 64 apart: $s s";
+        if ($cmd->[0] eq 'dump') {
+            my @l = $out =~ /^fid_line_time\t1\t(\d+)\t/mg;
+            is scalar(@l), $n, 'dump --data: every line';
+            is_deeply [grep { $l[$_] != 64 * ($_ + 1) } 0 .. $#l], [], 'dump --data: in order, each its own';
+        }
+    }
+}
+
 done_testing;
