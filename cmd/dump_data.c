@@ -314,6 +314,13 @@ static void dump_kvs(writer *w, const nytp_profile *p, const char *section, cons
     free(kv);
 }
 
+/* The file id a profile gave model file fid (they differ only for ids far
+ * beyond the others); NYTP_NONE stays. */
+static uint32_t fno(const nytp_profile *p, uint32_t fid)
+{
+    return fid < p->n_files ? p->files[fid].number : fid;
+}
+
 /* fid_line_time, fid_block_time, fid_sub_time */
 static void dump_times(writer *w, const nytp_profile *p, const char *section, size_t which)
 {
@@ -327,7 +334,7 @@ static void dump_times(writer *w, const nytp_profile *p, const char *section, si
             any = true;
             puts_(w, section);
             put(w, "\t", 1);
-            put_u(w, fid);
+            put_u(w, fno(p, fid));
             put(w, "\t", 1);
             put_u(w, line);
             puts_(w, "\t[ ");
@@ -449,14 +456,14 @@ static void dump_fileinfo(writer *w, const nytp_profile *p, const dump_data_opts
         if (!f->defined) {
             if (f->line.n) { /* used by statements but never declared */
                 any = true;
-                file_prefix(w, fid);
+                file_prefix(w, f->number);
                 put(w, "\n", 1);
             }
             continue;
         }
         any = true;
         /* header */
-        file_prefix(w, fid);
+        file_prefix(w, f->number);
         puts_(w, "[ ");
         uint32_t nl = nytp_profile_strlen(p, f->name);
         char *name = malloc((size_t)nl + 1);
@@ -469,14 +476,14 @@ static void dump_fileinfo(writer *w, const nytp_profile *p, const dump_data_opts
         free(name);
         put(w, " ", 1);
         if (f->eval_fid) {
-            put_u(w, f->eval_fid);
+            put_u(w, fno(p, f->eval_fid));
             put(w, " ", 1);
             put_u(w, f->eval_line);
         } else {
             put(w, " ", 1);
         }
         put(w, " ", 1);
-        put_u(w, fid);
+        put_u(w, f->number);
         put(w, " ", 1);
         put_u(w, f->flags);
         put(w, " ", 1);
@@ -489,7 +496,7 @@ static void dump_fileinfo(writer *w, const nytp_profile *p, const dump_data_opts
         uint32_t *subs = sorted_copy(f->subs, f->n_subs, cmp_sub_ids);
         for (uint32_t i = 0; subs && i < f->n_subs; i++) {
             const nytp_sub *s = &p->subs[subs[i]];
-            file_prefix(w, fid);
+            file_prefix(w, f->number);
             puts_(w, "sub\t");
             put_id(w, p, s->name);
             put(w, "\t", 1);
@@ -504,7 +511,7 @@ static void dump_fileinfo(writer *w, const nytp_profile *p, const dump_data_opts
         uint32_t *sites = sorted_copy(f->sites, f->n_sites, cmp_site_line_name);
         for (uint32_t i = 0; sites && i < f->n_sites; i++) {
             const nytp_site *s = &p->sites[sites[i]];
-            file_prefix(w, fid);
+            file_prefix(w, f->number);
             puts_(w, "call\t");
             put_u(w, s->line);
             put(w, "\t", 1);
@@ -532,7 +539,7 @@ static void dump_fileinfo(writer *w, const nytp_profile *p, const dump_data_opts
                 nested += desc[efid];
                 merged += p->files[efid].merged_evals;
             }
-            file_prefix(w, fid);
+            file_prefix(w, f->number);
             puts_(w, "eval\t");
             put_u(w, line);
             puts_(w, "\t[ count ");
@@ -565,7 +572,7 @@ static void dump_subinfo(writer *w, const nytp_profile *p)
         puts_(w, "sub_subinfo\t");
         put_id(w, p, s->name);
         puts_(w, "\t[ ");
-        put_line_or_undef(w, s->fid);
+        put_line_or_undef(w, fno(p, s->fid));
         put(w, ":", 1);
         put_line_or_undef(w, s->first_line);
         put(w, "-", 1);
@@ -587,7 +594,7 @@ static void dump_subinfo(writer *w, const nytp_profile *p)
             puts_(w, "sub_subinfo\t");
             put_id(w, p, s->name);
             puts_(w, "\tcalled_by\t");
-            put_u(w, c->fid);
+            put_u(w, fno(p, c->fid));
             put(w, ":", 1);
             put_u(w, c->line);
             put(w, "\t", 1);
@@ -709,7 +716,7 @@ static void jsite(writer *w, const nytp_profile *p, const nytp_site *s, bool wit
 {
     put(w, "{", 1);
     jkey(w, "fid", true);
-    put_u(w, s->fid);
+    put_u(w, fno(p, s->fid));
     jkey(w, "line", false);
     put_u(w, s->line);
     if (with_sub) {
@@ -818,7 +825,7 @@ int dump_data_json(nytp_out *out, const nytp_profile *p, const dump_data_opts *o
         first_file = false;
         put(&w, "{", 1);
         jkey(&w, "fid", true);
-        put_u(&w, fid);
+        put_u(&w, f->number);
         jkey(&w, "defined", false);
         puts_(&w, f->defined ? "true" : "false");
         if (f->defined) {
@@ -834,7 +841,7 @@ int dump_data_json(nytp_out *out, const nytp_profile *p, const dump_data_opts *o
             }
             jkey(&w, "eval_fid", false);
             if (f->eval_fid)
-                put_u(&w, f->eval_fid);
+                put_u(&w, fno(p, f->eval_fid));
             else
                 puts_(&w, "null");
             jkey(&w, "eval_line", false);
@@ -912,7 +919,7 @@ int dump_data_json(nytp_out *out, const nytp_profile *p, const dump_data_opts *o
         jkey(&w, "name", true);
         jid(&w, p, s->name);
         jkey(&w, "fid", false);
-        jline_or_null(&w, s->fid);
+        jline_or_null(&w, fno(p, s->fid));
         jkey(&w, "first_line", false);
         jline_or_null(&w, s->first_line);
         jkey(&w, "last_line", false);

@@ -31,7 +31,6 @@ static inline void u64map_free(u64map *m)
 /* Safety bounds for line and file arrays, which are indexed by number:
  * garbage numbers must not make them huge.  Real profiles stay far below:
  * the slots are bounded by the lines of the files profiled. */
-#define MAX_FID (1u << 22)
 #define MAX_LINE (1u << 26)
 #define FREE_SLOTS (1ull << 24)   /* slots allowed beyond 64 per statement line */
 
@@ -42,6 +41,7 @@ struct nytp_model_impl {
     u64map file_by_name;    /* name id -> fid (real files only) */
     u64map sub_by_name;     /* name id -> sub id */
     u64map site_by_key;     /* (called, fid, line) -> site id */
+    u64map fid_by_number;   /* file id of the profile -> fid, where they differ */
 };
 
 #define PUSH(arr, n, cap, val)                                                      \
@@ -139,6 +139,7 @@ void nytp_profile_free(nytp_profile *p)
         u64map_free(&p->impl->file_by_name);
         u64map_free(&p->impl->sub_by_name);
         u64map_free(&p->impl->site_by_key);
+        u64map_free(&p->impl->fid_by_number);
         free(p->impl);
     }
     free(p);
@@ -209,6 +210,7 @@ typedef struct loader {
     nytp_reader *r;          /* for where warnings and errors happened */
     uint32_t *fidmap;        /* input fid -> model fid (NYTP_NONE: unknown) */
     uint32_t n_fidmap;
+    u64map fidmap_far;       /* the same for ids far beyond the others */
     uint64_t discount;       /* DISCOUNTs waiting for the next statement */
     double ticks_per_sec;
     uint32_t live[64];       /* pids started, not ended (first 64) */
@@ -257,55 +259,78 @@ static uint32_t intern(loader *L, const char *s, size_t len)
     return id;
 }
 
+/* The file at model index fid, the array grown to hold it. */
 static nytp_file *file_at(loader *L, uint32_t fid)
 {
     nytp_profile *p = L->p;
-    if (fid >= MAX_FID) {
-        if (!L->bad.status)
-            nytp_error_set(&L->bad, NYTP_E_FORMAT,
-                           "file id %u is beyond what nytp handles (%u): the profile is corrupt", fid,
-                           MAX_FID);
-        return NULL;
-    }
-    if (fid >= p->n_files) {
-        uint32_t n = fid + 1;
-        uint32_t cap = p->n_files;
-        while (cap < n)
-            cap = cap ? cap * 2 : 16;
-        nytp_file *nf = realloc(p->files, (size_t)cap * sizeof *nf);
+    if (fid >= p->cap_files) {
+        uint64_t cap = p->cap_files ? p->cap_files : 16;
+        while (cap <= fid)
+            cap *= 2;
+        nytp_file *nf = cap > UINT32_MAX ? NULL : realloc(p->files, (size_t)cap * sizeof *nf);
         if (!nf) {
             L->oom = true;
             return NULL;
         }
-        memset(nf + p->n_files, 0, (size_t)(cap - p->n_files) * sizeof *nf);
-        for (uint32_t i = p->n_files; i < cap; i++)
-            nf[i].fid = i;
+        memset(nf + p->cap_files, 0, (size_t)(cap - p->cap_files) * sizeof *nf);
+        for (uint32_t i = p->cap_files; i < cap; i++)
+            nf[i].fid = nf[i].number = i;
         p->files = nf;
-        p->n_files = cap;
+        p->cap_files = (uint32_t)cap;
     }
+    if (fid >= p->n_files)
+        p->n_files = fid + 1;
     return &p->files[fid];
 }
 
-/* The model fid of an input fid: the same number for the first input;
- * for later inputs whatever NEW_FID mapped it to. */
+/* The model index of file id number of the first input: the number
+ * itself, unless it lies far beyond the files there are (an array indexed
+ * by it would cost memory for every id below it) or its place is taken:
+ * then the next index, remembered by number.  NYTP_NONE: out of memory. */
+static uint32_t fid_of_number(loader *L, uint32_t number)
+{
+    nytp_profile *p = L->p;
+    if (number < p->n_files && p->files[number].number == number)
+        return number;
+    uint32_t fid = u64map_get(&p->impl->fid_by_number, number);
+    if (fid != NYTP_NONE)
+        return fid;
+    if (number >= p->n_files && number < 2 * (uint64_t)p->n_files + 1024)
+        return file_at(L, number) ? number : NYTP_NONE;
+    fid = p->n_files ? p->n_files : 1;
+    nytp_file *f = file_at(L, fid);
+    if (!f || !u64map_put(&p->impl->fid_by_number, number, fid)) {
+        L->oom = true;
+        return NYTP_NONE;
+    }
+    f->number = number;
+    return fid;
+}
+
+/* The model fid of an input fid: for the first input the same number (see
+ * fid_of_number); for later inputs whatever NEW_FID mapped it to. */
 static uint32_t map_fid(loader *L, uint32_t fid)
 {
-    if (L->first_input)
-        return fid;
+    if (L->first_input) {
+        nytp_profile *p = L->p;
+        if (fid < p->n_files && p->files[fid].number == fid)
+            return fid;
+        return fid_of_number(L, fid);
+    }
     if (fid < L->n_fidmap && L->fidmap[fid] != NYTP_NONE)
         return L->fidmap[fid];
+    if (L->fidmap_far.n) {
+        uint32_t m = u64map_get(&L->fidmap_far, fid);
+        if (m != NYTP_NONE)
+            return m;
+    }
     return fid == 0 ? 0 : NYTP_NONE;
 }
 
 static bool set_fidmap(loader *L, uint32_t fid, uint32_t model)
 {
-    if (fid >= MAX_FID) {
-        if (!L->bad.status)
-            nytp_error_set(&L->bad, NYTP_E_FORMAT,
-                           "file id %u is beyond what nytp handles (%u): the profile is corrupt", fid,
-                           MAX_FID);
-        return true; /* reported as corruption, not as lack of memory */
-    }
+    if (fid >= (1u << 16) && fid >= 2 * (uint64_t)L->n_fidmap + 1024)
+        return u64map_put(&L->fidmap_far, fid, model);
     return kmap_index_set(&L->fidmap, &L->n_fidmap, fid, model);
 }
 
@@ -502,7 +527,9 @@ static void on_new_fid(loader *L, const nytp_chunk *c)
 
     uint32_t fid;
     if (L->first_input) {
-        fid = c->u.new_fid.fid;
+        fid = fid_of_number(L, c->u.new_fid.fid);
+        if (fid == NYTP_NONE)
+            return;
     } else if (!is_eval) {
         fid = u64map_get(&p->impl->file_by_name, name);
         if (fid == NYTP_NONE)
@@ -851,6 +878,7 @@ int nytp_profile_load_reader(nytp_profile *p, nytp_reader *r, const char *name,
     if (L.n_live)
         p->complete = false;
     free(L.fidmap);
+    u64map_free(&L.fidmap_far);
     u64map_free(&L.eval_seen);
     kmap_free(&L.line_idx);
     for (uint32_t fid = 0; fid < p->n_files; fid++) {

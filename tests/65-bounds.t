@@ -163,4 +163,20 @@ for my $depth (10_000, 1_999_999) {
     }
 }
 
+# A file id far beyond the others (a 200-byte profile cost 600 MB): one
+# file, with its own number, as Devel::NYTProf::Data shows it.
+{
+    my $f = gen('big-fid', 4_194_303);
+    for my $cmd (['dump', '--data'], ['cachegrind'], ['csv', '-o', "$dir/big-fid-csv"], ['html', '-o', "$dir/big-fid-html"]) {
+        my ($st, $out, $err, $kb, $s) = run_measured([$nytp, @$cmd, $f]);
+        is $st, 0, "$cmd->[0], file id 4194303: exit 0" or diag $err;
+        cmp_ok $kb, '<', 50_000, "$cmd->[0], file id 4194303: peak memory $kb KB";
+        cmp_ok $s, '<', 5, "$cmd->[0], file id 4194303: $s s";
+        if ($cmd->[0] eq 'dump') {
+            like $out, qr/^fid_fileinfo\t4194303\t\[ x\.pl   4194303 /m, 'dump --data: the file keeps its id';
+            like $out, qr/^fid_line_time\t4194303\t1\t\[ 1e-06 1 \]$/m, 'dump --data: its line';
+        }
+    }
+}
+
 done_testing;

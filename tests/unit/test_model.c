@@ -321,8 +321,22 @@ static void huge_fid_in_second_input(void **state)
     assert_int_equal(nytp_profile_load(p, td_path("demo.out"), NULL, &e), NYTP_OK);
     nytp_reader *r;
     assert_int_equal(nytp_reader_open_mem(&r, prof, sizeof prof - 1, &e), NYTP_OK);
-    assert_int_equal(nytp_profile_load_reader(p, r, "mem", NULL, &e), NYTP_E_FORMAT);
-    assert_string_equal(e.msg, "file id 4294967295 is beyond what nytp handles (4194304): the profile is corrupt");
+    /* any file id is a file id: it costs one file, not an array up to it */
+    uint32_t before = p->n_files;
+    assert_int_equal(nytp_profile_load_reader(p, r, "mem", NULL, &e), NYTP_OK);
+    assert_int_equal(p->n_files, before + 1);
+    uint32_t fid = nytp_profile_fid_by_name(p, "a.pl", 4);
+    assert_int_equal(fid, before);
+    assert_int_equal(p->files[fid].number, fid); /* a later input's files are numbered anew */
+    nytp_profile_free(p);
+
+    /* the same id in a first input keeps its number */
+    assert_int_equal(nytp_profile_new(&p, &e), NYTP_OK);
+    assert_int_equal(nytp_reader_open_mem(&r, prof, sizeof prof - 1, &e), NYTP_OK);
+    assert_int_equal(nytp_profile_load_reader(p, r, "mem", NULL, &e), NYTP_OK);
+    assert_true(p->n_files <= 2);
+    fid = nytp_profile_fid_by_name(p, "a.pl", 4);
+    assert_int_equal(p->files[fid].number, 4294967295u);
     nytp_profile_free(p);
 }
 

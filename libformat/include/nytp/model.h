@@ -61,7 +61,11 @@ typedef struct nytp_text {
 } nytp_text;
 
 typedef struct nytp_file {
-    uint32_t fid;
+    uint32_t fid;           /* its index in the model's files */
+    uint32_t number;        /* the file id the profile gave it: fid, except
+                               for ids far beyond the others (a profile
+                               naming file 4194303 and a few more), which
+                               get the next index instead */
     bool defined;           /* a NEW_FID declared it */
     uint32_t name;          /* string id (nytp_profile_str) */
     uint32_t eval_fid;      /* 0 unless a string eval ... */
@@ -128,6 +132,7 @@ struct nytp_profile {
 
     nytp_file *files;        /* indexed by fid; files[0] is never defined */
     uint32_t n_files;        /* highest fid + 1 */
+    uint32_t cap_files;
     nytp_sub *subs;
     uint32_t n_subs, cap_subs;
     nytp_site *sites;
