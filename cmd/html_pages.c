@@ -1132,16 +1132,30 @@ int html_write_file(html_report *r, uint32_t fid, enum html_view view)
             eval_note(r, &w, evals[ei]);
         hw_s(&w, "\n");
     }
+    uint32_t li = 0; /* the first entry of ls at or after line */
     for (uint32_t line = 1; line <= last && !w.err; line++) {
-        const nytp_linestat *st = nytp_lines_get(ls, line);
+        while (li < ls->n && ls->v[li].line < line)
+            li++;
+        const nytp_linestat *st = li < ls->n && ls->v[li].line == line ? &ls->v[li] : NULL;
         bool has_sub = si < f->n_subs && p->subs[subs[si]].first_line == line;
         bool has_call = ci < f->n_sites && p->sites[sites[ci]].line == line;
         bool has_eval = ei < f->n_evals && p->files[evals[ei]].eval_line == line;
         bool has_src = src && line < nsrc && src[line].ptr;
-        if (!src && !st && !has_sub && !has_call && !has_eval) {
+        if ((!src || line >= nsrc) && !st && !has_sub && !has_call && !has_eval) {
             if (!gap)
                 hw_s(&w, "<tr class=gap><td>\xE2\x8B\xAE<td colspan=6>\n");
             gap = true;
+            /* no source here: on to the next line with something (lines
+             * are stored sparse, a statement may be on line 200,000,000) */
+            uint64_t next = li < ls->n ? ls->v[li].line : UINT64_MAX;
+            if (si < f->n_subs && p->subs[subs[si]].first_line < next)
+                next = p->subs[subs[si]].first_line;
+            if (ci < f->n_sites && p->sites[sites[ci]].line < next)
+                next = p->sites[sites[ci]].line;
+            if (ei < f->n_evals && p->files[evals[ei]].eval_line < next)
+                next = p->files[evals[ei]].eval_line;
+            if (next > (uint64_t)line + 1)
+                line = next > (uint64_t)last ? last : (uint32_t)(next - 1);
             continue;
         }
         gap = false;

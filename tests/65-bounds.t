@@ -150,7 +150,7 @@ for my $depth (10_000, 1_999_999) {
 {
     my $n = 100_000;
     my $f = gen('sparse-lines', $n);
-    for my $cmd (['dump', '--data'], ['cachegrind'], ['csv', '-o', "$dir/sparse-csv"]) {
+    for my $cmd (['dump', '--data'], ['cachegrind'], ['csv', '-o', "$dir/sparse-csv"], ['html', '-o', "$dir/sparse-html"]) {
         my ($st, $out, $err, $kb, $s) = run_measured([$nytp, @$cmd, $f]);
         is $st, 0, "$cmd->[0], $n lines 64 apart: exit 0" or diag $err;
         cmp_ok $kb, '<', 100_000, "$cmd->[0], $n lines 64 apart: peak memory $kb KB";
