@@ -150,7 +150,7 @@ for my $depth (10_000, 1_999_999) {
 {
     my $n = 100_000;
     my $f = gen('sparse-lines', $n);
-    for my $cmd (['dump', '--data'], ['cachegrind'], ['csv', '-o', "$dir/sparse-csv"], ['html', '-o', "$dir/sparse-html"]) {
+    for my $cmd (['dump', '--data'], ['cachegrind', '-o', "$dir/out.callgrind"], ['csv', '-o', "$dir/sparse-csv"], ['html', '-o', "$dir/sparse-html"]) {
         my ($st, $out, $err, $kb, $s) = run_measured([$nytp, @$cmd, $f]);
         is $st, 0, "$cmd->[0], $n lines 64 apart: exit 0" or diag $err;
         cmp_ok $kb, '<', 100_000, "$cmd->[0], $n lines 64 apart: peak memory $kb KB";
@@ -167,7 +167,7 @@ for my $depth (10_000, 1_999_999) {
 # file, with its own number, as Devel::NYTProf::Data shows it.
 {
     my $f = gen('big-fid', 4_194_303);
-    for my $cmd (['dump', '--data'], ['cachegrind'], ['csv', '-o', "$dir/big-fid-csv"], ['html', '-o', "$dir/big-fid-html"]) {
+    for my $cmd (['dump', '--data'], ['cachegrind', '-o', "$dir/out.callgrind"], ['csv', '-o', "$dir/big-fid-csv"], ['html', '-o', "$dir/big-fid-html"]) {
         my ($st, $out, $err, $kb, $s) = run_measured([$nytp, @$cmd, $f]);
         is $st, 0, "$cmd->[0], file id 4194303: exit 0" or diag $err;
         cmp_ok $kb, '<', 50_000, "$cmd->[0], file id 4194303: peak memory $kb KB";
