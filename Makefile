@@ -67,7 +67,7 @@ DEB_PACKAGES := build-essential pkg-config libperl-dev zlib1g-dev libbsd-dev val
 .PHONY: all test unit unit-asan unit-tsan integration run deps deps-deb deps-npm deps-check install bench \
 	fuzz fuzz-smoke fuzz-dprof clean
 
-all: $(BUILD)/nytp $(BUILD)/libnytpformat.a $(PROFILER) $(BUILD)/man/Devel-NYTP.3pm
+all: $(BUILD)/nytp $(BUILD)/libnytpformat.a $(PROFILER) $(BUILD)/man/Devel-NYTP.3pm $(BUILD)/gen-profile
 
 NYTP_VERSION := $(shell sed -n 's/^\#define NYTP_VERSION_STRING "\(.*\)"/\1/p' libformat/include/nytp/nytp.h)
 
@@ -123,6 +123,10 @@ $(PROFILER_PM): profiler/NYTP.pm
 
 $(BUILD)/nytp: $(CMD_OBJ) $(BUILD)/libnytpformat.a
 	$(CC) $(CFLAGS) -o $@ $(CMD_OBJ) $(BUILD)/libnytpformat.a $(LIBS) $(CMD_LIBS)
+
+# Hand-made profiles for the integration tests, written by libformat's writer.
+$(BUILD)/gen-profile: tests/gen-profile.c $(BUILD)/libnytpformat.a $(LIB_HDR)
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -o $@ $< $(BUILD)/libnytpformat.a $(LIBS)
 
 # ---- unit tests (cmocka), plain and under ASan+UBSan --------------------
 
@@ -182,7 +186,7 @@ FUZZ_CMD_SRC := cmd/dump.c cmd/dump_data.c cmd/cli.c cmd/fmt.c cmd/calls.c cmd/f
 $(FUZZ_BIN): tests/fuzz/fuzz_reader.c $(LIB_SRC) $(LIB_HDR) $(FUZZ_CMD_SRC) $(CMD_HDR) \
 		$(BUILD)/gen/perl_config.h
 	@mkdir -p $(dir $@)
-	$(CLANG) $(CPPFLAGS) -Icmd -I$(BUILD)/gen $(WARN) -O1 -g -fsanitize=fuzzer,address,undefined \
+	$(CLANG) $(CPPFLAGS) -Icmd -I$(BUILD)/gen $(WARN) -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 		-o $@ tests/fuzz/fuzz_reader.c $(LIB_SRC) $(FUZZ_CMD_SRC) $(LIBS) $(CMD_LIBS)
 
 fuzz: $(FUZZ_BIN)
@@ -206,7 +210,7 @@ FUZZ_DPROF_BIN := $(BUILD)/fuzz/fuzz_dprof
 $(FUZZ_DPROF_BIN): tests/fuzz/fuzz_dprof.c $(LIB_SRC) $(LIB_HDR) cmd/dprof.c cmd/cli.c $(CMD_HDR) \
 		$(BUILD)/gen/perl_config.h
 	@mkdir -p $(dir $@)
-	$(CLANG) $(CPPFLAGS) -Icmd -I$(BUILD)/gen $(WARN) -O1 -g -fsanitize=fuzzer,address,undefined \
+	$(CLANG) $(CPPFLAGS) -Icmd -I$(BUILD)/gen $(WARN) -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 		-o $@ tests/fuzz/fuzz_dprof.c $(LIB_SRC) cmd/dprof.c cmd/cli.c $(LIBS) $(CMD_LIBS)
 
 fuzz-dprof: $(FUZZ_DPROF_BIN)

@@ -448,13 +448,11 @@ static void collect(cg_run *R)
         const nytp_file *f = &p->files[fid];
         if (!f->defined)
             continue;
-        for (uint32_t l = 0; l < f->line.n && !R->oom; l++) {
-            if (!f->line.v[l].set)
-                continue;
-            uint64_t t = ticks(p, f->line.v[l].time);
+        for (uint32_t i = 0; i < f->line.n && !R->oom; i++) {
+            uint64_t t = ticks(p, f->line.v[i].time);
             if (!t)
                 continue;
-            uint32_t pf = fid, pl = l;
+            uint32_t pf = fid, pl = f->line.v[i].line;
             uint32_t sid = position(R, &pf, &pl);
             uint32_t fn = sid != NYTP_NONE ? sub_func(R, sid) : top_func(R, pf);
             add_entry(R, (entry){fn, file_name(R, pf), pl, t, NYTP_NONE, 0, 0});

@@ -150,6 +150,11 @@ static int on_node(void *ctx, const nytp_calltree_visit *v)
     memcpy(p, name->ptr, name->len);
     p += name->len;
     c->plen[v->depth] = (size_t)(p - c->prefix);
+    /* a path nothing returned along (a frame still open at the end, with
+     * calls below it) holds nothing: its line would only repeat its
+     * children's prefix */
+    if (v->calls == 0 && v->excl == 0)
+        return 0;
     *p++ = ' ';
     if (c->by_calls) {
         p = fmt_u64(p, v->calls);

@@ -392,11 +392,8 @@ static int write_report(csv_run *R, const nytp_file *f, const char *level)
     const nytp_profile *p = R->p;
     const nytp_lines *L = level_lines(f, level);
 
-    /* the highest line with anything to show (the arrays of the model
-     * have room beyond their last entry) */
-    uint32_t src_max = L->n;
-    while (src_max && !L->v[src_max - 1].set)
-        src_max--;
+    /* the highest line with anything to show */
+    uint32_t src_max = L->n ? nytp_lines_last(L) + 1 : 0;
     uint32_t calls_max = 0, defs_max = 0, evals_max = 0;
     for (uint32_t i = 0; i < f->n_sites; i++)
         if (p->sites[f->sites[i]].line > calls_max)
@@ -438,9 +435,8 @@ static int write_report(csv_run *R, const nytp_file *f, const char *level)
             R->evtime[e->eval_line] += R->eval_time[e->fid];
         }
     }
-    for (uint32_t l = 0; l < L->n && l <= max; l++)
-        if (L->v[l].set)
-            R->has[l] = true;
+    for (uint32_t i = 0; i < L->n && L->v[i].line <= max; i++)
+        R->has[L->v[i].line] = true;
 
     char *fname = report_name(R, f, level);
     if (!fname)
@@ -508,7 +504,7 @@ static int write_report(csv_run *R, const nytp_file *f, const char *level)
         bool skip = prev_empty && line.len == 0 && i < R->n_lines && blank(R->lines[i]) &&
                     !(lineno <= max && R->has[lineno]);
         bool data = lineno <= max && R->has[lineno];
-        const nytp_linestat *ls = data && lineno < L->n && L->v[lineno].set ? &L->v[lineno] : NULL;
+        const nytp_linestat *ls = data ? nytp_lines_get(L, lineno) : NULL;
         st = put_row(out, ls, data ? R->evtime[lineno] : 0, line);
         if (skip)
             while (i < R->n_lines && blank(R->lines[i]) && !(lineno + 1 <= max && R->has[lineno + 1])) {
@@ -535,9 +531,8 @@ static double eval_tree_time(const nytp_profile *p, uint32_t fid, int depth)
 {
     const nytp_file *f = &p->files[fid];
     double t = 0;
-    for (uint32_t l = 0; l < f->line.n; l++)
-        if (f->line.v[l].set)
-            t += f->line.v[l].time;
+    for (uint32_t i = 0; i < f->line.n; i++)
+        t += f->line.v[i].time;
     if (depth < 1000)
         for (uint32_t i = 0; i < f->n_evals; i++)
             t += eval_tree_time(p, f->evals[i], depth + 1);

@@ -371,14 +371,15 @@ static void add_side(diff *D, int k)
             const nytp_linestat *st = &f->line.v[l];
             if (!st->set)
                 continue;
+            uint32_t line = st->line;
             char key[8];
             memcpy(key, &lf, 4);
-            memcpy(key + 4, &l, 4);
+            memcpy(key + 4, &line, 4);
             time_row *lr = time_row_at(D, &D->lines, &D->line, &D->cap_line, key, sizeof key);
             if (!lr)
                 return;
             lr->file = lf;
-            lr->line = l;
+            lr->line = line;
             lr->time[k] += st->time * scale;
             lr->count[k] += st->count;
             lr->present[k] = true;

@@ -270,7 +270,8 @@ static void dump_attributes(writer *w, const nytp_profile *p)
         w->err = NYTP_E_NOMEM;
         return;
     }
-    memcpy(kv, p->attrs, p->n_attrs * sizeof *kv);
+    if (p->n_attrs) /* attrs is NULL without any */
+        memcpy(kv, p->attrs, p->n_attrs * sizeof *kv);
     qsort(kv, p->n_attrs, sizeof *kv, cmp_kv);
     size_t di = 0;
     for (uint32_t i = 0; i <= p->n_attrs; i++) {
@@ -299,7 +300,8 @@ static void dump_kvs(writer *w, const nytp_profile *p, const char *section, cons
         w->err = NYTP_E_NOMEM;
         return;
     }
-    memcpy(kv, v, n * sizeof *kv);
+    if (n) /* v is NULL without any */
+        memcpy(kv, v, n * sizeof *kv);
     qsort(kv, n, sizeof *kv, cmp_kv);
     for (uint32_t i = 0; i < n; i++) {
         puts_(w, section);
@@ -312,6 +314,13 @@ static void dump_kvs(writer *w, const nytp_profile *p, const char *section, cons
     free(kv);
 }
 
+/* The file id a profile gave model file fid (they differ only for ids far
+ * beyond the others); NYTP_NONE stays. */
+static uint32_t fno(const nytp_profile *p, uint32_t fid)
+{
+    return fid < p->n_files ? p->files[fid].number : fid;
+}
+
 /* fid_line_time, fid_block_time, fid_sub_time */
 static void dump_times(writer *w, const nytp_profile *p, const char *section, size_t which)
 {
@@ -319,14 +328,13 @@ static void dump_times(writer *w, const nytp_profile *p, const char *section, si
     for (uint32_t fid = 0; fid < p->n_files; fid++) {
         const nytp_file *f = &p->files[fid];
         const nytp_lines *l = which == 0 ? &f->line : which == 1 ? &f->block : &f->sub;
-        for (uint32_t line = 0; line < l->n; line++) {
-            const nytp_linestat *s = &l->v[line];
-            if (!s->set)
-                continue;
+        for (uint32_t i = 0; i < l->n; i++) {
+            const nytp_linestat *s = &l->v[i];
+            uint32_t line = s->line;
             any = true;
             puts_(w, section);
             put(w, "\t", 1);
-            put_u(w, fid);
+            put_u(w, fno(p, fid));
             put(w, "\t", 1);
             put_u(w, line);
             puts_(w, "\t[ ");
@@ -366,16 +374,66 @@ static void put_site(writer *w, const nytp_profile *p, const nytp_site *s)
     puts_(w, " ]\n");
 }
 
-/* Number of evals nested (at any depth) inside file fid. */
-static uint32_t descendants(const nytp_profile *p, uint32_t fid, int depth)
+/* For every file, the number of string evals run inside it, nested ones
+ * included: one pass over the eval trees (a chain of nested evals costs
+ * its length, not its square).  A cycle (a corrupt profile) counts once.
+ * NULL when out of memory. */
+static uint64_t *count_descendants(const nytp_profile *p)
 {
-    const nytp_file *f = &p->files[fid];
-    uint32_t n = f->n_evals;
-    if (depth > 10000)
-        return n; /* a cycle in a corrupt profile: stop */
-    for (uint32_t i = 0; i < f->n_evals; i++)
-        n += descendants(p, f->evals[i], depth + 1);
-    return n;
+    uint32_t n = p->n_files;
+    uint64_t *desc = calloc((size_t)n + 1, sizeof *desc);
+    unsigned char *state = calloc((size_t)n + 1, 1); /* 1 on the stack, 2 done */
+    uint32_t *stack = malloc(((size_t)n + 1) * sizeof *stack);
+    uint32_t *next = calloc((size_t)n + 1, sizeof *next); /* next child to visit */
+    if (!desc || !state || !stack || !next) {
+        free(desc);
+        desc = NULL;
+        goto out;
+    }
+    for (uint32_t root = 0; root < n; root++) {
+        if (state[root])
+            continue;
+        uint32_t sp = 0;
+        stack[sp++] = root;
+        state[root] = 1;
+        while (sp) {
+            uint32_t f = stack[sp - 1];
+            const nytp_file *fi = &p->files[f];
+            if (next[f] < fi->n_evals) {
+                uint32_t c = fi->evals[next[f]++];
+                if (c < n && !state[c]) {
+                    state[c] = 1;
+                    stack[sp++] = c;
+                }
+                continue;
+            }
+            uint64_t d = fi->n_evals;
+            for (uint32_t i = 0; i < fi->n_evals; i++)
+                if (fi->evals[i] < n && state[fi->evals[i]] == 2)
+                    d += desc[fi->evals[i]];
+            desc[f] = d;
+            state[f] = 2;
+            sp--;
+        }
+    }
+out:
+    free(state);
+    free(stack);
+    free(next);
+    return desc;
+}
+
+/* Evals of one file ordered by the line they ran on, then by their order. */
+typedef struct eval_at {
+    uint32_t line, i;
+} eval_at;
+
+static int cmp_eval_at(const void *a, const void *b)
+{
+    const eval_at *x = a, *y = b;
+    if (x->line != y->line)
+        return x->line < y->line ? -1 : 1;
+    return x->i < y->i ? -1 : x->i > y->i;
 }
 
 static void file_prefix(writer *w, uint32_t fid)
@@ -388,19 +446,24 @@ static void file_prefix(writer *w, uint32_t fid)
 static void dump_fileinfo(writer *w, const nytp_profile *p, const dump_data_opts *o)
 {
     bool any = false;
+    uint64_t *desc = count_descendants(p);
+    if (!desc) {
+        w->err = NYTP_E_NOMEM;
+        return;
+    }
     for (uint32_t fid = 0; fid < p->n_files; fid++) {
         const nytp_file *f = &p->files[fid];
         if (!f->defined) {
             if (f->line.n) { /* used by statements but never declared */
                 any = true;
-                file_prefix(w, fid);
+                file_prefix(w, f->number);
                 put(w, "\n", 1);
             }
             continue;
         }
         any = true;
         /* header */
-        file_prefix(w, fid);
+        file_prefix(w, f->number);
         puts_(w, "[ ");
         uint32_t nl = nytp_profile_strlen(p, f->name);
         char *name = malloc((size_t)nl + 1);
@@ -413,14 +476,14 @@ static void dump_fileinfo(writer *w, const nytp_profile *p, const dump_data_opts
         free(name);
         put(w, " ", 1);
         if (f->eval_fid) {
-            put_u(w, f->eval_fid);
+            put_u(w, fno(p, f->eval_fid));
             put(w, " ", 1);
             put_u(w, f->eval_line);
         } else {
             put(w, " ", 1);
         }
         put(w, " ", 1);
-        put_u(w, fid);
+        put_u(w, f->number);
         put(w, " ", 1);
         put_u(w, f->flags);
         put(w, " ", 1);
@@ -433,7 +496,7 @@ static void dump_fileinfo(writer *w, const nytp_profile *p, const dump_data_opts
         uint32_t *subs = sorted_copy(f->subs, f->n_subs, cmp_sub_ids);
         for (uint32_t i = 0; subs && i < f->n_subs; i++) {
             const nytp_sub *s = &p->subs[subs[i]];
-            file_prefix(w, fid);
+            file_prefix(w, f->number);
             puts_(w, "sub\t");
             put_id(w, p, s->name);
             put(w, "\t", 1);
@@ -448,7 +511,7 @@ static void dump_fileinfo(writer *w, const nytp_profile *p, const dump_data_opts
         uint32_t *sites = sorted_copy(f->sites, f->n_sites, cmp_site_line_name);
         for (uint32_t i = 0; sites && i < f->n_sites; i++) {
             const nytp_site *s = &p->sites[sites[i]];
-            file_prefix(w, fid);
+            file_prefix(w, f->number);
             puts_(w, "call\t");
             put_u(w, s->line);
             put(w, "\t", 1);
@@ -459,39 +522,26 @@ static void dump_fileinfo(writer *w, const nytp_profile *p, const dump_data_opts
         free(sites);
 
         /* eval lines: direct child evals grouped by the line they ran on */
-        uint32_t *lines = malloc((f->n_evals + 1) * sizeof *lines);
-        if (!lines) {
+        eval_at *ev = malloc(((size_t)f->n_evals + 1) * sizeof *ev);
+        if (!ev) {
             w->err = NYTP_E_NOMEM;
-            return;
+            break;
         }
-        uint32_t nlines = 0;
-        for (uint32_t i = 0; i < f->n_evals; i++) {
-            uint32_t el = p->files[f->evals[i]].eval_line;
-            bool seen = false;
-            for (uint32_t k = 0; k < nlines; k++)
-                seen |= lines[k] == el;
-            if (!seen)
-                lines[nlines++] = el;
-        }
-        for (uint32_t a = 1; a < nlines; a++) /* few lines: insertion sort */
-            for (uint32_t b = a; b > 0 && lines[b - 1] > lines[b]; b--) {
-                uint32_t t = lines[b];
-                lines[b] = lines[b - 1];
-                lines[b - 1] = t;
-            }
-        for (uint32_t k = 0; k < nlines; k++) {
-            uint32_t count = 0, nested = 0, merged = 0;
-            for (uint32_t i = 0; i < f->n_evals; i++) {
-                const nytp_file *ef = &p->files[f->evals[i]];
-                if (ef->eval_line != lines[k])
-                    continue;
+        for (uint32_t i = 0; i < f->n_evals; i++)
+            ev[i] = (eval_at){p->files[f->evals[i]].eval_line, i};
+        qsort(ev, f->n_evals, sizeof *ev, cmp_eval_at);
+        for (uint32_t i = 0; i < f->n_evals;) {
+            uint64_t count = 0, nested = 0, merged = 0;
+            uint32_t line = ev[i].line;
+            for (; i < f->n_evals && ev[i].line == line; i++) {
+                uint32_t efid = f->evals[ev[i].i];
                 count++;
-                nested += descendants(p, ef->fid, 0);
-                merged += ef->merged_evals;
+                nested += desc[efid];
+                merged += p->files[efid].merged_evals;
             }
-            file_prefix(w, fid);
+            file_prefix(w, f->number);
             puts_(w, "eval\t");
-            put_u(w, lines[k]);
+            put_u(w, line);
             puts_(w, "\t[ count ");
             put_u(w, count);
             puts_(w, " nested ");
@@ -500,8 +550,9 @@ static void dump_fileinfo(writer *w, const nytp_profile *p, const dump_data_opts
             put_u(w, merged);
             puts_(w, " ]\n");
         }
-        free(lines);
+        free(ev);
     }
+    free(desc);
     if (!any)
         puts_(w, "fid_fileinfo\t[  ]\n");
 }
@@ -521,7 +572,7 @@ static void dump_subinfo(writer *w, const nytp_profile *p)
         puts_(w, "sub_subinfo\t");
         put_id(w, p, s->name);
         puts_(w, "\t[ ");
-        put_line_or_undef(w, s->fid);
+        put_line_or_undef(w, fno(p, s->fid));
         put(w, ":", 1);
         put_line_or_undef(w, s->first_line);
         put(w, "-", 1);
@@ -543,7 +594,7 @@ static void dump_subinfo(writer *w, const nytp_profile *p)
             puts_(w, "sub_subinfo\t");
             put_id(w, p, s->name);
             puts_(w, "\tcalled_by\t");
-            put_u(w, c->fid);
+            put_u(w, fno(p, c->fid));
             put(w, ":", 1);
             put_u(w, c->line);
             put(w, "\t", 1);
@@ -625,7 +676,8 @@ static void jkvs(writer *w, const nytp_profile *p, const nytp_kv *v, uint32_t n)
         w->err = NYTP_E_NOMEM;
         return;
     }
-    memcpy(kv, v, n * sizeof *kv);
+    if (n) /* v is NULL without any */
+        memcpy(kv, v, n * sizeof *kv);
     qsort(kv, n, sizeof *kv, cmp_kv);
     put(w, "{", 1);
     for (uint32_t i = 0; i < n; i++) {
@@ -643,10 +695,9 @@ static void jlines(writer *w, const nytp_lines *l)
 {
     put(w, "[", 1);
     bool first = true;
-    for (uint32_t line = 0; line < l->n; line++) {
-        const nytp_linestat *s = &l->v[line];
-        if (!s->set)
-            continue;
+    for (uint32_t i = 0; i < l->n; i++) {
+        const nytp_linestat *s = &l->v[i];
+        uint32_t line = s->line;
         if (!first)
             put(w, ",", 1);
         first = false;
@@ -665,7 +716,7 @@ static void jsite(writer *w, const nytp_profile *p, const nytp_site *s, bool wit
 {
     put(w, "{", 1);
     jkey(w, "fid", true);
-    put_u(w, s->fid);
+    put_u(w, fno(p, s->fid));
     jkey(w, "line", false);
     put_u(w, s->line);
     if (with_sub) {
@@ -774,7 +825,7 @@ int dump_data_json(nytp_out *out, const nytp_profile *p, const dump_data_opts *o
         first_file = false;
         put(&w, "{", 1);
         jkey(&w, "fid", true);
-        put_u(&w, fid);
+        put_u(&w, f->number);
         jkey(&w, "defined", false);
         puts_(&w, f->defined ? "true" : "false");
         if (f->defined) {
@@ -790,7 +841,7 @@ int dump_data_json(nytp_out *out, const nytp_profile *p, const dump_data_opts *o
             }
             jkey(&w, "eval_fid", false);
             if (f->eval_fid)
-                put_u(&w, f->eval_fid);
+                put_u(&w, fno(p, f->eval_fid));
             else
                 puts_(&w, "null");
             jkey(&w, "eval_line", false);
@@ -868,7 +919,7 @@ int dump_data_json(nytp_out *out, const nytp_profile *p, const dump_data_opts *o
         jkey(&w, "name", true);
         jid(&w, p, s->name);
         jkey(&w, "fid", false);
-        jline_or_null(&w, s->fid);
+        jline_or_null(&w, fno(p, s->fid));
         jkey(&w, "first_line", false);
         jline_or_null(&w, s->first_line);
         jkey(&w, "last_line", false);

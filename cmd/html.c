@@ -210,11 +210,10 @@ static int report_init(html_report *r, const nytp_profile *p)
             return NYTP_E_NOMEM;
         }
         r->shown[fid] = shown;
-        for (uint32_t l = 0; l < f->line.n; l++)
-            if (f->line.v[l].set) {
-                r->own_time[fid] += f->line.v[l].time;
-                r->own_stmts[fid] += f->line.v[l].count;
-            }
+        for (uint32_t i = 0; i < f->line.n; i++) {
+            r->own_time[fid] += f->line.v[i].time;
+            r->own_stmts[fid] += f->line.v[i].count;
+        }
         if (f->eval_fid)
             r->n_evals += 1 + f->merged_evals;
         else

@@ -1087,8 +1087,8 @@ int html_write_file(html_report *r, uint32_t fid, enum html_view view)
         const nytp_lines *hl = view_lines(f, view);
         uint32_t top[10], nt = 0;
         double sum = 0;
-        for (uint32_t l = 0; l < hl->n; l++) {
-            if (!hl->v[l].set || hl->v[l].time <= 0)
+        for (uint32_t l = 0; l < hl->n; l++) { /* l: an entry */
+            if (hl->v[l].time <= 0)
                 continue;
             sum += hl->v[l].time;
             uint32_t k = nt < 10 ? nt++ : 10;
@@ -1104,9 +1104,9 @@ int html_write_file(html_report *r, uint32_t fid, enum html_view view)
             hw_s(&w, "<p class=hot>Hottest lines: ");
             for (uint32_t i = 0; i < nt; i++) {
                 hw_s(&w, i ? ", <a href=#L" : "<a href=#L");
-                hw_u(&w, top[i]);
+                hw_u(&w, hl->v[top[i]].line);
                 hw_s(&w, ">");
-                hw_u(&w, top[i]);
+                hw_u(&w, hl->v[top[i]].line);
                 hw_s(&w, "</a> <span class=note>");
                 hw_pct(&w, hl->v[top[i]].time, sum);
                 hw_s(&w, "</span>");
@@ -1156,15 +1156,15 @@ int html_write_file(html_report *r, uint32_t fid, enum html_view view)
                 hw_s(&w, "<td>");
                 hw_pct(&w, b->time, sum);
                 hw_s(&w, "<td class=name><a href=\"#L");
-                hw_u(&w, top[i]);
+                hw_u(&w, b->line);
                 hw_s(&w, "\">");
-                hw_u(&w, top[i]);
+                hw_u(&w, b->line);
                 hw_s(&w, "</a>");
                 if (!r->minimal) {
                     hw_s(&w, " <a class=note href=\"");
                     hw_s(&w, bpage);
                     hw_s(&w, "#L");
-                    hw_u(&w, top[i]);
+                    hw_u(&w, b->line);
                     hw_s(&w, "\">(block view)</a>");
                 }
                 hw_s(&w, "\n");
@@ -1239,9 +1239,7 @@ int html_write_file(html_report *r, uint32_t fid, enum html_view view)
     }
 
     const nytp_lines *ls = view_lines(f, view);
-    uint32_t last = ls->n ? ls->n - 1 : 0; /* the array may be longer than its last statement */
-    while (last && !ls->v[last].set)
-        last--;
+    uint32_t last = nytp_lines_last(ls);
     if (nsrc && nsrc - 1 > last)
         last = nsrc - 1;
     if (f->n_sites && p->sites[sites[f->n_sites - 1]].line > last)
@@ -1250,7 +1248,8 @@ int html_write_file(html_report *r, uint32_t fid, enum html_view view)
         last = p->files[evals[f->n_evals - 1]].eval_line;
     /* a sub's first line past all of that (a corrupt profile) is listed
      * with the xsubs at the end, not reached by walking empty lines */
-    uint32_t cap = (ls->n > nsrc ? ls->n : nsrc) + 1000;
+    uint32_t lines_end = ls->n ? nytp_lines_last(ls) + 1 : 0;
+    uint32_t cap = (lines_end > nsrc ? lines_end : nsrc) + 1000;
     for (uint32_t i = 0; i < f->n_subs; i++) {
         uint32_t fl = p->subs[subs[i]].first_line;
         if (fl != NYTP_NONE && fl > last && fl <= cap)
@@ -1260,7 +1259,7 @@ int html_write_file(html_report *r, uint32_t fid, enum html_view view)
         last = cap + 1000000;
     double max = 0;
     for (uint32_t l = 0; l < ls->n; l++)
-        if (ls->v[l].set && ls->v[l].time > max)
+        if (ls->v[l].time > max)
             max = ls->v[l].time;
 
     hw_s(&w, "<table class=\"src sort\" id=lines><thead><tr><th class=\"n up\">Line"
@@ -1286,16 +1285,30 @@ int html_write_file(html_report *r, uint32_t fid, enum html_view view)
             eval_note(r, &w, evals[ei]);
         hw_s(&w, "\n");
     }
+    uint32_t li = 0; /* the first entry of ls at or after line */
     for (uint32_t line = 1; line <= last && !w.err; line++) {
-        const nytp_linestat *st = line < ls->n && ls->v[line].set ? &ls->v[line] : NULL;
+        while (li < ls->n && ls->v[li].line < line)
+            li++;
+        const nytp_linestat *st = li < ls->n && ls->v[li].line == line ? &ls->v[li] : NULL;
         bool has_sub = si < f->n_subs && p->subs[subs[si]].first_line == line;
         bool has_call = ci < f->n_sites && p->sites[sites[ci]].line == line;
         bool has_eval = ei < f->n_evals && p->files[evals[ei]].eval_line == line;
         bool has_src = src && line < nsrc && src[line].ptr;
-        if (!src && !st && !has_sub && !has_call && !has_eval) {
+        if ((!src || line >= nsrc) && !st && !has_sub && !has_call && !has_eval) {
             if (!gap)
                 hw_s(&w, "<tr class=gap><td>\xE2\x8B\xAE<td colspan=6>\n");
             gap = true;
+            /* no source here: on to the next line with something (lines
+             * are stored sparse, a statement may be on line 200,000,000) */
+            uint64_t next = li < ls->n ? ls->v[li].line : UINT64_MAX;
+            if (si < f->n_subs && p->subs[subs[si]].first_line < next)
+                next = p->subs[subs[si]].first_line;
+            if (ci < f->n_sites && p->sites[sites[ci]].line < next)
+                next = p->sites[sites[ci]].line;
+            if (ei < f->n_evals && p->files[evals[ei]].eval_line < next)
+                next = p->files[evals[ei]].eval_line;
+            if (next > (uint64_t)line + 1)
+                line = next > (uint64_t)last ? last : (uint32_t)(next - 1);
             continue;
         }
         gap = false;

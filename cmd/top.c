@@ -277,7 +277,7 @@ static int build(top *T)
                     goto nomem;
                 T->lines = v;
             }
-            T->lines[T->n_lines++] = (line_row){fid, l, s->time, s->count};
+            T->lines[T->n_lines++] = (line_row){fid, s->line, s->time, s->count};
         }
     }
     for (uint32_t fid = 1; fid < p->n_files; fid++)

@@ -7,6 +7,11 @@
  * or table until they return: then they either become their parent's
  * child of that name (O(1)) or are merged into the existing one, which
  * moves or merges their children and frees them.
+ *
+ * The stack is sparse: a return deeper than the stack opens frames that
+ * hold nothing, and only the frames something returned into are kept
+ * (with their depth), so a depth costs nothing by itself: memory follows
+ * the returns, never the depth numbers.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -18,10 +23,6 @@
 #define NONE UINT32_MAX
 #define FREED (UINT32_MAX - 1) /* name of a node on the free list */
 #define ROOT 0u
-
-/* Deeper SUB_RETURN depths than this are corruption: no perl gets there,
- * and each level costs a node. */
-#define MAX_DEPTH 2000000u
 
 typedef struct node {
     uint32_t name;      /* name id; NONE: open frame or root; FREED */
@@ -50,8 +51,13 @@ struct nytp_calltree {
     size_t cap_norm;
     uint32_t unreturned;        /* name id, or NONE */
 
-    uint32_t *stack;            /* open frames; stack[0] is the root */
-    uint32_t sp, cap_stack;
+    struct open_frame {
+        uint64_t pos;           /* depth on the stack; the root is 0 */
+        uint32_t node;
+    } *open;                    /* the open frames that hold something, by pos;
+                                   open[0] is the root */
+    uint32_t n_open, cap_open;
+    uint64_t sp;                /* frames on the stack, empty ones included */
     uint32_t *work;             /* merge work list: pairs (src, dst) */
     uint32_t cap_work;
 
@@ -368,11 +374,12 @@ int nytp_calltree_new(nytp_calltree **tp, nytp_error *err)
     t->free_list = NONE;
     t->unreturned = NONE;
     if (node_new(t) != ROOT || !slots_reserve(t) ||
-        !grow((void **)&t->stack, &t->cap_stack, 64, sizeof(uint32_t))) {
+        !grow((void **)&t->open, &t->cap_open, 64, sizeof *t->open)) {
         nytp_calltree_free(t);
         return nytp_error_set(err, NYTP_E_NOMEM, "out of memory");
     }
-    t->stack[0] = ROOT;
+    t->open[0] = (struct open_frame){0, ROOT};
+    t->n_open = 1;
     t->sp = 1;
     *tp = t;
     return NYTP_OK;
@@ -387,7 +394,7 @@ void nytp_calltree_free(nytp_calltree *t)
     strtab_free(&t->names);
     free(t->name_utf8);
     free(t->norm);
-    free(t->stack);
+    free(t->open);
     free(t->work);
     free(t);
 }
@@ -395,38 +402,74 @@ void nytp_calltree_free(nytp_calltree *t)
 int nytp_calltree_add_return(nytp_calltree *t, uint32_t depth, double incl, double excl,
                              nytp_str name)
 {
-    if (depth > MAX_DEPTH)
-        return NYTP_E_FORMAT;
     t->returns++;
     t->excl_in += excl;
     uint32_t id = intern(t, name.ptr, name.len, name.utf8);
     if (id == NONE)
         return NYTP_E_NOMEM;
-    /* open unnamed frames until the stack is deeper than depth (and one
-     * frame besides the root, which a depth 0 would otherwise close) */
-    while (t->sp <= depth || t->sp < 2) {
-        uint32_t n = node_new(t);
-        if (n == NONE || !grow((void **)&t->stack, &t->cap_stack, t->sp + 1, sizeof(uint32_t)))
-            return NYTP_E_NOMEM;
-        t->nodes[n].parent = t->stack[t->sp - 1];
-        t->stack[t->sp++] = n;
-    }
-    if (!slots_reserve(t))
+    /* the stack grows (with empty frames) until it is deeper than depth,
+     * and holds one frame besides the root, which a depth 0 would
+     * otherwise close; then the frame on top returns */
+    uint64_t need = (uint64_t)depth + 1 < 2 ? 2 : (uint64_t)depth + 1;
+    if (t->sp < need)
+        t->sp = need;
+    /* room first, so that nothing fails half way: two nodes, one more
+     * open frame, one more table entry */
+    if (!slots_reserve(t) || t->n_nodes >= UINT32_MAX - 8 ||
+        !grow((void **)&t->nodes, &t->cap_nodes, t->n_nodes + 2, sizeof(node)) ||
+        !grow((void **)&t->open, &t->cap_open, t->n_open + 1, sizeof *t->open))
         return NYTP_E_NOMEM;
-    uint32_t n = t->stack[--t->sp];
+    uint64_t pos = --t->sp;
+    uint32_t n = t->open[t->n_open - 1].pos == pos ? t->open[--t->n_open].node : node_new(t);
+    /* its caller, the frame below, now holds something */
+    uint32_t parent;
+    if (t->open[t->n_open - 1].pos == pos - 1) {
+        parent = t->open[t->n_open - 1].node;
+    } else {
+        parent = node_new(t);
+        t->open[t->n_open++] = (struct open_frame){pos - 1, parent};
+    }
     node *f = &t->nodes[n];
     f->calls++;
     f->excl += excl;
     f->incl += incl;
-    if (t->sp > t->max_depth)
-        t->max_depth = t->sp;
-    return close_frame(t, n, t->stack[t->sp - 1], id);
+    if (pos > t->max_depth)
+        t->max_depth = pos > UINT32_MAX ? UINT32_MAX : (uint32_t)pos;
+    return close_frame(t, n, parent, id);
+}
+
+/* The depth of the deepest node (after open frames were folded away). */
+static int measure_depth(nytp_calltree *t)
+{
+    uint64_t *todo = malloc((size_t)t->n_nodes * sizeof *todo);
+    if (!todo)
+        return NYTP_E_NOMEM;
+    uint32_t nt = 0, deepest = 0;
+    todo[nt++] = ROOT;
+    while (nt) {
+        uint64_t x = todo[--nt];
+        uint32_t n = (uint32_t)x, d = (uint32_t)(x >> 32);
+        if (d > deepest)
+            deepest = d;
+        for (uint32_t c = t->nodes[n].first; c != NONE; c = t->nodes[c].next)
+            todo[nt++] = ((uint64_t)(d + 1) << 32) | c;
+    }
+    free(todo);
+    t->max_depth = deepest;
+    return NYTP_OK;
 }
 
 int64_t nytp_calltree_end_input(nytp_calltree *t)
 {
-    int64_t closed = 0;
-    while (t->sp > 1) {
+    if (t->sp <= 1)
+        return 0;
+    uint64_t closed = t->sp - 1;
+    /* The open frames never returned: their names, and how many of them
+     * were between those that hold something, are unknown.  They become
+     * one frame, NYTP_CALLTREE_UNRETURNED, called from the main program,
+     * holding every call that returned into any of them: a chain of
+     * unknown frames would only repeat one unknown name. */
+    if (t->n_open > 1) {
         if (t->unreturned == NONE) {
             const char *u = NYTP_CALLTREE_UNRETURNED;
             t->unreturned = intern(t, u, strlen(u), false);
@@ -435,21 +478,27 @@ int64_t nytp_calltree_end_input(nytp_calltree *t)
         }
         if (!slots_reserve(t))
             return NYTP_E_NOMEM;
-        uint32_t n = t->stack[--t->sp];
-        int st = close_frame(t, n, t->stack[t->sp - 1], t->unreturned);
+        uint32_t u = t->open[1].node;
+        while (t->n_open > 2) {
+            int st = merge(t, t->open[--t->n_open].node, u);
+            if (st < 0)
+                return st;
+        }
+        t->n_open = 1;
+        int st = close_frame(t, u, ROOT, t->unreturned);
         if (st < 0)
             return st;
-        closed++;
     }
-    t->n_unreturned += (uint64_t)closed;
-    return closed;
+    t->sp = 1;
+    t->n_unreturned += closed;
+    if (measure_depth(t) < 0)
+        return NYTP_E_NOMEM;
+    return closed > INT64_MAX ? INT64_MAX : (int64_t)closed;
 }
 
 int nytp_calltree_add_path(nytp_calltree *t, const nytp_str *names, size_t depth, double excl,
                            double incl, uint64_t calls)
 {
-    if (depth > MAX_DEPTH)
-        return NYTP_E_USAGE;
     uint32_t cur = ROOT;
     for (size_t i = 0; i < depth; i++) {
         uint32_t id = intern(t, names[i].ptr, names[i].len, names[i].utf8);
@@ -462,7 +511,7 @@ int nytp_calltree_add_path(nytp_calltree *t, const nytp_str *names, size_t depth
                 return NYTP_E_NOMEM;
             link_child(t, cur, c, id);
             if (i + 1 > t->max_depth)
-                t->max_depth = (uint32_t)(i + 1);
+                t->max_depth = i + 1 > UINT32_MAX ? UINT32_MAX : (uint32_t)(i + 1);
         }
         cur = c;
     }
@@ -498,11 +547,10 @@ int nytp_calltree_read(nytp_calltree *t, nytp_reader *r, nytp_error *err)
     while ((st = nytp_reader_next(r, &c, err)) == NYTP_OK) {
         int ast = nytp_calltree_add_chunk(t, &c);
         if (ast < 0) {
-            if (ast == NYTP_E_FORMAT)
-                nytp_error_set(err, ast, "SUB_RETURN depth %u is beyond any real call stack",
-                               c.u.sub_return.depth);
-            else
-                nytp_error_set(err, ast, "out of memory while building the call tree");
+            nytp_error_set(err, ast,
+                           "out of memory building the call tree, at chunk %llu (%llu call paths)",
+                           (unsigned long long)nytp_reader_chunk_number(r),
+                           (unsigned long long)t->live);
             if (err) {
                 err->offset = nytp_reader_chunk_offset(r);
                 err->inflated = nytp_reader_chunk_inflated(r);
@@ -515,7 +563,9 @@ int nytp_calltree_read(nytp_calltree *t, nytp_reader *r, nytp_error *err)
     }
     int64_t closed = nytp_calltree_end_input(t);
     if (closed < 0 && st >= 0)
-        return nytp_error_set(err, NYTP_E_NOMEM, "out of memory while building the call tree");
+        return nytp_error_set(err, NYTP_E_NOMEM,
+                              "out of memory closing the calls still open at the end (%llu call paths)",
+                              (unsigned long long)t->live);
     return st == NYTP_END ? NYTP_OK : st;
 }
 
@@ -632,25 +682,34 @@ int nytp_calltree_walk(const nytp_calltree *t, unsigned flags, nytp_calltree_fn 
     double *tot_e = calloc(nn, sizeof *tot_e);
     uint64_t *tot_c = calloc(nn, sizeof *tot_c);
     uint32_t *depth = malloc((size_t)nn * sizeof *depth);
-    nytp_str *path = malloc(((size_t)t->max_depth + 1) * sizeof *path);
-    uint32_t *path_ids = malloc(((size_t)t->max_depth + 1) * sizeof *path_ids);
+    nytp_str *path = NULL;
+    uint32_t *path_ids = NULL;
     uint32_t *rank = NULL;
     uint64_t *kids = NULL;
     uint32_t cap_kids = 0;
-    if (!order || !todo || !tot_e || !tot_c || !depth || !path || !path_ids)
+    if (!order || !todo || !tot_e || !tot_c || !depth)
         goto out;
     if ((flags & NYTP_CALLTREE_SORTED) && !(rank = name_ranks(t)))
         goto out;
 
     /* parents before children, then totals from the leaves up */
-    uint32_t no = 0, nt = 0;
+    uint32_t no = 0, nt = 0, deepest = 0;
+    depth[ROOT] = 0;
     todo[nt++] = ROOT;
     while (nt) {
         uint32_t n = todo[--nt];
         order[no++] = n;
-        for (uint32_t c = t->nodes[n].first; c != NONE; c = t->nodes[c].next)
+        if (depth[n] > deepest)
+            deepest = depth[n];
+        for (uint32_t c = t->nodes[n].first; c != NONE; c = t->nodes[c].next) {
+            depth[c] = depth[n] + 1;
             todo[nt++] = c;
+        }
     }
+    path = malloc(((size_t)deepest + 1) * sizeof *path);
+    path_ids = malloc(((size_t)deepest + 1) * sizeof *path_ids);
+    if (!path || !path_ids)
+        goto out;
     for (uint32_t i = no; i-- > 0;) {
         uint32_t n = order[i];
         tot_e[n] += t->nodes[n].excl;

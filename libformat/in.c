@@ -155,7 +155,7 @@ void nytp_in_close(nytp_in *in)
 const uint8_t *nytp_in_peek(const nytp_in *in, size_t *avail)
 {
     *avail = in->lim - in->pos;
-    return in->data + in->pos;
+    return in->data ? in->data + in->pos : in->data; /* no buffer yet: NULL, not NULL + 0 */
 }
 
 void nytp_in_skip(nytp_in *in, size_t n)

@@ -19,10 +19,13 @@
 /* ---- the state ------------------------------------------------------------ */
 
 /* Statements on one line (or line, block and sub line): ticks summed,
- * statements counted, statements discounted. */
+ * statements counted, statements discounted, and the DISCOUNTs beyond
+ * one before a statement, which change the count Devel::NYTProf computes
+ * (stmtcount.h) when before the line's first statement (deficit), and
+ * only the number of DISCOUNTs otherwise (extra). */
 typedef struct stmts {
     double ticks;           /* exact for integer sums below 2^53 */
-    uint64_t count, disc;
+    uint64_t count, disc, deficit, extra;
 } stmts;
 
 typedef struct mfile {
@@ -93,14 +96,44 @@ struct nytp_merge {
     uint32_t *fidmap;           /* input fid -> output fid */
     uint32_t n_fidmap;
     kmap cursor;                /* (parent fid, line) -> last eval matched there */
-    bool discount;
+    uint64_t discount;          /* DISCOUNTs waiting for the next statement */
     double scale;               /* output ticks per input tick */
     bool warned_undeclared;
     bool oom;
     nytp_error bad;             /* numbers no real profile has */
+    nytp_reader *r;             /* the input being read: where a warning is */
 };
 
 static void mwarn(nytp_merge *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* A warning about the chunk being read: "NAME: at WHERE: " before it. */
+static void mwarn_here(nytp_merge *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void mwarn_here(nytp_merge *m, const char *fmt, ...)
+{
+    if (!m->o.warn)
+        return;
+    nytp_error w = {0};
+    char where[200];
+    size_t n = 0;
+    if (m->r) {
+        w.offset = nytp_reader_chunk_offset(m->r);
+        w.inflated = nytp_reader_chunk_inflated(m->r);
+        w.deflate_start = nytp_in_deflate_start(nytp_reader_input(m->r));
+        w.chunk = nytp_reader_chunk_number(m->r);
+        nytp_error_where(&w, where, sizeof where);
+        n = (size_t)snprintf(w.msg, sizeof w.msg, "%s: at %s: ", m->name, where);
+    } else {
+        n = (size_t)snprintf(w.msg, sizeof w.msg, "%s: ", m->name);
+    }
+    if (n < sizeof w.msg) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(w.msg + n, sizeof w.msg - n, fmt, ap);
+        va_end(ap);
+    }
+    m->o.warn(m->o.warn_ctx, &w);
+}
 
 static void mwarn(nytp_merge *m, const char *fmt, ...)
 {
@@ -479,6 +512,16 @@ static uint32_t map_fid(const nytp_merge *m, uint32_t fid)
     return fid < m->n_fidmap ? m->fidmap[fid] : NONE;
 }
 
+/* The same for statements and source lines: a file the input declared
+ * with id 0 (as Devel::NYTProf's loader and every other command accept)
+ * has an output file of its own; otherwise 0 is no file. */
+static uint32_t map_file_fid(const nytp_merge *m, uint32_t fid)
+{
+    if (fid == 0)
+        return m->n_fidmap && m->fidmap[0] != NONE ? m->fidmap[0] : 0;
+    return map_fid(m, fid);
+}
+
 static bool set_fidmap(nytp_merge *m, uint32_t fid, uint32_t out)
 {
     if (!kmap_index_set(&m->fidmap, &m->n_fidmap, fid, out)) {
@@ -510,7 +553,7 @@ static uint32_t new_file(nytp_merge *m, const nytp_chunk *c, uint32_t name, uint
 static void on_new_fid(nytp_merge *m, const nytp_chunk *c)
 {
     uint32_t in = c->u.new_fid.fid;
-    if (in == 0 || in >= MAX_FID) {
+    if (in >= MAX_FID) {
         corrupt(m, "file id", in);
         return;
     }
@@ -521,8 +564,8 @@ static void on_new_fid(nytp_merge *m, const nytp_chunk *c)
     if (c->u.new_fid.eval_fid) {
         parent = map_fid(m, c->u.new_fid.eval_fid);
         if (parent == NONE) {
-            mwarn(m, "%s: string eval %.*s (file id %u) names an unknown parent file id %u; treated as a file",
-                  m->name, (int)c->u.new_fid.name.len, c->u.new_fid.name.ptr, in,
+            mwarn_here(m, "string eval %.*s (file id %u) names an unknown parent file id %u; treated as a file",
+                  (int)c->u.new_fid.name.len, c->u.new_fid.name.ptr, in,
                   c->u.new_fid.eval_fid);
             parent = 0;
         }
@@ -606,18 +649,18 @@ static bool fit(nytp_merge *m, void **v, uint32_t *n, size_t sz, uint32_t line)
 
 static uint32_t stmt_fid(nytp_merge *m, uint32_t in)
 {
-    uint32_t fid = map_fid(m, in);
+    uint32_t fid = map_file_fid(m, in);
     if ((fid == NONE || fid == 0) && !m->warned_undeclared) {
         m->warned_undeclared = true;
-        mwarn(m, "%s: statements in file id %u, which was never declared, are left out", m->name, in);
+        mwarn_here(m, "statements in file id %u, which was never declared, are left out", in);
     }
     return fid == 0 ? NONE : fid;
 }
 
 static void on_time(nytp_merge *m, const nytp_chunk *c)
 {
-    bool discounted = m->discount;
-    m->discount = false;
+    uint64_t discounts = m->discount;
+    m->discount = 0;
     uint32_t fid = stmt_fid(m, c->u.time.fid);
     if (fid == NONE)
         return;
@@ -637,10 +680,15 @@ static void on_time(nytp_merge *m, const nytp_chunk *c)
         uint32_t id = kmap_get(&m->block_idx, a, b);
         if (id == NONE) {
             if (line >= MAX_LINE || c->u.time.block_line >= MAX_LINE || c->u.time.sub_line >= MAX_LINE) {
-                corrupt(m, "line number", line);
+                if (line >= MAX_LINE)
+                    corrupt(m, "line number", line);
+                else if (c->u.time.block_line >= MAX_LINE)
+                    corrupt(m, "block line number", c->u.time.block_line);
+                else
+                    corrupt(m, "sub line number", c->u.time.sub_line);
                 return;
             }
-            mblock bl = {fid, line, c->u.time.block_line, c->u.time.sub_line, {0, 0, 0}};
+            mblock bl = {fid, line, c->u.time.block_line, c->u.time.sub_line, {0, 0, 0, 0, 0}};
             if (!kmap_grow_array((void **)&m->blocks, m->n_blocks, &m->cap_blocks, sizeof *m->blocks) ||
                 !kmap_put(&m->block_idx, a, b, m->n_blocks)) {
                 m->oom = true;
@@ -651,18 +699,24 @@ static void on_time(nytp_merge *m, const nytp_chunk *c)
         }
         s = &m->blocks[id].s;
     }
-    if (!s->count && !s->disc)
+    bool first = !s->count && !s->disc;
+    if (first)
         m->lines_used++;
     s->ticks += ticks;
-    if (discounted)
-        s->disc++;
-    else
+    if (!discounts) {
         s->count++;
+    } else {
+        s->disc++;
+        if (first)
+            s->deficit += discounts - 1;
+        else
+            s->extra += discounts - 1;
+    }
 }
 
 static void on_src_line(nytp_merge *m, const nytp_chunk *c)
 {
-    uint32_t fid = map_fid(m, c->u.src_line.fid);
+    uint32_t fid = map_file_fid(m, c->u.src_line.fid);
     if (fid == NONE || fid == 0)
         return;
     mfile *f = &m->files[fid];
@@ -710,7 +764,7 @@ static void on_sub_callers(nytp_merge *m, const nytp_chunk *c)
     const __typeof__(c->u.sub_callers) *a = &c->u.sub_callers;
     uint32_t fid = map_fid(m, a->fid);
     if (fid == NONE) {
-        mwarn(m, "%s: calls of %.*s from file id %u, which was never declared, are left out", m->name,
+        mwarn_here(m, "calls of %.*s from file id %u, which was never declared, are left out",
               (int)a->called.len, a->called.ptr, a->fid);
         return;
     }
@@ -743,7 +797,7 @@ static void apply(nytp_merge *m, const nytp_chunk *c)
     switch (c->tag) {
     case NYTP_TAG_TIME_LINE:
     case NYTP_TAG_TIME_BLOCK: on_time(m, c); break;
-    case NYTP_TAG_DISCOUNT: m->discount = true; break;
+    case NYTP_TAG_DISCOUNT: m->discount++; break;
     case NYTP_TAG_SUB_RETURN:
         binary(m);
         if (m->scale != 1.0)
@@ -806,13 +860,14 @@ int nytp_merge_add_reader(nytp_merge *m, nytp_reader *r, const char *name, nytp_
 {
     m->name = name;
     memset(&m->bad, 0, sizeof m->bad);
-    m->discount = false;
+    m->discount = 0;
     m->warned_undeclared = false;
     m->scale = 1.0;
     for (uint32_t i = 0; i < m->n_fidmap; i++)
         m->fidmap[i] = NONE;
     kmap_free(&m->cursor);
     nytp_reader_set_warn(r, reader_warning, m);
+    m->r = r;
     nytp_chunk c;
     int st;
     while ((st = nytp_reader_next(r, &c, err)) == NYTP_OK) {
@@ -838,6 +893,7 @@ int nytp_merge_add_reader(nytp_merge *m, nytp_reader *r, const char *name, nytp_
             break;
         }
     }
+    m->r = NULL;
     nytp_reader_close(r);
     m->n_inputs++;
     m->name = NULL;
@@ -881,9 +937,24 @@ static void repeat_chunk(nytp_merge *m, const nytp_chunk *c, bool discounted, ui
     }
 }
 
+/* One statement of chunk c after `discounts` DISCOUNTs, with as many of
+ * the ticks left as an i32 holds. */
+static void write_one(nytp_merge *m, nytp_chunk *c, uint64_t discounts, int64_t *left)
+{
+    for (uint64_t i = 0; i < discounts && !nytp_writer_error(m->w)->status; i++)
+        nytp_write_discount(m->w);
+    int32_t t = *left > INT32_MAX ? INT32_MAX : *left < INT32_MIN ? INT32_MIN : (int32_t)*left;
+    *left -= t;
+    c->u.time.ticks = t;
+    nytp_write_chunk(m->w, c);
+}
+
 /* A line's statements as chunks: one per statement (a DISCOUNT before
  * each discounted one), the ticks in the first (as many as an i32 holds,
- * the rest in the next ones), zero in the others. */
+ * the rest in the next ones), zero in the others.  The DISCOUNTs beyond
+ * one come back where they change the count as in the inputs: the
+ * deficit before the line's first statement, the extra ones before a
+ * later discounted statement. */
 static void write_stmts(nytp_merge *m, const stmts *s, bool block, uint32_t fid, uint32_t line,
                         uint32_t block_line, uint32_t sub_line)
 {
@@ -895,17 +966,31 @@ static void write_stmts(nytp_merge *m, const stmts *s, bool block, uint32_t fid,
     c.u.time.line = line;
     c.u.time.block_line = block_line;
     c.u.time.sub_line = sub_line;
+    bool written = false;
+    if (s->deficit && disc) {
+        write_one(m, &c, 1 + s->deficit, &left);
+        disc--;
+        written = true;
+    }
+    if (s->extra && disc) {
+        if (!written && plain) {
+            write_one(m, &c, 0, &left);
+            plain--;
+        } else if (!written && disc > 1) {
+            write_one(m, &c, 1, &left);
+            disc--;
+        }
+        write_one(m, &c, 1 + s->extra, &left);
+        disc--;
+    }
     while ((plain || disc) && left != 0) {
-        int32_t t = left > INT32_MAX ? INT32_MAX : left < INT32_MIN ? INT32_MIN : (int32_t)left;
-        left -= t;
         if (plain) {
             plain--;
+            write_one(m, &c, 0, &left);
         } else {
             disc--;
-            nytp_write_discount(m->w);
+            write_one(m, &c, 1, &left);
         }
-        c.u.time.ticks = t;
-        nytp_write_chunk(m->w, &c);
     }
     c.u.time.ticks = 0;
     if (plain)

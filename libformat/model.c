@@ -6,6 +6,7 @@
 
 #include "nytp/model.h"
 #include "kmap.h"
+#include "stmtcount.h"
 #include "strtab.h"
 
 /* A hash index from a 64-bit key to a 32-bit value: the shared kmap with
@@ -30,7 +31,6 @@ static inline void u64map_free(u64map *m)
 /* Safety bounds for line and file arrays, which are indexed by number:
  * garbage numbers must not make them huge.  Real profiles stay far below:
  * the slots are bounded by the lines of the files profiled. */
-#define MAX_FID (1u << 22)
 #define MAX_LINE (1u << 26)
 #define FREE_SLOTS (1ull << 24)   /* slots allowed beyond 64 per statement line */
 
@@ -41,6 +41,7 @@ struct nytp_model_impl {
     u64map file_by_name;    /* name id -> fid (real files only) */
     u64map sub_by_name;     /* name id -> sub id */
     u64map site_by_key;     /* (called, fid, line) -> site id */
+    u64map fid_by_number;   /* file id of the profile -> fid, where they differ */
 };
 
 #define PUSH(arr, n, cap, val)                                                      \
@@ -68,6 +69,41 @@ int nytp_profile_new(nytp_profile **pp, nytp_error *err)
 static void free_lines(nytp_lines *l)
 {
     free(l->v);
+}
+
+const nytp_linestat *nytp_lines_get(const nytp_lines *l, uint32_t line)
+{
+    uint32_t lo = 0, hi = l->n;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (l->v[mid].line < line)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < l->n && l->v[lo].line == line ? &l->v[lo] : NULL;
+}
+
+uint32_t nytp_lines_last(const nytp_lines *l)
+{
+    return l->n ? l->v[l->n - 1].line : 0;
+}
+
+static int cmp_linestat(const void *a, const void *b)
+{
+    const nytp_linestat *x = a, *y = b;
+    return x->line < y->line ? -1 : x->line > y->line;
+}
+
+/* Sort the entries by line if they are not. */
+static void sort_lines(nytp_lines *l)
+{
+    for (uint32_t i = 1; i < l->n; i++) {
+        if (l->v[i - 1].line > l->v[i].line) {
+            qsort(l->v, l->n, sizeof *l->v, cmp_linestat);
+            return;
+        }
+    }
 }
 
 void nytp_profile_free(nytp_profile *p)
@@ -103,6 +139,7 @@ void nytp_profile_free(nytp_profile *p)
         u64map_free(&p->impl->file_by_name);
         u64map_free(&p->impl->sub_by_name);
         u64map_free(&p->impl->site_by_key);
+        u64map_free(&p->impl->fid_by_number);
         free(p->impl);
     }
     free(p);
@@ -137,10 +174,9 @@ uint32_t nytp_profile_sub_by_name(const nytp_profile *p, const char *name, size_
 
 const nytp_linestat *nytp_profile_line(const nytp_profile *p, uint32_t fid, uint32_t line)
 {
-    if (fid >= p->n_files || line >= p->files[fid].line.n)
+    if (fid >= p->n_files)
         return NULL;
-    const nytp_linestat *s = &p->files[fid].line.v[line];
-    return s->set ? s : NULL;
+    return nytp_lines_get(&p->files[fid].line, line);
 }
 
 static const char *kv_get(const nytp_profile *p, const nytp_kv *v, uint32_t n, const char *key)
@@ -171,17 +207,33 @@ typedef struct loader {
     nytp_profile *p;
     const char *name;
     const nytp_load_opts *opts;
+    nytp_reader *r;          /* for where warnings and errors happened */
     uint32_t *fidmap;        /* input fid -> model fid (NYTP_NONE: unknown) */
     uint32_t n_fidmap;
-    int discount;            /* DISCOUNTs waiting for the next statement */
+    u64map fidmap_far;       /* the same for ids far beyond the others */
+    uint64_t discount;       /* DISCOUNTs waiting for the next statement */
     double ticks_per_sec;
     uint32_t live[64];       /* pids started, not ended (first 64) */
     uint32_t n_live;
     u64map eval_seen;        /* (model parent fid, line) -> evals seen there in this input */
+    kmap line_idx;           /* (fid << 2 | kind, line) -> entry in that file's lines */
+    struct line_hit {        /* the last entries found, by a hash of key and line: */
+        uint64_t key;        /* loops run over a few lines, so most lookups */
+        uint32_t line, i;    /* end here (key 0: empty; kinds start at key 1) */
+    } hits[4096];
     bool first_input;
     bool oom;
     nytp_error bad;          /* numbers no real profile has (status 0: none) */
 } loader;
+
+/* Where the reader is: the chunk being applied. */
+static void set_where(nytp_error *e, nytp_reader *r)
+{
+    e->offset = nytp_reader_chunk_offset(r);
+    e->inflated = nytp_reader_chunk_inflated(r);
+    e->deflate_start = nytp_in_deflate_start(nytp_reader_input(r));
+    e->chunk = nytp_reader_chunk_number(r);
+}
 
 static void lwarn(loader *L, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -194,6 +246,8 @@ static void lwarn(loader *L, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(w.msg, sizeof w.msg, fmt, ap);
     va_end(ap);
+    if (L->r)
+        set_where(&w, L->r);
     L->opts->warn(L->opts->warn_ctx, &w);
 }
 
@@ -205,55 +259,78 @@ static uint32_t intern(loader *L, const char *s, size_t len)
     return id;
 }
 
+/* The file at model index fid, the array grown to hold it. */
 static nytp_file *file_at(loader *L, uint32_t fid)
 {
     nytp_profile *p = L->p;
-    if (fid >= MAX_FID) {
-        if (!L->bad.status)
-            nytp_error_set(&L->bad, NYTP_E_FORMAT,
-                           "file id %u is beyond what nytp handles (%u): the profile is corrupt", fid,
-                           MAX_FID);
-        return NULL;
-    }
-    if (fid >= p->n_files) {
-        uint32_t n = fid + 1;
-        uint32_t cap = p->n_files;
-        while (cap < n)
-            cap = cap ? cap * 2 : 16;
-        nytp_file *nf = realloc(p->files, (size_t)cap * sizeof *nf);
+    if (fid >= p->cap_files) {
+        uint64_t cap = p->cap_files ? p->cap_files : 16;
+        while (cap <= fid)
+            cap *= 2;
+        nytp_file *nf = cap > UINT32_MAX ? NULL : realloc(p->files, (size_t)cap * sizeof *nf);
         if (!nf) {
             L->oom = true;
             return NULL;
         }
-        memset(nf + p->n_files, 0, (size_t)(cap - p->n_files) * sizeof *nf);
-        for (uint32_t i = p->n_files; i < cap; i++)
-            nf[i].fid = i;
+        memset(nf + p->cap_files, 0, (size_t)(cap - p->cap_files) * sizeof *nf);
+        for (uint32_t i = p->cap_files; i < cap; i++)
+            nf[i].fid = nf[i].number = i;
         p->files = nf;
-        p->n_files = cap;
+        p->cap_files = (uint32_t)cap;
     }
+    if (fid >= p->n_files)
+        p->n_files = fid + 1;
     return &p->files[fid];
 }
 
-/* The model fid of an input fid: the same number for the first input;
- * for later inputs whatever NEW_FID mapped it to. */
+/* The model index of file id number of the first input: the number
+ * itself, unless it lies far beyond the files there are (an array indexed
+ * by it would cost memory for every id below it) or its place is taken:
+ * then the next index, remembered by number.  NYTP_NONE: out of memory. */
+static uint32_t fid_of_number(loader *L, uint32_t number)
+{
+    nytp_profile *p = L->p;
+    if (number < p->n_files && p->files[number].number == number)
+        return number;
+    uint32_t fid = u64map_get(&p->impl->fid_by_number, number);
+    if (fid != NYTP_NONE)
+        return fid;
+    if (number >= p->n_files && number < 2 * (uint64_t)p->n_files + 1024)
+        return file_at(L, number) ? number : NYTP_NONE;
+    fid = p->n_files ? p->n_files : 1;
+    nytp_file *f = file_at(L, fid);
+    if (!f || !u64map_put(&p->impl->fid_by_number, number, fid)) {
+        L->oom = true;
+        return NYTP_NONE;
+    }
+    f->number = number;
+    return fid;
+}
+
+/* The model fid of an input fid: for the first input the same number (see
+ * fid_of_number); for later inputs whatever NEW_FID mapped it to. */
 static uint32_t map_fid(loader *L, uint32_t fid)
 {
-    if (L->first_input)
-        return fid;
+    if (L->first_input) {
+        nytp_profile *p = L->p;
+        if (fid < p->n_files && p->files[fid].number == fid)
+            return fid;
+        return fid_of_number(L, fid);
+    }
     if (fid < L->n_fidmap && L->fidmap[fid] != NYTP_NONE)
         return L->fidmap[fid];
+    if (L->fidmap_far.n) {
+        uint32_t m = u64map_get(&L->fidmap_far, fid);
+        if (m != NYTP_NONE)
+            return m;
+    }
     return fid == 0 ? 0 : NYTP_NONE;
 }
 
 static bool set_fidmap(loader *L, uint32_t fid, uint32_t model)
 {
-    if (fid >= MAX_FID) {
-        if (!L->bad.status)
-            nytp_error_set(&L->bad, NYTP_E_FORMAT,
-                           "file id %u is beyond what nytp handles (%u): the profile is corrupt", fid,
-                           MAX_FID);
-        return true; /* reported as corruption, not as lack of memory */
-    }
+    if (fid >= (1u << 16) && fid >= 2 * (uint64_t)L->n_fidmap + 1024)
+        return u64map_put(&L->fidmap_far, fid, model);
     return kmap_index_set(&L->fidmap, &L->n_fidmap, fid, model);
 }
 
@@ -281,7 +358,7 @@ static uint32_t grown_size(loader *L, uint32_t line, uint32_t old)
         return 0;
     struct nytp_model_impl *m = L->p->impl;
     m->slots -= (uint64_t)line + 1 - old;
-    uint64_t n = old ? old : 64;
+    uint64_t n = old ? old : 4; /* many files (evals) have one line or two */
     while (n <= line)
         n *= 2;
     if (n > MAX_LINE || m->slots + (n - old) > FREE_SLOTS + 64 * (m->lines_set + 1))
@@ -290,34 +367,46 @@ static uint32_t grown_size(loader *L, uint32_t line, uint32_t old)
     return (uint32_t)n;
 }
 
-static nytp_linestat *line_slot(loader *L, nytp_lines *l, uint32_t line)
+/* The entry of line in l (lines of kind 0, 1 or 2 of model file fid),
+ * appended if new: found through the loader's index, so the entries stay
+ * in the order they came until the load ends. */
+static nytp_linestat *line_entry(loader *L, uint32_t fid, unsigned kind, nytp_lines *l, uint32_t line,
+                                 bool *fresh)
 {
-    if (line >= l->n) {
-        uint32_t n = grown_size(L, line, l->n);
-        if (!n)
-            return NULL;
-        nytp_linestat *v = realloc(l->v, (size_t)n * sizeof *v);
-        if (!v) {
-            L->oom = true;
-            return NULL;
-        }
-        memset(v + l->n, 0, (size_t)(n - l->n) * sizeof *v);
-        l->v = v;
-        l->n = n;
+    uint64_t key = ((uint64_t)fid << 2 | kind) + 1;
+    struct line_hit *h = &L->hits[(uint32_t)((line * 0x9E3779B1u) ^ (uint32_t)key * 0x85EBCA6Bu) >> 20];
+    if (h->key == key && h->line == line) {
+        *fresh = false;
+        return &l->v[h->i];
     }
-    return &l->v[line];
+    uint32_t i = kmap_get(&L->line_idx, key, line);
+    *fresh = i == KMAP_NONE;
+    if (!*fresh) {
+        *h = (struct line_hit){key, line, i};
+        return &l->v[i];
+    }
+    if (!kmap_grow_array((void **)&l->v, l->n, &l->cap, sizeof *l->v) ||
+        !kmap_put(&L->line_idx, key, line, l->n)) {
+        L->oom = true;
+        return NULL;
+    }
+    *h = (struct line_hit){key, line, l->n};
+    nytp_linestat *s = &l->v[l->n++];
+    *s = (nytp_linestat){0, 0, line, true};
+    return s;
 }
 
 /* Add one statement's time to a line, with Devel::NYTProf's count rule:
  * delta is 1, or 0 after a DISCOUNT (or negative after several). */
-static void add_stmt(loader *L, nytp_lines *l, uint32_t line, double secs, int64_t delta)
+static void add_stmt(loader *L, uint32_t fid, unsigned kind, nytp_lines *l, uint32_t line,
+                     double secs, int64_t delta)
 {
-    nytp_linestat *s = line_slot(L, l, line);
+    bool fresh;
+    nytp_linestat *s = line_entry(L, fid, kind, l, line, &fresh);
     if (!s)
         return;
-    if (!s->set) {
+    if (fresh) {
         L->p->impl->lines_set++;
-        s->set = true;
         s->time = secs;
         s->count = delta;
         return;
@@ -329,22 +418,37 @@ static void add_stmt(loader *L, nytp_lines *l, uint32_t line, double secs, int64
         s->count = (int64_t)secs + s->count; /* as the reference loader does */
 }
 
+/* Index the lines already in the model, for a new input to add to. */
+static bool index_lines(loader *L)
+{
+    nytp_profile *p = L->p;
+    for (uint32_t fid = 0; fid < p->n_files; fid++) {
+        nytp_lines *ls[3] = {&p->files[fid].line, &p->files[fid].block, &p->files[fid].sub};
+        for (unsigned k = 0; k < 3; k++)
+            for (uint32_t i = 0; i < ls[k]->n; i++)
+                if (!kmap_put(&L->line_idx, ((uint64_t)fid << 2 | k) + 1, ls[k]->v[i].line, i))
+                    return false;
+    }
+    return true;
+}
+
 static void on_time(loader *L, const nytp_chunk *c)
 {
     nytp_profile *p = L->p;
     double secs = (double)c->u.time.ticks / L->ticks_per_sec;
     uint32_t fid = map_fid(L, c->u.time.fid);
-    int64_t delta = 1 - L->discount;
+    int64_t delta = stmt_count_delta(L->discount);
     if (fid == NYTP_NONE) {
         lwarn(L, "statement in file id %u, which was never declared", c->u.time.fid);
     } else {
         nytp_file *f = file_at(L, fid);
         if (f) {
-            add_stmt(L, &f->line, c->u.time.line, secs, delta);
+            add_stmt(L, fid, 0, &f->line, c->u.time.line, secs, delta);
             if (c->tag == NYTP_TAG_TIME_BLOCK) {
                 p->has_blocks = true;
-                add_stmt(L, &f->block, c->u.time.block_line, secs, delta);
-                add_stmt(L, &f->sub, c->u.time.sub_line, secs, delta);
+                f = &p->files[fid];
+                add_stmt(L, fid, 1, &f->block, c->u.time.block_line, secs, delta);
+                add_stmt(L, fid, 2, &f->sub, c->u.time.sub_line, secs, delta);
             }
         }
     }
@@ -423,7 +527,9 @@ static void on_new_fid(loader *L, const nytp_chunk *c)
 
     uint32_t fid;
     if (L->first_input) {
-        fid = c->u.new_fid.fid;
+        fid = fid_of_number(L, c->u.new_fid.fid);
+        if (fid == NYTP_NONE)
+            return;
     } else if (!is_eval) {
         fid = u64map_get(&p->impl->file_by_name, name);
         if (fid == NYTP_NONE)
@@ -728,6 +834,12 @@ int nytp_profile_load_reader(nytp_profile *p, nytp_reader *r, const char *name,
     L.opts = opts;
     L.ticks_per_sec = 10000000.0;
     L.first_input = p->n_inputs == 0;
+    L.r = r;
+    if (!index_lines(&L)) {
+        kmap_free(&L.line_idx);
+        nytp_reader_close(r);
+        return nytp_error_set(err, NYTP_E_NOMEM, "out of memory indexing the lines loaded so far");
+    }
     if (opts && opts->warn)
         nytp_reader_set_warn(r, opts->warn, opts->warn_ctx);
     nytp_chunk c;
@@ -735,33 +847,45 @@ int nytp_profile_load_reader(nytp_profile *p, nytp_reader *r, const char *name,
     while ((st = nytp_reader_next(r, &c, err)) == NYTP_OK) {
         int ast = apply(&L, &c);
         if (ast >= 0 && opts && opts->on_chunk && (ast = opts->on_chunk(opts->chunk_ctx, &c)) < 0) {
-            st = nytp_error_set(err, ast, "%s while loading", ast == NYTP_E_NOMEM ? "out of memory"
-                                                                                    : "stopped by the caller");
+            /* NOMEM has no place in the caller's message: say it here */
+            st = nytp_error_set(err, ast, "%s while loading, at chunk %llu",
+                                ast == NYTP_E_NOMEM ? "out of memory" : "stopped by the caller",
+                                (unsigned long long)nytp_reader_chunk_number(r));
+            if (err)
+                set_where(err, r);
             break;
         }
         if (ast < 0) {
             if (L.bad.status && err) {
                 *err = L.bad;
-                err->offset = nytp_reader_chunk_offset(r);
-                err->inflated = nytp_reader_chunk_inflated(r);
-                err->deflate_start = nytp_in_deflate_start(nytp_reader_input(r));
-                err->chunk = nytp_reader_chunk_number(r);
+                set_where(err, r);
                 st = L.bad.status;
             } else if (L.bad.status) {
                 st = L.bad.status;
             } else {
-                st = nytp_error_set(err, NYTP_E_NOMEM, "out of memory while loading");
+                st = nytp_error_set(err, NYTP_E_NOMEM, "out of memory while loading, at chunk %llu",
+                                    (unsigned long long)nytp_reader_chunk_number(r));
+                if (err)
+                    set_where(err, r);
             }
             break;
         }
     }
+    L.r = NULL;
     nytp_reader_close(r);
     /* A DISCOUNT with no statement after it counts for nothing. */
-    p->total_stmts_discounted -= (uint64_t)L.discount;
+    p->total_stmts_discounted -= L.discount;
     if (L.n_live)
         p->complete = false;
     free(L.fidmap);
+    u64map_free(&L.fidmap_far);
     u64map_free(&L.eval_seen);
+    kmap_free(&L.line_idx);
+    for (uint32_t fid = 0; fid < p->n_files; fid++) {
+        sort_lines(&p->files[fid].line);
+        sort_lines(&p->files[fid].block);
+        sort_lines(&p->files[fid].sub);
+    }
     p->n_inputs++;
     if (st == NYTP_END)
         return NYTP_OK;
@@ -957,31 +1081,26 @@ static void move_site(collapser *C, uint32_t sid, uint32_t called, uint32_t fid)
 
 static void add_lines(collapser *C, nytp_lines *dst, nytp_lines *src)
 {
-    for (uint32_t line = 0; line < src->n; line++) {
-        nytp_linestat *d = &src->v[line];
-        if (!d->set)
-            continue;
-        if (line >= dst->n) {
-            uint32_t n = dst->n ? dst->n : 16;
-            while (n <= line)
-                n *= 2;
-            nytp_linestat *v = realloc(dst->v, (size_t)n * sizeof *v);
-            if (!v) {
+    uint32_t n0 = dst->n;
+    for (uint32_t i = 0; i < src->n; i++) {
+        const nytp_linestat *d = &src->v[i];
+        /* dst's first n0 entries are sorted; those appended come later */
+        nytp_linestat *s = (nytp_linestat *)nytp_lines_get(&(nytp_lines){dst->v, n0, n0}, d->line);
+        if (!s) {
+            if (!kmap_grow_array((void **)&dst->v, dst->n, &dst->cap, sizeof *dst->v)) {
                 C->oom = true;
                 return;
             }
-            memset(v + dst->n, 0, (size_t)(n - dst->n) * sizeof *v);
-            dst->v = v;
-            dst->n = n;
+            s = &dst->v[dst->n++];
+            *s = (nytp_linestat){0, 0, d->line, true};
         }
-        nytp_linestat *s = &dst->v[line];
         s->time += d->time;
         s->count += d->count;
-        s->set = true;
     }
+    sort_lines(dst);
     free(src->v);
     src->v = NULL;
-    src->n = 0;
+    src->n = src->cap = 0;
 }
 
 /* Merge anon subs of the survivor whose names differ only in eval

@@ -288,4 +288,17 @@ PL
     ok eval { JSON::PP->new->decode($json) }, 'collapse: JSON still valid';
 }
 
+# A loader warning says where its chunk is (it said "offset 0, chunk 0"):
+# here the last NEW_FID, chunk 7, names a parent file id never declared.
+{
+    my $f = "$dir/undeclared.out";
+    system(repo() . '/build/gen-profile', 'undeclared', 7, $f) == 0 or die;
+    my $at = index(slurp_file($f), "\@\x02\x07\x03"); # NEW_FID 2, run in 7 at line 3
+    for my $cmd (['dump', '--data'], ['cachegrind', '-o', "$dir/out.callgrind"], ['csv', '-o', "$dir/undeclared-csv"]) {
+        my ($st, undef, $err) = run_cmd([$nytp, @$cmd, $f]);
+        like $err, qr/^nytp $cmd->[0]: warning: \Q$f\E: at offset $at, chunk 7: string eval \(eval 1\)\[x\.pl:3\] \(file id 2\) names an unknown parent file id 7; treated as a file$/m,
+            "$cmd->[0]: the warning names the offset and the chunk";
+    }
+}
+
 done_testing;

@@ -510,6 +510,69 @@ sub variant {
     my (undef, $fc) = run_cmd([$nytp, 'calls', '--stable', "$dir/fleet.out"]);
     my (undef, $ac) = run_cmd([$nytp, 'calls', '--stable', "$dir/all.out"]);
     is $fc, $ac, 'merge is associative: the same call paths';
+# Several DISCOUNTs in a row (Devel::NYTProf warns "multiple statement
+# discount") change the count its loader computes: 1 - k for the line's
+# first statement.  The merged profile gives the oracle the same counts,
+# and the same number of discounted statements, as the input does, alone
+# and twice over.
+for my $k (2, 3) {
+    my $in = "$dir/discounts-$k.out";
+    system(repo() . '/build/gen-profile', 'discounts', $k, $in) == 0 or die;
+    my (undef, $want, $werr) = oracle($in);
+    like $werr, qr/multiple statement discount/, "$k DISCOUNTs in a row: the oracle warns";
+    my ($st, undef, $err) = run_cmd([$nytp, 'merge', '-o', "$dir/discounts-$k-m.out", $in]);
+    is $st, 0, "$k DISCOUNTs in a row: merged" or diag $err;
+    is((oracle("$dir/discounts-$k-m.out"))[1], $want, "$k DISCOUNTs in a row: the oracle's counts kept");
+    # a copy: a file named twice is read once
+    File::Copy::copy($in, "$in.copy") or die "copy: $!";
+    run_cmd([$nytp, 'merge', '-o', "$dir/discounts-$k-mm.out", $in, "$in.copy"]);
+    my (undef, $twice) = run_cmd([$nytp, 'dump', '--data', $in, "$in.copy"]);
+    my (undef, $mtwice) = oracle("$dir/discounts-$k-mm.out");
+    s/^attribute\t(?:basetime|profiler_(?:start|end)_time|profiler_duration|application)\t.*\n//mg for $twice, $mtwice;
+    is $mtwice, $twice, "$k DISCOUNTs in a row, twice: the oracle's counts of the merge are the sums";
+}
+
+# Warnings about a chunk say where it is; a bad block or sub line is named
+# as such (it was reported as the statement's line); a file declared with
+# id 0, which Devel::NYTProf and every other command read, is merged too.
+{
+    my $gen = repo() . '/build/gen-profile';
+    my $f = "$dir/undeclared.out";
+    system($gen, 'undeclared', 7, $f) == 0 or die;
+    my $at = index(slurp_file($f), "\@\x02\x07\x03"); # NEW_FID 2, run in 7 at line 3
+    my ($st, undef, $err) = run_cmd([$nytp, 'merge', '-o', "$dir/undeclared-m.out", $f]);
+    is $st, 0, 'undeclared file id: merged';
+    like $err, qr/^nytp merge: warning: \Q$f\E: at offset ${\($at - 4)}, chunk 6: statements in file id 7, which was never declared, are left out$/m,
+        'merge: a statement warning names its offset and chunk';
+    like $err, qr/^nytp merge: warning: \Q$f\E: at offset $at, chunk 7: string eval .* names an unknown parent file id 7; treated as a file$/m,
+        'merge: an eval warning names its offset and chunk';
+
+    for my $case (['block', 70_000_000, qr/block line number 70000000/], ['sub', 70_000_000, qr/sub line number 70000001/]) {
+        my $bl = "$dir/block-lines.out";
+        system($gen, 'block-lines', $case->[1], $bl) == 0 or die;
+        my ($bst, undef, $berr) = run_cmd([$nytp, 'merge', '-o', "$dir/bl-m.out", $bl]);
+        is $bst, 1, "bad $case->[0] line: an error";
+        last if $case->[0] eq 'sub'; # the block line comes first in this profile
+        like $berr, qr/\Anytp merge: \Q$bl\E: format error at offset \d+, chunk 6: $case->[2] is beyond what nytp handles: the profile is corrupt\n\z/,
+            "bad $case->[0] line: named as such";
+    }
+
+    my $z = "$dir/fid0.out";
+    system($gen, 'fid0', 30, $z) == 0 or die;
+    File::Copy::copy($z, "$z.copy") or die "copy: $!";
+    ($st, undef, $err) = run_cmd([$nytp, 'merge', '-o', "$dir/fid0-m.out", $z, "$z.copy"]);
+    is $st, 0, 'file id 0: merged' or diag $err;
+    is $err, '', 'file id 0: no message';
+    my (undef, $d) = run_cmd([$nytp, 'dump', '--data', $z, "$z.copy"]);
+    my (undef, $md) = oracle("$dir/fid0-m.out");
+    my %want = map { /^fid_line_time\t(\d+)\t(\d+)\t(.*)$/ ? ("$1:$2" => $3) : () } split /\n/, $d;
+    my %got = map { /^fid_line_time\t(\d+)\t(\d+)\t(.*)$/ ? ("$1:$2" => $3) : () } split /\n/, $md;
+    my %name_d = map { /^fid_fileinfo\t(\d+)\t\[ (\S+) / ? ($1 => $2) : () } split /\n/, $d;
+    my %name_m = map { /^fid_fileinfo\t(\d+)\t\[ (\S+) / ? ($1 => $2) : () } split /\n/, $md;
+    my %by_name_d = map { my ($fid, $l) = split /:/; ("$name_d{$fid}:$l" => $want{$_}) } keys %want;
+    my %by_name_m = map { my ($fid, $l) = split /:/; ("$name_m{$fid}:$l" => $got{$_}) } keys %got;
+    is_deeply \%by_name_m, \%by_name_d, 'file id 0: its statements merged, as the inputs read';
+    ok exists $by_name_m{'zero.pl:2'}, 'file id 0: its lines are there';
 }
 
 done_testing;

@@ -343,20 +343,62 @@ static void paths_by_hand_and_walk_order(void **state)
     nytp_calltree_free(t);
 }
 
-/* A depth no perl reaches is corruption, reported at its chunk. */
-static void absurd_depth_is_an_error(void **state)
+/* Any depth is a depth: no fixed limit, and a return at depth 4e9 costs a
+ * few nodes, not one per level; the frames it leaves open are one
+ * "(unreturned)" frame, not a chain of four billion. */
+static void any_depth_costs_only_its_returns(void **state)
 {
     (void)state;
-    static const ret r[] = {{1, 1, 1, "A"}, {4000000000u, 1, 1, "B"}};
+    static const ret r[] = {{4000000000u, 1, 1, "B"}};
     size_t len;
-    uint8_t *data = make_stream(r, 2, &len);
+    uint8_t *data = make_stream(r, 1, &len);
     nytp_calltree *t;
     nytp_error e = {0};
     assert_int_equal(nytp_calltree_new(&t, &e), NYTP_OK);
-    assert_int_equal(read_into(t, data, len, &e), NYTP_E_FORMAT);
-    assert_string_equal(e.msg, "SUB_RETURN depth 4000000000 is beyond any real call stack");
-    assert_int_equal(e.chunk, 4); /* ATTRIBUTE, PID_START, A, B */
-    assert_true(e.offset > 0);
+    assert_int_equal(read_into(t, data, len, &e), NYTP_OK);
+    nytp_calltree_stats s;
+    nytp_calltree_get_stats(t, &s);
+    assert_int_equal(s.unreturned, 3999999999u);
+    assert_int_equal(s.max_depth, 2);
+    assert_true(s.node_slots <= 4);
+    char *got = tree_text(t);
+    assert_string_equal(got, "(unreturned) excl=0 incl=0 calls=0 total=1\n"
+                             "(unreturned);B excl=1 incl=1 calls=1 total=1\n");
+    free(got);
+    /* a second input adds to the same "(unreturned)" */
+    assert_int_equal(read_into(t, data, len, &e), NYTP_OK);
+    got = tree_text(t);
+    assert_string_equal(got, "(unreturned) excl=0 incl=0 calls=0 total=2\n"
+                             "(unreturned);B excl=2 incl=2 calls=2 total=2\n");
+    free(got);
+    nytp_calltree_free(t);
+    free(data);
+}
+
+/* Open frames at several depths, each holding calls: they fold into one
+ * "(unreturned)" with all those calls below it, whatever the gaps between
+ * them; the frames on the stack are all counted as unreturned. */
+static void open_frames_fold_into_one(void **state)
+{
+    (void)state;
+    static const ret r[] = {{5, 1, 1, "C"}, {9, 2, 2, "D"}, {3, 5, 3, "E"}, {12, 1, 1, "C"}};
+    size_t len;
+    uint8_t *data = make_stream(r, 4, &len);
+    nytp_calltree *t;
+    nytp_error e = {0};
+    assert_int_equal(nytp_calltree_new(&t, &e), NYTP_OK);
+    assert_int_equal(read_into(t, data, len, &e), NYTP_OK);
+    char *got = tree_text(t);
+    assert_string_equal(got, "(unreturned) excl=0 incl=0 calls=0 total=7\n"
+                             "(unreturned);C excl=2 incl=2 calls=2 total=2\n"
+                             "(unreturned);E excl=3 incl=5 calls=1 total=5\n"
+                             "(unreturned);E;D excl=2 incl=2 calls=1 total=2\n");
+    free(got);
+    nytp_calltree_stats s;
+    nytp_calltree_get_stats(t, &s);
+    assert_int_equal(s.unreturned, 11); /* depths 1 to 11 */
+    assert_int_equal(s.max_depth, 3);
+    assert_true(nytp_calltree_total_excl(t) == s.excl_in);
     nytp_calltree_free(t);
     free(data);
 }
@@ -394,7 +436,8 @@ int main(void)
         cmocka_unit_test(deep_recursion),
         cmocka_unit_test(memory_bounded_by_paths),
         cmocka_unit_test(paths_by_hand_and_walk_order),
-        cmocka_unit_test(absurd_depth_is_an_error),
+        cmocka_unit_test(any_depth_costs_only_its_returns),
+        cmocka_unit_test(open_frames_fold_into_one),
         cmocka_unit_test(real_profiles_close_every_frame),
     };
     return cmocka_run_group_tests_name("calltree", tests, NULL, NULL);

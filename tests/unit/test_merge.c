@@ -310,7 +310,7 @@ static void real_profile_twice(void **state)
         for (uint32_t f = 1; f < q->n_files; f++) {
             if (!q->files[f].defined)
                 continue;
-            for (uint32_t l = 0; l < q->files[f].line.n; l++) {
+            for (uint32_t l = 0; l <= nytp_lines_last(&q->files[f].line); l++) {
                 const nytp_linestat *a = nytp_profile_line(p, f, l), *b = nytp_profile_line(q, f, l);
                 if (!b) {
                     assert_null(a);

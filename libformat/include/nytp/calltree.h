@@ -29,8 +29,10 @@
  *    "eval"), becomes 0, so sibling evals share one path.
  *  - Several inputs add to one tree.
  *
- * Memory is bounded by the distinct paths (plus the deepest stack), not by
- * the number of events: merged frames are freed and reused.
+ * Any depth is accepted.  Memory is bounded by the distinct paths (plus
+ * the open frames that something returned into), not by the number of
+ * events nor by the depth numbers: merged frames are freed and reused,
+ * and frames that hold nothing are not stored.
  */
 #ifndef NYTP_CALLTREE_H
 #define NYTP_CALLTREE_H
@@ -68,9 +70,10 @@ int nytp_calltree_add_chunk(nytp_calltree *t, const nytp_chunk *c);
 /* One SUB_RETURN event. */
 int nytp_calltree_add_return(nytp_calltree *t, uint32_t depth, double incl, double excl,
                              nytp_str name);
-/* An input ended: close the frames still open, naming them
- * NYTP_CALLTREE_UNRETURNED.  Returns how many it closed (0 for a
- * complete profile), or NYTP_E_NOMEM. */
+/* An input ended: the frames still open become one frame
+ * NYTP_CALLTREE_UNRETURNED called from the main program, holding every
+ * call that returned into any of them.  Returns how many frames were open
+ * (0 for a complete profile), or NYTP_E_NOMEM. */
 int64_t nytp_calltree_end_input(nytp_calltree *t);
 
 /* Add values at a path of names (the first is called from the main
@@ -85,7 +88,7 @@ typedef struct nytp_calltree_stats {
     uint64_t nodes;         /* distinct call paths in the tree */
     uint64_t node_slots;    /* nodes ever allocated at once (memory used) */
     uint64_t names;         /* distinct (normalised) sub names */
-    uint32_t max_depth;     /* deepest path */
+    uint32_t max_depth;     /* deepest path (exact once the input ended) */
     uint64_t unreturned;    /* frames closed by nytp_calltree_end_input */
 } nytp_calltree_stats;
 

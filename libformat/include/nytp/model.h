@@ -17,8 +17,9 @@
  * nytp_profile_collapse_evals.
  *
  * Memory grows with distinct files, lines, subs and call sites, never with
- * the number of events.  Lookups by fid and (fid, line) are array indexing;
- * by file name and sub name, hashing.
+ * the number of events nor with line numbers.  Lookups by fid are array
+ * indexing; by (fid, line), a binary search; by file name and sub name,
+ * hashing.
  */
 #ifndef NYTP_MODEL_H
 #define NYTP_MODEL_H
@@ -36,13 +37,22 @@
 typedef struct nytp_linestat {
     double time;    /* seconds */
     int64_t count;  /* statements executed; a DISCOUNT adds time but no count */
-    bool set;       /* a statement was seen here */
+    uint32_t line;  /* the line (for blocks and subs: their first line) */
+    bool set;       /* a statement was seen here (true for every entry) */
 } nytp_linestat;
 
+/* The lines of one file that have statements, sorted by line: memory
+ * follows the lines present, not the line numbers.  Look one up with
+ * nytp_lines_get; walk them with v[0..n-1]. */
 typedef struct nytp_lines {
-    nytp_linestat *v;   /* indexed by line number */
-    uint32_t n;         /* highest line + 1 */
+    nytp_linestat *v;   /* by increasing line */
+    uint32_t n, cap;    /* entries, room */
 } nytp_lines;
+
+/* The entry of line, or NULL (binary search). */
+const nytp_linestat *nytp_lines_get(const nytp_lines *l, uint32_t line);
+/* The highest line with an entry, or 0. */
+uint32_t nytp_lines_last(const nytp_lines *l);
 
 typedef struct nytp_text {
     char *ptr;          /* NUL-terminated copy */
@@ -51,7 +61,11 @@ typedef struct nytp_text {
 } nytp_text;
 
 typedef struct nytp_file {
-    uint32_t fid;
+    uint32_t fid;           /* its index in the model's files */
+    uint32_t number;        /* the file id the profile gave it: fid, except
+                               for ids far beyond the others (a profile
+                               naming file 4194303 and a few more), which
+                               get the next index instead */
     bool defined;           /* a NEW_FID declared it */
     uint32_t name;          /* string id (nytp_profile_str) */
     uint32_t eval_fid;      /* 0 unless a string eval ... */
@@ -118,6 +132,7 @@ struct nytp_profile {
 
     nytp_file *files;        /* indexed by fid; files[0] is never defined */
     uint32_t n_files;        /* highest fid + 1 */
+    uint32_t cap_files;
     nytp_sub *subs;
     uint32_t n_subs, cap_subs;
     nytp_site *sites;

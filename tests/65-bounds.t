@@ -1,0 +1,182 @@
+#!/usr/bin/perl
+# Small inputs must not make the work explode, and real ones must not be
+# refused: profiles made by hand (build/gen-profile, libformat's writer)
+# and by a real deep recursion, each command run with its peak memory and
+# time measured (/usr/bin/time) and its output size checked.
+use strict;
+use warnings;
+use Test::More;
+use FindBin;
+use lib "$FindBin::Bin/lib";
+use NytpTest;
+
+my $nytp = nytp();
+my $gen = repo() . '/build/gen-profile';
+my $dir = scratch_dir();
+
+sub gen {
+    my ($kind, $n) = @_;
+    my $f = "$dir/$kind-$n.out";
+    system($gen, $kind, $n, $f) == 0 or die "gen-profile $kind $n failed";
+    return $f;
+}
+
+# run_measured(\@argv) -> ($status, $stdout, $stderr, $peak_kb, $seconds)
+sub run_measured {
+    my ($argv) = @_;
+    my $m = "$dir/time.txt";
+    unlink $m;
+    my ($st, $out, $err) = run_cmd(['/usr/bin/time', '-o', $m, '-f', '%M %e', @$argv]);
+    my ($kb, $s) = split ' ', (slurp_file($m) // '');
+    $err =~ s/^Command exited with non-zero status \d+\n//m;
+    return ($st, $out, $err, $kb // 0, $s // 0);
+}
+
+sub du_bytes {
+    my ($path) = @_;
+    my $n = 0;
+    if (-d $path) {
+        opendir my $dh, $path or return 0;
+        $n += du_bytes("$path/$_") for grep { !/^\.\.?$/ } readdir $dh;
+    } else {
+        $n = -s $path // 0;
+    }
+    return $n;
+}
+
+# ---- 3. output that grew with the square of the depth ---------------------
+# One SUB_RETURN at depth N leaves N-1 calls open, their names unknown:
+# they are one "(unreturned)" frame, not a chain of N-1, and a path with
+# nothing in it is not printed.
+for my $depth (10_000, 1_999_999) {
+    my $f = gen('deep-return', $depth);
+    my ($st, $out, $err, $kb, $s) = run_measured([$nytp, 'calls', $f]);
+    is $st, 0, "calls, one return at depth $depth: exit 0";
+    is $out, "(unreturned);main::f 1\n", "calls, depth $depth: one line";
+    like $err, qr/\A[^\n]*: ${\($depth - 1)} calls still open at the end shown as \(unreturned\)\n\z/,
+        "calls, depth $depth: the open calls are counted";
+    cmp_ok $kb, '<', 100_000, "calls, depth $depth: peak memory $kb KB";
+    ($st, $out) = run_measured([$nytp, 'calls', '--calls', $f]);
+    is $out, "(unreturned);main::f 1\n", "calls --calls, depth $depth: one line";
+
+    ($st, $out, $err, $kb, $s) = run_measured([$nytp, 'flame', '--svg', '--minwidth=0', $f]);
+    is $st, 0, "flame --svg, depth $depth: exit 0";
+    cmp_ok length $out, '<', 100_000, "flame --svg, depth $depth: " . length($out) . ' bytes';
+    is scalar(() = $out =~ /<title>\(unreturned\)/g), 1, "flame --svg, depth $depth: one (unreturned) frame";
+    cmp_ok $kb, '<', 100_000, "flame --svg, depth $depth: peak memory $kb KB";
+
+    my $h = "$dir/html-$depth";
+    ($st, $out, $err, $kb, $s) = run_measured([$nytp, 'html', '-o', $h, $f]);
+    is $st, 0, "html, depth $depth: exit 0" or diag $err;
+    my $size = du_bytes($h);
+    cmp_ok $size, '<', 2_000_000, "html, depth $depth: report of $size bytes";
+    cmp_ok $kb, '<', 100_000, "html, depth $depth: peak memory $kb KB";
+}
+
+# Open frames at many depths, each with a call below it: still one
+# "(unreturned)", and every call is kept.
+{
+    my ($st, $out) = run_cmd([$nytp, 'calls', '--stable', gen('deep-return', 3), gen('deep-return', 50)]);
+    is $out, "(unreturned);main::f 2\n", 'two inputs left open: one (unreturned) frame';
+}
+
+# ---- 4. deep recursions are real programs, not corruption ------------------
+# A complete recursion 2,100,001 deep, made by hand: every command takes it.
+# Its collapsed stacks grow with the square of the depth (as nytprofcalls'
+# would), so only their beginning is read.
+{
+    my $f = gen('recursion', 2_100_001);
+    my $err = "$dir/calls-rec.err";
+    my $head = `$nytp calls '$f' 2>'$err' | head -c 28`;
+    is $head, "main::f 1\nmain::f;main::f 1\n", 'calls, recursion 2,100,001 deep: the paths';
+    unlike slurp_file($err), qr/error|beyond/, 'calls, recursion 2,100,001 deep: not refused';
+    my ($st, $out, $e) = run_cmd([$nytp, 'flame', '--svg', '--minwidth=100', $f]);
+    is $st, 0, 'flame --svg, recursion 2,100,001 deep: exit 0' or diag $e;
+    is $e, '', 'flame --svg: no message';
+    like $out, qr/<title>main::f\b/, 'flame --svg: the recursion is drawn';
+    ($st, $out, $e) = run_cmd([$nytp, 'html', '--no-flame', '-o', "$dir/html-rec", $f]);
+    is $st, 0, 'html, recursion 2,100,001 deep: exit 0' or diag $e;
+}
+
+# A real one: perl recursing 300,000 deep, profiled with nytp run.
+{
+    my $script = "$dir/deep.pl";
+    open my $fh, '>', $script or die;
+    print $fh "no warnings 'recursion';\n",
+        "sub down { my \$n = shift; return \$n == 0 ? 0 : 1 + down(\$n - 1) }\n",
+        "print down(300_000), qq{\\n};\n";
+    close $fh;
+    my $f = "$dir/deep-real.out";
+    my ($st, $out, $err) = run_cmd([$nytp, 'run', '-o', $f, $script]);
+    is $st, 0, 'nytp run: a recursion 300,000 deep' or diag $err;
+    is $out, "300000\n", 'nytp run: the program ran';
+    my $head = `$nytp calls '$f' 2>/dev/null | head -c 1000000`;
+    like $head, qr/^main::down \d+\nmain::down;main::down \d+\n/m, 'calls: the real recursion';
+    ($st, $out, $err) = run_cmd([$nytp, 'flame', '--svg', $f]);
+    is $st, 0, 'flame --svg: the real recursion' or diag $err;
+    my $h = "$dir/html-deep";
+    ($st, $out, $err) = run_cmd([$nytp, 'html', '-o', $h, $f]);
+    is $st, 0, 'html: the real recursion' or diag $err;
+    like slurp_file("$h/flame.svg"), qr/main::down/, 'html: its flame graph';
+}
+
+# Memory that truly runs out is one line naming the file and the chunk.
+{
+    my $f = "$dir/recursion-2100001.out";
+    for my $cmd (['calls'], ['flame', '--svg'], ['html', '-o', "$dir/html-oom"]) {
+        my ($st, $out, $err) = run_cmd(['sh', '-c', 'ulimit -v 60000; exec "$@"', 'sh', $nytp, @$cmd, $f]);
+        is $st, 1, "$cmd->[0], out of memory: exit 1";
+        like $err, qr/\Anytp $cmd->[0]: \Q$f\E: out of memory (building the call tree|while loading), at chunk \d+( \(\d+ call paths\))?\n\z/,
+            "$cmd->[0], out of memory: one line with the file and the chunk";
+    }
+}
+
+# ---- 5. memory and time follow what is present ---------------------------
+# A chain of nested string evals: linear time, and the nested count of each
+# is exact (Devel::NYTProf::Data gives N-1 for the outermost of a chain of N).
+{
+    my $n = 100_000;
+    my $f = gen('eval-chain', $n);
+    my ($st, $out, $err, $kb, $s) = run_measured([$nytp, 'dump', '--data', $f]);
+    is $st, 0, "dump --data, $n nested evals: exit 0" or diag $err;
+    like $out, qr/^fid_fileinfo\t1\teval\t1\t\[ count 1 nested ${\($n - 1)} merged 0 \]$/m,
+        'dump --data: every nested eval counted';
+    cmp_ok $kb, '<', 100_000, "dump --data, $n nested evals: peak memory $kb KB";
+    cmp_ok $s, '<', 15, "dump --data, $n nested evals: $s s";
+}
+
+# Statements on lines 64, 128, ... (a 2 MB profile cost 1.5 GB): the lines
+# present are stored, not every line number up to the last.
+{
+    my $n = 100_000;
+    my $f = gen('sparse-lines', $n);
+    for my $cmd (['dump', '--data'], ['cachegrind', '-o', "$dir/out.callgrind"], ['csv', '-o', "$dir/sparse-csv"], ['html', '-o', "$dir/sparse-html"]) {
+        my ($st, $out, $err, $kb, $s) = run_measured([$nytp, @$cmd, $f]);
+        is $st, 0, "$cmd->[0], $n lines 64 apart: exit 0" or diag $err;
+        cmp_ok $kb, '<', 100_000, "$cmd->[0], $n lines 64 apart: peak memory $kb KB";
+        cmp_ok $s, '<', 20, "$cmd->[0], $n lines 64 apart: $s s";
+        if ($cmd->[0] eq 'dump') {
+            my @l = $out =~ /^fid_line_time\t1\t(\d+)\t/mg;
+            is scalar(@l), $n, 'dump --data: every line';
+            is_deeply [grep { $l[$_] != 64 * ($_ + 1) } 0 .. $#l], [], 'dump --data: in order, each its own';
+        }
+    }
+}
+
+# A file id far beyond the others (a 200-byte profile cost 600 MB): one
+# file, with its own number, as Devel::NYTProf::Data shows it.
+{
+    my $f = gen('big-fid', 4_194_303);
+    for my $cmd (['dump', '--data'], ['cachegrind', '-o', "$dir/out.callgrind"], ['csv', '-o', "$dir/big-fid-csv"], ['html', '-o', "$dir/big-fid-html"]) {
+        my ($st, $out, $err, $kb, $s) = run_measured([$nytp, @$cmd, $f]);
+        is $st, 0, "$cmd->[0], file id 4194303: exit 0" or diag $err;
+        cmp_ok $kb, '<', 50_000, "$cmd->[0], file id 4194303: peak memory $kb KB";
+        cmp_ok $s, '<', 5, "$cmd->[0], file id 4194303: $s s";
+        if ($cmd->[0] eq 'dump') {
+            like $out, qr/^fid_fileinfo\t4194303\t\[ x\.pl   4194303 /m, 'dump --data: the file keeps its id';
+            like $out, qr/^fid_line_time\t4194303\t1\t\[ 1e-06 1 \]$/m, 'dump --data: its line';
+        }
+    }
+}
+
+done_testing;

@@ -1,0 +1,127 @@
+/* gen-profile.c — small hand-made profiles for the integration tests,
+ * written with libformat's writer (the one encoder):
+ *
+ *     gen-profile KIND N OUT
+ *
+ *   deep-return N   one SUB_RETURN at depth N and nothing else: N-1 calls
+ *                   left open, the name of each unknown
+ *   recursion N     a complete recursion N deep: returns at depths N..1
+ *   big-fid N       one file declared with id N, a statement, a sub
+ *   sparse-lines N  N statements, on lines 64, 128, ... 64*N of one file
+ *   eval-chain N    N string evals, each run by the one before it
+ *   fid0 N          files 0 and 1 declared, statements in both (N ticks
+ *                   in the last)
+ *   undeclared N    a statement in file id N, never declared, and an eval
+ *                   run in it (chunks 6 and 7)
+ *   block-lines N   TIME_BLOCKs with a block line N, a sub line N+1
+ *   discounts N     on lines 1 and 2: N DISCOUNTs, a statement (the
+ *                   line's first), a statement, N DISCOUNTs, a statement;
+ *                   then a statement on line 3
+ *
+ * Exit status 0, or 1 with a message. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nytp/writer.h"
+
+static nytp_writer *w;
+static nytp_error e;
+
+static void check(int st)
+{
+    if (st < 0) {
+        const nytp_error *we = nytp_writer_error(w);
+        fprintf(stderr, "gen-profile: %s\n", we && we->msg[0] ? we->msg : e.msg);
+        exit(1);
+    }
+}
+
+static void file(uint32_t fid, uint32_t eval_fid, uint32_t eval_line, const char *name)
+{
+    check(nytp_write_new_fid(w, fid, eval_fid, eval_line, eval_fid ? 0x112 : 0x12, 0, 0,
+                             nytp_cstr(name, false)));
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 4) {
+        fprintf(stderr, "usage: gen-profile KIND N OUT\n");
+        return 2;
+    }
+    const char *kind = argv[1];
+    unsigned long n = strtoul(argv[2], NULL, 10);
+    nytp_out *o;
+    check(nytp_out_open_file(&o, argv[3], 0, &e));
+    check(nytp_writer_open(&w, o, &e));
+    check(nytp_write_header(w, 5, 0));
+    check(nytp_write_attribute(w, "ticks_per_sec", "10000000"));
+    check(nytp_write_attribute(w, "nv_size", "8"));
+    check(nytp_write_pid_start(w, 42, 1, 1000.5));
+    nytp_str f = nytp_cstr("main::f", false);
+    if (strcmp(kind, "deep-return") == 0) {
+        check(nytp_write_sub_return(w, (uint32_t)n, 1, 1, f));
+    } else if (strcmp(kind, "recursion") == 0) {
+        file(1, 0, 0, "x.pl");
+        for (unsigned long d = n; d >= 1; d--)
+            check(nytp_write_sub_return(w, (uint32_t)d, (double)(n - d + 1), 1, f));
+        check(nytp_write_sub_info(w, 1, 1, 3, f));
+        check(nytp_write_sub_callers(w, 1, 5, 1, 1, 1, 0, 0, f, nytp_cstr("main::RUNTIME", false)));
+        check(nytp_write_sub_callers(w, 1, 2, (uint32_t)n - 1, 1, 1, 0, (uint32_t)n - 1, f, f));
+    } else if (strcmp(kind, "big-fid") == 0) {
+        file((uint32_t)n, 0, 0, "x.pl");
+        check(nytp_write_time_line(w, 10, (uint32_t)n, 1));
+        check(nytp_write_sub_info(w, (uint32_t)n, 1, 1, f));
+        check(nytp_write_sub_callers(w, (uint32_t)n, 1, 1, 1e-6, 1e-6, 0, 0, f,
+                                     nytp_cstr("main::RUNTIME", false)));
+    } else if (strcmp(kind, "sparse-lines") == 0) {
+        file(1, 0, 0, "x.pl");
+        for (unsigned long i = 1; i <= n; i++)
+            check(nytp_write_time_line(w, 3, 1, (uint32_t)(64 * i)));
+    } else if (strcmp(kind, "eval-chain") == 0) {
+        file(1, 0, 0, "x.pl");
+        check(nytp_write_time_line(w, 3, 1, 1));
+        for (unsigned long i = 1; i <= n; i++) {
+            char name[64];
+            snprintf(name, sizeof name, "(eval %lu)[x.pl:1]", i);
+            file((uint32_t)i + 1, (uint32_t)i, 1, name);
+            check(nytp_write_time_line(w, 3, (uint32_t)i + 1, 1));
+        }
+    } else if (strcmp(kind, "discounts") == 0) {
+        file(1, 0, 0, "x.pl");
+        for (uint32_t line = 1; line <= 2; line++) {
+            /* N DISCOUNTs before the first statement of a line, then
+             * before a later one */
+            for (unsigned long i = 0; i < n; i++)
+                check(nytp_write_discount(w));
+            check(nytp_write_time_line(w, 10, 1, line));
+            check(nytp_write_time_line(w, 10, 1, line));
+            for (unsigned long i = 0; i < n; i++)
+                check(nytp_write_discount(w));
+            check(nytp_write_time_line(w, 10, 1, line));
+        }
+        check(nytp_write_time_line(w, 10, 1, 3));
+    } else if (strcmp(kind, "fid0") == 0) {
+        file(0, 0, 0, "zero.pl");
+        check(nytp_write_time_line(w, 10, 0, 1));
+        file(1, 0, 0, "x.pl");
+        check(nytp_write_time_line(w, 20, 1, 1));
+        check(nytp_write_time_line(w, (int32_t)n, 0, 2));
+    } else if (strcmp(kind, "undeclared") == 0) {
+        file(1, 0, 0, "x.pl");
+        check(nytp_write_time_line(w, 10, 1, 1));
+        check(nytp_write_time_line(w, 10, (uint32_t)n, 1));
+        file(2, (uint32_t)n, 3, "(eval 1)[x.pl:3]");
+    } else if (strcmp(kind, "block-lines") == 0) {
+        file(1, 0, 0, "x.pl");
+        check(nytp_write_time_block(w, 10, 1, 1, 1, 1));
+        check(nytp_write_time_block(w, 10, 1, 2, (uint32_t)n, 1));
+        check(nytp_write_time_block(w, 10, 1, 3, 1, (uint32_t)n + 1));
+    } else {
+        fprintf(stderr, "gen-profile: unknown kind %s\n", kind);
+        return 2;
+    }
+    check(nytp_write_pid_end(w, 42, 1001.5));
+    check(nytp_writer_close(w, &e));
+    return 0;
+}
