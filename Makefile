@@ -170,7 +170,7 @@ unit-asan: $(ASAN_BIN)
 		UBSAN_OPTIONS=print_stacktrace=1 NYTP_TESTDATA=testdata $$t; done; done
 
 integration: all
-	prove -v tests/
+	NYTP_TEST_ALL=1 prove -v tests/
 
 # test, run and bench install packages first, then build in a fresh make,
 # so that what the installed packages bring (ISA-L) is seen by the build.

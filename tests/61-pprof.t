@@ -18,7 +18,8 @@ my $td = testdata();
 my $dir = scratch_dir();
 
 my $go = (grep { -x } map { "$_/go" } split /:/, $ENV{PATH})[0];
-plan skip_all => 'go is not installed: make deps installs golang-go' unless $go;
+need($go,
+    'go is not installed: make deps installs golang-go');
 
 # go tool pprof with no network and nothing written outside the scratch dir
 $ENV{HOME} = $dir;

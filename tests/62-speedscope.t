@@ -25,11 +25,13 @@ my $check = "$FindBin::Bin/lib/speedscope-check.js";
 my $node = (grep { -x } map { "$_/node" } split /:/, $ENV{PATH})[0];
 my $chromium = (grep { -x } map { "$_/chromium" } split /:/, $ENV{PATH})[0];
 
-plan skip_all => 'node is not installed (make deps)' unless $node;
-plan skip_all => "the npm test packages are not in $modules (make deps installs them)"
-    unless -f "$modules/speedscope/dist/release/file-format-schema.json"
-    && -d "$modules/ajv" && -d "$modules/playwright-core";
-plan skip_all => 'chromium is not installed (make deps)' unless $chromium;
+need($node,
+    'node is not installed (make deps)');
+need(-f "$modules/speedscope/dist/release/file-format-schema.json"
+    && -d "$modules/ajv" && -d "$modules/playwright-core",
+    "the npm test packages are not in $modules (make deps installs them)");
+need($chromium,
+    'chromium is not installed (make deps)');
 
 # ---- helpers ---------------------------------------------------------------
 

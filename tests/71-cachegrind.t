@@ -17,8 +17,8 @@ my $nytp = nytp();
 my $td = testdata();
 my $dir = scratch_dir();
 
-plan skip_all => 'callgrind_annotate (valgrind) is not installed'
-    unless grep { -x "$_/callgrind_annotate" } split /:/, $ENV{PATH};
+need(scalar(grep { -x "$_/callgrind_annotate" } split /:/, $ENV{PATH}),
+    'callgrind_annotate (valgrind) is not installed');
 
 # Statement ticks of a profile, independently of nytp.
 sub stmt_ticks {

@@ -510,6 +510,8 @@ sub variant {
     my (undef, $fc) = run_cmd([$nytp, 'calls', '--stable', "$dir/fleet.out"]);
     my (undef, $ac) = run_cmd([$nytp, 'calls', '--stable', "$dir/all.out"]);
     is $fc, $ac, 'merge is associative: the same call paths';
+}
+
 # Several DISCOUNTs in a row (Devel::NYTProf warns "multiple statement
 # discount") change the count its loader computes: 1 - k for the line's
 # first statement.  The merged profile gives the oracle the same counts,
