@@ -495,7 +495,10 @@ sub variant {
 {
     # the same program on four "hosts" (with string evals), and another program
     my @host1 = map { "$td/$_" } qw(demo.out demo-calls2.out evals.out);
-    my @host2 = map { "$td/$_" } qw(demo-compress0.out demo-savesrc0.out evals.out recursion.out);
+    # host2's evals.out is a copy: a file named twice is merged once
+    File::Copy::copy("$td/evals.out", "$dir/evals-host2.out") or die "copy: $!";
+    my @host2 = ((map { "$td/$_" } qw(demo-compress0.out demo-savesrc0.out)), "$dir/evals-host2.out",
+                 "$td/recursion.out");
     my ($st1) = run_cmd([$nytp, 'merge', '-o', "$dir/host1.out", @host1]);
     my ($st2) = run_cmd([$nytp, 'merge', '-o', "$dir/host2.out", @host2]);
     my ($st3) = run_cmd([$nytp, 'merge', '-o', "$dir/fleet.out", "$dir/host1.out", "$dir/host2.out"]);
