@@ -137,7 +137,9 @@ static struct profiler {
     int main_runtime_used;
     unsigned dup_begin_seq;
 
-    SV *cv_init, *cv_end, *cv_check, *cv_finish;
+    SV *cv_init, *cv_end, *cv_check, *cv_finish, *cv_enable;
+    struct own_sub { GV *gv; CV *cv; } own[16]; /* DB::name -> our CV */
+    unsigned nown;
     pp_fn orig[OP_max];
     int initialised;
     void *interp;                /* the profiled interpreter */
@@ -1041,6 +1043,19 @@ static SSize_t frame_setup(pTHX_ COP *prev_cop, const call_frame *clone, OPCODE 
     return ix;
 }
 
+/* A call of DB::NAME, one of our subs: always ours.  A program that loads
+ * Devel::NYTProf's XS (its readers do) gets DB::finish_profile and friends
+ * replaced by that module's, which crash when its profiler is not running;
+ * Devel::NYTProf::Core even installs NYTPROF's sigexit handlers calling
+ * DB::finish_profile by name.  Called for a GV of the DB package only. */
+static SV *own_sub_for(pTHX_ GV *gv)
+{
+    for (unsigned i = 0; i < S.nown; i++)
+        if (S.own[i].gv == gv)
+            return GvCV(gv) == S.own[i].cv ? (SV *)gv : (SV *)S.own[i].cv;
+    return (SV *)gv;
+}
+
 static OP *call_profiler(pTHX_ int is_slowop)
 {
     int saved_errno = errno;
@@ -1051,6 +1066,9 @@ static OP *call_profiler(pTHX_ int is_slowop)
     CV *called_cv = NULL;
     SSize_t ix;
     OP *op;
+
+    if (SvTYPE(sub_sv) == SVt_PVGV && GvSTASH((GV *)sub_sv) == PL_debstash)
+        sub_sv = *PL_stack_sp = own_sub_for(aTHX_ (GV *)sub_sv);
 
     if (!OPT(O_SUBS) || !S.profiling || OTHER_INTERP()
         || (type == OP_ENTERSUB
@@ -1675,10 +1693,14 @@ static int init_profiler(pTHX)
     S.callers_hv = newHV();
     S.pkg_files_hv = newHV();
     S.slowop_names = newAV();
-    S.cv_check = cv_named(aTHX_ "DB::_CHECK");
-    S.cv_init = cv_named(aTHX_ "DB::_INIT");
-    S.cv_end = cv_named(aTHX_ "DB::_END");
-    S.cv_finish = cv_named(aTHX_ "DB::finish_profile");
+    /* Our own CVs, held here: never looked up by name later, because a
+     * program may load Devel::NYTProf's XS, whose boot code replaces
+     * DB::finish_profile, DB::_END and friends with its own. */
+    S.cv_check = SvREFCNT_inc(cv_named(aTHX_ "DB::_CHECK"));
+    S.cv_init = SvREFCNT_inc(cv_named(aTHX_ "DB::_INIT"));
+    S.cv_end = SvREFCNT_inc(cv_named(aTHX_ "DB::_END"));
+    S.cv_finish = SvREFCNT_inc(cv_named(aTHX_ "DB::finish_profile"));
+    S.cv_enable = SvREFCNT_inc(cv_named(aTHX_ "DB::enable_profile"));
 
     /* $^P: keep perl's optimisations; keep source lines for savesrc */
     if (S.optimize)
@@ -1829,11 +1851,10 @@ XS_INTERNAL(XS_DB__INIT)
         enable_profile(aTHX_ NULL);
     } else if (S.start == START_END) {
         /* start profiling as the END phase begins */
-        SV *en = (SV *)get_cv("DB::enable_profile", GV_ADDWARN);
         if (!PL_endav)
             PL_endav = newAV();
         av_unshift(PL_endav, 1);
-        av_store(PL_endav, 0, SvREFCNT_inc(en));
+        av_store(PL_endav, 0, SvREFCNT_inc(S.cv_enable));
     }
     av_extend(PL_endav, av_len(PL_endav) + 20);
     XSRETURN_EMPTY;
@@ -1846,12 +1867,12 @@ XS_INTERNAL(XS_DB__END)
     dXSARGS;
     dXSI32;
     PERL_UNUSED_VAR(items);
-    CV *fin = get_cv("DB::finish_profile", GV_ADDWARN);
+    SV *fin = S.cv_finish; /* ours, whatever DB::finish_profile is now */
     if (!PL_checkav)
         PL_checkav = newAV();
     if (!PL_endav)
         PL_endav = newAV();
-    av_push(ix == 1 ? PL_checkav : PL_endav, SvREFCNT_inc((SV *)fin));
+    av_push(ix == 1 ? PL_checkav : PL_endav, SvREFCNT_inc(fin));
     XSRETURN_EMPTY;
 }
 
@@ -1879,5 +1900,19 @@ XS_EXTERNAL(boot_Devel__NYTP)
     CvXSUBANY(c).any_i32 = 0;
     c = newXS_deffile_here(aTHX_ "DB::_CHECK", XS_DB__END);
     CvXSUBANY(c).any_i32 = 1;
+    static const char *const own_names[] = {
+        "DB::set_option", "DB::init_profiler", "DB::enable_profile", "DB::disable_profile",
+        "DB::finish_profile", "DB::_finish", "DB::_INIT", "DB::DB_profiler", "DB::_END",
+        "DB::_CHECK",
+    };
+    S.nown = 0;
+    for (size_t i = 0; i < sizeof own_names / sizeof own_names[0]; i++) {
+        GV *gv = gv_fetchpv(own_names[i], 0, SVt_PVCV);
+        if (gv && GvCV(gv) && S.nown < sizeof S.own / sizeof S.own[0]) {
+            S.own[S.nown].gv = (GV *)SvREFCNT_inc_simple_NN((SV *)gv);
+            S.own[S.nown].cv = (CV *)SvREFCNT_inc_simple_NN((SV *)GvCV(gv));
+            S.nown++;
+        }
+    }
     Perl_xs_boot_epilog(aTHX_ ax);
 }

@@ -23,6 +23,10 @@ XSLoader::load('Devel::NYTP');
 package    # not indexed: the DB package belongs to the debugger interface
     DB;
 
+# Our own finish_profile, taken now: a program that loads Devel::NYTProf's
+# XS later gets DB::finish_profile replaced by that module's.
+my $finish_profile = \&DB::finish_profile;
+
 # NYTPROF=opt=value:opt=value ... ; a backslash escapes the next character.
 if (defined(my $spec = $ENV{NYTPROF})) {
     for my $item ($spec =~ /((?:[^\\:]|\\.)+)/gs) {
@@ -34,7 +38,7 @@ if (defined(my $spec = $ENV{NYTPROF})) {
             # TERM to Devel::NYTProf's list
             my @sigs = $val eq '1' ? qw(INT HUP TERM PIPE BUS SEGV) : split /,/, $val;
             for my $sig (@sigs) {
-                $SIG{uc $sig} = sub { DB::finish_profile(); exit 1 };
+                $SIG{uc $sig} = sub { $finish_profile->(); exit 1 };
             }
             next;
         }
@@ -46,7 +50,7 @@ if (defined(my $spec = $ENV{NYTPROF})) {
                     require POSIX;
                     my $orig = \&POSIX::_exit;
                     local $^W = 0;    # not 'no warnings': no module loads here
-                    *POSIX::_exit = sub { DB::finish_profile(); $orig->(@_) };
+                    *POSIX::_exit = sub { $finish_profile->(); $orig->(@_) };
                 } 1 } or die $@;
             }
             next;

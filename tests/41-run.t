@@ -101,6 +101,29 @@ is $st, 1, 'sigexit=1 covers TERM: the profiler exits 1';
 ($dst) = run_cmd([$nytp, 'dump', '--strict', "$dir/sig.out"]);
 is $dst, 0, 'sigexit=1 covers TERM: the profile is complete';
 
+# A program that loads Devel::NYTProf's own XS (nytprofcalls does): its
+# boot code replaces DB::finish_profile, DB::_END and friends, and the
+# profile must still be finished by Devel::NYTP's own code, complete.
+SKIP: {
+    skip 'nytprofcalls is not installed', 4 unless -x '/usr/bin/nytprofcalls';
+    my $small = "$dir/small.out";
+    ($st) = run_cmd([$nytp, 'run', '-o', $small, $args]);
+    is $st, 7, 'nytprofcalls input: made';
+    ($st, $out, $err) = run_cmd([$nytp, 'run', '-o', "$dir/calls-run.out", '--',
+        '/usr/bin/nytprofcalls', $small]);
+    is $st, 0, 'nytp run -- /usr/bin/nytprofcalls FILE: exit 0 (no crash at exit)';
+    my ($dst, undef, $derr) = run_cmd([$nytp, 'dump', '--strict', "$dir/calls-run.out"]);
+    is $dst, 0, 'nytprofcalls run: the profile is complete' or diag $derr;
+    # and with sigexit, whose handler must call our finish_profile too
+    my $killer = write_script('nytprof-kill.pl',
+        "require Devel::NYTProf::Data;\nkill 'TERM', \$\$;\nsleep 5;\n");
+    ($st, $out, $err) = run_cmd([$nytp, 'run', '-o', "$dir/calls-sig.out",
+        '--nytprof=sigexit=TERM', $killer]);
+    ($dst, undef, $derr) = run_cmd([$nytp, 'dump', '--strict', "$dir/calls-sig.out"]);
+    ok $st == 1 && $dst == 0, 'Devel::NYTProf loaded, sigexit=TERM: exit 1, complete profile'
+        or diag "exit $st: $err $derr";
+}
+
 # An unwritable profile: an error naming it, before the program runs.
 unlink "$dir/ran";
 my $touch = write_script('touch.pl', "open my \$f, '>', '$dir/ran' or die;\n");
