@@ -142,10 +142,11 @@ static struct profiler {
     unsigned nown;
     pp_fn orig[OP_max];
     int initialised;
+    int cputime_noted;           /* usecputime=1 said once */
     void *interp;                /* the profiled interpreter */
 } S = {
     .opt = {
-        {"usecputime", 0, 0, 1}, {"subs", 1, 1, 0}, {"blocks", 0, 0, 0},
+        {"usecputime", 0, 0, 0}, {"subs", 1, 1, 0}, {"blocks", 0, 0, 0},
         {"leave", 1, 1, 0}, {"expand", 0, 0, 0}, {"trace", 0, 0, 0},
         {"use_db_sub", 0, 0, 0}, {"compress", NYTP_DEFAULT_COMPRESSION, NYTP_DEFAULT_COMPRESSION, 0},
         {"clock", -1, -1, 0}, {"stmts", 1, 1, 0}, {"slowops", 2, 2, 0},
@@ -1530,7 +1531,12 @@ static int enable_profile(pTHX_ const char *file)
     if (OTHER_INTERP())
         return 0;
     if (OPT(O_USECPUTIME)) {
-        note("Devel::NYTP: the usecputime option is not supported (use clock=N)\n");
+        /* as Devel::NYTProf 6 does: no profile rather than one measured
+         * with a clock the user did not ask for */
+        if (!S.cputime_noted++)
+            note("Devel::NYTP: the usecputime option has been removed (as from Devel::NYTProf): "
+                 "profiling is not enabled; use clock=N for a CPU-time clock "
+                 "(clock=%d is CLOCK_PROCESS_CPUTIME_ID)\n", (int)CLOCK_PROCESS_CPUTIME_ID);
         return 0;
     }
     reinit_if_forked(aTHX);

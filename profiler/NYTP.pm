@@ -238,10 +238,13 @@ and stop, files opened and closed, forks; C<trace=2> adds every new file
 id.  They go to standard error, or are appended to FILE with C<log>.
 (The messages are not those of Devel::NYTProf.)
 
-=item not supported
+=item usecputime=1
 
-C<usecputime> (removed from Devel::NYTProf too) with a value other than 0
-only warns that it is not supported.
+Removed, as from Devel::NYTProf 6: with it the profiler says so on
+standard error (once) and does not profile at all; no profile is written
+and the program runs unprofiled.  To measure CPU time instead of wall
+time choose the clock: C<clock=2> is C<CLOCK_PROCESS_CPUTIME_ID> on Linux
+(see C<clock=N>).
 
 =back
 
