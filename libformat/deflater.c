@@ -7,6 +7,9 @@
 #include <sys/types.h>
 #include <unistd.h>
 #include <zlib.h>
+#ifdef NYTP_HAVE_ISAL
+#include <isa-l/igzip_lib.h>
+#endif
 
 #include "deflater.h"
 
@@ -21,6 +24,12 @@ typedef struct {
 
 struct deflater {
     z_stream zs;
+#ifdef NYTP_HAVE_ISAL
+    bool isal;
+    struct isal_zstream is;
+    uint8_t *level_buf;
+#endif
+    uint64_t total_in, total_out;
     uint8_t *zbuf;
     deflater_sink_fn sink;
     void *ctx;
@@ -47,9 +56,41 @@ static int zfail(nytp_error *err, const char *what)
     return nytp_error_set(err, NYTP_E_IO, "zlib %s failed", what);
 }
 
+#ifdef NYTP_HAVE_ISAL
+static int run_isal(deflater *d, const uint8_t *p, size_t len, int flush, nytp_error *err)
+{
+    struct isal_zstream *is = &d->is;
+    is->next_in = (uint8_t *)(uintptr_t)p;
+    is->avail_in = (uint32_t)len;
+    is->flush = flush == Z_SYNC_FLUSH ? SYNC_FLUSH : NO_FLUSH;
+    is->end_of_stream = flush == Z_FINISH;
+    for (;;) {
+        is->next_out = d->zbuf;
+        is->avail_out = ZBUF_SIZE;
+        if (isal_deflate(is) != COMP_OK)
+            return nytp_error_set(err, NYTP_E_IO, "ISA-L deflate failed");
+        size_t have = ZBUF_SIZE - is->avail_out;
+        d->total_out += have;
+        if (have) {
+            int st = d->sink(d->ctx, d->zbuf, have, err);
+            if (st < 0)
+                return st;
+        }
+        if (flush == Z_FINISH ? is->internal_state.state == ZSTATE_END
+                              : is->avail_in == 0 && is->avail_out != 0)
+            return NYTP_OK;
+    }
+}
+#endif
+
 /* Deflate len bytes at p with flush, handing the output to the sink. */
 static int run_deflate(deflater *d, const uint8_t *p, size_t len, int flush, nytp_error *err)
 {
+    d->total_in += len;
+#ifdef NYTP_HAVE_ISAL
+    if (d->isal)
+        return run_isal(d, p, len, flush, err);
+#endif
     d->zs.next_in = (Bytef *)(uintptr_t)p;
     d->zs.avail_in = (uInt)len;
     for (;;) {
@@ -59,6 +100,7 @@ static int run_deflate(deflater *d, const uint8_t *p, size_t len, int flush, nyt
         if (zst == Z_STREAM_ERROR)
             return zfail(err, "deflate");
         size_t have = ZBUF_SIZE - d->zs.avail_out;
+        d->total_out += have;
         if (have) {
             int st = d->sink(d->ctx, d->zbuf, have, err);
             if (st < 0)
@@ -126,9 +168,36 @@ static bool start_thread(deflater *d)
     return true;
 }
 
-int deflater_start(deflater **dp, int level, bool threaded, deflater_sink_fn sink, void *ctx,
-                   nytp_error *err)
+/* ISA-L's levels are 1 (fastest) to 3; zlib's 1..9 map onto them. */
+#ifdef NYTP_HAVE_ISAL
+static int start_isal(deflater *d, int level)
 {
+    static const size_t buf_size[] = {0, ISAL_DEF_LVL1_DEFAULT, ISAL_DEF_LVL2_DEFAULT,
+                                      ISAL_DEF_LVL3_DEFAULT};
+    int il = level <= 1 ? 1 : level <= 5 ? 2 : 3;
+    d->level_buf = malloc(buf_size[il]);
+    if (!d->level_buf)
+        return NYTP_E_NOMEM;
+    isal_deflate_init(&d->is);
+    d->is.level = (uint32_t)il;
+    d->is.level_buf = d->level_buf;
+    d->is.level_buf_size = (uint32_t)buf_size[il];
+    d->is.gzip_flag = IGZIP_ZLIB;
+    d->isal = true;
+    return NYTP_OK;
+}
+#endif
+
+int deflater_start(deflater **dp, int level, const char *engine, bool threaded,
+                   deflater_sink_fn sink, void *ctx, nytp_error *err)
+{
+    bool isal = engine && strcmp(engine, "isal") == 0;
+    if (engine && !isal && strcmp(engine, "zlib") != 0)
+        return nytp_error_set(err, NYTP_E_USAGE, "unknown deflater '%s'", engine);
+#ifndef NYTP_HAVE_ISAL
+    if (isal)
+        return nytp_error_set(err, NYTP_E_USAGE, "this build has no ISA-L deflater%s", "");
+#endif
     deflater *d = calloc(1, sizeof *d);
     if (!d)
         return nytp_error_set(err, NYTP_E_NOMEM, "out of memory");
@@ -137,6 +206,16 @@ int deflater_start(deflater **dp, int level, bool threaded, deflater_sink_fn sin
         free(d);
         return nytp_error_set(err, NYTP_E_NOMEM, "out of memory");
     }
+#ifdef NYTP_HAVE_ISAL
+    if (isal && level > 0) {
+        /* level 0 (stored blocks) stays zlib's */
+        if (start_isal(d, level) < 0) {
+            free(d->zbuf);
+            free(d);
+            return nytp_error_set(err, NYTP_E_NOMEM, "out of memory");
+        }
+    } else
+#endif
     if (deflateInit2(&d->zs, level, Z_DEFLATED, 15, 9, Z_DEFAULT_STRATEGY) != Z_OK) {
         free(d->zbuf);
         free(d);
@@ -151,10 +230,21 @@ int deflater_start(deflater **dp, int level, bool threaded, deflater_sink_fn sin
 
 bool deflater_threaded(const deflater *d) { return d->threaded; }
 
-void deflater_totals(const deflater *d, unsigned long *in, unsigned long *out)
+void deflater_totals(const deflater *d, uint64_t *in, uint64_t *out)
 {
-    *in = d->zs.total_in;
-    *out = d->zs.total_out;
+    *in = d->total_in;
+    *out = d->total_out;
+}
+
+static void end_stream(deflater *d)
+{
+#ifdef NYTP_HAVE_ISAL
+    if (d->isal) {
+        free(d->level_buf);
+        return;
+    }
+#endif
+    deflateEnd(&d->zs);
 }
 
 int deflater_push(deflater *d, uint8_t **buf, size_t *cap, size_t len, int flush,
@@ -238,7 +328,7 @@ void deflater_free(deflater *d)
         for (unsigned i = 0; i < d->count; i++)
             free(d->queue[(d->head + i) % DEFLATER_QUEUE].buf);
     }
-    deflateEnd(&d->zs);
+    end_stream(d);
     free(d->zbuf);
     free(d);
 }

@@ -42,10 +42,14 @@ typedef int (*deflater_sink_fn)(void *ctx, const uint8_t *p, size_t len, nytp_er
 
 typedef struct deflater deflater;
 
-/* Start a zlib stream at level (0..9).  threaded: deflate on a writer
- * thread (if one cannot be started, on the caller's thread). */
-int deflater_start(deflater **d, int level, bool threaded, deflater_sink_fn sink, void *ctx,
-                   nytp_error *err);
+/* Start a zlib stream at level (0..9), deflated by engine: "zlib" (or
+ * NULL) or "isal" (Intel ISA-L, in builds with NYTP_HAVE_ISAL: many times
+ * faster, a larger stream; zlib's levels 1, 2-5 and 6-9 become ISA-L's 1,
+ * 2 and 3, and level 0 stays zlib's).  NYTP_E_USAGE for an engine not in
+ * the build.  threaded: deflate on a writer thread (if one cannot be
+ * started, on the caller's thread). */
+int deflater_start(deflater **d, int level, const char *engine, bool threaded,
+                   deflater_sink_fn sink, void *ctx, nytp_error *err);
 
 /* Deflate the len bytes at *buf with flush (Z_NO_FLUSH, Z_SYNC_FLUSH or
  * Z_FINISH).  *buf (of *cap bytes) may be exchanged for another buffer of
@@ -55,7 +59,7 @@ int deflater_push(deflater *d, uint8_t **buf, size_t *cap, size_t len, int flush
                   nytp_error *err);
 
 /* Bytes in and out of the stream so far (after Z_FINISH: all of them). */
-void deflater_totals(const deflater *d, unsigned long *in, unsigned long *out);
+void deflater_totals(const deflater *d, uint64_t *in, uint64_t *out);
 
 /* Whether the deflating happens on a writer thread. */
 bool deflater_threaded(const deflater *d);

@@ -30,6 +30,7 @@ struct nytp_out {
     size_t mem_len, mem_cap;
 
     bool threads;           /* deflate on a writer thread */
+    bool isal;              /* deflate with ISA-L rather than zlib */
     deflater *def;          /* non-NULL while deflating */
 
     nytp_error err;         /* sticky first error; err.status == 0 if none */
@@ -56,6 +57,10 @@ static int alloc_out(nytp_out **op, nytp_error *err)
     o->fd = -1;
     const char *t = getenv("NYTP_THREADS");
     o->threads = !(t && strcmp(t, "0") == 0);
+#ifdef NYTP_HAVE_ISAL
+    const char *d = getenv("NYTP_DEFLATE");
+    o->isal = d && strcmp(d, "isal") == 0;
+#endif
     *op = o;
     return NYTP_OK;
 }
@@ -261,6 +266,29 @@ void nytp_out_set_threads(nytp_out *o, bool on)
         o->threads = on;
 }
 
+int nytp_out_set_deflater(nytp_out *o, const char *name, nytp_error *err)
+{
+    if (strcmp(name, "zlib") == 0) {
+        o->isal = false;
+        return NYTP_OK;
+    }
+#ifdef NYTP_HAVE_ISAL
+    if (strcmp(name, "isal") == 0) {
+        o->isal = true;
+        return NYTP_OK;
+    }
+#endif
+    return nytp_error_set(err, NYTP_E_USAGE, "unknown deflater '%s' (this build has: %s)", name,
+#ifdef NYTP_HAVE_ISAL
+                          "isal, zlib"
+#else
+                          "zlib"
+#endif
+    );
+}
+
+const char *nytp_out_deflater(const nytp_out *o) { return o->isal ? "isal" : "zlib"; }
+
 int nytp_out_start_deflate(nytp_out *o, int level)
 {
     if (o->err.status)
@@ -272,7 +300,8 @@ int nytp_out_start_deflate(nytp_out *o, int level)
     if (drain(o) < 0)
         return o->err.status;
     nytp_error e;
-    if (deflater_start(&o->def, level, o->threads, deflater_sink, o, &e) < 0) {
+    if (deflater_start(&o->def, level, o->isal ? "isal" : "zlib", o->threads, deflater_sink, o,
+                       &e) < 0) {
         o->err = e;
         return e.status;
     }
@@ -297,14 +326,14 @@ static int finish_deflate(nytp_out *o)
 {
     if (deflate_buf(o, Z_FINISH) < 0)
         return o->err.status;
-    unsigned long in, out;
+    uint64_t in, out;
     deflater_totals(o->def, &in, &out);
     deflater_free(o->def);
     o->def = NULL;
     char trailer[160];
     int n = snprintf(trailer, sizeof trailer,
-                     "#\n# zlib stream ended: %lu bytes deflated to %lu (%.1f%% of the original)\n",
-                     in, out, in ? 100.0 * (double)out / (double)in : 100.0);
+                     "#\n# zlib stream ended: %llu bytes deflated to %llu (%.1f%% of the original)\n",
+                     (unsigned long long)in, (unsigned long long)out, in ? 100.0 * (double)out / (double)in : 100.0);
     return sink(o, (const uint8_t *)trailer, (size_t)n);
 }
 

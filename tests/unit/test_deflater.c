@@ -28,12 +28,14 @@ static uint8_t *make_input(size_t len)
 
 /* Write input through a memory out in odd-sized pieces, flushing now and
  * then, with or without the writer thread; returns the out's bytes. */
-static uint8_t *write_through(bool threads, int level, const uint8_t *in, size_t len,
-                              size_t *out_len)
+static uint8_t *write_through(const char *deflater, bool threads, int level, const uint8_t *in,
+                              size_t len, size_t *out_len)
 {
     nytp_out *o;
     nytp_error err;
     assert_int_equal(nytp_out_open_mem(&o, &err), NYTP_OK);
+    assert_int_equal(nytp_out_set_deflater(o, deflater, &err), NYTP_OK);
+    assert_string_equal(nytp_out_deflater(o), deflater);
     nytp_out_set_threads(o, threads);
     assert_int_equal(nytp_out_write(o, "plain header\n", 13), NYTP_OK);
     assert_int_equal(nytp_out_start_deflate(o, level), NYTP_OK);
@@ -52,19 +54,19 @@ static uint8_t *write_through(bool threads, int level, const uint8_t *in, size_t
     return data;
 }
 
-static void threaded_stream_is_the_plain_stream(void **state)
+/* The same stream with and without the writer thread, and it inflates
+ * (with zlib) back to the input, the trailer after it. */
+static void check_deflater(const char *deflater)
 {
-    (void)state;
     size_t len = 5u << 20;
     uint8_t *in = make_input(len);
     for (int level = 1; level <= 6; level += 5) {
         size_t a_len, b_len;
-        uint8_t *a = write_through(true, level, in, len, &a_len);
-        uint8_t *b = write_through(false, level, in, len, &b_len);
+        uint8_t *a = write_through(deflater, true, level, in, len, &a_len);
+        uint8_t *b = write_through(deflater, false, level, in, len, &b_len);
         assert_int_equal(a_len, b_len);
         assert_memory_equal(a, b, a_len);
 
-        /* and it inflates back to the input, trailer after the stream */
         assert_memory_equal(a, "plain header\n", 13);
         uint8_t *back = malloc(len + 1);
         z_stream zs = {0};
@@ -77,13 +79,47 @@ static void threaded_stream_is_the_plain_stream(void **state)
         assert_int_equal(zs.total_out, len);
         assert_memory_equal(back, in, len);
         const char *trailer = (const char *)a + 13 + zs.total_in;
-        assert_true(strncmp(trailer, "#\n# zlib stream ended: ", 23) == 0);
+        char want[128];
+        snprintf(want, sizeof want, "#\n# zlib stream ended: %zu bytes deflated to %lu ", len,
+                 (unsigned long)zs.total_in);
+        assert_true(strncmp(trailer, want, strlen(want)) == 0);
         inflateEnd(&zs);
         free(back);
         free(a);
         free(b);
     }
     free(in);
+}
+
+static void threaded_stream_is_the_plain_stream(void **state)
+{
+    (void)state;
+    check_deflater("zlib");
+}
+
+static void isal_stream_inflates_with_zlib(void **state)
+{
+    (void)state;
+    nytp_out *o;
+    nytp_error err;
+    assert_int_equal(nytp_out_open_mem(&o, &err), NYTP_OK);
+    int st = nytp_out_set_deflater(o, "isal", &err);
+    nytp_out_abort(o);
+    if (st != NYTP_OK)
+        skip(); /* a build without ISA-L */
+    check_deflater("isal");
+}
+
+static void unknown_deflater_is_a_usage_error(void **state)
+{
+    (void)state;
+    nytp_out *o;
+    nytp_error err;
+    assert_int_equal(nytp_out_open_mem(&o, &err), NYTP_OK);
+    assert_int_equal(nytp_out_set_deflater(o, "lz4", &err), NYTP_E_USAGE);
+    assert_non_null(strstr(err.msg, "unknown deflater 'lz4'"));
+    assert_string_equal(nytp_out_deflater(o), "zlib");
+    nytp_out_abort(o);
 }
 
 /* The writer thread's write error is the caller's: at the latest at the
@@ -169,6 +205,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(threaded_stream_is_the_plain_stream),
+        cmocka_unit_test(isal_stream_inflates_with_zlib),
+        cmocka_unit_test(unknown_deflater_is_a_usage_error),
         cmocka_unit_test(writer_error_reaches_the_caller),
         cmocka_unit_test(child_after_fork_drops_the_parents_out),
     };
