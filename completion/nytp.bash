@@ -24,7 +24,7 @@ declare -gA _nytp_options=(
     [merge]='--strict --compress=:level -o:file --output=:file -h --help'
     [calls]='--calls --stable --strict -o:file --output=:file -h --help'
     [flame]='--svg --calls --title=:text --width=:number --minwidth=:number --inverted --filter=:regex --link-template=:url --stable --strict -o:file --output=:file -h --help'
-    [run]='-o:file --output=:file --nytprof=:options --perl=:file -h --help'
+    [run]='-o:file --output=:file --nytprof=:options --perl=:file -I:dir -M:module -m:module -e:code -E:code -w -W -X -t -T -h --help'
     [html]='-o:dir --out=:dir --open --minimal --no-flame --strict -h --help'
 )
 
