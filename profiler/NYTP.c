@@ -102,6 +102,14 @@ typedef struct {
 
 typedef OP *(*pp_fn)(pTHX);
 
+/* A statement's copy of its file name (by address) and the file's id. */
+#define FILE_CACHE_SIZE 1024
+typedef struct {
+    const char *ptr;
+    const char *name;            /* perl's name of fid (ours, never freed) */
+    unsigned fid;
+} file_slot;
+
 static struct profiler {
     num_option opt[O_COUNT];
     char file[PATH_MAX];         /* file= */
@@ -124,6 +132,9 @@ static struct profiler {
     unsigned last_block_line, last_sub_line; /* blocks=1 */
     const char *last_fileptr;
     const char *last_filename;   /* perl's name of last_fid */
+    file_slot file_cache[FILE_CACHE_SIZE]; /* a statement's file name -> id */
+    int file_cache_used;
+    Perl_ophook_t prev_opfreehook;
 
     HV *fid_hv;                  /* name -> index into fids */
     fid_info *fids;              /* 1-based, in creation order; aliases too */
@@ -578,10 +589,24 @@ static void stmt_event(pTHX_ COP *cop, OP *op)
     const char *file = OutCopFILE(cop);
     if (file != S.last_fileptr) {
         /* a threaded perl gives every statement its own copy of the file
-         * name: comparing with the last name is cheaper than hashing it */
-        if (!(S.last_fid && S.last_fileptr && strcmp(file, S.last_filename) == 0)) {
-            S.last_fid = file_id(aTHX_ file, strlen(file), NYTP_FIDF_VIA_STMT);
-            S.last_filename = S.last_fid ? file_key(S.last_fid) : NULL;
+         * name: known copies are remembered by address (until perl frees
+         * a statement, see cop_freed), else comparing with the last name
+         * is cheaper than hashing it */
+        file_slot *slot = &S.file_cache[((uintptr_t)file >> 4) % FILE_CACHE_SIZE];
+        if (slot->ptr == file) {
+            S.last_fid = slot->fid;
+            S.last_filename = slot->name;
+        } else {
+            if (!(S.last_fid && S.last_fileptr && strcmp(file, S.last_filename) == 0)) {
+                S.last_fid = file_id(aTHX_ file, strlen(file), NYTP_FIDF_VIA_STMT);
+                S.last_filename = S.last_fid ? file_key(S.last_fid) : NULL;
+            }
+            if (S.last_filename) {
+                S.file_cache_used = 1;
+                slot->ptr = file;
+                slot->fid = S.last_fid;
+                slot->name = S.last_filename;
+            }
         }
         S.last_fileptr = file;
         if (!S.last_filename)
@@ -1695,6 +1720,21 @@ static void init_clock(void)
     }
 }
 
+/* perl frees an op: if it is a statement, its copy of the file name goes
+ * with it and the address may come back holding another name, so the
+ * file cache (and the last file's address) are forgotten. */
+static void cop_freed(pTHX_ OP *o)
+{
+    int type = o->op_type ? (int)o->op_type : (int)o->op_targ;
+    if ((type == OP_NEXTSTATE || type == OP_DBSTATE) && S.file_cache_used) {
+        memset(S.file_cache, 0, sizeof S.file_cache);
+        S.file_cache_used = 0;
+        S.last_fileptr = NULL;
+    }
+    if (S.prev_opfreehook)
+        S.prev_opfreehook(aTHX_ o);
+}
+
 static SV *cv_named(pTHX_ const char *name)
 {
     CV *cv = get_cv(name, 0);
@@ -1710,6 +1750,8 @@ static int init_profiler(pTHX)
     S.interp = aTHX;
 #endif
     pthread_atfork(NULL, NULL, note_fork);
+    S.prev_opfreehook = PL_opfreehook;
+    PL_opfreehook = cop_freed;
     S.fid_hv = newHV();
     S.callers_hv = newHV();
     S.pkg_files_hv = newHV();
