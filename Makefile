@@ -42,7 +42,7 @@ CMD_HDR := $(wildcard cmd/*.h)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/unit/%)
 ASAN_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/asan/%)
-TSAN_BIN := $(BUILD)/tsan/test_reader $(BUILD)/tsan/test_io
+TSAN_BIN := $(BUILD)/tsan/test_reader $(BUILD)/tsan/test_io $(BUILD)/tsan/test_deflater
 UNIT_HELPER := tests/unit/helpers.c
 
 # The profiler, Devel::NYTP: an XS module built straight from profiler/ with

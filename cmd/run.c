@@ -5,7 +5,9 @@
  * program's status.  The profiler is looked for next to this binary: in a
  * build tree (build/nytp -> build/perl) or under the installed prefix
  * (bin/nytp -> <perl site arch dir>); failing both, perl's @INC. */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -14,7 +16,10 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
+
+#include "nytp/reader.h"
 
 #include "cli.h"
 #include "commands.h"
@@ -24,24 +29,32 @@
 #endif
 
 static const char usage[] =
-    "usage: nytp run [-o FILE] [--nytprof OPTS] [--perl PERL] [--] SCRIPT [ARGS...]\n"
+    "usage: nytp run [-o FILE] [--nytprof OPTS] [--perl PERL] [PERL-SWITCHES] [--] SCRIPT [ARGS...]\n"
+    "       nytp run [OPTIONS] [PERL-SWITCHES] -e CODE [ARGS...]\n"
     "\n"
     "Profile a perl program: run 'perl -d:NYTP SCRIPT ARGS' with the\n"
     "Devel::NYTP profiler of this nytp (no installation needed in a build\n"
-    "tree), say on standard error where the profile was written, and exit\n"
-    "with the program's exit status (128+N if a signal N killed it).\n"
+    "tree), name on standard error every profile the run wrote (children's\n"
+    "FILE.PID too), and exit with the program's exit status (128+N if a\n"
+    "signal N killed it: then say whether the profile is complete).\n"
     "\n"
     "  -o, --output=FILE  write the profile to FILE (default: nytprof.out,\n"
     "                     or the file= of the profiler options); --out is the\n"
     "                     same\n"
     "  --nytprof=OPTS     profiler options, as in the NYTPROF environment\n"
     "                     variable (e.g. calls=2:compress=0:savesrc=0); they\n"
-    "                     are added after those of NYTPROF itself\n"
+    "                     are added after those of NYTPROF itself;\n"
+    "                     sigexit=1 keeps the profile complete when the\n"
+    "                     program is killed by INT, HUP, TERM, PIPE, BUS, SEGV\n"
     "  --perl=PERL        the perl to run (default: $NYTP_PERL, else perl)\n"
     "  -h, --help         this help\n"
     "\n"
-    "Everything after SCRIPT is passed to the program.  Exit status: the\n"
-    "program's; 2 for a usage error; 1 if perl could not be started.\n";
+    "Perl's switches before SCRIPT go to perl: -I DIR, -M MODULE, -m MODULE,\n"
+    "-e CODE, -E CODE (then there is no SCRIPT), -w, -W, -X, -t, -T, -C, -l,\n"
+    "-n, -p, -a, -F, -0, -s, -i, -c, -U, e.g. 'nytp run -I lib -M Foo -e CODE'.\n"
+    "Everything after SCRIPT (or after -- or CODE) is passed to the program.\n"
+    "Exit status: the program's; 2 for a usage error; 1 if perl could not\n"
+    "be started.\n";
 
 enum { OPT_NYTPROF = 256, OPT_PERL };
 
@@ -61,22 +74,85 @@ static void on_opt(int opt, const char *arg, void *ctx)
     }
 }
 
-/* Index of SCRIPT: options stop at the first operand (or after "--"), so
- * that the program's own options are left alone. */
-static int operand_index(int argc, char **argv)
+/* How many words a perl switch takes (1, or 2 when its value is the next
+ * word), or 0 if arg is not one that nytp run passes on. */
+static int perl_switch_words(const char *a)
 {
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--") == 0)
-            return i;
-        if (a[0] != '-' || a[1] == 0)
-            return i;
-        /* options that take their value in the next word */
-        if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0 || strcmp(a, "--nytprof") == 0
-            || strcmp(a, "--perl") == 0)
-            i++;
+    if (a[0] != '-' || a[1] == 0 || a[1] == '-')
+        return 0;
+    switch (a[1]) {
+    case 'I': case 'M': case 'm': case 'e': case 'E':
+        return a[2] ? 1 : 2;
+    case 'w': case 'W': case 'X': case 't': case 'T': case 'C': case 'l': case 'n':
+    case 'p': case 'a': case 'F': case '0': case 's': case 'i': case 'c': case 'U':
+        return 1;
     }
-    return argc;
+    return 0;
+}
+
+/* The command line split: nytp run's own options (for cli_parse, with
+ * argv[0] first), perl's switches, and where the program's part starts
+ * (SCRIPT, or the first argument after -e CODE). */
+struct split {
+    char **ours, **perl;
+    int nours, nperl;
+    char **joined;   /* "-MModule" made from "-M Module" (freed at the end) */
+    int njoined;
+    int program;     /* index in argv */
+    bool has_code;   /* -e or -E given: no SCRIPT */
+};
+
+static void free_split(struct split *sp)
+{
+    for (int i = 0; i < sp->njoined; i++)
+        free(sp->joined[i]);
+    free(sp->joined);
+    free(sp->ours);
+    free(sp->perl);
+}
+
+static void split_args(int argc, char **argv, struct split *sp)
+{
+    sp->ours[sp->nours++] = argv[0];
+    int i;
+    for (i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--") == 0) {
+            i++;
+            break;
+        }
+        if (a[0] != '-' || a[1] == 0)
+            break;
+        int n = perl_switch_words(a);
+        if (n) {
+            if (n == 2 && i + 1 >= argc)
+                cli_usage_error("perl switch %s needs a value", a);
+            if (a[1] == 'e' || a[1] == 'E')
+                sp->has_code = true;
+            if (n == 2 && (a[1] == 'M' || a[1] == 'm')) {
+                /* perl wants -MModule in one word */
+                size_t len = strlen(argv[i + 1]) + 3;
+                char *w = malloc(len);
+                if (!w)
+                    cli_usage_error("out of memory");
+                snprintf(w, len, "-%c%s", a[1], argv[i + 1]);
+                sp->joined[sp->njoined++] = w;
+                sp->perl[sp->nperl++] = w;
+            } else {
+                for (int k = 0; k < n; k++)
+                    sp->perl[sp->nperl++] = argv[i + k];
+            }
+            i += n - 1;
+            continue;
+        }
+        sp->ours[sp->nours++] = argv[i];
+        /* options that take their value in the next word */
+        if ((strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0 || strcmp(a, "--nytprof") == 0
+             || strcmp(a, "--perl") == 0)
+            && i + 1 < argc)
+            sp->ours[sp->nours++] = argv[++i];
+    }
+    sp->program = i;
 }
 
 static bool is_profiler_dir(const char *dir)
@@ -167,6 +243,75 @@ static char *file_option(const char *opts)
     return found;
 }
 
+/* Whether a profile reads to its end (the process that wrote it
+ * finished it).  Only asked after a signal: it reads the whole file. */
+static bool profile_complete(const char *path)
+{
+    nytp_reader *r;
+    nytp_error e;
+    if (nytp_reader_open(&r, path, &e) < 0)
+        return false;
+    nytp_chunk c;
+    int st;
+    while ((st = nytp_reader_next(r, &c, &e)) == NYTP_OK)
+        ;
+    nytp_reader_close(r);
+    return st == NYTP_END;
+}
+
+/* One line naming a profile the run wrote; after a signal, whether it is
+ * complete.  Returns 1. */
+static int report_profile(const char *path, bool killed)
+{
+    if (!killed)
+        cli_note("profile written to %s", path);
+    else if (profile_complete(path))
+        cli_note("profile written to %s (complete)", path);
+    else
+        cli_note("profile written to %s is incomplete (cut where the signal struck; "
+                 "--nytprof sigexit=1 keeps it complete)",
+                 path);
+    return 1;
+}
+
+/* Profiles FILE.N (N digits: a child's pid, or addpid/addtimestamp)
+ * written since the run started, in name order.  Returns how many. */
+static int report_pid_profiles(const char *profile, const struct timespec *since, bool killed)
+{
+    char *copy = strdup(profile);
+    if (!copy)
+        return 0;
+    char *slash = strrchr(copy, '/');
+    const char *dir = slash ? (slash == copy ? "/" : copy) : ".";
+    const char *base = slash ? slash + 1 : copy;
+    if (slash)
+        *slash = 0;
+    size_t blen = strlen(base);
+    struct dirent **list;
+    int n = scandir(dir, &list, NULL, alphasort);
+    int count = 0;
+    for (int i = 0; i < n; i++) {
+        const char *name = list[i]->d_name;
+        const char *tail = name + blen;
+        if (strncmp(name, base, blen) == 0 && tail[0] == '.' && tail[1]
+            && strspn(tail + 1, "0123456789") == strlen(tail + 1)) {
+            char path[PATH_MAX + 256];
+            snprintf(path, sizeof path, "%s%s%s", slash ? dir : "", slash && strcmp(dir, "/") ? "/" : "",
+                     name);
+            struct stat sb;
+            if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode)
+                && (sb.st_mtim.tv_sec > since->tv_sec
+                    || (sb.st_mtim.tv_sec == since->tv_sec && sb.st_mtim.tv_nsec >= since->tv_nsec)))
+                count += report_profile(path, killed);
+        }
+        free(list[i]);
+    }
+    if (n >= 0)
+        free(list);
+    free(copy);
+    return count;
+}
+
 int cmd_run(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -176,13 +321,20 @@ int cmd_run(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     struct run_opts o = {0};
-    int script = operand_index(argc, argv);
-    int first = cli_parse(script, argv, "o:", longopts, usage, on_opt, &o);
-    if (first < script)
-        cli_usage_error("unexpected argument '%s'", argv[first]);
-    if (script < argc && strcmp(argv[script], "--") == 0)
-        script++;
-    if (script >= argc)
+    struct split sp = {0};
+    sp.ours = calloc((size_t)argc + 1, sizeof *sp.ours);
+    sp.perl = calloc((size_t)argc + 1, sizeof *sp.perl);
+    sp.joined = calloc((size_t)argc + 1, sizeof *sp.joined);
+    if (!sp.ours || !sp.perl || !sp.joined) {
+        cli_error("out of memory");
+        return EXIT_BAD_INPUT;
+    }
+    split_args(argc, argv, &sp);
+    int first = cli_parse(sp.nours, sp.ours, "o:", longopts, usage, on_opt, &o);
+    if (first < sp.nours)
+        cli_usage_error("unexpected argument '%s'", sp.ours[first]);
+    int script = sp.program;
+    if (script >= argc && !sp.has_code)
         cli_usage_error("no program to profile");
     if (o.output && !*o.output)
         cli_usage_error("-o needs a file name");
@@ -222,8 +374,8 @@ int cmd_run(int argc, char **argv)
     char incopt[PATH_MAX + 70];
     snprintf(incopt, sizeof incopt, "-I%s", dir);
 
-    int nargs = argc - script;
-    char **args = calloc((size_t)nargs + 4, sizeof *args);
+    int nargs = argc - script + sp.nperl;
+    char **args = calloc((size_t)nargs + 5, sizeof *args);
     if (!args) {
         cli_error("out of memory");
         return EXIT_BAD_INPUT;
@@ -233,6 +385,10 @@ int cmd_run(int argc, char **argv)
     if (dir[0])
         args[k++] = incopt;
     args[k++] = "-d:NYTP";
+    for (int i = 0; i < sp.nperl; i++)
+        args[k++] = sp.perl[i];
+    if (sp.has_code && script < argc)
+        args[k++] = "--"; /* the rest are @ARGV, not perl switches */
     for (int i = script; i < argc; i++)
         args[k++] = argv[i];
     args[k] = NULL;
@@ -240,7 +396,22 @@ int cmd_run(int argc, char **argv)
     /* a profile left by an earlier run must not be taken for this one's */
     struct stat old;
     bool had_old = stat(profile, &old) == 0;
+    struct timespec started;
+    clock_gettime(CLOCK_REALTIME, &started);
+    /* file time stamps come from a coarse clock, a tick behind */
+    if (started.tv_nsec >= 50000000) {
+        started.tv_nsec -= 50000000;
+    } else {
+        started.tv_sec--;
+        started.tv_nsec += 950000000;
+    }
 
+    /* exec's failure comes back through a close-on-exec pipe */
+    int ep[2];
+    if (pipe2(ep, O_CLOEXEC) < 0) {
+        cli_error("cannot create a pipe: %s", strerror(errno));
+        return EXIT_BAD_INPUT;
+    }
     fflush(stdout);
     fflush(stderr);
     pid_t pid = fork();
@@ -249,12 +420,24 @@ int cmd_run(int argc, char **argv)
         return EXIT_BAD_INPUT;
     }
     if (pid == 0) {
+        close(ep[0]);
+        int e = 0;
         if (setenv("NYTPROF", opts, 1) != 0)
-            _exit(127);
-        execvp(perl, args);
-        cli_error("cannot run %s: %s", perl, strerror(errno));
+            e = errno;
+        else
+            execvp(perl, args);
+        if (!e)
+            e = errno;
+        ssize_t w = write(ep[1], &e, sizeof e);
+        (void)w;
         _exit(127);
     }
+    close(ep[1]);
+    int exec_errno = 0;
+    ssize_t got;
+    while ((got = read(ep[0], &exec_errno, sizeof exec_errno)) < 0 && errno == EINTR)
+        ;
+    close(ep[0]);
     /* The terminal's ^C and ^\ are for the program, which decides. */
     struct sigaction ign = {0}, old_int, old_quit;
     ign.sa_handler = SIG_IGN;
@@ -265,6 +448,14 @@ int cmd_run(int argc, char **argv)
         ;
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGQUIT, &old_quit, NULL);
+    if (got == (ssize_t)sizeof exec_errno) {
+        cli_error("cannot run %s: %s", perl, strerror(exec_errno));
+        free(args);
+        free(opts);
+        free(profile);
+        free_split(&sp);
+        return EXIT_BAD_INPUT;
+    }
 
     int rc;
     if (WIFEXITED(status))
@@ -273,21 +464,24 @@ int cmd_run(int argc, char **argv)
         rc = 128 + WTERMSIG(status);
     else
         rc = EXIT_BAD_INPUT;
+    bool killed = WIFSIGNALED(status);
+    if (killed)
+        cli_note("the program was killed by signal %d (SIG%s)", WTERMSIG(status),
+                 sigabbrev_np(WTERMSIG(status)) ? sigabbrev_np(WTERMSIG(status)) : "?");
 
     struct stat sb;
-    char withpid[PATH_MAX + 32];
-    snprintf(withpid, sizeof withpid, "%s.%d", profile, (int)pid);
-    if (had_old && !S_ISREG(old.st_mode)) /* a FIFO, a device: written through */
-        fprintf(stderr, "nytp run: profile written to %s\n", profile);
-    else if (stat(profile, &sb) == 0
-        && !(had_old && sb.st_ino == old.st_ino && sb.st_mtim.tv_sec == old.st_mtim.tv_sec
-             && sb.st_mtim.tv_nsec == old.st_mtim.tv_nsec))
+    int named = 0;
+    if (had_old && !S_ISREG(old.st_mode)) { /* a FIFO, a device: written through */
         cli_note("profile written to %s", profile);
-    else if (stat(withpid, &sb) == 0)
-        cli_note("profile written to %s", withpid);
-    else
+        named++;
+    } else if (stat(profile, &sb) == 0
+               && !(had_old && sb.st_ino == old.st_ino && sb.st_mtim.tv_sec == old.st_mtim.tv_sec
+                    && sb.st_mtim.tv_nsec == old.st_mtim.tv_nsec))
+        named += report_profile(profile, killed);
+    named += report_pid_profiles(profile, &started, killed);
+    if (!named)
         cli_note("no profile was written (expected %s)", profile);
-
+    free_split(&sp);
     free(args);
     free(opts);
     free(profile);

@@ -1,5 +1,7 @@
 /* out.c — buffered byte output to a file descriptor or memory, with an
- * optional switch to zlib deflate, and atomic replacement of files. */
+ * optional switch to zlib deflate, and atomic replacement of files.  The
+ * deflating itself (on a writer thread unless threads are off) is
+ * deflater.c's. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -13,6 +15,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "deflater.h"
 #include "nytp/io.h"
 
 #define BUF_SIZE (256u * 1024u)
@@ -29,10 +32,9 @@ struct nytp_out {
     uint8_t *mem;           /* memory out: the file's bytes */
     size_t mem_len, mem_cap;
 
-    bool deflating;
-    z_stream zs;
-    uint8_t *zbuf;          /* compressed bytes on their way out */
-    uint64_t raw_at_deflate;
+    bool threads;           /* deflate on a writer thread */
+    bool isal;              /* deflate with ISA-L rather than zlib */
+    deflater *def;          /* non-NULL while deflating */
     bool gzip;              /* a gzip stream: no trailer comment after it */
 
     nytp_error err;         /* sticky first error; err.status == 0 if none */
@@ -57,6 +59,12 @@ static int alloc_out(nytp_out **op, nytp_error *err)
         return nytp_error_set(err, NYTP_E_NOMEM, "out of memory");
     }
     o->fd = -1;
+    const char *t = getenv("NYTP_THREADS");
+    o->threads = !(t && strcmp(t, "0") == 0);
+#ifdef NYTP_HAVE_ISAL
+    const char *d = getenv("NYTP_DEFLATE");
+    o->isal = d && strcmp(d, "isal") == 0;
+#endif
     *op = o;
     return NYTP_OK;
 }
@@ -298,8 +306,10 @@ int nytp_out_open_file(nytp_out **op, const char *path, unsigned flags, nytp_err
 
 const char *nytp_out_temp_path(const nytp_out *o) { return o->tmp_path; }
 
-/* Hand len bytes at p to the destination (file or memory). */
-static int sink(nytp_out *o, const uint8_t *p, size_t len)
+/* Hand len bytes at p to the destination (file or memory); a failure is
+ * set in *err.  Runs on the deflater's writer thread when there is one,
+ * so it touches only the destination, never o->err. */
+static int sink_to(nytp_out *o, const uint8_t *p, size_t len, nytp_error *err)
 {
     if (len == 0)
         return NYTP_OK;
@@ -310,7 +320,7 @@ static int sink(nytp_out *o, const uint8_t *p, size_t len)
                 ncap *= 2;
             uint8_t *n = realloc(o->mem, ncap);
             if (!n)
-                return fail(o, NYTP_E_NOMEM, "out of memory%s", "");
+                return nytp_error_set(err, NYTP_E_NOMEM, "out of memory");
             o->mem = n;
             o->mem_cap = ncap;
         }
@@ -323,7 +333,7 @@ static int sink(nytp_out *o, const uint8_t *p, size_t len)
         if (n < 0) {
             if (errno == EINTR)
                 continue;
-            return fail(o, NYTP_E_IO, "write failed: %s", strerror(errno));
+            return nytp_error_set(err, NYTP_E_IO, "write failed: %s", strerror(errno));
         }
         p += n;
         len -= (size_t)n;
@@ -331,34 +341,35 @@ static int sink(nytp_out *o, const uint8_t *p, size_t len)
     return NYTP_OK;
 }
 
+static int deflater_sink(void *ctx, const uint8_t *p, size_t len, nytp_error *err)
+{
+    return sink_to(ctx, p, len, err);
+}
+
+static int sink(nytp_out *o, const uint8_t *p, size_t len)
+{
+    nytp_error e;
+    if (sink_to(o, p, len, &e) < 0 && o->err.status == 0)
+        o->err = e;
+    return o->err.status;
+}
+
 /* Push o->buf through deflate (with flush mode) to the sink. */
 static int deflate_buf(nytp_out *o, int flush)
 {
-    o->zs.next_in = o->buf;
-    o->zs.avail_in = (uInt)o->len;
-    for (;;) {
-        o->zs.next_out = o->zbuf;
-        o->zs.avail_out = BUF_SIZE;
-        int zst = deflate(&o->zs, flush);
-        if (zst == Z_STREAM_ERROR)
-            return fail(o, NYTP_E_IO, "zlib deflate failed%s", "");
-        size_t have = BUF_SIZE - o->zs.avail_out;
-        if (have && sink(o, o->zbuf, have) < 0)
-            return o->err.status;
-        if (o->zs.avail_out != 0 && o->zs.avail_in == 0)
-            break;
-        if (zst == Z_STREAM_END)
-            break;
-    }
+    nytp_error e;
+    int st = deflater_push(o->def, &o->buf, &o->cap, o->len, flush, &e);
     o->len = 0;
-    return NYTP_OK;
+    if (st < 0 && o->err.status == 0)
+        o->err = e;
+    return o->err.status;
 }
 
 static int drain(nytp_out *o)
 {
     if (o->err.status)
         return o->err.status;
-    if (o->deflating)
+    if (o->def)
         return deflate_buf(o, Z_NO_FLUSH);
     int st = sink(o, o->buf, o->len);
     o->len = 0;
@@ -429,25 +440,52 @@ int nytp_out_printf(nytp_out *o, const char *fmt, ...)
     return st;
 }
 
+void nytp_out_set_threads(nytp_out *o, bool on)
+{
+    if (!o->def)
+        o->threads = on;
+}
+
+int nytp_out_set_deflater(nytp_out *o, const char *name, nytp_error *err)
+{
+    if (strcmp(name, "zlib") == 0) {
+        o->isal = false;
+        return NYTP_OK;
+    }
+#ifdef NYTP_HAVE_ISAL
+    if (strcmp(name, "isal") == 0) {
+        o->isal = true;
+        return NYTP_OK;
+    }
+#endif
+    return nytp_error_set(err, NYTP_E_USAGE, "unknown deflater '%s' (this build has: %s)", name,
+#ifdef NYTP_HAVE_ISAL
+                          "isal, zlib"
+#else
+                          "zlib"
+#endif
+    );
+}
+
+const char *nytp_out_deflater(const nytp_out *o) { return o->isal ? "isal" : "zlib"; }
+
 static int start_deflate(nytp_out *o, int level, bool gzip)
 {
     if (o->err.status)
         return o->err.status;
-    if (o->deflating)
+    if (o->def)
         return fail(o, NYTP_E_USAGE, "already deflating%s", "");
     if (level < 0 || level > 9)
         return fail(o, NYTP_E_USAGE, "compression level must be 0..9%s", "");
     if (drain(o) < 0)
         return o->err.status;
-    o->zbuf = malloc(BUF_SIZE);
-    if (!o->zbuf)
-        return fail(o, NYTP_E_NOMEM, "out of memory%s", "");
-    memset(&o->zs, 0, sizeof o->zs);
-    if (deflateInit2(&o->zs, level, Z_DEFLATED, gzip ? 15 + 16 : 15, 9, Z_DEFAULT_STRATEGY) != Z_OK)
-        return fail(o, NYTP_E_NOMEM, "zlib deflateInit failed%s", "");
-    o->deflating = true;
+    nytp_error e;
+    const char *engine = gzip ? "gzip" : o->isal ? "isal" : "zlib";
+    if (deflater_start(&o->def, level, engine, o->threads, deflater_sink, o, &e) < 0) {
+        o->err = e;
+        return e.status;
+    }
     o->gzip = gzip;
-    o->raw_at_deflate = o->total;
     return NYTP_OK;
 }
 
@@ -461,7 +499,7 @@ int nytp_out_start_gzip(nytp_out *o, int level)
     return start_deflate(o, level, true);
 }
 
-bool nytp_out_deflating(const nytp_out *o) { return o->deflating; }
+bool nytp_out_deflating(const nytp_out *o) { return o->def != NULL; }
 uint64_t nytp_out_total(const nytp_out *o) { return o->total; }
 const nytp_error *nytp_out_error(const nytp_out *o) { return &o->err; }
 
@@ -469,7 +507,7 @@ int nytp_out_flush(nytp_out *o)
 {
     if (o->err.status)
         return o->err.status;
-    if (o->deflating)
+    if (o->def)
         return deflate_buf(o, Z_SYNC_FLUSH);
     return drain(o);
 }
@@ -480,24 +518,23 @@ static int finish_deflate(nytp_out *o)
 {
     if (deflate_buf(o, Z_FINISH) < 0)
         return o->err.status;
-    unsigned long in = o->zs.total_in, out = o->zs.total_out;
-    deflateEnd(&o->zs);
-    o->deflating = false;
+    uint64_t in, out;
+    deflater_totals(o->def, &in, &out);
+    deflater_free(o->def);
+    o->def = NULL;
     if (o->gzip)
         return NYTP_OK;     /* gzip readers take anything after as a next member */
     char trailer[160];
     int n = snprintf(trailer, sizeof trailer,
-                     "#\n# zlib stream ended: %lu bytes deflated to %lu (%.1f%% of the original)\n",
-                     in, out, in ? 100.0 * (double)out / (double)in : 100.0);
+                     "#\n# zlib stream ended: %llu bytes deflated to %llu (%.1f%% of the original)\n",
+                     (unsigned long long)in, (unsigned long long)out, in ? 100.0 * (double)out / (double)in : 100.0);
     return sink(o, (const uint8_t *)trailer, (size_t)n);
 }
 
 static void release(nytp_out *o)
 {
-    if (o->deflating)
-        deflateEnd(&o->zs);
+    deflater_free(o->def);
     free(o->buf);
-    free(o->zbuf);
     free(o->mem);
     free(o->path);
     free(o->tmp_path);
@@ -506,7 +543,7 @@ static void release(nytp_out *o)
 
 int nytp_out_close(nytp_out *o, nytp_error *err)
 {
-    if (o->deflating && !o->err.status)
+    if (o->def && !o->err.status)
         finish_deflate(o);
     else if (!o->err.status)
         drain(o);
@@ -547,7 +584,7 @@ const uint8_t *nytp_out_mem_data(const nytp_out *o, size_t *len)
 
 int nytp_out_close_mem(nytp_out *o, uint8_t **data, size_t *len, nytp_error *err)
 {
-    if (o->deflating && !o->err.status)
+    if (o->def && !o->err.status)
         finish_deflate(o);
     else if (!o->err.status)
         drain(o);

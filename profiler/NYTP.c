@@ -102,6 +102,14 @@ typedef struct {
 
 typedef OP *(*pp_fn)(pTHX);
 
+/* A statement's copy of its file name (by address) and the file's id. */
+#define FILE_CACHE_SIZE 1024
+typedef struct {
+    const char *ptr;
+    const char *name;            /* perl's name of fid (ours, never freed) */
+    unsigned fid;
+} file_slot;
+
 static struct profiler {
     num_option opt[O_COUNT];
     char file[PATH_MAX];         /* file= */
@@ -124,6 +132,9 @@ static struct profiler {
     unsigned last_block_line, last_sub_line; /* blocks=1 */
     const char *last_fileptr;
     const char *last_filename;   /* perl's name of last_fid */
+    file_slot file_cache[FILE_CACHE_SIZE]; /* a statement's file name -> id */
+    int file_cache_used;
+    Perl_ophook_t prev_opfreehook;
 
     HV *fid_hv;                  /* name -> index into fids */
     fid_info *fids;              /* 1-based, in creation order; aliases too */
@@ -137,13 +148,16 @@ static struct profiler {
     int main_runtime_used;
     unsigned dup_begin_seq;
 
-    SV *cv_init, *cv_end, *cv_check, *cv_finish;
+    SV *cv_init, *cv_end, *cv_check, *cv_finish, *cv_enable;
+    struct own_sub { GV *gv; CV *cv; } own[16]; /* DB::name -> our CV */
+    unsigned nown;
     pp_fn orig[OP_max];
     int initialised;
+    int cputime_noted;           /* usecputime=1 said once */
     void *interp;                /* the profiled interpreter */
 } S = {
     .opt = {
-        {"usecputime", 0, 0, 1}, {"subs", 1, 1, 0}, {"blocks", 0, 0, 0},
+        {"usecputime", 0, 0, 0}, {"subs", 1, 1, 0}, {"blocks", 0, 0, 0},
         {"leave", 1, 1, 0}, {"expand", 0, 0, 0}, {"trace", 0, 0, 0},
         {"use_db_sub", 0, 0, 0}, {"compress", NYTP_DEFAULT_COMPRESSION, NYTP_DEFAULT_COMPRESSION, 0},
         {"clock", -1, -1, 0}, {"stmts", 1, 1, 0}, {"slowops", 2, 2, 0},
@@ -575,10 +589,24 @@ static void stmt_event(pTHX_ COP *cop, OP *op)
     const char *file = OutCopFILE(cop);
     if (file != S.last_fileptr) {
         /* a threaded perl gives every statement its own copy of the file
-         * name: comparing with the last name is cheaper than hashing it */
-        if (!(S.last_fid && S.last_fileptr && strcmp(file, S.last_filename) == 0)) {
-            S.last_fid = file_id(aTHX_ file, strlen(file), NYTP_FIDF_VIA_STMT);
-            S.last_filename = S.last_fid ? file_key(S.last_fid) : NULL;
+         * name: known copies are remembered by address (until perl frees
+         * a statement, see cop_freed), else comparing with the last name
+         * is cheaper than hashing it */
+        file_slot *slot = &S.file_cache[((uintptr_t)file >> 4) % FILE_CACHE_SIZE];
+        if (slot->ptr == file) {
+            S.last_fid = slot->fid;
+            S.last_filename = slot->name;
+        } else {
+            if (!(S.last_fid && S.last_fileptr && strcmp(file, S.last_filename) == 0)) {
+                S.last_fid = file_id(aTHX_ file, strlen(file), NYTP_FIDF_VIA_STMT);
+                S.last_filename = S.last_fid ? file_key(S.last_fid) : NULL;
+            }
+            if (S.last_filename) {
+                S.file_cache_used = 1;
+                slot->ptr = file;
+                slot->fid = S.last_fid;
+                slot->name = S.last_filename;
+            }
         }
         S.last_fileptr = file;
         if (!S.last_filename)
@@ -1041,6 +1069,19 @@ static SSize_t frame_setup(pTHX_ COP *prev_cop, const call_frame *clone, OPCODE 
     return ix;
 }
 
+/* A call of DB::NAME, one of our subs: always ours.  A program that loads
+ * Devel::NYTProf's XS (its readers do) gets DB::finish_profile and friends
+ * replaced by that module's, which crash when its profiler is not running;
+ * Devel::NYTProf::Core even installs NYTPROF's sigexit handlers calling
+ * DB::finish_profile by name.  Called for a GV of the DB package only. */
+static SV *own_sub_for(pTHX_ GV *gv)
+{
+    for (unsigned i = 0; i < S.nown; i++)
+        if (S.own[i].gv == gv)
+            return GvCV(gv) == S.own[i].cv ? (SV *)gv : (SV *)S.own[i].cv;
+    return (SV *)gv;
+}
+
 static OP *call_profiler(pTHX_ int is_slowop)
 {
     int saved_errno = errno;
@@ -1051,6 +1092,9 @@ static OP *call_profiler(pTHX_ int is_slowop)
     CV *called_cv = NULL;
     SSize_t ix;
     OP *op;
+
+    if (SvTYPE(sub_sv) == SVt_PVGV && GvSTASH((GV *)sub_sv) == PL_debstash)
+        sub_sv = *PL_stack_sp = own_sub_for(aTHX_ (GV *)sub_sv);
 
     if (!OPT(O_SUBS) || !S.profiling || OTHER_INTERP()
         || (type == OP_ENTERSUB
@@ -1402,6 +1446,20 @@ static void write_header(pTHX)
     nytp_out_flush(nytp_writer_out(S.w));
 }
 
+/* The deflater: NYTP_DEFLATE=zlib|isal, else ISA-L where the build has
+ * it (an order of magnitude less CPU than zlib at compress=6, for a file
+ * about a quarter larger), else zlib. */
+static int set_deflater(nytp_out *o, nytp_error *err)
+{
+    const char *name = getenv("NYTP_DEFLATE");
+    if (name && *name)
+        return nytp_out_set_deflater(o, name, err);
+    nytp_error ignored;
+    if (nytp_out_set_deflater(o, "isal", &ignored) < 0)
+        nytp_out_set_deflater(o, "zlib", &ignored);
+    return NYTP_OK;
+}
+
 static void open_output(pTHX)
 {
     char name[PATH_MAX + 64];
@@ -1428,7 +1486,8 @@ static void open_output(pTHX)
     }
     nytp_out *o;
     nytp_error err;
-    if (nytp_out_open_fd(&o, fd, true, &err) < 0 || nytp_writer_open(&S.w, o, &err) < 0) {
+    if (nytp_out_open_fd(&o, fd, true, &err) < 0 || set_deflater(o, &err) < 0
+        || nytp_writer_open(&S.w, o, &err) < 0) {
         close(fd);
         disable_profile(aTHX);
         croak("Devel::NYTP: cannot write profile '%s': %s\n", name, err.msg);
@@ -1515,7 +1574,12 @@ static int enable_profile(pTHX_ const char *file)
     if (OTHER_INTERP())
         return 0;
     if (OPT(O_USECPUTIME)) {
-        note("Devel::NYTP: the usecputime option is not supported (use clock=N)\n");
+        /* as Devel::NYTProf 6 does: no profile rather than one measured
+         * with a clock the user did not ask for */
+        if (!S.cputime_noted++)
+            note("Devel::NYTP: the usecputime option has been removed (as from Devel::NYTProf): "
+                 "profiling is not enabled; use clock=N for a CPU-time clock "
+                 "(clock=%d is CLOCK_PROCESS_CPUTIME_ID)\n", (int)CLOCK_PROCESS_CPUTIME_ID);
         return 0;
     }
     reinit_if_forked(aTHX);
@@ -1659,6 +1723,21 @@ static void init_clock(void)
     }
 }
 
+/* perl frees an op: if it is a statement, its copy of the file name goes
+ * with it and the address may come back holding another name, so the
+ * file cache (and the last file's address) are forgotten. */
+static void cop_freed(pTHX_ OP *o)
+{
+    int type = o->op_type ? (int)o->op_type : (int)o->op_targ;
+    if ((type == OP_NEXTSTATE || type == OP_DBSTATE) && S.file_cache_used) {
+        memset(S.file_cache, 0, sizeof S.file_cache);
+        S.file_cache_used = 0;
+        S.last_fileptr = NULL;
+    }
+    if (S.prev_opfreehook)
+        S.prev_opfreehook(aTHX_ o);
+}
+
 static SV *cv_named(pTHX_ const char *name)
 {
     CV *cv = get_cv(name, 0);
@@ -1674,14 +1753,20 @@ static int init_profiler(pTHX)
     S.interp = aTHX;
 #endif
     pthread_atfork(NULL, NULL, note_fork);
+    S.prev_opfreehook = PL_opfreehook;
+    PL_opfreehook = cop_freed;
     S.fid_hv = newHV();
     S.callers_hv = newHV();
     S.pkg_files_hv = newHV();
     S.slowop_names = newAV();
-    S.cv_check = cv_named(aTHX_ "DB::_CHECK");
-    S.cv_init = cv_named(aTHX_ "DB::_INIT");
-    S.cv_end = cv_named(aTHX_ "DB::_END");
-    S.cv_finish = cv_named(aTHX_ "DB::finish_profile");
+    /* Our own CVs, held here: never looked up by name later, because a
+     * program may load Devel::NYTProf's XS, whose boot code replaces
+     * DB::finish_profile, DB::_END and friends with its own. */
+    S.cv_check = SvREFCNT_inc(cv_named(aTHX_ "DB::_CHECK"));
+    S.cv_init = SvREFCNT_inc(cv_named(aTHX_ "DB::_INIT"));
+    S.cv_end = SvREFCNT_inc(cv_named(aTHX_ "DB::_END"));
+    S.cv_finish = SvREFCNT_inc(cv_named(aTHX_ "DB::finish_profile"));
+    S.cv_enable = SvREFCNT_inc(cv_named(aTHX_ "DB::enable_profile"));
 
     /* $^P: keep perl's optimisations; keep source lines for savesrc */
     if (S.optimize)
@@ -1832,11 +1917,10 @@ XS_INTERNAL(XS_DB__INIT)
         enable_profile(aTHX_ NULL);
     } else if (S.start == START_END) {
         /* start profiling as the END phase begins */
-        SV *en = (SV *)get_cv("DB::enable_profile", GV_ADDWARN);
         if (!PL_endav)
             PL_endav = newAV();
         av_unshift(PL_endav, 1);
-        av_store(PL_endav, 0, SvREFCNT_inc(en));
+        av_store(PL_endav, 0, SvREFCNT_inc(S.cv_enable));
     }
     av_extend(PL_endav, av_len(PL_endav) + 20);
     XSRETURN_EMPTY;
@@ -1849,12 +1933,12 @@ XS_INTERNAL(XS_DB__END)
     dXSARGS;
     dXSI32;
     PERL_UNUSED_VAR(items);
-    CV *fin = get_cv("DB::finish_profile", GV_ADDWARN);
+    SV *fin = S.cv_finish; /* ours, whatever DB::finish_profile is now */
     if (!PL_checkav)
         PL_checkav = newAV();
     if (!PL_endav)
         PL_endav = newAV();
-    av_push(ix == 1 ? PL_checkav : PL_endav, SvREFCNT_inc((SV *)fin));
+    av_push(ix == 1 ? PL_checkav : PL_endav, SvREFCNT_inc(fin));
     XSRETURN_EMPTY;
 }
 
@@ -1882,5 +1966,19 @@ XS_EXTERNAL(boot_Devel__NYTP)
     CvXSUBANY(c).any_i32 = 0;
     c = newXS_deffile_here(aTHX_ "DB::_CHECK", XS_DB__END);
     CvXSUBANY(c).any_i32 = 1;
+    static const char *const own_names[] = {
+        "DB::set_option", "DB::init_profiler", "DB::enable_profile", "DB::disable_profile",
+        "DB::finish_profile", "DB::_finish", "DB::_INIT", "DB::DB_profiler", "DB::_END",
+        "DB::_CHECK",
+    };
+    S.nown = 0;
+    for (size_t i = 0; i < sizeof own_names / sizeof own_names[0]; i++) {
+        GV *gv = gv_fetchpv(own_names[i], 0, SVt_PVCV);
+        if (gv && GvCV(gv) && S.nown < sizeof S.own / sizeof S.own[0]) {
+            S.own[S.nown].gv = (GV *)SvREFCNT_inc_simple_NN((SV *)gv);
+            S.own[S.nown].cv = (CV *)SvREFCNT_inc_simple_NN((SV *)GvCV(gv));
+            S.nown++;
+        }
+    }
     Perl_xs_boot_epilog(aTHX_ ax);
 }

@@ -312,13 +312,19 @@ SKIP: {
     like $err, qr/unknown option 'no_such_option'/, 'unknown option: named in the error';
     ok !-e $marker, 'unknown option: the program did not run';
 
-    for my $opt (qw(usecputime=1)) {
+    # usecputime=1: removed from Devel::NYTProf, which then does not
+    # profile at all; never a profile silently measured with the wall clock
+    for my $which (qw(ours theirs)) {
         unlink $marker;
-        $ENV{NYTPROF} = "$opt:file=$dir/unsup.out";
-        ($st, $out, $err) = run_cmd([$^X, "-I$inc", '-d:NYTP', $script], cwd => $dir);
-        my ($name) = $opt =~ /^(\w+)/;
-        like $err, qr/option '$name' is not supported yet/, "$opt: warns that it is not supported";
-        ok $st == 0 && -e $marker, "$opt: the program still runs";
+        my $file = "$dir/cputime.$which.out";
+        unlink $file;
+        $ENV{NYTPROF} = "usecputime=1:file=$file";
+        my @perl = $which eq 'ours' ? ($^X, "-I$inc", '-d:NYTP') : ($^X, '-d:NYTProf');
+        ($st, $out, $err) = run_cmd([@perl, $script], cwd => $dir);
+        ok $st == 0 && -e $marker, "usecputime=1 ($which): the program still runs";
+        ok !-e $file, "usecputime=1 ($which): no profile is written";
+        like $err, qr/usecputime.*clock=N/, "usecputime=1 ($which): says so, and to use clock=N";
+        is scalar(() = $err =~ /usecputime/g), 1, "usecputime=1 ($which): one message";
     }
 }
 

@@ -80,6 +80,7 @@ like $out, qr/^OPTION\tcalls\t0$/m, '--nytprof: the option is recorded';
 }
 
 # Exit paths: die, exec, POSIX::_exit, a signal; each profile complete.
+my $dst;
 for my $case (['dies', 255], ['execs', 4], ['posix-exit', 3]) {
     my ($prog, $want) = @$case;
     ($st, $out, $err) = run_cmd([$nytp, 'run', '-o', "$dir/$prog.out", "$progs/$prog.pl"]);
@@ -89,10 +90,16 @@ for my $case (['dies', 255], ['execs', 4], ['posix-exit', 3]) {
 }
 ($st, $out, $err) = run_cmd([$nytp, 'run', '-o', "$dir/sig.out", "$progs/signals.pl"]);
 is $st, 128 + 15, 'killed by SIGTERM: exit status 143';
+like $err, qr/^nytp run: the program was killed by signal 15 \(SIGTERM\)$/m,
+    'killed by SIGTERM: stderr says so';
+like $err, qr/^nytp run: profile written to \Q$dir\E\/sig\.out is incomplete .*sigexit=1/m,
+    'killed by SIGTERM: the profile is named incomplete, and sigexit=1 suggested';
+($dst) = run_cmd([$nytp, 'dump', '--strict', "$dir/sig.out"]);
+isnt $dst, 0, 'killed by SIGTERM: the profile is indeed truncated';
 ($st, $out, $err) = run_cmd([$nytp, 'run', '-o', "$dir/sig.out", '--nytprof=sigexit=TERM',
     "$progs/signals.pl"]);
 is $st, 1, 'sigexit=TERM: the profiler exits 1';
-my ($dst) = run_cmd([$nytp, 'dump', '--strict', "$dir/sig.out"]);
+($dst) = run_cmd([$nytp, 'dump', '--strict', "$dir/sig.out"]);
 is $dst, 0, 'sigexit=TERM: the profile is complete';
 unlink "$dir/sig.out";
 ($st, $out, $err) = run_cmd([$nytp, 'run', '-o', "$dir/sig.out", '--nytprof=sigexit=1',
@@ -100,6 +107,73 @@ unlink "$dir/sig.out";
 is $st, 1, 'sigexit=1 covers TERM: the profiler exits 1';
 ($dst) = run_cmd([$nytp, 'dump', '--strict', "$dir/sig.out"]);
 is $dst, 0, 'sigexit=1 covers TERM: the profile is complete';
+
+# A program that loads Devel::NYTProf's own XS (nytprofcalls does): its
+# boot code replaces DB::finish_profile, DB::_END and friends, and the
+# profile must still be finished by Devel::NYTP's own code, complete.
+SKIP: {
+    skip 'nytprofcalls is not installed', 4 unless -x '/usr/bin/nytprofcalls';
+    my $small = "$dir/small.out";
+    ($st) = run_cmd([$nytp, 'run', '-o', $small, $args]);
+    is $st, 7, 'nytprofcalls input: made';
+    ($st, $out, $err) = run_cmd([$nytp, 'run', '-o', "$dir/calls-run.out", '--',
+        '/usr/bin/nytprofcalls', $small]);
+    is $st, 0, 'nytp run -- /usr/bin/nytprofcalls FILE: exit 0 (no crash at exit)';
+    my ($dst, undef, $derr) = run_cmd([$nytp, 'dump', '--strict', "$dir/calls-run.out"]);
+    is $dst, 0, 'nytprofcalls run: the profile is complete' or diag $derr;
+    # and with sigexit, whose handler must call our finish_profile too
+    my $killer = write_script('nytprof-kill.pl',
+        "require Devel::NYTProf::Data;\nkill 'TERM', \$\$;\nsleep 5;\n");
+    ($st, $out, $err) = run_cmd([$nytp, 'run', '-o', "$dir/calls-sig.out",
+        '--nytprof=sigexit=TERM', $killer]);
+    ($dst, undef, $derr) = run_cmd([$nytp, 'dump', '--strict', "$dir/calls-sig.out"]);
+    ok $st == 1 && $dst == 0, 'Devel::NYTProf loaded, sigexit=TERM: exit 1, complete profile'
+        or diag "exit $st: $err $derr";
+}
+
+# Perl's switches before the program go to perl: -I, -M (as one word or
+# two), -w, -e CODE with the program's arguments after it.
+{
+    mkdir "$dir/lib";
+    open my $fh, '>', "$dir/lib/RunFoo.pm" or die;
+    print $fh "package RunFoo;\nsub hi { print join('|', 'hi', \@_), \"\\n\" }\n1;\n";
+    close $fh;
+    ($st, $out, $err) = run_cmd([$nytp, 'run', '-o', "$dir/sw.out", '-I', 'lib', '-M', 'RunFoo',
+        '-w', '-e', 'RunFoo::hi(@ARGV); my $x; print "w\n" if $^W', 'a', '-b'], cwd => $dir);
+    is $st, 0, 'perl switches: exit 0' or diag $err;
+    is $out, "hi|a|-b\nw\n", 'perl switches: -I, -M, -w and -e reach perl, the arguments the program';
+    my (undef, $dump) = run_cmd([$nytp, 'dump', '--tags=NEW_FID', "$dir/sw.out"]);
+    like $dump, qr{lib/RunFoo\.pm}, 'perl switches: the module is in the profile';
+    ($st, $out, $err) = run_cmd([$nytp, 'run', '-o', "$dir/sw2.out", '-Ilib', '-MRunFoo', '--',
+        write_script('sw.pl', "RunFoo::hi(\@ARGV);\n"), '-x'], cwd => $dir);
+    is $out, "hi|-x\n", 'perl switches in one word, then -- SCRIPT';
+    ($st, $out, $err) = run_cmd([$nytp, 'run', '-e']);
+    is $st, 2, '-e without CODE: usage error';
+}
+
+# Every profile the run wrote is named: the children's FILE.PID too.
+{
+    my $forks = write_script('forks.pl',
+        "my \@k; for (1 .. 2) { my \$p = fork; if (!\$p) { print \"\$\$\\n\"; exit 0 } push \@k, \$p }\n"
+        . "waitpid \$_, 0 for \@k;\n");
+    unlink glob("$dir/fk.out*");
+    ($st, $out, $err) = run_cmd([$nytp, 'run', '-o', "$dir/fk.out", $forks]);
+    is $st, 0, 'forks: exit 0';
+    my @kids = split /\n/, $out;
+    is scalar(@kids), 2, 'forks: two children';
+    like $err, qr/^nytp run: profile written to \Q$dir\E\/fk\.out$/m, 'forks: the parent\'s profile named';
+    for my $k (@kids) {
+        like $err, qr/^nytp run: profile written to \Q$dir\E\/fk\.out\.$k$/m, "forks: child $k's profile named";
+    }
+    is scalar(() = $err =~ /profile written/g), 3, 'forks: three profiles, no more';
+}
+
+# A perl that cannot be started: exit status 1, one line naming it.
+($st, $out, $err) = run_cmd([$nytp, 'run', '--perl', "$dir/no-such-perl", $args]);
+is $st, 1, 'missing perl: exit status 1';
+like $err, qr/^nytp run: cannot run \Q$dir\E\/no-such-perl: No such file or directory$/m,
+    'missing perl: one line naming it';
+unlike $err, qr/profile/, 'missing perl: no word about a profile';
 
 # An unwritable profile: an error naming it, before the program runs.
 unlink "$dir/ran";

@@ -116,6 +116,26 @@ int nytp_out_write(nytp_out *out, const void *data, size_t len);
 int nytp_out_printf(nytp_out *out, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* Whether deflating happens on a writer thread of the out (default: yes,
+ * unless the environment has NYTP_THREADS=0): the caller's thread then
+ * only fills buffers, and waits only when the writer is a few buffers
+ * (about 1 MB) behind; the bytes written are the same.  A flush or close
+ * returns once everything is written.  The thread blocks all signals.
+ * After fork the child must not use the parent's out, only
+ * nytp_out_abort it (which then releases memory and the descriptor).
+ * Call before nytp_out_start_deflate. */
+void nytp_out_set_threads(nytp_out *out, bool on);
+
+/* Which deflater to use: "zlib" (the default; the environment can choose:
+ * NYTP_DEFLATE=zlib|isal) or "isal" (Intel ISA-L, in builds that have it:
+ * about ten times faster than zlib at level 6, a stream about a quarter
+ * larger; levels 1, 2-5 and 6-9 become ISA-L's 1, 2 and 3, level 0 stays
+ * zlib's).  Both write a zlib stream any inflater reads.  Call before
+ * nytp_out_start_deflate; NYTP_E_USAGE for a name not in the build. */
+int nytp_out_set_deflater(nytp_out *out, const char *name, nytp_error *err);
+/* "zlib" or "isal": the deflater chosen. */
+const char *nytp_out_deflater(const nytp_out *out);
+
 /* From here on, deflate at level (0..9). */
 int nytp_out_start_deflate(nytp_out *out, int level);
 /* The same as a gzip (RFC 1952) stream, what .gz readers expect: the
@@ -136,7 +156,8 @@ int nytp_out_close(nytp_out *out, nytp_error *err);
 /* Give up: discard what was written (an atomic file is removed).  Frees out. */
 void nytp_out_abort(nytp_out *out);
 
-/* Memory outs: the bytes so far (valid until the next call on out). */
+/* Memory outs: the bytes so far (valid until the next call on out; while
+ * deflating, only what a flush pushed out). */
 const uint8_t *nytp_out_mem_data(const nytp_out *out, size_t *len);
 /* Memory outs: close and hand the buffer to the caller (free() it). */
 int nytp_out_close_mem(nytp_out *out, uint8_t **data, size_t *len, nytp_error *err);

@@ -1,0 +1,79 @@
+#!/usr/bin/perl
+# Devel::NYTP's times are honest: a sub that sleeps 200 ms and one that
+# spins for 200 ms get about that inclusive time, and the statement times
+# of a busy loop add up to the time the profiler was active (its run time
+# less its own overhead).  Tolerances are generous: the build machine is
+# shared and its load varies.
+use strict;
+use warnings;
+use Test::More;
+use FindBin;
+use lib "$FindBin::Bin/lib";
+use NytpTest;
+
+my $nytp = nytp();
+my $inc = repo() . '/build/perl';
+my $dir = scratch_dir();
+delete $ENV{NYTPROF};
+
+sub write_script {
+    my ($name, $code) = @_;
+    open my $fh, '>', "$dir/$name" or die;
+    print $fh $code;
+    close $fh;
+    return "$dir/$name";
+}
+
+# The attributes and the sub summaries of a profile (nytp dump --data).
+sub profile_data {
+    my ($script, $name) = @_;
+    my $file = "$dir/$name.out";
+    local $ENV{NYTPROF} = "file=$file";
+    my ($st, $out, $err) = run_cmd([$^X, "-I$inc", '-d:NYTP', $script], cwd => $dir);
+    is $st, 0, "$name: profiled" or diag $err;
+    ($st, $out, $err) = run_cmd([$nytp, 'dump', '--data', $file]);
+    is $st, 0, "$name: the profile reads" or diag $err;
+    my (%attr, %incl, %excl);
+    for (split /\n/, $out) {
+        $attr{$1} = $2 if /^attribute\t(\w+)\t(.*)$/;
+        if (/^sub_subinfo\t(\S+)\t\[ \S+ calls \d+ times (\S+) (\S+) /) {
+            $incl{$1} = $2;
+            $excl{$1} = $3;
+        }
+    }
+    return (\%attr, \%incl, \%excl);
+}
+
+sub within {
+    my ($got, $lo, $hi, $label) = @_;
+    ok(defined $got && $got >= $lo && $got <= $hi, $label)
+        or diag 'got ' . ($got // 'nothing') . ", want $lo .. $hi";
+}
+
+my $subs = write_script('sleep-spin.pl', <<'PERL');
+use Time::HiRes qw(time);
+sub snooze { select(undef, undef, undef, 0.2) }
+sub spin { my $end = time + 0.2; my $n = 0; $n++ while time < $end; $n }
+snooze();
+spin();
+PERL
+my ($attr, $incl, $excl) = profile_data($subs, 'sleep-spin');
+within $incl->{'main::snooze'}, 0.19, 0.6, 'a sub sleeping 200 ms: inclusive time about 0.2 s';
+within $excl->{'main::snooze'}, 0, 0.05, 'a sub sleeping 200 ms: the sleep is in CORE:sselect, not its own';
+within $incl->{'main::spin'}, 0.1, 0.5,
+    'a sub spinning 200 ms by the clock: inclusive time about 0.2 s (the profiler\'s own time taken out)';
+
+my $busy = write_script('busy.pl', <<'PERL');
+my $s = 0;
+for my $i (1 .. 500_000) { $s += $i; $s ^= 1 }
+PERL
+($attr) = profile_data($busy, 'busy');
+my $active = $attr->{profiler_active};
+my $stmts = $attr->{total_stmts_duration};
+ok $active && $active > 0, 'busy loop: the profiler was active';
+within $active ? $stmts / $active : undef, 0.85, 1.02,
+    'busy loop: the statement times add up to the profiler-active time';
+within $attr->{profiler_duration} ? $active / $attr->{profiler_duration} : undef, 0.05, 1,
+    'busy loop: profiler-active time is part of the run time';
+
+done_testing;
