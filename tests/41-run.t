@@ -163,7 +163,7 @@ SKIP: {
     is scalar(@kids), 2, 'forks: two children';
     like $err, qr/^nytp run: profile written to \Q$dir\E\/fk\.out$/m, 'forks: the parent\'s profile named';
     for my $k (@kids) {
-        like $err, qr/^nytp run: profile written to \Q$dir\E\/fk\.out\.$k$/m, "forks: child $k's profile named";
+        like $err, qr/^nytp run: profile written to \Q$dir\E\/fk\.out\.$k$/m, "forks: child ${k}'s profile named";
     }
     is scalar(() = $err =~ /profile written/g), 3, 'forks: three profiles, no more';
 }
