@@ -183,8 +183,10 @@ function lap(what) { if (process.env.NYTP_TIMING) process.stderr.write(what + ' 
     lap('flame');
     // the graph embedded in the index
     await page.goto(url('index.html'));
-    const obj = await page.locator('object.flame').elementHandle();
-    const inner = obj ? await obj.contentFrame() : null;
+    // (playwright's contentFrame() is for iframes: the <object>'s frame is
+    // found by its URL)
+    fl.object = await page.locator('object.flame').count();
+    const inner = page.frames().find(f => f !== page.mainFrame() && f.url().endsWith('/flame.svg'));
     fl.embedded = {};
     if (inner) {
       await inner.waitForSelector('g.f');
