@@ -62,7 +62,8 @@ PROFILER := $(PROFILER_SO) $(PROFILER_PM)
 # libFuzzer runtime, which clang only recommends (and deps skips recommends).
 DEB_PACKAGES := build-essential pkg-config libperl-dev zlib1g-dev libbsd-dev valgrind chromium \
 	libcmocka-dev clang libclang-rt-dev libdevel-nytprof-perl libdevel-dprof-perl perltidy \
-	libjson-pp-perl man-db time libisal-dev golang-go nodejs graphviz
+	libjson-pp-perl man-db time libisal-dev golang-go nodejs graphviz \
+	libmoose-perl libdbd-sqlite3-perl
 
 .PHONY: all test unit unit-asan unit-tsan integration run deps deps-deb deps-npm deps-check install bench \
 	fuzz fuzz-smoke fuzz-dprof clean
