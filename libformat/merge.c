@@ -42,7 +42,8 @@ typedef struct mfile {
 
 /* The last line entries found, by a hash of file and line: loops run over
  * a few lines, so most statements end here. */
-#define LINE_HITS 4096
+#define LINE_HITS_BITS 14
+#define LINE_HITS (1u << LINE_HITS_BITS)
 typedef struct line_hit {
     uint32_t fid, line, i;  /* fid 0: empty (0 is never an output file) */
 } line_hit;
@@ -622,7 +623,7 @@ static void on_new_fid(nytp_merge *m, const nytp_chunk *c)
 /* The entry of line in file fid, appended if new (NULL: out of memory). */
 static mline *line_entry(nytp_merge *m, uint32_t fid, uint32_t line)
 {
-    line_hit *h = &m->hits[(uint32_t)(line * 0x9E3779B1u ^ fid * 0x85EBCA6Bu) >> 20];
+    line_hit *h = &m->hits[(uint32_t)(line * 0x9E3779B1u ^ fid * 0x85EBCA6Bu) >> (32 - LINE_HITS_BITS)];
     mfile *f = &m->files[fid];
     if (h->fid == fid && h->line == line)
         return &f->lines[h->i];
