@@ -121,3 +121,25 @@ bool kmap_index_set(uint32_t **v, uint32_t *n, uint32_t idx, uint32_t val)
     (*v)[idx] = val;
     return true;
 }
+
+bool kidx_set(kidx *x, uint32_t i, uint32_t val)
+{
+    /* a number far beyond the table would make it as large as the number */
+    if (i >= (1u << 16) && i >= 2 * (uint64_t)x->n + 1024)
+        return kmap_put(&x->far, i, 0, val);
+    return kmap_index_set(&x->v, &x->n, i, val);
+}
+
+void kidx_clear(kidx *x)
+{
+    for (uint32_t i = 0; i < x->n; i++)
+        x->v[i] = KMAP_NONE;
+    kmap_free(&x->far);
+}
+
+void kidx_free(kidx *x)
+{
+    free(x->v);
+    kmap_free(&x->far);
+    memset(x, 0, sizeof *x);
+}

@@ -36,4 +36,28 @@ bool kmap_grow_array(void **v, uint32_t n, uint32_t *cap, size_t sz);
  * caller bounds idx. */
 bool kmap_index_set(uint32_t **v, uint32_t *n, uint32_t idx, uint32_t val);
 
+/* A map from 32-bit numbers (file ids) to values: an index table for the
+ * numbers near the others, a kmap for the few far beyond them, so memory
+ * follows the numbers present, never the largest.  Zero-initialised is
+ * empty. */
+typedef struct kidx {
+    uint32_t *v;            /* KMAP_NONE: unset */
+    uint32_t n;
+    kmap far;
+} kidx;
+
+/* The value of number i, or KMAP_NONE. */
+static inline uint32_t kidx_get(const kidx *x, uint32_t i)
+{
+    if (i < x->n && x->v[i] != KMAP_NONE)
+        return x->v[i];
+    return x->far.n ? kmap_get(&x->far, i, 0) : KMAP_NONE;
+}
+
+/* Set number i to val; false when out of memory. */
+bool kidx_set(kidx *x, uint32_t i, uint32_t val);
+/* Unset every number, keeping the table's memory. */
+void kidx_clear(kidx *x);
+void kidx_free(kidx *x);
+
 #endif

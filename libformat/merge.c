@@ -10,11 +10,10 @@
 #include "strtab.h"
 
 #define NONE UINT32_MAX
-/* Bounds for arrays indexed by file id and line: garbage numbers in a
- * corrupt input must not make them huge (the same as the model's). */
-#define MAX_FID (1u << 22)
+/* Line numbers no real profile has (the model's bound for source lines).
+ * Memory follows the lines present, not their numbers: the bound only
+ * names garbage as such. */
 #define MAX_LINE (1u << 26)
-#define FREE_SLOTS (1ull << 24)
 
 /* ---- the state ------------------------------------------------------------ */
 
@@ -28,14 +27,26 @@ typedef struct stmts {
     uint64_t count, disc, deficit, extra;
 } stmts;
 
+typedef struct mline {      /* TIME_LINE data of one line */
+    uint32_t line;
+    stmts s;
+} mline;
+
 typedef struct mfile {
     uint32_t name;          /* string id */
     uint32_t next_same;     /* the next eval run at the same parent line */
-    stmts *lines;           /* TIME_LINE data, indexed by line */
-    uint32_t n_lines;
-    uint8_t *src;           /* 1: SRC_LINE of this line written */
-    uint32_t n_src;
+    mline *lines;           /* the lines with statements, in the order first
+                               seen (sorted by line when written) */
+    uint32_t n_lines, cap_lines;
 } mfile;
+
+/* The last line entries found, by a hash of file and line: loops run over
+ * a few lines, so most statements end here. */
+#define LINE_HITS_BITS 14
+#define LINE_HITS (1u << LINE_HITS_BITS)
+typedef struct line_hit {
+    uint32_t fid, line, i;  /* fid 0: empty (0 is never an output file) */
+} line_hit;
 
 typedef struct mblock {     /* TIME_BLOCK data */
     uint32_t fid, line, block, sub;
@@ -74,6 +85,9 @@ struct nytp_merge {
     mfile *files;               /* by output fid; 0 is never a file */
     uint32_t n_files, cap_files;
     kmap file_by_name;          /* name id -> fid (real files) */
+    kmap line_idx;              /* (fid, line) -> entry in files[fid].lines */
+    kmap src_seen;              /* (fid, line) of the SRC_LINEs written */
+    line_hit hits[LINE_HITS];
     kmap place_idx;             /* (parent fid, line) -> place */
     mplace *places;
     uint32_t n_places, cap_places;
@@ -85,7 +99,6 @@ struct nytp_merge {
     uint32_t n_subs, cap_subs;
     marc *arcs;
     uint32_t n_arcs, cap_arcs;
-    uint64_t slots, lines_used;
     mkv *fixed, *later, *apps, *options;
     uint32_t n_fixed, cap_fixed, n_later, cap_later, n_apps, cap_apps, n_options, cap_options;
     double out_tps;
@@ -93,8 +106,7 @@ struct nytp_merge {
 
     /* the input being read */
     const char *name;
-    uint32_t *fidmap;           /* input fid -> output fid */
-    uint32_t n_fidmap;
+    kidx fidmap;                /* input fid -> output fid */
     kmap cursor;                /* (parent fid, line) -> last eval matched there */
     uint64_t discount;          /* DISCOUNTs waiting for the next statement */
     double scale;               /* output ticks per input tick */
@@ -251,14 +263,14 @@ void nytp_merge_free(nytp_merge *m)
 {
     if (!m)
         return;
-    for (uint32_t i = 0; i < m->n_files; i++) {
+    for (uint32_t i = 0; i < m->n_files; i++)
         free(m->files[i].lines);
-        free(m->files[i].src);
-    }
     free(m->files);
     strtab_free(&m->strs);
     free(m->utf8);
     kmap_free(&m->file_by_name);
+    kmap_free(&m->line_idx);
+    kmap_free(&m->src_seen);
     kmap_free(&m->place_idx);
     kmap_free(&m->block_idx);
     kmap_free(&m->sub_idx);
@@ -269,7 +281,7 @@ void nytp_merge_free(nytp_merge *m)
     free(m->blocks);
     free(m->subs);
     free(m->arcs);
-    free(m->fidmap);
+    kidx_free(&m->fidmap);
     free_kvs(m->fixed, m->n_fixed);
     free_kvs(m->later, m->n_later);
     free_kvs(m->apps, m->n_apps);
@@ -509,7 +521,7 @@ static uint32_t map_fid(const nytp_merge *m, uint32_t fid)
 {
     if (fid == 0)
         return 0;
-    return fid < m->n_fidmap ? m->fidmap[fid] : NONE;
+    return kidx_get(&m->fidmap, fid);
 }
 
 /* The same for statements and source lines: a file the input declared
@@ -517,14 +529,16 @@ static uint32_t map_fid(const nytp_merge *m, uint32_t fid)
  * has an output file of its own; otherwise 0 is no file. */
 static uint32_t map_file_fid(const nytp_merge *m, uint32_t fid)
 {
-    if (fid == 0)
-        return m->n_fidmap && m->fidmap[0] != NONE ? m->fidmap[0] : 0;
+    if (fid == 0) {
+        uint32_t out = kidx_get(&m->fidmap, 0);
+        return out != NONE ? out : 0;
+    }
     return map_fid(m, fid);
 }
 
 static bool set_fidmap(nytp_merge *m, uint32_t fid, uint32_t out)
 {
-    if (!kmap_index_set(&m->fidmap, &m->n_fidmap, fid, out)) {
+    if (!kidx_set(&m->fidmap, fid, out)) {
         m->oom = true;
         return false;
     }
@@ -553,10 +567,6 @@ static uint32_t new_file(nytp_merge *m, const nytp_chunk *c, uint32_t name, uint
 static void on_new_fid(nytp_merge *m, const nytp_chunk *c)
 {
     uint32_t in = c->u.new_fid.fid;
-    if (in >= MAX_FID) {
-        corrupt(m, "file id", in);
-        return;
-    }
     uint32_t name = intern(m, c->u.new_fid.name);
     if (name == NONE)
         return;
@@ -610,39 +620,26 @@ static void on_new_fid(nytp_merge *m, const nytp_chunk *c)
     set_fidmap(m, in, fid);
 }
 
-/* May an array grow from old to n slots?  Refuses numbers no real profile
- * has and growth far beyond the lines actually recorded. */
-static bool slots_ok(nytp_merge *m, uint32_t line, uint64_t old, uint64_t n)
+/* The entry of line in file fid, appended if new (NULL: out of memory). */
+static mline *line_entry(nytp_merge *m, uint32_t fid, uint32_t line)
 {
-    if (line < MAX_LINE && m->slots + (n - old) <= FREE_SLOTS + 64 * (m->lines_used + 1)) {
-        m->slots += n - old;
-        return true;
+    line_hit *h = &m->hits[(uint32_t)(line * 0x9E3779B1u ^ fid * 0x85EBCA6Bu) >> (32 - LINE_HITS_BITS)];
+    mfile *f = &m->files[fid];
+    if (h->fid == fid && h->line == line)
+        return &f->lines[h->i];
+    uint32_t i = kmap_get(&m->line_idx, fid, line);
+    if (i == NONE) {
+        if (!kmap_grow_array((void **)&f->lines, f->n_lines, &f->cap_lines, sizeof *f->lines) ||
+            !kmap_put(&m->line_idx, fid, line, f->n_lines)) {
+            m->oom = true;
+            return NULL;
+        }
+        i = f->n_lines++;
+        memset(&f->lines[i], 0, sizeof f->lines[i]);
+        f->lines[i].line = line;
     }
-    corrupt(m, "line number", line);
-    return false;
-}
-
-/* Make *v (n elements of sz bytes) hold index line, zero-filled. */
-static bool fit(nytp_merge *m, void **v, uint32_t *n, size_t sz, uint32_t line)
-{
-    if (line < *n)
-        return true;
-    uint64_t nn = *n ? *n : 64;
-    while (nn <= line)
-        nn *= 2;
-    if (nn > MAX_LINE)
-        nn = (uint64_t)line + 1;
-    if (!slots_ok(m, line, *n, nn))
-        return false;
-    void *nv = realloc(*v, nn * sz);
-    if (!nv) {
-        m->oom = true;
-        return false;
-    }
-    memset((char *)nv + (size_t)*n * sz, 0, (size_t)(nn - *n) * sz);
-    *v = nv;
-    *n = (uint32_t)nn;
-    return true;
+    *h = (line_hit){fid, line, i};
+    return &f->lines[i];
 }
 
 /* ---- events ------------------------------------------------------------------- */
@@ -670,10 +667,14 @@ static void on_time(nytp_merge *m, const nytp_chunk *c)
     uint32_t line = c->u.time.line;
     stmts *s;
     if (c->tag == NYTP_TAG_TIME_LINE) {
-        mfile *f = &m->files[fid];
-        if (line >= f->n_lines && !fit(m, (void **)&f->lines, &f->n_lines, sizeof *f->lines, line))
+        if (line >= MAX_LINE) {
+            corrupt(m, "line number", line);
             return;
-        s = &f->lines[line];
+        }
+        mline *l = line_entry(m, fid, line);
+        if (!l)
+            return;
+        s = &l->s;
     } else {
         uint64_t a = (uint64_t)fid << 32 | line;
         uint64_t b = (uint64_t)c->u.time.block_line << 32 | c->u.time.sub_line;
@@ -700,8 +701,6 @@ static void on_time(nytp_merge *m, const nytp_chunk *c)
         s = &m->blocks[id].s;
     }
     bool first = !s->count && !s->disc;
-    if (first)
-        m->lines_used++;
     s->ticks += ticks;
     if (!discounts) {
         s->count++;
@@ -719,14 +718,17 @@ static void on_src_line(nytp_merge *m, const nytp_chunk *c)
     uint32_t fid = map_file_fid(m, c->u.src_line.fid);
     if (fid == NONE || fid == 0)
         return;
-    mfile *f = &m->files[fid];
     uint32_t line = c->u.src_line.line;
-    if (line >= f->n_src && !fit(m, (void **)&f->src, &f->n_src, 1, line))
+    if (line >= MAX_LINE) {
+        corrupt(m, "line number", line);
         return;
-    if (f->src[line])
+    }
+    if (kmap_get(&m->src_seen, fid, line) != NONE)
         return; /* kept once */
-    f->src[line] = 1;
-    m->lines_used++;
+    if (!kmap_put(&m->src_seen, fid, line, 0)) {
+        m->oom = true;
+        return;
+    }
     binary(m);
     nytp_write_src_line(m->w, fid, line, c->u.src_line.text);
 }
@@ -863,8 +865,7 @@ int nytp_merge_add_reader(nytp_merge *m, nytp_reader *r, const char *name, nytp_
     m->discount = 0;
     m->warned_undeclared = false;
     m->scale = 1.0;
-    for (uint32_t i = 0; i < m->n_fidmap; i++)
-        m->fidmap[i] = NONE;
+    kidx_clear(&m->fidmap);
     kmap_free(&m->cursor);
     nytp_reader_set_warn(r, reader_warning, m);
     m->r = r;
@@ -999,13 +1000,31 @@ static void write_stmts(nytp_merge *m, const stmts *s, bool block, uint32_t fid,
         repeat_chunk(m, &c, true, disc);
 }
 
+static int cmp_mline(const void *a, const void *b)
+{
+    const mline *x = a, *y = b;
+    return x->line < y->line ? -1 : x->line > y->line;
+}
+
+/* A file's lines in order, as written. */
+static void sort_lines(mfile *f)
+{
+    for (uint32_t i = 1; i < f->n_lines; i++) {
+        if (f->lines[i - 1].line > f->lines[i].line) {
+            qsort(f->lines, f->n_lines, sizeof *f->lines, cmp_mline);
+            return;
+        }
+    }
+}
+
 int nytp_merge_finish(nytp_merge *m, nytp_error *err)
 {
     binary(m);
     for (uint32_t fid = 1; fid < m->n_files; fid++) {
-        const mfile *f = &m->files[fid];
-        for (uint32_t line = 0; line < f->n_lines; line++)
-            write_stmts(m, &f->lines[line], false, fid, line, 0, 0);
+        mfile *f = &m->files[fid];
+        sort_lines(f);
+        for (uint32_t i = 0; i < f->n_lines; i++)
+            write_stmts(m, &f->lines[i].s, false, fid, f->lines[i].line, 0, 0);
         if (writer_status(m, err) < 0)
             return writer_status(m, err);
     }

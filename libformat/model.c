@@ -208,9 +208,7 @@ typedef struct loader {
     const char *name;
     const nytp_load_opts *opts;
     nytp_reader *r;          /* for where warnings and errors happened */
-    uint32_t *fidmap;        /* input fid -> model fid (NYTP_NONE: unknown) */
-    uint32_t n_fidmap;
-    u64map fidmap_far;       /* the same for ids far beyond the others */
+    kidx fidmap;             /* input fid -> model fid (NYTP_NONE: unknown) */
     uint64_t discount;       /* DISCOUNTs waiting for the next statement */
     double ticks_per_sec;
     uint32_t live[64];       /* pids started, not ended (first 64) */
@@ -317,21 +315,10 @@ static uint32_t map_fid(loader *L, uint32_t fid)
             return fid;
         return fid_of_number(L, fid);
     }
-    if (fid < L->n_fidmap && L->fidmap[fid] != NYTP_NONE)
-        return L->fidmap[fid];
-    if (L->fidmap_far.n) {
-        uint32_t m = u64map_get(&L->fidmap_far, fid);
-        if (m != NYTP_NONE)
-            return m;
-    }
+    uint32_t m = kidx_get(&L->fidmap, fid);
+    if (m != NYTP_NONE)
+        return m;
     return fid == 0 ? 0 : NYTP_NONE;
-}
-
-static bool set_fidmap(loader *L, uint32_t fid, uint32_t model)
-{
-    if (fid >= (1u << 16) && fid >= 2 * (uint64_t)L->n_fidmap + 1024)
-        return u64map_put(&L->fidmap_far, fid, model);
-    return kmap_index_set(&L->fidmap, &L->n_fidmap, fid, model);
 }
 
 /* May an array grow to n slots from old?  Refuses numbers no real
@@ -554,7 +541,7 @@ static void on_new_fid(loader *L, const nytp_chunk *c)
         if (fid == NYTP_NONE)
             fid = p->n_files ? p->n_files : 1;
     }
-    if (!L->first_input && !set_fidmap(L, c->u.new_fid.fid, fid)) {
+    if (!L->first_input && !kidx_set(&L->fidmap, c->u.new_fid.fid, fid)) {
         L->oom = true;
         return;
     }
@@ -877,8 +864,7 @@ int nytp_profile_load_reader(nytp_profile *p, nytp_reader *r, const char *name,
     p->total_stmts_discounted -= L.discount;
     if (L.n_live)
         p->complete = false;
-    free(L.fidmap);
-    u64map_free(&L.fidmap_far);
+    kidx_free(&L.fidmap);
     u64map_free(&L.eval_seen);
     kmap_free(&L.line_idx);
     for (uint32_t fid = 0; fid < p->n_files; fid++) {

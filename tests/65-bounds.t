@@ -9,6 +9,7 @@ use Test::More;
 use FindBin;
 use lib "$FindBin::Bin/lib";
 use NytpTest;
+use File::Copy ();
 
 my $nytp = nytp();
 my $gen = repo() . '/build/gen-profile';
@@ -150,7 +151,11 @@ for my $depth (10_000, 1_999_999) {
 {
     my $n = 100_000;
     my $f = gen('sparse-lines', $n);
-    for my $cmd (['dump', '--data'], ['cachegrind', '-o', "$dir/out.callgrind"], ['csv', '-o', "$dir/sparse-csv"], ['html', '-o', "$dir/sparse-html"]) {
+    # merge: the same profile twice (a copy, since a file named twice is read once)
+    File::Copy::copy($f, "$f.copy") or die "copy: $!";
+    my $m = "$dir/sparse-merged.out";
+    for my $cmd (['dump', '--data'], ['cachegrind', '-o', "$dir/out.callgrind"], ['csv', '-o', "$dir/sparse-csv"], ['html', '-o', "$dir/sparse-html"],
+                 ['merge', '-o', $m, "$f.copy"]) {
         my ($st, $out, $err, $kb, $s) = run_measured([$nytp, @$cmd, $f]);
         is $st, 0, "$cmd->[0], $n lines 64 apart: exit 0" or diag $err;
         cmp_ok $kb, '<', 100_000, "$cmd->[0], $n lines 64 apart: peak memory $kb KB";
@@ -161,10 +166,35 @@ for my $depth (10_000, 1_999_999) {
             is_deeply [grep { $l[$_] != 64 * ($_ + 1) } 0 .. $#l], [], 'dump --data: in order, each its own';
         }
     }
+    # the merge has every line once, twice counted, and reads as both inputs do
+    my (undef, $both) = run_cmd([$nytp, 'dump', '--data', $f, "$f.copy"]);
+    my (undef, $merged) = run_cmd([$nytp, 'dump', '--data', $m]);
+    my @l = $merged =~ /^fid_line_time\t1\t(\d+)\t\[ 6e-07 2 \]$/mg;
+    is scalar(@l), $n, "merge, $n lines 64 apart: every line, with both inputs' statements";
+    is_deeply [grep { $l[$_] != 64 * ($_ + 1) } 0 .. $#l], [], 'merge: in order, each its own';
+    my @want = $both =~ /^fid_line_time\t.*$/mg;
+    my @got = $merged =~ /^fid_line_time\t.*$/mg;
+    ok @got == @want && join("\n", @got) eq join("\n", @want), 'merge: the lines as the two inputs read together';
 }
 
 # A file id far beyond the others (a 200-byte profile cost 600 MB): one
-# file, with its own number, as Devel::NYTProf::Data shows it.
+# file, with its own number, as Devel::NYTProf::Data shows it.  merge
+# takes any file id too (it refused 4194304 and more), and gives the
+# file the next output id.
+for my $id (4_194_304, 4_000_000_000) {
+    my $f = gen('big-fid', $id);
+    File::Copy::copy($f, "$f.copy") or die "copy: $!";
+    my $m = "$dir/big-fid-merged.out";
+    my ($st, $out, $err, $kb, $s) = run_measured([$nytp, 'merge', '-o', $m, $f, "$f.copy"]);
+    is $st, 0, "merge, file id $id: exit 0" or diag $err;
+    is $err, '', "merge, file id $id: no message";
+    cmp_ok $kb, '<', 50_000, "merge, file id $id: peak memory $kb KB";
+    cmp_ok $s, '<', 5, "merge, file id $id: $s s";
+    (undef, $out) = run_cmd([$nytp, 'dump', '--data', $m]);
+    like $out, qr/^fid_fileinfo\t1\t\[ x\.pl   1 /m, "merge, file id $id: the file";
+    like $out, qr/^fid_line_time\t1\t1\t\[ 2e-06 2 \]$/m, "merge, file id $id: its line, both inputs' statements";
+    like $out, qr/^fid_fileinfo\t1\tcall\t1\tmain::f\t\[ 2 /m, "merge, file id $id: its calls";
+}
 {
     my $f = gen('big-fid', 4_194_303);
     for my $cmd (['dump', '--data'], ['cachegrind', '-o', "$dir/out.callgrind"], ['csv', '-o', "$dir/big-fid-csv"], ['html', '-o', "$dir/big-fid-html"]) {

@@ -63,12 +63,49 @@ static void index_tables(void **state)
     free(v);
 }
 
+/* Number maps: the numbers near the others in the table, those far
+ * beyond it (the largest a u32 holds included) in the hash, so the table
+ * stays small; every number reads back what was set, until cleared. */
+static void number_maps(void **state)
+{
+    (void)state;
+    kidx x = {0};
+    assert_int_equal(kidx_get(&x, 0), KMAP_NONE);
+    assert_true(kidx_set(&x, 0, 5));
+    assert_true(kidx_set(&x, 7, 6));
+    assert_true(kidx_set(&x, 4194304, 7));
+    assert_true(kidx_set(&x, UINT32_MAX, 8));
+    assert_true(kidx_set(&x, 100, 9));
+    assert_true(x.n <= 1024);
+    assert_int_equal(kidx_get(&x, 0), 5);
+    assert_int_equal(kidx_get(&x, 7), 6);
+    assert_int_equal(kidx_get(&x, 4194304), 7);
+    assert_int_equal(kidx_get(&x, UINT32_MAX), 8);
+    assert_int_equal(kidx_get(&x, 100), 9);
+    assert_int_equal(kidx_get(&x, 8), KMAP_NONE);
+    assert_int_equal(kidx_get(&x, 4194305), KMAP_NONE);
+    /* numbers that come in order fill the table */
+    for (uint32_t i = 1; i < 200000; i++)
+        assert_true(kidx_set(&x, i, i));
+    assert_true(x.n >= 200000 && x.n <= 1u << 19);
+    assert_int_equal(kidx_get(&x, 199999), 199999);
+    assert_int_equal(kidx_get(&x, 4194304), 7);
+    kidx_clear(&x);
+    assert_int_equal(kidx_get(&x, 7), KMAP_NONE);
+    assert_int_equal(kidx_get(&x, 4194304), KMAP_NONE);
+    assert_true(kidx_set(&x, 4194304, 1));
+    assert_int_equal(kidx_get(&x, 4194304), 1);
+    kidx_free(&x);
+    assert_int_equal(kidx_get(&x, 4194304), KMAP_NONE);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(pairs_round_trip),
         cmocka_unit_test(arrays_grow),
         cmocka_unit_test(index_tables),
+        cmocka_unit_test(number_maps),
     };
     return cmocka_run_group_tests_name("kmap", tests, NULL, NULL);
 }

@@ -328,6 +328,87 @@ static void real_profile_twice(void **state)
     }
 }
 
+/* A profile of "x.pl" declared with file id fid, statements on lines
+ * given in this order (one each, `ticks` ticks), the source of each line
+ * below 10,000,000 saved (the model keeps source by line number, and
+ * refuses numbers far beyond the lines it has), and an eval of fid + 1
+ * run on the last line. */
+static input sparse_profile(uint32_t fid, const uint32_t *lines, size_t n, int32_t ticks)
+{
+    nytp_writer *w = mem_writer();
+    nytp_write_header(w, 5, 0);
+    nytp_write_attribute(w, "ticks_per_sec", "10000000");
+    nytp_write_start_deflate(w, 6);
+    nytp_write_pid_start(w, 42, 1, 1000.0);
+    nytp_write_new_fid(w, fid, 0, 0, 0x12, 0, 0, nytp_cstr("x.pl", false));
+    for (size_t i = 0; i < n; i++) {
+        nytp_write_time_line(w, ticks, fid, lines[i]);
+        if (lines[i] < 10000000)
+            nytp_write_src_line(w, fid, lines[i], nytp_cstr("1;\n", false));
+    }
+    nytp_write_new_fid(w, fid + 1, fid, lines[n - 1], 0x132, 0, 0,
+                       nytp_cstr("(eval 1)[x.pl:1]", false));
+    nytp_write_time_line(w, ticks, fid + 1, 1);
+    nytp_write_pid_end(w, 42, 1001.0);
+    return finish(w);
+}
+
+/* Far file ids and line numbers far apart are merged as any others:
+ * the file ids are matched by name, each line's statements summed, the
+ * lines written in order, each source line once. */
+static void far_ids_and_sparse_lines(void **state)
+{
+    (void)state;
+    const uint32_t la[] = {6400000, 64, 640, 1}, lb[] = {640, 64000000, 1};
+    input a = sparse_profile(4000000000u, la, 4, 10);
+    input b = sparse_profile(1u << 23, lb, 3, 7);
+    input c = sparse_profile(3, la, 4, 5);
+    input ins[] = {a, b, c};
+    warnings ws = {{0}, 0};
+    int st;
+    input m = merge(ins, 3, &ws, &st);
+    assert_int_equal(st, NYTP_OK);
+    assert_int_equal(ws.n, 0);
+    nytp_profile *p = model_of(&m);
+    assert_int_equal(p->n_files, 3); /* x.pl and its eval, renumbered from 1 */
+    const uint32_t lines[] = {1, 64, 640, 6400000, 64000000};
+    const int64_t counts[] = {3, 2, 3, 2, 1};
+    const double ticks[] = {22, 15, 22, 15, 7};
+    assert_int_equal(p->files[1].line.n, 5);
+    for (size_t i = 0; i < 5; i++) {
+        const nytp_linestat *l = nytp_profile_line(p, 1, lines[i]);
+        assert_non_null(l);
+        assert_int_equal(l->count, counts[i]);
+        assert_true(fabs(l->time - ticks[i] / 1e7) < 1e-15);
+    }
+    assert_int_equal(p->files[1].n_evals, 1); /* each input's eval ran on line 1 */
+    const nytp_linestat *ev = nytp_profile_line(p, p->files[1].evals[0], 1);
+    assert_non_null(ev);
+    assert_int_equal(ev->count, 3);
+    nytp_profile_free(p);
+
+    /* statements come line by line, in order; source once per line */
+    size_t n;
+    nytp_error e = {0};
+    saved_chunk *v = read_all(m.data, m.len, &n, &st, &e);
+    assert_int_equal(st, NYTP_END);
+    uint32_t last = 0, srcs = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (v[i].c.tag == NYTP_TAG_TIME_LINE && v[i].c.u.time.fid == 1) {
+            assert_true(v[i].c.u.time.line >= last);
+            last = v[i].c.u.time.line;
+        }
+        srcs += v[i].c.tag == NYTP_TAG_SRC_LINE;
+    }
+    assert_int_equal(last, 64000000);
+    assert_int_equal(srcs, 4);
+    free_chunks(v, n);
+    free(a.data);
+    free(b.data);
+    free(c.data);
+    free(m.data);
+}
+
 /* Corrupt and truncated inputs: errors with where; truncation keeps what
  * came before. */
 static void bad_inputs(void **state)
@@ -335,7 +416,9 @@ static void bad_inputs(void **state)
     (void)state;
     nytp_writer *w = mem_writer();
     nytp_write_header(w, 5, 0);
-    nytp_write_new_fid(w, 1u << 23, 0, 0, 0, 0, 0, nytp_cstr("huge.pl", false));
+    nytp_write_new_fid(w, 1, 0, 0, 0, 0, 0, nytp_cstr("huge.pl", false));
+    nytp_write_start_deflate(w, 6);
+    nytp_write_src_line(w, 1, 1u << 27, nytp_cstr("x", false));
     input huge = finish(w);
 
     nytp_writer *out = mem_writer();
@@ -345,7 +428,7 @@ static void bad_inputs(void **state)
     nytp_reader *r;
     assert_int_equal(nytp_reader_open_mem(&r, huge.data, huge.len, &e), NYTP_OK);
     assert_int_equal(nytp_merge_add_reader(m, r, "huge", &e), NYTP_E_FORMAT);
-    assert_non_null(strstr(e.msg, "file id"));
+    assert_non_null(strstr(e.msg, "line number 134217728"));
     assert_true(e.chunk > 0);
 
     size_t len;
@@ -412,6 +495,7 @@ int main(void)
         cmocka_unit_test(big_ticks),
         cmocka_unit_test(disagreeing_inputs),
         cmocka_unit_test(real_profile_twice),
+        cmocka_unit_test(far_ids_and_sparse_lines),
         cmocka_unit_test(bad_inputs),
         cmocka_unit_test(every_broken_file),
     };
