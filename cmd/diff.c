@@ -472,7 +472,8 @@ static uint32_t *ordered(uint32_t n, int (*cmp)(const void *, const void *))
         return NULL;
     for (uint32_t i = 0; i < n; i++)
         v[i] = i;
-    qsort(v, n, sizeof *v, cmp);
+    if (n > 0) /* qsort(NULL, 0) is undefined */
+        qsort(v, n, sizeof *v, cmp);
     return v;
 }
 

@@ -40,7 +40,8 @@ int html_edges_build(html_report *r)
             e[k++] = (html_edge){caller, st->called, st->count, st->incl};
         }
     }
-    qsort(e, k, sizeof *e, cmp_edge);
+    if (k > 0) /* qsort(NULL, 0) is undefined */
+        qsort(e, k, sizeof *e, cmp_edge);
     size_t m = 0;
     for (size_t i = 0; i < k; i++) {
         if (m && e[m - 1].caller == e[i].caller && e[m - 1].called == e[i].called) {
@@ -256,7 +257,8 @@ static int write_packages_dot(html_report *r, const html_pkgs *pk)
         if (of[e->caller] != of[e->called])
             pe[n++] = (pkg_edge){of[e->caller], of[e->called], e->calls, e->incl};
     }
-    qsort(pe, n, sizeof *pe, cmp_pkg_edge);
+    if (n > 0) /* qsort(NULL, 0) is undefined */
+        qsort(pe, n, sizeof *pe, cmp_pkg_edge);
     hw_s(&w, "digraph packages");
     hw_s(&w, dot_head);
     for (uint32_t g = 0; g < pk->n; g++) {

@@ -79,7 +79,8 @@ int html_pkgs_build(const html_report *r, html_pkgs *pk)
         g->calls += s->calls;
         g->excl += s->excl;
     }
-    qsort(pk->v, pk->n, sizeof *pk->v, cmp_pkg_excl);
+    if (pk->n > 0) /* qsort(NULL, 0) is undefined */
+        qsort(pk->v, pk->n, sizeof *pk->v, cmp_pkg_excl);
     return NYTP_OK;
 }
 

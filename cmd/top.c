@@ -302,7 +302,8 @@ static int build(top *T)
     if (!T->pkgs)
         goto nomem;
     sort_top = T;
-    qsort(T->subs, T->n_subs, sizeof *T->subs, cmp_sub_package);
+    if (T->n_subs > 0) /* qsort(NULL, 0) is undefined */
+        qsort(T->subs, T->n_subs, sizeof *T->subs, cmp_sub_package);
     for (uint32_t i = 0; i < T->n_subs; i++) {
         if (i == 0 || cmp_sub_package(&T->subs[i - 1], &T->subs[i]) != 0) {
             const char *name = nytp_profile_str(p, p->subs[T->subs[i]].name);
@@ -316,10 +317,14 @@ static int build(top *T)
         r->calls += s->calls;
         r->excl += s->excl;
     }
-    qsort(T->pkgs, T->n_pkgs, sizeof *T->pkgs, cmp_pkg);
-    qsort(T->subs, T->n_subs, sizeof *T->subs, cmp_sub);
-    qsort(T->lines, T->n_lines, sizeof *T->lines, cmp_line);
-    qsort(T->files, T->n_files, sizeof *T->files, cmp_file);
+    if (T->n_pkgs > 0) /* qsort(NULL, 0) is undefined */
+        qsort(T->pkgs, T->n_pkgs, sizeof *T->pkgs, cmp_pkg);
+    if (T->n_subs > 0) /* qsort(NULL, 0) is undefined */
+        qsort(T->subs, T->n_subs, sizeof *T->subs, cmp_sub);
+    if (T->n_lines > 0) /* qsort(NULL, 0) is undefined */
+        qsort(T->lines, T->n_lines, sizeof *T->lines, cmp_line);
+    if (T->n_files > 0) /* qsort(NULL, 0) is undefined */
+        qsort(T->files, T->n_files, sizeof *T->files, cmp_file);
     return NYTP_OK;
 nomem:
     free(ftime);
