@@ -446,7 +446,8 @@ static void summary(html_report *r, hw *w)
     }
     dt(w, "Run at");
     const char *bt = nytp_profile_attr(p, "basetime");
-    time_t t = bt ? (time_t)strtoll(bt, NULL, 10) : (time_t)p->profiler_start_time;
+    double st = p->profiler_start_time; /* from the profile: may be anything */
+    time_t t = bt ? (time_t)strtoll(bt, NULL, 10) : st > -1e15 && st < 1e15 ? (time_t)st : 0;
     char when[96];
     html_time_of_day(t, when, sizeof when);
     hw_esc(w, when, strlen(when));
