@@ -153,7 +153,7 @@ for my $spelling (['-o', 'X'], ['--out=X'], ['--output=X']) {
     is $err, '', '... and no progress line';
     SKIP: {
         my $script = (grep { -x } map { "$_/script" } split /:/, $ENV{PATH})[0];
-        skip 'script(1) is not installed', 3 unless $script;
+        skip 'script(1) is not installed', 3 if missing($script, 'script(1) (bsdutils)');
         ($st, $out) = run_cmd([$script, '-qec', "$nytp merge -o $dir/p2.out @in", '/dev/null']);
         is $st, 0, 'merge on a terminal: exit 0';
         like $out, qr/\rnytp merge: (?:merging \d\/3 files|writing the sums) [^\r]*\r/,

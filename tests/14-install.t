@@ -39,7 +39,7 @@ ok((!grep { !-f "$dest/usr/include/nytp/$_" } @headers), 'every public header is
 
 # pkg-config, with the installed tree as the system root.
 SKIP: {
-    skip 'pkg-config is missing', 6 unless grep { -x "$_/pkg-config" } split /:/, $ENV{PATH};
+    skip 'pkg-config is missing', 6 if missing((grep { -x "$_/pkg-config" } split /:/, $ENV{PATH}), 'pkg-config');
     local $ENV{PKG_CONFIG_PATH} = "$dest/usr/lib/pkgconfig";
     local $ENV{PKG_CONFIG_SYSROOT_DIR} = $dest;
     ($st, $out, $err) = run_cmd(['pkg-config', '--cflags', '--libs', 'nytpformat']);

@@ -240,7 +240,7 @@ for my $case (['-e', ['-e', 'sub f { $_[0] * 2 } my $x = 0; $x += f($_) for 1 ..
 # nytprofhtml reads our profile without a complaint.
 SKIP: {
     my $html = -x '/usr/bin/nytprofhtml' ? '/usr/bin/nytprofhtml' : undef;
-    skip 'nytprofhtml is not installed', 2 unless $html;
+    skip 'nytprofhtml is not installed', 2 if missing($html, 'nytprofhtml (libdevel-nytprof-perl)');
     my ($st, $out, $err) = run_cmd([$^X, $html, '-f', $files{modules}[0], '-o', "$dir/html"]);
     is $st, 0, 'nytprofhtml reads our profile';
     unlike $err, qr/warn|uninitiali[sz]ed|error/i, '... without a warning' or diag $err;

@@ -112,7 +112,7 @@ is $dst, 0, 'sigexit=1 covers TERM: the profile is complete';
 # boot code replaces DB::finish_profile, DB::_END and friends, and the
 # profile must still be finished by Devel::NYTP's own code, complete.
 SKIP: {
-    skip 'nytprofcalls is not installed', 4 unless -x '/usr/bin/nytprofcalls';
+    skip 'nytprofcalls is not installed', 4 if missing(-x '/usr/bin/nytprofcalls', 'nytprofcalls (libdevel-nytprof-perl)');
     my $small = "$dir/small.out";
     ($st) = run_cmd([$nytp, 'run', '-o', $small, $args]);
     is $st, 7, 'nytprofcalls input: made';

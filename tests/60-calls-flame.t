@@ -325,7 +325,7 @@ for my $c (qw(calls flame)) {
     same_set($cc, oracle_lines('--calls', "$td/demo.out"), 'flame --calls');
 }
 SKIP: {
-    skip "$flamegraph is missing", 4 unless -x $flamegraph || -f $flamegraph;
+    skip "$flamegraph is missing", 4 if missing(-x $flamegraph || -f $flamegraph, "$flamegraph (libdevel-nytprof-perl)");
     my $svg = "$dir/fg.svg";
     system("'$nytp' flame '$td/demo.out' | $^X '$flamegraph' > '$svg'") == 0
         or fail 'the pipeline ran';
@@ -473,7 +473,7 @@ my $many_svg = "$dir/many.svg";
 
 my $chromium = (grep { -x } map { "$_/chromium" } split /:/, $ENV{PATH})[0];
 SKIP: {
-    skip 'chromium is not installed (make deps)', 13 unless $chromium;
+    skip 'chromium is not installed (make deps)', 13 if missing($chromium, 'chromium');
 
     # Load an SVG with a test script around it; returns (console lines,
     # the JSON the script left on the root, the DOM).

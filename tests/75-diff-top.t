@@ -221,7 +221,7 @@ for my $files ([$base], [$new], ["$td/demo.out"], ["$td/evals.out"], ["$td/recur
 # Colour: only on a terminal, never with NO_COLOR.
 SKIP: {
     my $script_cmd = (grep { -x } map { "$_/script" } split /:/, $ENV{PATH})[0];
-    skip 'script(1) is missing', 3 unless $script_cmd;
+    skip 'script(1) is missing', 3 if missing($script_cmd, 'script(1) (bsdutils)');
     my $cmd = "'$nytp' top -n 3 '$new'";
     my ($st, $out) = run_cmd([$script_cmd, '-qec', $cmd, '/dev/null']);
     is $st, 0, 'on a terminal: exit 0';

@@ -29,12 +29,11 @@ my $node = (grep { -x } map { "$_/node" } split /:/, $ENV{PATH})[0];
 my $chromium = (grep { -x } map { "$_/chromium" } split /:/, $ENV{PATH})[0];
 my $perltidy = (grep { -x } map { "$_/perltidy" } split /:/, $ENV{PATH})[0];
 
-plan skip_all => 'node is not installed (make deps)' unless $node;
-plan skip_all => "playwright-core is not in $modules (make deps installs it)" unless -d "$modules/playwright-core";
-plan skip_all => 'chromium is not installed (make deps)' unless $chromium;
-plan skip_all => 'perltidy is not installed (make deps)' unless $perltidy;
-plan skip_all => 'Moose or DBD::SQLite is not installed (make deps)'
-    unless eval { require Moose; require DBD::SQLite; 1 };
+need($node, 'node is not installed (make deps)');
+need(-d "$modules/playwright-core", "playwright-core is not in $modules (make deps installs it)");
+need($chromium, 'chromium is not installed (make deps)');
+need($perltidy, 'perltidy is not installed (make deps)');
+need(eval { require Moose; require DBD::SQLite; 1 }, 'Moose or DBD::SQLite is not installed (make deps)');
 
 my %units = (ns => 1e-9, 'µs' => 1e-6, ms => 1e-3, s => 1);
 

@@ -9,7 +9,7 @@ use File::Temp qw(tempdir);
 use Cwd qw(abs_path);
 use FindBin;
 
-our @EXPORT = qw(repo nytp run_cmd slurp_file fresh_profile testdata scratch_dir need);
+our @EXPORT = qw(repo nytp run_cmd slurp_file fresh_profile testdata scratch_dir need missing);
 
 # need(HAVE, WHY): a test file whose tools are missing (make deps installs
 # them) is skipped when run by hand, but fails under 'make test', which sets
@@ -23,6 +23,18 @@ sub need {
         exit 1;
     }
     Test::More::plan(skip_all => $why);
+}
+
+# missing(HAVE, WHY): for a SKIP block inside a test file,
+#     skip WHY, N if missing(HAVE, WHY);
+# false when HAVE is true; otherwise true, after a failed test under
+# 'make test' (NYTP_TEST_ALL=1), where make deps has installed the tool and
+# its absence is a fault, not a reason to skip.
+sub missing {
+    my ($have, $why) = @_;
+    return 0 if $have;
+    Test::More::fail("required for make test: $why") if $ENV{NYTP_TEST_ALL};
+    return 1;
 }
 
 sub repo { return abs_path("$FindBin::Bin/..") }
