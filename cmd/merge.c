@@ -22,12 +22,15 @@ static const char usage[] =
     "                    --out is the same\n"
     "  --strict          a truncated input is an error (default: a warning, and\n"
     "                    everything before the cut is merged)\n"
-    "  --compress=N      zlib level of the output, 0 (none) to 9 (default 6)\n"
+    "  --compress=N      deflate level of the output, 0 (none) to 9 (default 6)\n"
     "  -h, --help        this help\n"
     "\n"
     "Inputs that disagree on perl_version, nv_size, ticks_per_sec, clock_id,\n"
     "xs_version or PL_perldb get a warning; a different major format version\n"
-    "is refused.  Exit status: 0 ok, 1 bad input, 2 usage.\n";
+    "is refused.  The output is deflated with ISA-L where the build has it\n"
+    "(its 3 levels for 1-9: a quarter of zlib's CPU time, a file about 40%\n"
+    "larger), else zlib; NYTP_DEFLATE=zlib chooses zlib.\n"
+    "Exit status: 0 ok, 1 bad input, 2 usage.\n";
 
 enum { OPT_STRICT = 256, OPT_COMPRESS };
 
@@ -80,6 +83,18 @@ int cmd_merge(int argc, char **argv)
     if (!out)
         return EXIT_BAD_INPUT;
     nytp_error e = {0};
+    /* The deflater: NYTP_DEFLATE=zlib|isal, else ISA-L where the build has
+     * it, else zlib (deflating is most of a merge's CPU time with zlib). */
+    const char *engine = getenv("NYTP_DEFLATE");
+    if (engine && *engine) {
+        if (nytp_out_set_deflater(out, engine, &e) < 0) {
+            cli_error("NYTP_DEFLATE: %s", e.msg);
+            nytp_out_abort(out);
+            return EXIT_USAGE;
+        }
+    } else if (nytp_out_set_deflater(out, "isal", &e) < 0) {
+        nytp_out_set_deflater(out, "zlib", &e);
+    }
     nytp_writer *w;
     if (nytp_writer_open(&w, out, &e) < 0) {
         cli_error("%s", e.msg);

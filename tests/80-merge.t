@@ -429,7 +429,7 @@ sub variant {
 
 {
     my $src = "$td/recursion.out";
-    my $many = "$dir/many";
+    my $many = "$dir/many-inputs";
     mkdir $many;
     my @files = map { "$many/r$_.out" } 1 .. 1000;
     copy($src, $_) or die "$_: $!" for @files;
@@ -578,6 +578,84 @@ for my $k (2, 3) {
     my %by_name_m = map { my ($fid, $l) = split /:/; ("$name_m{$fid}:$l" => $got{$_}) } keys %got;
     is_deeply \%by_name_m, \%by_name_d, 'file id 0: its statements merged, as the inputs read';
     ok exists $by_name_m{'zero.pl:2'}, 'file id 0: its lines are there';
+}
+
+# ---- many inputs under a small open-file limit ----------------------------
+
+# Besides the 1,000 copies of one file above: 300 inputs of three different
+# profiles of demo.pl (100 copies of each) under `ulimit -n 64`; merging
+# them all at once gives the profile that merging each half and then the
+# two halves gives (merge is associative; the sub call times, which the
+# format holds as doubles, to 9 significant digits: the sums are rounded
+# in another order), and every line count is 100 times the three inputs'
+# sum.
+{
+    my @kinds = map { "$td/$_" } qw(demo.out demo-calls2.out demo-compress0.out);
+    my $many = "$dir/mixed-inputs";
+    mkdir $many or die "$many: $!";
+    my @inputs;
+    for my $i (1 .. 100) {
+        for my $k (0 .. $#kinds) {
+            my $f = sprintf '%s/p%03d-%d.out', $many, $i, $k;
+            File::Copy::copy($kinds[$k], $f) or die "copy: $!";
+            push @inputs, $f;
+        }
+    }
+    my $limited = sub { ['sh', '-c', 'ulimit -n 64 && exec "$@"', 'sh', @_] };
+    my ($st, undef, $err) = run_cmd($limited->($nytp, 'merge', '-o', "$dir/many-all.out", @inputs));
+    is $st, 0, '300 inputs under ulimit -n 64: merged' or diag $err;
+    is $err, '', '300 inputs under ulimit -n 64: no message';
+    my ($s1) = run_cmd($limited->($nytp, 'merge', '-o', "$dir/many-h1.out", @inputs[0 .. 149]));
+    my ($s2) = run_cmd($limited->($nytp, 'merge', '-o', "$dir/many-h2.out", @inputs[150 .. 299]));
+    my ($s3) = run_cmd([$nytp, 'merge', '-o', "$dir/many-halves.out", "$dir/many-h1.out", "$dir/many-h2.out"]);
+    is_deeply [$s1, $s2, $s3], [0, 0, 0], '300 inputs: each half, then the halves: merged';
+    my (undef, $all) = run_cmd([$nytp, 'dump', '--data', "$dir/many-all.out"]);
+    my (undef, $halves) = run_cmd([$nytp, 'dump', '--data', "$dir/many-halves.out"]);
+    ok length $all, '300 inputs: the merged profile loads';
+    s/(\d\.\d+(?:e-?\d+)?)/sprintf '%.9g', $1/ge for $all, $halves;
+    is $halves, $all, '300 inputs: the merge of the two halves = the merge of all (associative)';
+    my (undef, $three) = run_cmd([$nytp, 'dump', '--data', @kinds]);
+    my $counts = sub {
+        my %c;
+        for (split /\n/, shift) {
+            $c{"$1:$2"} = $3 if /^fid_line_time\t(\d+)\t(\d+)\t\[ \S+ (\d+) \]$/;
+        }
+        return \%c;
+    };
+    my $want = $counts->($three);
+    ok scalar(keys %$want), '300 inputs: the inputs have line counts';
+    is_deeply $counts->($all), { map { $_ => 100 * $want->{$_} } keys %$want },
+        '300 inputs: every line count is 100 times the three inputs\' sum';
+}
+
+# ---- the deflater of the output -------------------------------------------
+
+# ISA-L where the build has it (as the profiler), zlib with
+# NYTP_DEFLATE=zlib; an unknown one is a usage error and leaves no file.
+{
+    my @in = ("$td/demo.out", copy_of("$td/demo.out"));
+    my %out;
+    for my $d ('', 'zlib', 'isal') {
+        local $ENV{NYTP_DEFLATE} = $d;
+        my $o = "$dir/deflater-" . ($d || 'default') . '.out';
+        my ($st, undef, $err) = run_cmd([$nytp, 'merge', '-o', $o, @in]);
+        $out{$d} = $st == 0 ? slurp_file($o) : undef;
+        is $st, 0, 'NYTP_DEFLATE=' . ($d || '(unset)') . ': merged' or diag $err
+            unless $d eq 'isal' && $err =~ /unknown deflater 'isal'/;
+    }
+    if (defined $out{isal}) {
+        is $out{''}, $out{isal}, 'the output is deflated with ISA-L by default (this build has it)';
+        isnt $out{''}, $out{zlib}, 'NYTP_DEFLATE=zlib deflates with zlib';
+    } else {
+        is $out{''}, $out{zlib}, 'the output is deflated with zlib by default (this build has no ISA-L)';
+    }
+    is((oracle("$dir/deflater-default.out"))[1], (oracle("$dir/deflater-zlib.out"))[1],
+       'ISA-L or zlib: the same profile');
+    local $ENV{NYTP_DEFLATE} = 'bogus';
+    my ($st, undef, $err) = run_cmd([$nytp, 'merge', '-o', "$dir/deflater-bogus.out", @in]);
+    is $st, 2, 'NYTP_DEFLATE=bogus: exit 2';
+    like $err, qr/^nytp merge: NYTP_DEFLATE: unknown deflater 'bogus'[^\n]*\n\z/, 'NYTP_DEFLATE=bogus: one line';
+    ok !-e "$dir/deflater-bogus.out", 'NYTP_DEFLATE=bogus: no output';
 }
 
 done_testing;
