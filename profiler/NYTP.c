@@ -79,7 +79,8 @@ typedef struct {
     int counted;                 /* 1 once its times are recorded */
     U32 depth;                   /* call depth, 1 for a call from main */
     SSize_t prev_ix;             /* save-stack index of the caller's frame */
-    struct timespec t0;
+    int64_t t0;                  /* ticks when it began */
+    int t0_pending;              /* a perl sub: t0 is the next clock reading */
     NV overhead0, subr0;
     unsigned caller_fid;
     int caller_line;
@@ -124,8 +125,11 @@ static struct profiler {
     nytp_writer *w;
 
     clockid_t clock;
-    struct timespec start_time;
-    NV overhead_ticks;           /* time the profiler spent on itself */
+    int64_t last_t;              /* ticks when the last statement began */
+    unsigned npending;           /* frames waiting for their t0 */
+    int fresh;                   /* fresh_t was read by a call's end ... */
+    int64_t fresh_t;             /* ... during the op just run */
+    NV overhead_ticks;           /* time hidden (accept), not the program's */
     NV subr_ticks;               /* exclusive time of completed calls */
 
     unsigned last_fid, last_line;
@@ -183,7 +187,7 @@ static struct profiler {
 #define OTHER_INTERP() 0
 #endif
 
-static void stmt_event(pTHX_ COP *cop, OP *op);
+static void stmt_event(pTHX_ COP *cop, OP *op, int64_t now);
 static int enable_profile(pTHX_ const char *file);
 static int disable_profile(pTHX);
 static void finish_profile(pTHX);
@@ -192,9 +196,26 @@ static int reinit_if_forked(pTHX);
 
 /* ---- time ---------------------------------------------------------------- */
 
-static inline long ticks_between(const struct timespec *s, const struct timespec *e)
+/* The clock in ticks (a tick truncated from the nanoseconds, as before). */
+static inline int64_t clock_ticks(void)
 {
-    return (long)(e->tv_sec - s->tv_sec) * TICKS_PER_SEC + e->tv_nsec / 100 - s->tv_nsec / 100;
+    struct timespec ts;
+    clock_gettime(S.clock, &ts);
+    return (int64_t)ts.tv_sec * TICKS_PER_SEC + ts.tv_nsec / 100;
+}
+
+static void fill_pending(pTHX_ int64_t now);
+
+/* One reading of the clock per event: a statement, a call of an xsub,
+ * the end of a call.  A call of a perl sub takes no reading of its own:
+ * its start is the next reading (normally its first statement's), so the
+ * statement that calls it and its first statement share one. */
+static inline int64_t now_ticks(pTHX)
+{
+    int64_t now = clock_ticks();
+    if (S.npending)
+        fill_pending(aTHX_ now);
+    return now;
 }
 
 static NV wall_time(void)
@@ -551,14 +572,15 @@ static void find_block_and_sub(pTHX)
 
 /* A statement begins (or, from leave_event, control is back in an outer
  * one): charge the time since the last event to the last line. */
-static void stmt_event(pTHX_ COP *cop, OP *op)
+static void stmt_event(pTHX_ COP *cop, OP *op, int64_t now)
 {
     if (!S.profiling || !OPT(O_STMTS) || OTHER_INTERP())
         return;
     int saved_errno = errno;
-    struct timespec now;
-    clock_gettime(S.clock, &now);
-    long elapsed = ticks_between(&S.start_time, &now);
+    if (!now)
+        now = now_ticks(aTHX);
+    long elapsed = (long)(now - S.last_t);
+    S.last_t = now;
 
     reinit_if_forked(aTHX);
     if (S.last_fid && S.w) {
@@ -621,37 +643,40 @@ static void stmt_event(pTHX_ COP *cop, OP *op)
         if (!S.last_sub_line)
             S.last_sub_line = S.last_line;
     }
-
-    clock_gettime(S.clock, &S.start_time);
-    S.overhead_ticks += ticks_between(&now, &S.start_time);
     errno = saved_errno;
 }
 
 /* After an op that returns into the middle of an outer statement: close
  * the inner statement now and mark the outer one's next time as a
  * continuation (DISCOUNT), not a new execution. */
-static void leave_event(pTHX_ OP *op)
+static void leave_event(pTHX_ OP *op, int64_t now)
 {
     if (!S.profiling || !S.w || !OPT(O_STMTS) || OTHER_INTERP())
         return;
     int saved_errno = errno;
-    stmt_event(aTHX_ NULL, op);
+    stmt_event(aTHX_ NULL, op, now);
     if (S.w)
         nytp_write_discount(S.w);
     errno = saved_errno;
 }
 
+/* A call that ended while the op ran (its scope was left) read the
+ * clock moments ago: that reading is the statement's too. */
+#define FRESH_TIME() (S.fresh ? S.fresh_t : 0)
+
 static OP *pp_stmt(pTHX)
 {
+    S.fresh = 0;
     OP *op = S.orig[PL_op->op_type](aTHX);
-    stmt_event(aTHX_ NULL, op);
+    stmt_event(aTHX_ NULL, op, FRESH_TIME());
     return op;
 }
 
 static OP *pp_leave(pTHX)
 {
+    S.fresh = 0;
     OP *op = S.orig[PL_op->op_type](aTHX);
-    leave_event(aTHX_ op);
+    leave_event(aTHX_ op, FRESH_TIME());
     return op;
 }
 
@@ -667,7 +692,7 @@ static OP *pp_exit(pTHX)
 {
     if (OTHER_INTERP())
         return S.orig[PL_op->op_type](aTHX);
-    leave_event(aTHX_ NULL);
+    leave_event(aTHX_ NULL, 0);
     if (PL_op->op_type == OP_EXEC)
         finish_profile(aTHX); /* nothing runs after a successful exec */
     return S.orig[PL_op->op_type](aTHX);
@@ -676,6 +701,23 @@ static OP *pp_exit(pTHX)
 /* ---- subroutine calls ---------------------------------------------------------- */
 
 #define FRAME(ix) ((ix) != -1 ? SSPTR((ix), call_frame *) : (call_frame *)NULL)
+
+/* The clock was read: that is when the calls waiting for it began (the
+ * innermost frames, since any reading ends the wait). */
+static void fill_pending(pTHX_ int64_t now)
+{
+    SSize_t ix = S.frame_ix;
+    while (S.npending && ix != -1) {
+        call_frame *f = FRAME(ix);
+        if (f->t0_pending) {
+            f->t0 = now;
+            f->t0_pending = 0;
+            S.npending--;
+        }
+        ix = f->prev_ix;
+    }
+    S.npending = 0;
+}
 
 /* What pp_entersub is about to call, without calling it: the CV, and the
  * GV it is named by.  NULL where pp_entersub would croak or autoload. */
@@ -773,6 +815,11 @@ static CV *running_cv(pTHX_ I32 ix, PERL_SI *si)
 
 static void frame_release(pTHX_ call_frame *f)
 {
+    if (f->t0_pending) {
+        f->t0_pending = 0;
+        if (S.npending)
+            S.npending--;
+    }
     if (f->caller_name) {
         SvREFCNT_dec(f->caller_name);
         f->caller_name = NULL;
@@ -849,11 +896,18 @@ static void frame_done(pTHX_ call_frame *f)
     }
     f->counted++;
 
+    int64_t now = now_ticks(aTHX);
+    if (f->t0_pending) { /* no reading since it began: an empty sub */
+        f->t0 = now;
+        f->t0_pending = 0;
+        if (S.npending)
+            S.npending--;
+    }
+    S.fresh = 1;
+    S.fresh_t = now;
     NV overhead = S.overhead_ticks - f->overhead0;
     NV inner = S.subr_ticks - f->subr0;
-    struct timespec now;
-    clock_gettime(S.clock, &now);
-    NV incl = (NV)ticks_between(&f->t0, &now) - overhead;
+    NV incl = (NV)(now - f->t0) - overhead;
     if (f->hide) {
         /* time blocked in accept() counts as overhead all the way up */
         S.overhead_ticks += incl;
@@ -983,7 +1037,6 @@ static SSize_t frame_setup(pTHX_ COP *prev_cop, const call_frame *clone, OPCODE 
     f->prev_ix = prev;
     call_frame *up = FRAME(prev);
     f->depth = up ? up->depth + 1 : 1;
-    clock_gettime(S.clock, &f->t0);
     f->overhead0 = S.overhead_ticks;
     f->subr0 = S.subr_ticks;
 
@@ -1061,6 +1114,15 @@ static SSize_t frame_setup(pTHX_ COP *prev_cop, const call_frame *clone, OPCODE 
 
     unsigned caller_fid = f->caller_fid;
     int caller_line = f->caller_line;
+    CV *cv = f->called_cv;
+    if (type != OP_ENTERSUB && type != OP_GOTO) {
+        f->t0 = now_ticks(aTHX); /* a slow op */
+    } else if (cv && SvTYPE(cv) == SVt_PVCV && !CvISXSUB(cv) && CvROOT(cv)) {
+        f->t0_pending = 1; /* a perl sub: its first statement's time */
+        S.npending++;
+    } else {
+        f->t0 = now_ticks(aTHX); /* an xsub, or not known yet */
+    }
     /* this may grow (move) the save stack: f is not valid after it */
     save_destructor_x(frame_done_ix, INT2PTR(void *, (IV)ix));
     if (OPT(O_CALLS) >= 2 && S.w)
@@ -1595,7 +1657,7 @@ static int enable_profile(pTHX_ const char *file)
     S.profiling = 1;
     if (OPT(O_USE_DB_SUB))
         sv_setiv(PL_DBsingle, 1);
-    clock_gettime(S.clock, &S.start_time);
+    S.last_t = clock_ticks();
     return was;
 }
 
@@ -1624,7 +1686,7 @@ static void finish_profile(pTHX)
     TRACE(1, "~ finish_profile (overhead %gt, profiling %d)\n", (double)S.overhead_ticks,
           S.profiling);
     if (!OPT(O_LEAVE) || OPT(O_USE_DB_SUB))
-        stmt_event(aTHX_ NULL, NULL); /* the last statement's time */
+        stmt_event(aTHX_ NULL, NULL, 0); /* the last statement's time */
     disable_profile(aTHX);
     close_output(aTHX);
     if (S.callers_hv && HvUSEDKEYS(S.callers_hv))
@@ -1841,7 +1903,7 @@ static int init_profiler(pTHX)
         av_push(PL_checkav, SvREFCNT_inc(S.cv_check));
     else
         av_push(PL_endav, SvREFCNT_inc(S.cv_end));
-    clock_gettime(S.clock, &S.start_time);
+    S.last_t = clock_ticks();
     return 1;
 }
 
@@ -1872,7 +1934,7 @@ XS_INTERNAL(XS_DB_enable_profile)
     const char *file = items > 0 && SvOK(ST(0)) ? SvPV_nolen(ST(0)) : NULL;
     int was = enable_profile(aTHX_ file);
     if (!was)
-        stmt_event(aTHX_ PL_curcop, PL_op); /* note where profiling resumed */
+        stmt_event(aTHX_ PL_curcop, PL_op, 0); /* note where profiling resumed */
     ST(0) = sv_2mortal(newSViv(was));
     XSRETURN(1);
 }
@@ -1902,7 +1964,7 @@ XS_INTERNAL(XS_DB_DB_profiler)
     PERL_UNUSED_VAR(items);
     PERL_UNUSED_VAR(cv);
     if (OPT(O_USE_DB_SUB))
-        stmt_event(aTHX_ NULL, PL_op);
+        stmt_event(aTHX_ NULL, PL_op, 0);
     else
         note("Devel::NYTP: DB::DB called unexpectedly\n");
     XSRETURN_EMPTY;
