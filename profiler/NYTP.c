@@ -128,11 +128,12 @@ typedef struct {
 typedef OP *(*pp_fn)(pTHX);
 
 /* A statement's copy of its file name (by address) and the file's id. */
-#define FILE_CACHE_SIZE 1024
+#define FILE_CACHE_SIZE 4096
 typedef struct {
     const char *ptr;
     const char *name;            /* perl's name of fid (ours, never freed) */
     unsigned fid;
+    unsigned gen;                /* valid while S.file_gen is this */
 } file_slot;
 
 static struct profiler {
@@ -162,6 +163,7 @@ static struct profiler {
     const char *last_filename;   /* perl's name of last_fid */
     file_slot file_cache[FILE_CACHE_SIZE]; /* a statement's file name -> id */
     int file_cache_used;
+    unsigned file_gen;           /* a statement freed: every slot is stale */
     Perl_ophook_t prev_opfreehook;
 
     HV *fid_hv;                  /* name -> index into fids */
@@ -769,7 +771,7 @@ static void stmt_event(pTHX_ COP *cop, OP *op, int64_t now)
          * a statement, see cop_freed), else comparing with the last name
          * is cheaper than hashing it */
         file_slot *slot = &S.file_cache[((uintptr_t)file >> 4) % FILE_CACHE_SIZE];
-        if (slot->ptr == file) {
+        if (slot->ptr == file && slot->gen == S.file_gen) {
             S.last_fid = slot->fid;
             S.last_filename = slot->name;
         } else {
@@ -779,6 +781,7 @@ static void stmt_event(pTHX_ COP *cop, OP *op, int64_t now)
             }
             if (S.last_filename) {
                 S.file_cache_used = 1;
+                slot->gen = S.file_gen;
                 slot->ptr = file;
                 slot->fid = S.last_fid;
                 slot->name = S.last_filename;
@@ -1369,8 +1372,10 @@ static SSize_t frame_setup(pTHX_ COP *prev_cop, const call_frame *clone, OPCODE 
     f = FRAME(ix);
     up = FRAME(prev);
     const char *file = OutCopFILE(prev_cop);
-    f->caller_fid = file == S.last_fileptr
-                            || (S.last_fileptr && strcmp(file, S.last_filename) == 0)
+    const file_slot *slot = &S.file_cache[((uintptr_t)file >> 4) % FILE_CACHE_SIZE];
+    f->caller_fid = file == S.last_fileptr ? S.last_fid
+                    : slot->ptr == file && slot->gen == S.file_gen ? slot->fid
+                    : S.last_fileptr && strcmp(file, S.last_filename) == 0
                         ? S.last_fid
                         : file_id(aTHX_ file, strlen(file), NYTP_FIDF_VIA_SUB);
     f->caller_line = (int)CopLINE(prev_cop);
@@ -2105,7 +2110,10 @@ static void cop_freed(pTHX_ OP *o)
 {
     int type = o->op_type ? (int)o->op_type : (int)o->op_targ;
     if ((type == OP_NEXTSTATE || type == OP_DBSTATE) && S.file_cache_used) {
-        memset(S.file_cache, 0, sizeof S.file_cache);
+        if (++S.file_gen == 0) { /* wrapped: a slot of long ago could match */
+            memset(S.file_cache, 0, sizeof S.file_cache);
+            S.file_gen = 1;
+        }
         S.file_cache_used = 0;
         S.last_fileptr = NULL;
     }
