@@ -79,35 +79,61 @@ typedef struct {
     int counted;                 /* 1 once its times are recorded */
     U32 depth;                   /* call depth, 1 for a call from main */
     SSize_t prev_ix;             /* save-stack index of the caller's frame */
-    struct timespec t0;
+    int64_t t0;                  /* ticks when it began */
+    int t0_pending;              /* a perl sub: t0 is the next clock reading */
     NV overhead0, subr0;
     unsigned caller_fid;
     int caller_line;
-    const char *caller_pkg;
-    SV *caller_name;
+    struct sub_node *caller;     /* the calling sub */
     CV *called_cv;
     int called_depth;            /* CvDEPTH once inside: >1 means recursion */
     const char *called_is_xs;    /* NULL, "xsub" or "sop" (slow op) */
-    const char *called_pkg;
-    SV *called_name;
+    struct sub_node *called;     /* NULL until known */
     int hide;                    /* time spent waiting (accept) is hidden */
 } call_frame;
 
-/* The statistics of one call arc (called sub, caller sub, fid:line). */
+/* A sub by name ("Pkg::name"), as calls and call arcs refer to it.  One
+ * node per name, never freed: arcs and frames hold its address. */
+typedef struct sub_node {
+    char *full;                  /* "Pkg::name" ("(null)" for a missing part) */
+    STRLEN full_len;
+    STRLEN sub_off;              /* where the name part starts */
+    char *pkg;                   /* NULL if the package was unknown */
+    unsigned called_seen : 1;    /* has been called (since the arcs were cleared) */
+    unsigned is_begin : 1;       /* Pkg::BEGIN: to be named BEGIN@LINE */
+    unsigned is_own : 1;         /* DB::_CHECK, _INIT, _END: ours */
+    unsigned is_posix_exit : 1;  /* POSIX::_exit */
+} sub_node;
+
+/* The statistics of one call arc: called sub, caller sub (NULL: the
+ * marker of an xsub), and the call site. */
 typedef struct {
+    sub_node *called, *caller;
+    unsigned fid;
+    int line;
     UV count;
     NV incl, excl, reci;         /* incl/excl in ticks, reci in seconds */
     UV rec_depth;
 } arc_stats;
 
+/* The node of a glob's (package, name), by the addresses of the shared
+ * strings of the two names (held, so an address is never another name's),
+ * or of a slow op (k2 is the op's number + 1). */
+typedef struct {
+    const void *k1, *k2;
+    sub_node *node;
+    unsigned held;               /* 1: k1 is a held HEK, 2: k2 is */
+} node_slot;
+
 typedef OP *(*pp_fn)(pTHX);
 
 /* A statement's copy of its file name (by address) and the file's id. */
-#define FILE_CACHE_SIZE 1024
+#define FILE_CACHE_SIZE 4096
 typedef struct {
     const char *ptr;
     const char *name;            /* perl's name of fid (ours, never freed) */
     unsigned fid;
+    unsigned gen;                /* valid while S.file_gen is this */
 } file_slot;
 
 static struct profiler {
@@ -124,8 +150,11 @@ static struct profiler {
     nytp_writer *w;
 
     clockid_t clock;
-    struct timespec start_time;
-    NV overhead_ticks;           /* time the profiler spent on itself */
+    int64_t last_t;              /* ticks when the last statement began */
+    unsigned npending;           /* frames waiting for their t0 */
+    int fresh;                   /* fresh_t was read by a call's end ... */
+    int64_t fresh_t;             /* ... during the op just run */
+    NV overhead_ticks;           /* time hidden (accept), not the program's */
     NV subr_ticks;               /* exclusive time of completed calls */
 
     unsigned last_fid, last_line;
@@ -134,6 +163,7 @@ static struct profiler {
     const char *last_filename;   /* perl's name of last_fid */
     file_slot file_cache[FILE_CACHE_SIZE]; /* a statement's file name -> id */
     int file_cache_used;
+    unsigned file_gen;           /* a statement freed: every slot is stale */
     Perl_ophook_t prev_opfreehook;
 
     HV *fid_hv;                  /* name -> index into fids */
@@ -142,9 +172,16 @@ static struct profiler {
     unsigned nfids;              /* ids given out */
 
     SSize_t frame_ix;            /* save-stack index of the current frame */
-    HV *callers_hv;              /* called name -> { "caller[fid:line]" -> arc } */
+    HV *nodes_hv;                /* "Pkg::name" -> sub_node (an IV) */
+    HV *callers_hv;              /* filled when written, see fill_callers_hv */
+    node_slot *node_cache;       /* (pkg HEK, name HEK) -> sub_node */
+    size_t node_cache_cap, node_cache_used;
+    sub_node *node_runtime, *node_null, *node_unknown, *node_nulls;
+    arc_stats *arcs;             /* in creation order */
+    size_t narcs, arcs_cap;
+    uint32_t *arc_index;         /* open addressing: arc number + 1, or 0 */
+    size_t arc_index_cap;
     HV *pkg_files_hv;            /* packages whose subs were called -> file */
-    AV *slowop_names;
     int main_runtime_used;
     unsigned dup_begin_seq;
 
@@ -183,7 +220,7 @@ static struct profiler {
 #define OTHER_INTERP() 0
 #endif
 
-static void stmt_event(pTHX_ COP *cop, OP *op);
+static void stmt_event(pTHX_ COP *cop, OP *op, int64_t now);
 static int enable_profile(pTHX_ const char *file);
 static int disable_profile(pTHX);
 static void finish_profile(pTHX);
@@ -192,9 +229,149 @@ static int reinit_if_forked(pTHX);
 
 /* ---- time ---------------------------------------------------------------- */
 
-static inline long ticks_between(const struct timespec *s, const struct timespec *e)
+/* The time-stamp counter, where the CPU says it runs at a constant rate
+ * in every state (constant_tsc and nonstop_tsc) and no clock=N was asked
+ * for: CLOCK_MONOTONIC's rate, measured at start (2 ms) and again from the
+ * whole run so far once a second (each second continuing where the last
+ * ended, so the ticks never jump), for a third less than clock_gettime on
+ * this project's VM (kvm-clock). */
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#define HAVE_TSC 1
+#endif
+
+static struct {
+    int on;
+    uint64_t tsc0;               /* at calibration */
+    int64_t mono0;               /* CLOCK_MONOTONIC then, ns */
+    uint64_t tsc_a;              /* the current second's start */
+    int64_t ticks_a;             /* its ticks */
+    uint64_t mult;               /* ticks per cycle << 32 */
+    uint64_t span;               /* cycles in about a second */
+    int64_t last;                /* the last reading: never less */
+    double mhz;
+} T;
+
+static int64_t mono_ns(void)
 {
-    return (long)(e->tv_sec - s->tv_sec) * TICKS_PER_SEC + e->tv_nsec / 100 - s->tv_nsec / 100;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+#ifdef HAVE_TSC
+/* A reading of the counter and of CLOCK_MONOTONIC taken together (the
+ * closest of a few tries). */
+static void tsc_pair(uint64_t *tsc, int64_t *ns)
+{
+    uint64_t best = UINT64_MAX;
+    for (int i = 0; i < 5; i++) {
+        uint64_t a = __rdtsc();
+        int64_t m = mono_ns();
+        uint64_t b = __rdtsc();
+        if (b - a < best) {
+            best = b - a;
+            *tsc = a + (b - a) / 2;
+            *ns = m;
+        }
+    }
+}
+
+static int cpu_has_stable_tsc(void)
+{
+    FILE *f = fopen("/proc/cpuinfo", "re");
+    if (!f)
+        return 0;
+    char line[8192];
+    int ok = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, "flags", 5) != 0)
+            continue;
+        ok = strstr(line, " constant_tsc") && strstr(line, " nonstop_tsc");
+        break;
+    }
+    fclose(f);
+    return ok;
+}
+
+static int tsc_calibrate(void)
+{
+    if (!cpu_has_stable_tsc())
+        return 0;
+    uint64_t t0, t1;
+    int64_t m0, m1;
+    tsc_pair(&t0, &m0);
+    do
+        tsc_pair(&t1, &m1);
+    while (m1 - m0 < 2000000);
+    if (t1 <= t0)
+        return 0;
+    double cycles_per_ns = (double)(t1 - t0) / (double)(m1 - m0);
+    if (cycles_per_ns < 0.1 || cycles_per_ns > 100)
+        return 0;
+    T.tsc0 = t0;
+    T.mono0 = m0;
+    T.mult = (uint64_t)(4294967296.0 / (100.0 * cycles_per_ns));
+    T.span = (uint64_t)(cycles_per_ns * 1e9);
+    T.tsc_a = t1;
+    T.ticks_a = m1 / 100;
+    T.last = T.ticks_a;
+    T.mhz = cycles_per_ns * 1000;
+    T.on = 1;
+    return 1;
+}
+
+/* A second has passed: the rate again, from the whole run. */
+static int64_t tsc_reanchor(uint64_t c)
+{
+    if ((int64_t)(c - T.tsc_a) < 0) /* another CPU's counter, behind */
+        return T.last;
+    int64_t ticks = T.ticks_a + (int64_t)(((c - T.tsc_a) >> 8) * T.mult >> 24);
+    uint64_t t;
+    int64_t m;
+    tsc_pair(&t, &m);
+    if (t > T.tsc0 && m > T.mono0) {
+        double cycles_per_ns = (double)(t - T.tsc0) / (double)(m - T.mono0);
+        if (cycles_per_ns >= 0.1 && cycles_per_ns <= 100)
+            T.mult = (uint64_t)(4294967296.0 / (100.0 * cycles_per_ns));
+    }
+    T.tsc_a = c;
+    T.ticks_a = ticks;
+    return ticks;
+}
+#endif
+
+/* The clock in ticks (a tick truncated from the nanoseconds, as before). */
+static inline int64_t clock_ticks(void)
+{
+#ifdef HAVE_TSC
+    if (T.on) {
+        uint64_t c = __rdtsc();
+        uint64_t d = c - T.tsc_a;
+        int64_t ticks = d < T.span ? T.ticks_a + (int64_t)((d * T.mult) >> 32) : tsc_reanchor(c);
+        if (ticks < T.last)
+            ticks = T.last; /* never backwards, whichever CPU it ran on */
+        T.last = ticks;
+        return ticks;
+    }
+#endif
+    struct timespec ts;
+    clock_gettime(S.clock, &ts);
+    return (int64_t)ts.tv_sec * TICKS_PER_SEC + ts.tv_nsec / 100;
+}
+
+static void fill_pending(pTHX_ int64_t now);
+
+/* One reading of the clock per event: a statement, a call of an xsub,
+ * the end of a call.  A call of a perl sub takes no reading of its own:
+ * its start is the next reading (normally its first statement's), so the
+ * statement that calls it and its first statement share one. */
+static inline int64_t now_ticks(pTHX)
+{
+    int64_t now = clock_ticks();
+    if (S.npending)
+        fill_pending(aTHX_ now);
+    return now;
 }
 
 static NV wall_time(void)
@@ -551,14 +728,15 @@ static void find_block_and_sub(pTHX)
 
 /* A statement begins (or, from leave_event, control is back in an outer
  * one): charge the time since the last event to the last line. */
-static void stmt_event(pTHX_ COP *cop, OP *op)
+static void stmt_event(pTHX_ COP *cop, OP *op, int64_t now)
 {
     if (!S.profiling || !OPT(O_STMTS) || OTHER_INTERP())
         return;
     int saved_errno = errno;
-    struct timespec now;
-    clock_gettime(S.clock, &now);
-    long elapsed = ticks_between(&S.start_time, &now);
+    if (!now)
+        now = now_ticks(aTHX);
+    long elapsed = (long)(now - S.last_t);
+    S.last_t = now;
 
     reinit_if_forked(aTHX);
     if (S.last_fid && S.w) {
@@ -593,7 +771,7 @@ static void stmt_event(pTHX_ COP *cop, OP *op)
          * a statement, see cop_freed), else comparing with the last name
          * is cheaper than hashing it */
         file_slot *slot = &S.file_cache[((uintptr_t)file >> 4) % FILE_CACHE_SIZE];
-        if (slot->ptr == file) {
+        if (slot->ptr == file && slot->gen == S.file_gen) {
             S.last_fid = slot->fid;
             S.last_filename = slot->name;
         } else {
@@ -603,6 +781,7 @@ static void stmt_event(pTHX_ COP *cop, OP *op)
             }
             if (S.last_filename) {
                 S.file_cache_used = 1;
+                slot->gen = S.file_gen;
                 slot->ptr = file;
                 slot->fid = S.last_fid;
                 slot->name = S.last_filename;
@@ -621,37 +800,40 @@ static void stmt_event(pTHX_ COP *cop, OP *op)
         if (!S.last_sub_line)
             S.last_sub_line = S.last_line;
     }
-
-    clock_gettime(S.clock, &S.start_time);
-    S.overhead_ticks += ticks_between(&now, &S.start_time);
     errno = saved_errno;
 }
 
 /* After an op that returns into the middle of an outer statement: close
  * the inner statement now and mark the outer one's next time as a
  * continuation (DISCOUNT), not a new execution. */
-static void leave_event(pTHX_ OP *op)
+static void leave_event(pTHX_ OP *op, int64_t now)
 {
     if (!S.profiling || !S.w || !OPT(O_STMTS) || OTHER_INTERP())
         return;
     int saved_errno = errno;
-    stmt_event(aTHX_ NULL, op);
+    stmt_event(aTHX_ NULL, op, now);
     if (S.w)
         nytp_write_discount(S.w);
     errno = saved_errno;
 }
 
+/* A call that ended while the op ran (its scope was left) read the
+ * clock moments ago: that reading is the statement's too. */
+#define FRESH_TIME() (S.fresh ? S.fresh_t : 0)
+
 static OP *pp_stmt(pTHX)
 {
+    S.fresh = 0;
     OP *op = S.orig[PL_op->op_type](aTHX);
-    stmt_event(aTHX_ NULL, op);
+    stmt_event(aTHX_ NULL, op, FRESH_TIME());
     return op;
 }
 
 static OP *pp_leave(pTHX)
 {
+    S.fresh = 0;
     OP *op = S.orig[PL_op->op_type](aTHX);
-    leave_event(aTHX_ op);
+    leave_event(aTHX_ op, FRESH_TIME());
     return op;
 }
 
@@ -667,7 +849,7 @@ static OP *pp_exit(pTHX)
 {
     if (OTHER_INTERP())
         return S.orig[PL_op->op_type](aTHX);
-    leave_event(aTHX_ NULL);
+    leave_event(aTHX_ NULL, 0);
     if (PL_op->op_type == OP_EXEC)
         finish_profile(aTHX); /* nothing runs after a successful exec */
     return S.orig[PL_op->op_type](aTHX);
@@ -676,6 +858,23 @@ static OP *pp_exit(pTHX)
 /* ---- subroutine calls ---------------------------------------------------------- */
 
 #define FRAME(ix) ((ix) != -1 ? SSPTR((ix), call_frame *) : (call_frame *)NULL)
+
+/* The clock was read: that is when the calls waiting for it began (the
+ * innermost frames, since any reading ends the wait). */
+static void fill_pending(pTHX_ int64_t now)
+{
+    SSize_t ix = S.frame_ix;
+    while (S.npending && ix != -1) {
+        call_frame *f = FRAME(ix);
+        if (f->t0_pending) {
+            f->t0 = now;
+            f->t0_pending = 0;
+            S.npending--;
+        }
+        ix = f->prev_ix;
+    }
+    S.npending = 0;
+}
 
 /* What pp_entersub is about to call, without calling it: the CV, and the
  * GV it is named by.  NULL where pp_entersub would croak or autoload. */
@@ -773,13 +972,10 @@ static CV *running_cv(pTHX_ I32 ix, PERL_SI *si)
 
 static void frame_release(pTHX_ call_frame *f)
 {
-    if (f->caller_name) {
-        SvREFCNT_dec(f->caller_name);
-        f->caller_name = NULL;
-    }
-    if (f->called_name) {
-        SvREFCNT_dec(f->called_name);
-        f->called_name = NULL;
+    if (f->t0_pending) {
+        f->t0_pending = 0;
+        if (S.npending)
+            S.npending--;
     }
     if (f->prev_ix <= S.frame_ix)
         S.frame_ix = f->prev_ix;
@@ -794,46 +990,243 @@ static void note_xsub(pTHX_ const char *name, STRLEN len)
         sv_setpvs(*svp, ":0-0");
 }
 
-static arc_stats *arc_for(pTHX_ HV *hv, const char *key, STRLEN len, int *created)
+/* ---- subs and call arcs, by address ------------------------------------------------ */
+
+static inline size_t mix_ptrs(const void *a, const void *b)
 {
-    SV **svp = hv_fetch(hv, key, (I32)len, 1);
-    SV *sv = *svp;
-    *created = !SvPOK(sv);
-    if (*created) {
-        sv_grow(sv, sizeof(arc_stats) + 1);
-        SvPOK_only(sv);
-        SvCUR_set(sv, sizeof(arc_stats));
-        memset(SvPVX(sv), 0, sizeof(arc_stats));
-    }
-    return (arc_stats *)SvPVX(sv);
+    uint64_t h = (uint64_t)(uintptr_t)a * 0x9E3779B97F4A7C15ull;
+    h ^= (uint64_t)(uintptr_t)b + 0x7F4A7C15ull + (h << 6) + (h >> 2);
+    h *= 0xBF58476D1CE4E5B9ull;
+    return (size_t)(h ^ (h >> 31));
 }
 
-/* A bounded string builder for the keys of the call arcs. */
-typedef struct {
-    char *p, *end;
-    int overflow;
-} name_buf;
-
-static void put_str(name_buf *b, const char *s)
+/* The node named pkg::sub (pkg NULL: "(null)"), made on first use: the
+ * only place a sub's name is built. */
+static sub_node *node_named(pTHX_ const char *pkg, STRLEN pkg_len, const char *sub, STRLEN sub_len)
 {
-    size_t n = strlen(s);
-    if (n > (size_t)(b->end - b->p)) {
-        b->overflow = 1;
-        n = (size_t)(b->end - b->p);
+    const char *p = pkg ? pkg : "(null)";
+    STRLEN pl = pkg ? pkg_len : 6;
+    if (!sub) {
+        sub = "(null)";
+        sub_len = 6;
     }
-    memcpy(b->p, s, n);
-    b->p += n;
+    STRLEN len = pl + 2 + sub_len;
+    char stackbuf[256];
+    char *full = len < sizeof stackbuf ? stackbuf : (char *)malloc(len + 1);
+    if (!full)
+        croak("Devel::NYTP: out of memory");
+    memcpy(full, p, pl);
+    memcpy(full + pl, "::", 2);
+    memcpy(full + pl + 2, sub, sub_len);
+    full[len] = 0;
+    SV **svp = hv_fetch(S.nodes_hv, full, (I32)len, 1);
+    if (SvIOK(*svp)) {
+        if (full != stackbuf)
+            free(full);
+        return INT2PTR(sub_node *, SvIVX(*svp));
+    }
+    sub_node *n = calloc(1, sizeof *n);
+    if (!n)
+        croak("Devel::NYTP: out of memory");
+    if (full == stackbuf) {
+        full = malloc(len + 1);
+        if (!full)
+            croak("Devel::NYTP: out of memory");
+        memcpy(full, stackbuf, len + 1);
+    }
+    n->full = full;
+    n->full_len = len;
+    n->sub_off = pl + 2;
+    if (pkg) {
+        n->pkg = (char *)malloc(pkg_len + 1);
+        if (!n->pkg)
+            croak("Devel::NYTP: out of memory");
+        memcpy(n->pkg, pkg, pkg_len);
+        n->pkg[pkg_len] = 0;
+    }
+    const char *name = n->full + n->sub_off;
+    n->is_begin = pkg && strcmp(name, "BEGIN") == 0;
+    n->is_own = pkg && strcmp(n->pkg, "DB") == 0
+                && (strcmp(name, "_CHECK") == 0 || strcmp(name, "_INIT") == 0
+                    || strcmp(name, "_END") == 0);
+    n->is_posix_exit = pkg && strcmp(n->pkg, "POSIX") == 0 && strcmp(name, "_exit") == 0;
+    sv_setiv(*svp, PTR2IV(n));
+    return n;
 }
 
-static void put_uint(name_buf *b, unsigned v)
+static sub_node *node_cached(pTHX_ const void *k1, const void *k2)
 {
-    char tmp[16];
-    char *t = tmp + sizeof tmp;
-    *--t = 0;
-    do
-        *--t = (char)('0' + v % 10);
-    while ((v /= 10) != 0);
-    put_str(b, t);
+    if (!S.node_cache_cap)
+        return NULL;
+    size_t mask = S.node_cache_cap - 1;
+    for (size_t i = mix_ptrs(k1, k2) & mask;; i = (i + 1) & mask) {
+        node_slot *e = &S.node_cache[i];
+        if (!e->node)
+            return NULL;
+        if (e->k1 == k1 && e->k2 == k2)
+            return e->node;
+    }
+}
+
+static void node_cache_put(pTHX_ const void *k1, const void *k2, unsigned held, sub_node *n)
+{
+    if ((S.node_cache_used + 1) * 2 > S.node_cache_cap) {
+        size_t ncap = S.node_cache_cap ? S.node_cache_cap * 2 : 1024;
+        node_slot *t = calloc(ncap, sizeof *t);
+        if (!t)
+            croak("Devel::NYTP: out of memory");
+        for (size_t j = 0; j < S.node_cache_cap; j++) {
+            node_slot *e = &S.node_cache[j];
+            if (!e->node)
+                continue;
+            size_t i = mix_ptrs(e->k1, e->k2) & (ncap - 1);
+            while (t[i].node)
+                i = (i + 1) & (ncap - 1);
+            t[i] = *e;
+        }
+        free(S.node_cache);
+        S.node_cache = t;
+        S.node_cache_cap = ncap;
+    }
+    size_t mask = S.node_cache_cap - 1;
+    size_t i = mix_ptrs(k1, k2) & mask;
+    while (S.node_cache[i].node)
+        i = (i + 1) & mask;
+    if (held & 1)
+        share_hek_hek((HEK *)k1);
+    if (held & 2)
+        share_hek_hek((HEK *)k2);
+    S.node_cache[i] = (node_slot){k1, k2, n, held};
+    S.node_cache_used++;
+}
+
+/* Let the names go (at the end, while the interpreter is alive). */
+static void node_cache_clear(pTHX)
+{
+    for (size_t j = 0; j < S.node_cache_cap; j++) {
+        node_slot *e = &S.node_cache[j];
+        if (e->node && PL_phase != PERL_PHASE_DESTRUCT) {
+            if (e->held & 1)
+                Perl_unshare_hek(aTHX_ (HEK *)e->k1);
+            if (e->held & 2)
+                Perl_unshare_hek(aTHX_ (HEK *)e->k2);
+        }
+    }
+    free(S.node_cache);
+    S.node_cache = NULL;
+    S.node_cache_cap = S.node_cache_used = 0;
+}
+
+/* The sub a glob names: its stash's name and its own. */
+static sub_node *node_for_gv(pTHX_ GV *gv)
+{
+    HV *stash = GvSTASH(gv);
+    HEK *ph = stash ? HvNAME_HEK(stash) : NULL;
+    HEK *nh = GvNAME_HEK(gv);
+    sub_node *n = node_cached(aTHX_ ph, nh);
+    if (n)
+        return n;
+    n = node_named(aTHX_ ph ? HEK_KEY(ph) : NULL, ph ? (STRLEN)HEK_LEN(ph) : 0, HEK_KEY(nh),
+                   (STRLEN)HEK_LEN(nh));
+    node_cache_put(aTHX_ ph, nh, (ph ? 1 : 0) | 2, n);
+    return n;
+}
+
+/* A slow op called from package stash (slowops=2), or CORE (slowops=1). */
+static sub_node *node_for_slowop(pTHX_ HV *stash, OPCODE type)
+{
+    HEK *ph = stash && OPT(O_SLOWOPS) != 1 ? HvNAME_HEK(stash) : NULL;
+    const void *k2 = (const void *)(uintptr_t)(type + 1 + (OPT(O_SLOWOPS) == 1 ? OP_max : 0));
+    sub_node *n = node_cached(aTHX_ ph, k2);
+    if (n)
+        return n;
+    const char *opname = PL_op_name[type];
+    if (OPT(O_SLOWOPS) == 1) {
+        n = node_named(aTHX_ "CORE", 4, opname, strlen(opname));
+    } else {
+        char buf[64];
+        int len = snprintf(buf, sizeof buf, "CORE:%s", opname);
+        n = node_named(aTHX_ ph ? HEK_KEY(ph) : NULL, ph ? (STRLEN)HEK_LEN(ph) : 0, buf,
+                       (STRLEN)len);
+    }
+    node_cache_put(aTHX_ ph, k2, ph ? 1 : 0, n);
+    return n;
+}
+
+static inline size_t arc_hash(const sub_node *called, const sub_node *caller, unsigned fid, int line)
+{
+    return mix_ptrs(called, (const char *)caller + ((size_t)fid << 20) + (size_t)(unsigned)line);
+}
+
+/* The arc of a call of called from caller at fid:line, made (zeroed) on
+ * first use. */
+static arc_stats *arc_for(pTHX_ sub_node *called, sub_node *caller, unsigned fid, int line)
+{
+    if (S.arc_index_cap) {
+        size_t mask = S.arc_index_cap - 1;
+        for (size_t i = arc_hash(called, caller, fid, line) & mask;; i = (i + 1) & mask) {
+            uint32_t k = S.arc_index[i];
+            if (!k)
+                break;
+            arc_stats *a = &S.arcs[k - 1];
+            if (a->called == called && a->caller == caller && a->fid == fid && a->line == line)
+                return a;
+        }
+    }
+    if (S.narcs == S.arcs_cap) {
+        size_t ncap = S.arcs_cap ? S.arcs_cap * 2 : 1024;
+        arc_stats *na = realloc(S.arcs, ncap * sizeof *na);
+        if (!na)
+            croak("Devel::NYTP: out of memory");
+        S.arcs = na;
+        S.arcs_cap = ncap;
+    }
+    if ((S.narcs + 1) * 2 > S.arc_index_cap) {
+        size_t ncap = S.arc_index_cap ? S.arc_index_cap * 2 : 2048;
+        uint32_t *t = calloc(ncap, sizeof *t);
+        if (!t)
+            croak("Devel::NYTP: out of memory");
+        for (size_t k = 0; k < S.narcs; k++) {
+            const arc_stats *a = &S.arcs[k];
+            size_t i = arc_hash(a->called, a->caller, a->fid, a->line) & (ncap - 1);
+            while (t[i])
+                i = (i + 1) & (ncap - 1);
+            t[i] = (uint32_t)(k + 1);
+        }
+        free(S.arc_index);
+        S.arc_index = t;
+        S.arc_index_cap = ncap;
+    }
+    arc_stats *a = &S.arcs[S.narcs++];
+    memset(a, 0, sizeof *a);
+    a->called = called;
+    a->caller = caller;
+    a->fid = fid;
+    a->line = line;
+    size_t mask = S.arc_index_cap - 1;
+    size_t i = arc_hash(called, caller, fid, line) & mask;
+    while (S.arc_index[i])
+        i = (i + 1) & mask;
+    S.arc_index[i] = (uint32_t)S.narcs;
+    return a;
+}
+
+/* Forget the arcs (a fork's child, the end of a profile): the subs are
+ * new to the next profile. */
+static void arcs_clear(pTHX)
+{
+    S.narcs = 0;
+    if (S.arc_index)
+        memset(S.arc_index, 0, S.arc_index_cap * sizeof *S.arc_index);
+    if (S.nodes_hv) {
+        SV *sv;
+        char *key;
+        I32 klen;
+        hv_iterinit(S.nodes_hv);
+        while ((sv = hv_iternextsv(S.nodes_hv, &key, &klen)))
+            if (SvIOK(sv))
+                (INT2PTR(sub_node *, SvIVX(sv)))->called_seen = 0;
+    }
 }
 
 /* A call has ended (its scope is being left, or an xsub returned): add its
@@ -841,7 +1234,7 @@ static void put_uint(name_buf *b, unsigned v)
 static void frame_done(pTHX_ call_frame *f)
 {
     int saved_errno = errno;
-    if (f->called_name && !SvOK(f->called_name))
+    if (!f->called)
         f->counted++; /* never learned what was called: pp_entersub died */
     if (f->counted) {
         frame_release(aTHX_ f);
@@ -849,11 +1242,18 @@ static void frame_done(pTHX_ call_frame *f)
     }
     f->counted++;
 
+    int64_t now = now_ticks(aTHX);
+    if (f->t0_pending) { /* no reading since it began: an empty sub */
+        f->t0 = now;
+        f->t0_pending = 0;
+        if (S.npending)
+            S.npending--;
+    }
+    S.fresh = 1;
+    S.fresh_t = now;
     NV overhead = S.overhead_ticks - f->overhead0;
     NV inner = S.subr_ticks - f->subr0;
-    struct timespec now;
-    clock_gettime(S.clock, &now);
-    NV incl = (NV)ticks_between(&f->t0, &now) - overhead;
+    NV incl = (NV)(now - f->t0) - overhead;
     if (f->hide) {
         /* time blocked in accept() counts as overhead all the way up */
         S.overhead_ticks += incl;
@@ -862,57 +1262,21 @@ static void frame_done(pTHX_ call_frame *f)
     }
     NV excl = incl - inner;
 
-    char called[1024], caller[1200];
-    /* "Pkg::name" and "Pkg::caller[fid:line]", built by hand: this runs
-     * for every call, and snprintf showed up in profiles */
-    name_buf nb = {called, called + sizeof called - 1, 0};
-    put_str(&nb, f->called_pkg ? f->called_pkg : "(null)");
-    put_str(&nb, "::");
-    put_str(&nb, f->called_name ? SvPV_nolen(f->called_name) : "(null)");
-    int called_len = (int)(nb.p - called);
-    *nb.p = 0;
-    name_buf cb = {caller, caller + sizeof caller - 1, 0};
-    put_str(&cb, f->caller_pkg ? f->caller_pkg : "(null)");
-    put_str(&cb, "::");
-    put_str(&cb, f->caller_name ? SvPV_nolen(f->caller_name) : "(null)");
-    put_str(&cb, "[");
-    put_uint(&cb, f->caller_fid);
-    put_str(&cb, ":");
-    if (f->caller_line < 0) {
-        put_str(&cb, "-");
-        put_uint(&cb, (unsigned)-(long)f->caller_line);
-    } else {
-        put_uint(&cb, (unsigned)f->caller_line);
-    }
-    put_str(&cb, "]");
-    int caller_len = (int)(cb.p - caller);
-    *cb.p = 0;
-    if (nb.overflow || cb.overflow) {
-        note("Devel::NYTP: sub name too long, call not recorded\n");
-        frame_release(aTHX_ f);
-        errno = saved_errno;
-        return;
-    }
-
-    SV **svp = hv_fetch(S.callers_hv, called, called_len, 1);
-    if (!SvROK(*svp)) {
+    sub_node *called = f->called;
+    if (!called->called_seen) {
         /* first call of this sub from anywhere */
-        HV *by_caller = newHV();
-        sv_setsv(*svp, sv_2mortal(newRV_noinc((SV *)by_caller)));
+        called->called_seen = 1;
         if (f->called_is_xs) {
-            int created;
-            arc_for(aTHX_ by_caller, "[0:0]", 5, &created); /* marks an xsub */
+            arc_for(aTHX_ called, NULL, 0, 0); /* marks an xsub */
             if (f->called_is_xs[0] == 's' || (f->called_cv && SvTYPE(f->called_cv) == SVt_PVCV))
-                note_xsub(aTHX_ called, (STRLEN)called_len);
+                note_xsub(aTHX_ called->full, called->full_len);
         }
+        if (called->pkg)
+            (void)hv_fetch(S.pkg_files_hv, called->pkg, (I32)strlen(called->pkg), 1);
     }
-    int created;
-    arc_stats *a = arc_for(aTHX_ (HV *)SvRV(*svp), caller, (STRLEN)caller_len, &created);
+    arc_stats *a = arc_for(aTHX_ called, f->caller ? f->caller : S.node_nulls, f->caller_fid,
+                           f->caller_line);
     a->count++;
-    if (created && f->called_pkg) {
-        SV **p = hv_fetch(S.pkg_files_hv, f->called_pkg, (I32)strlen(f->called_pkg), 1);
-        (void)p;
-    }
     if (f->called_depth <= 1) {
         a->incl += incl;
     } else {
@@ -923,7 +1287,8 @@ static void frame_done(pTHX_ call_frame *f)
     a->excl += excl;
 
     if (OPT(O_CALLS) && S.w)
-        nytp_write_sub_return(S.w, f->depth, incl, excl, str_n(called, (size_t)called_len, false));
+        nytp_write_sub_return(S.w, f->depth, incl, excl,
+                              str_n(called->full, called->full_len, false));
 
     frame_release(aTHX_ f);
     S.subr_ticks += excl;
@@ -939,12 +1304,9 @@ static void frame_done_ix(pTHX_ void *p)
 
 /* "Pkg::BEGIN" becomes "Pkg::BEGIN@LINE" (in %DB::sub too), so that the
  * BEGIN blocks of a file (every 'use' is one) can be told apart. */
-static void name_begin_block(pTHX_ call_frame *f)
+static sub_node *name_begin_block(pTHX_ sub_node *n)
 {
-    const char *name = SvPV_nolen(f->called_name);
-    if (strcmp(name, "BEGIN") != 0 || !f->called_pkg)
-        return;
-    SV *full = newSVpvf("%s::BEGIN", f->called_pkg);
+    SV *full = newSVpvn(n->full, n->full_len);
     SV *where = hv_delete(GvHV(PL_DBsub), SvPVX(full), (I32)SvCUR(full), 0);
     if (where) {
         const char *s = SvPV_nolen(where);
@@ -953,15 +1315,16 @@ static void name_begin_block(pTHX_ call_frame *f)
         const char *dash = colon ? strchr(colon + 1, '-') : NULL;
         if (colon && dash && colon[1] != '-' && grok_number(colon + 1, (STRLEN)(dash - colon - 1), &line)) {
             SvREFCNT_inc_simple_void(where);
-            STRLEN base = SvCUR(full);
             sv_catpvf(full, "@%u", (unsigned)line);
             if (hv_exists(GvHV(PL_DBsub), SvPVX(full), (I32)SvCUR(full)))
                 sv_catpvf(full, ".%u", ++S.dup_begin_seq);
             (void)hv_store(GvHV(PL_DBsub), SvPVX(full), (I32)SvCUR(full), where, 0);
-            sv_catpvn(f->called_name, SvPVX(full) + base, SvCUR(full) - base);
+            n = node_named(aTHX_ n->pkg, strlen(n->pkg), SvPVX(full) + n->sub_off,
+                           SvCUR(full) - n->sub_off);
         }
     }
     SvREFCNT_dec(full);
+    return n;
 }
 
 /* Start a call: a frame on the save stack, with a destructor that closes
@@ -983,7 +1346,6 @@ static SSize_t frame_setup(pTHX_ COP *prev_cop, const call_frame *clone, OPCODE 
     f->prev_ix = prev;
     call_frame *up = FRAME(prev);
     f->depth = up ? up->depth + 1 : 1;
-    clock_gettime(S.clock, &f->t0);
     f->overhead0 = S.overhead_ticks;
     f->subr0 = S.subr_ticks;
 
@@ -991,27 +1353,14 @@ static SSize_t frame_setup(pTHX_ COP *prev_cop, const call_frame *clone, OPCODE 
         GV *gv = NULL;
         f->called_cv = resolve_cv(aTHX_ sub_sv, &gv);
         if (gv) {
-            f->called_pkg = HvNAME(GvSTASH(gv));
-            f->called_name = newSVpv(GvNAME(gv), 0);
+            sub_node *n = node_for_gv(aTHX_ gv);
+            FRAME(ix)->called = n;
             /* POSIX::_exit ends the process without END blocks: write now */
-            if (f->called_pkg && strcmp(f->called_pkg, "POSIX") == 0
-                && strcmp(GvNAME(gv), "_exit") == 0)
+            if (n->is_posix_exit)
                 finish_profile(aTHX);
-        } else {
-            f->called_name = newSV(0); /* learned after the call, if at all */
-        }
+        } /* else learned after the call, if at all */
     } else {
-        const char *opname = PL_op_name[type];
-        if (OPT(O_SLOWOPS) == 1) {
-            f->called_pkg = "CORE";
-            f->called_name = newSVpv(opname, 0);
-        } else {
-            SV **svp = av_fetch(S.slowop_names, type, 1);
-            if (!SvOK(*svp))
-                sv_setpvf(*svp, "CORE:%s", opname);
-            f->called_name = SvREFCNT_inc(*svp);
-            f->called_pkg = CopSTASHPV(PL_curcop);
-        }
+        f->called = node_for_slowop(aTHX_ CopSTASH(PL_curcop), type);
         f->called_depth = 1;
         f->called_is_xs = "sop";
         if (type == OP_ACCEPT)
@@ -1023,44 +1372,45 @@ static SSize_t frame_setup(pTHX_ COP *prev_cop, const call_frame *clone, OPCODE 
     f = FRAME(ix);
     up = FRAME(prev);
     const char *file = OutCopFILE(prev_cop);
-    f->caller_fid = file == S.last_fileptr
-                            || (S.last_fileptr && strcmp(file, S.last_filename) == 0)
+    const file_slot *slot = &S.file_cache[((uintptr_t)file >> 4) % FILE_CACHE_SIZE];
+    f->caller_fid = file == S.last_fileptr ? S.last_fid
+                    : slot->ptr == file && slot->gen == S.file_gen ? slot->fid
+                    : S.last_fileptr && strcmp(file, S.last_filename) == 0
                         ? S.last_fid
                         : file_id(aTHX_ file, strlen(file), NYTP_FIDF_VIA_SUB);
     f->caller_line = (int)CopLINE(prev_cop);
 
     if (clone) {
-        f->caller_pkg = clone->caller_pkg;
-        f->caller_name = clone->caller_name ? SvREFCNT_inc(clone->caller_name) : NULL;
-    } else if (OPT(O_FINDCALLER) || !up || !up->called_pkg || !up->called_name
-               || !SvOK(up->called_name)) {
+        f->caller = clone->caller;
+    } else if (OPT(O_FINDCALLER) || !up || !up->called || !up->called->pkg) {
         CV *ccv = running_cv(aTHX_ cxstack_ix, PL_curstackinfo);
-        f->caller_name = newSV(0);
         if (ccv == PL_main_cv) {
-            f->caller_pkg = "main";
-            sv_setpvs(f->caller_name, "RUNTIME");
+            f->caller = S.node_runtime;
             S.main_runtime_used++;
         } else if (!ccv) {
-            f->caller_pkg = "main";
-            sv_setpvs(f->caller_name, "NULL");
+            f->caller = S.node_null;
         } else {
             GV *gv = CvGV(ccv);
             HV *stash = gv ? GvSTASH(gv) : NULL;
-            if (stash) {
-                f->caller_pkg = HvNAME(stash);
-                sv_setpvn(f->caller_name, GvNAME(gv), GvNAMELEN(gv));
-            } else {
-                f->caller_pkg = "__UNKNOWN__";
-                sv_setpvs(f->caller_name, "__UNKNOWN__");
-            }
+            sub_node *n = stash ? node_for_gv(aTHX_ gv) : S.node_unknown;
+            f = FRAME(ix); /* CvGV may make a glob */
+            f->caller = n;
         }
     } else {
-        f->caller_pkg = up->called_pkg;
-        f->caller_name = SvREFCNT_inc(up->called_name);
+        f->caller = up->called;
     }
 
     unsigned caller_fid = f->caller_fid;
     int caller_line = f->caller_line;
+    CV *cv = f->called_cv;
+    if (type != OP_ENTERSUB && type != OP_GOTO) {
+        f->t0 = now_ticks(aTHX); /* a slow op */
+    } else if (cv && SvTYPE(cv) == SVt_PVCV && !CvISXSUB(cv) && CvROOT(cv)) {
+        f->t0_pending = 1; /* a perl sub: its first statement's time */
+        S.npending++;
+    } else {
+        f->t0 = now_ticks(aTHX); /* an xsub, or not known yet */
+    }
     /* this may grow (move) the save stack: f is not valid after it */
     save_destructor_x(frame_done_ix, INT2PTR(void *, (IV)ix));
     if (OPT(O_CALLS) >= 2 && S.w)
@@ -1119,17 +1469,11 @@ static OP *call_profiler(pTHX_ int is_slowop)
          * the same caller, from the line of the goto. */
         COP cop_copy = *prev_cop;
         call_frame left = *FRAME(S.frame_ix);
-        SvREFCNT_inc_simple_void(left.caller_name);
-        SvREFCNT_inc_simple_void(left.called_name);
         SvREFCNT_inc_simple_void(sub_sv);
         called_cv = (CV *)SvRV(sub_sv);
         errno = saved_errno;
         op = S.orig[type](aTHX);
         saved_errno = errno;
-        if (left.caller_name)
-            sv_2mortal(left.caller_name);
-        if (left.called_name)
-            sv_2mortal(left.called_name);
         ix = frame_setup(aTHX_ &cop_copy, &left, type, sub_sv);
         SvREFCNT_dec(sub_sv);
     }
@@ -1141,8 +1485,8 @@ static OP *call_profiler(pTHX_ int is_slowop)
         goto done; /* e.g. the op left the scope itself (s///e) */
 
     if (!is_slowop) {
-        const char *pkg = NULL;
         const char *is_xs = NULL;
+        sub_node *n = NULL;
         if (type == OP_GOTO) {
             is_xs = CvISXSUB(called_cv) ? "xsub" : NULL;
         } else if (op != next_op) { /* now inside a perl sub */
@@ -1150,44 +1494,47 @@ static OP *call_profiler(pTHX_ int is_slowop)
         } else { /* an xsub has run and returned */
             GV *gv = NULL;
             called_cv = resolve_cv(aTHX_ sub_sv, &gv);
-            if (!called_cv && gv) {
-                pkg = HvNAME(GvSTASH(gv));
-                sv_setpv(f->called_name, GvNAME(gv));
-            }
+            if (!called_cv && gv)
+                n = node_for_gv(aTHX_ gv);
             is_xs = "xsub";
         }
         if (called_cv && CvGV(called_cv)) {
             GV *gv = CvGV(called_cv);
-            if (SvTYPE(gv) == SVt_PVGV && GvSTASH(gv)) {
-                pkg = HvNAME(GvSTASH(gv));
-                sv_setpv(f->called_name, GvNAME(gv));
-            }
+            if (SvTYPE(gv) == SVt_PVGV && GvSTASH(gv))
+                n = node_for_gv(aTHX_ gv);
         }
-        if (!SvOK(f->called_name)) {
+        f = FRAME(ix); /* CvGV may make a glob */
+        if (!n && f->called) {
+            /* the name known before the call, its package not */
+            const sub_node *was = f->called;
+            n = node_named(aTHX_ NULL, 0, was->full + was->sub_off, was->full_len - was->sub_off);
+        } else if (!n) {
             const char *what = is_xs ? is_xs : "sub";
+            SV *name;
+            const char *pkg;
             if (!called_cv) {
                 pkg = CopSTASHPV(PL_curcop);
-                sv_setpvf(f->called_name, "__UNKNOWN__[%s,%s])", what, SvPV_nolen(sub_sv));
+                name = newSVpvf("__UNKNOWN__[%s,%s])", what, SvPV_nolen(sub_sv));
             } else {
                 pkg = HvNAME(CvSTASH(called_cv));
-                sv_setpvf(f->called_name, "__UNKNOWN__[%s,0x%p]", what, (void *)called_cv);
+                name = newSVpvf("__UNKNOWN__[%s,0x%p]", what, (void *)called_cv);
             }
+            n = node_named(aTHX_ pkg, pkg ? strlen(pkg) : 0, SvPVX(name), SvCUR(name));
+            SvREFCNT_dec(name);
         }
-        f->called_pkg = pkg;
-        if (SvPVX(f->called_name)[0] == 'B')
-            name_begin_block(aTHX_ f);
+        if (n->is_begin)
+            n = name_begin_block(aTHX_ n);
+        f = FRAME(ix);
+        f->called = n;
         f->called_depth = called_cv ? (int)CvDEPTH(called_cv) + (is_xs ? 1 : 0) : 0;
         f->called_cv = called_cv;
         f->called_is_xs = is_xs;
     }
 
     /* our own DB::_INIT/_END/_CHECK are not part of the program */
-    if (f->called_is_xs && f->called_pkg && strcmp(f->called_pkg, "DB") == 0) {
-        const char *n = SvPV_nolen(f->called_name);
-        if (strcmp(n, "_CHECK") == 0 || strcmp(n, "_INIT") == 0 || strcmp(n, "_END") == 0) {
-            f->counted++;
-            goto done;
-        }
+    if (f->called_is_xs && f->called && f->called->is_own) {
+        f->counted++;
+        goto done;
     }
     if (!OPT(O_SUBS))
         f->counted++;
@@ -1363,8 +1710,39 @@ static void write_sub_infos(pTHX)
     }
 }
 
+/* The arcs into S.callers_hv as Devel::NYTProf keeps them, called name ->
+ * { "caller[fid:line]" -> arc number }, inserted in the order the arcs
+ * were made: the hashes, and so the order the arcs are written in, are
+ * those a profiler filling them call by call would have (the same order as
+ * Devel::NYTProf's under PERL_HASH_SEED=0, PERL_PERTURB_KEYS=0).  With
+ * keys_only, the called names alone (a fork's child clears them, keeping
+ * the size of the table as it would). */
+static void fill_callers_hv(pTHX_ int keys_only)
+{
+    char key[64];
+    for (size_t k = 0; k < S.narcs; k++) {
+        const arc_stats *a = &S.arcs[k];
+        SV **svp = hv_fetch(S.callers_hv, a->called->full, (I32)a->called->full_len, 1);
+        if (keys_only)
+            continue;
+        if (!SvROK(*svp)) {
+            HV *by_caller = newHV();
+            sv_setsv(*svp, sv_2mortal(newRV_noinc((SV *)by_caller)));
+        }
+        HV *by_caller = (HV *)SvRV(*svp);
+        SV *name = sv_2mortal(a->caller ? newSVpvn(a->caller->full, a->caller->full_len)
+                                        : newSVpvs(""));
+        int n = snprintf(key, sizeof key, "[%u:%d]", a->fid, a->line);
+        sv_catpvn(name, key, (STRLEN)n);
+        (void)hv_store(by_caller, SvPVX(name), (I32)SvCUR(name), newSVuv(k), 0);
+    }
+}
+
+/* The call arcs, named now (a caller's "Pkg::name" as written; an xsub's
+ * marker has none and is at 0:0). */
 static void write_call_arcs(pTHX)
 {
+    fill_callers_hv(aTHX_ 0);
     char *called;
     I32 called_len;
     SV *rv;
@@ -1378,20 +1756,13 @@ static void write_call_arcs(pTHX)
         SV *sv;
         hv_iterinit(by_caller);
         while ((sv = hv_iternextsv(by_caller, &key, &key_len))) {
-            const arc_stats *a = (const arc_stats *)SvPVX(sv);
-            char *bracket = NULL;
-            for (I32 i = key_len - 1; i >= 0; i--)
-                if (key[i] == '[') {
-                    bracket = key + i;
-                    break;
-                }
-            unsigned fid, line;
-            if (!bracket || sscanf(bracket + 1, "%u:%u", &fid, &line) != 2)
-                continue;
-            nytp_write_sub_callers(S.w, fid, line, (uint32_t)a->count, a->incl / TICKS_PER_SEC,
-                                   a->excl / TICKS_PER_SEC, a->reci, (uint32_t)a->rec_depth,
-                                   str_n(called, (size_t)called_len, false),
-                                   str_n(key, (size_t)(bracket - key), false));
+            const arc_stats *a = &S.arcs[SvUV(sv)];
+            nytp_write_sub_callers(S.w, a->fid, (uint32_t)a->line, (uint32_t)a->count,
+                                   a->incl / TICKS_PER_SEC, a->excl / TICKS_PER_SEC, a->reci,
+                                   (uint32_t)a->rec_depth,
+                                   str_n(a->called->full, a->called->full_len, false),
+                                   a->caller ? str_n(a->caller->full, a->caller->full_len, false)
+                                             : str_n("", 0, false));
         }
     }
 }
@@ -1547,8 +1918,9 @@ static int reinit_if_forked(pTHX)
     S.pid = getpid();
     S.last_fileptr = NULL;
     S.last_fid = 0;
-    if (S.callers_hv)
-        hv_clear(S.callers_hv);
+    fill_callers_hv(aTHX_ 1);
+    hv_clear(S.callers_hv);
+    arcs_clear(aTHX);
     int reopen = S.w != NULL;
     if (S.w) {
         nytp_writer_abort(S.w); /* a plain file: only the descriptor closes */
@@ -1595,7 +1967,7 @@ static int enable_profile(pTHX_ const char *file)
     S.profiling = 1;
     if (OPT(O_USE_DB_SUB))
         sv_setiv(PL_DBsingle, 1);
-    clock_gettime(S.clock, &S.start_time);
+    S.last_t = clock_ticks();
     return was;
 }
 
@@ -1624,11 +1996,13 @@ static void finish_profile(pTHX)
     TRACE(1, "~ finish_profile (overhead %gt, profiling %d)\n", (double)S.overhead_ticks,
           S.profiling);
     if (!OPT(O_LEAVE) || OPT(O_USE_DB_SUB))
-        stmt_event(aTHX_ NULL, NULL); /* the last statement's time */
+        stmt_event(aTHX_ NULL, NULL, 0); /* the last statement's time */
     disable_profile(aTHX);
     close_output(aTHX);
-    if (S.callers_hv && HvUSEDKEYS(S.callers_hv))
+    if (HvUSEDKEYS(S.callers_hv))
         hv_clear(S.callers_hv);
+    arcs_clear(aTHX);
+    node_cache_clear(aTHX);
     S.overhead_ticks = 0;
     S.subr_ticks = 0;
     errno = saved_errno;
@@ -1714,8 +2088,14 @@ static void set_option(pTHX_ const char *name, const char *value)
 static void init_clock(void)
 {
     struct timespec ts;
-    if (OPT(O_CLOCK) == -1)
+    if (OPT(O_CLOCK) == -1) {
         OPT(O_CLOCK) = CLOCK_MONOTONIC;
+#ifdef HAVE_TSC
+        const char *e = getenv("NYTP_TSC");
+        if (!(e && strcmp(e, "0") == 0))
+            tsc_calibrate();
+#endif
+    }
     S.clock = (clockid_t)OPT(O_CLOCK);
     if (clock_gettime(S.clock, &ts) != 0) {
         S.clock = CLOCK_REALTIME;
@@ -1730,7 +2110,10 @@ static void cop_freed(pTHX_ OP *o)
 {
     int type = o->op_type ? (int)o->op_type : (int)o->op_targ;
     if ((type == OP_NEXTSTATE || type == OP_DBSTATE) && S.file_cache_used) {
-        memset(S.file_cache, 0, sizeof S.file_cache);
+        if (++S.file_gen == 0) { /* wrapped: a slot of long ago could match */
+            memset(S.file_cache, 0, sizeof S.file_cache);
+            S.file_gen = 1;
+        }
         S.file_cache_used = 0;
         S.last_fileptr = NULL;
     }
@@ -1756,9 +2139,13 @@ static int init_profiler(pTHX)
     S.prev_opfreehook = PL_opfreehook;
     PL_opfreehook = cop_freed;
     S.fid_hv = newHV();
+    S.nodes_hv = newHV();
     S.callers_hv = newHV();
+    S.node_runtime = node_named(aTHX_ "main", 4, "RUNTIME", 7);
+    S.node_null = node_named(aTHX_ "main", 4, "NULL", 4);
+    S.node_unknown = node_named(aTHX_ "__UNKNOWN__", 11, "__UNKNOWN__", 11);
+    S.node_nulls = node_named(aTHX_ NULL, 0, NULL, 0);
     S.pkg_files_hv = newHV();
-    S.slowop_names = newAV();
     /* Our own CVs, held here: never looked up by name later, because a
      * program may load Devel::NYTProf's XS, whose boot code replaces
      * DB::finish_profile, DB::_END and friends with its own. */
@@ -1833,6 +2220,11 @@ static int init_profiler(pTHX)
     S.initialised = 1;
     TRACE(1, "~ init_profiler for pid %d, clock %ld, start %d, perldb 0x%lx\n", (int)S.pid,
           (long)OPT(O_CLOCK), S.start, (unsigned long)PL_perldb);
+    if (T.on)
+        TRACE(1, "~ clock: time-stamp counter at %.1f MHz, calibrated against CLOCK_MONOTONIC\n",
+              T.mhz);
+    else
+        TRACE(1, "~ clock: clock_gettime(%ld)\n", (long)OPT(O_CLOCK));
     if (S.start == START_BEGIN)
         enable_profile(aTHX_ NULL);
     else
@@ -1841,7 +2233,7 @@ static int init_profiler(pTHX)
         av_push(PL_checkav, SvREFCNT_inc(S.cv_check));
     else
         av_push(PL_endav, SvREFCNT_inc(S.cv_end));
-    clock_gettime(S.clock, &S.start_time);
+    S.last_t = clock_ticks();
     return 1;
 }
 
@@ -1872,7 +2264,7 @@ XS_INTERNAL(XS_DB_enable_profile)
     const char *file = items > 0 && SvOK(ST(0)) ? SvPV_nolen(ST(0)) : NULL;
     int was = enable_profile(aTHX_ file);
     if (!was)
-        stmt_event(aTHX_ PL_curcop, PL_op); /* note where profiling resumed */
+        stmt_event(aTHX_ PL_curcop, PL_op, 0); /* note where profiling resumed */
     ST(0) = sv_2mortal(newSViv(was));
     XSRETURN(1);
 }
@@ -1902,7 +2294,7 @@ XS_INTERNAL(XS_DB_DB_profiler)
     PERL_UNUSED_VAR(items);
     PERL_UNUSED_VAR(cv);
     if (OPT(O_USE_DB_SUB))
-        stmt_event(aTHX_ NULL, PL_op);
+        stmt_event(aTHX_ NULL, PL_op, 0);
     else
         note("Devel::NYTP: DB::DB called unexpectedly\n");
     XSRETURN_EMPTY;

@@ -193,7 +193,22 @@ begin, or only when the program calls C<DB::enable_profile>.
 
 =item clock=N
 
-The POSIX clock id for timing (default CLOCK_MONOTONIC, 100 ns ticks).
+The POSIX clock id for timing, read with clock_gettime (100 ns ticks).
+Without this option the clock is CLOCK_MONOTONIC (the profile says
+C<clock_id> 1), read through the CPU's time-stamp counter where
+F</proc/cpuinfo> reports both C<constant_tsc> and C<nonstop_tsc> (x86):
+its rate is measured against CLOCK_MONOTONIC for 2 ms at start and again
+from the whole run once a second, and its ticks never go backwards.  That
+is about a third cheaper than clock_gettime on a virtual machine.
+C<clock=1> reads CLOCK_MONOTONIC itself; C<NYTP_TSC=0> in the environment
+does the same.  With C<trace=1> the profiler says which clock it uses.
+
+The clock is read once per event: a statement, the call of an xsub or
+slow op, the end of a call.  The call of a perl sub starts at the next
+reading (its first statement's), and a statement after a call ends shares
+that call's reading.  The profiler's own time between two readings is
+therefore part of the statement's (and of the enclosing calls' inclusive
+times), not taken out as Devel::NYTProf does with a second reading.
 
 =item forkdepth=N
 

@@ -76,4 +76,57 @@ within $active ? $stmts / $active : undef, 0.85, 1.02,
 within $attr->{profiler_duration} ? $active / $attr->{profiler_duration} : undef, 0.05, 1,
     'busy loop: profiler-active time is part of the run time';
 
+# The clock: the time-stamp counter where /proc/cpuinfo says it runs at a
+# constant rate in every state (constant_tsc and nonstop_tsc), unless
+# clock=N asks for a POSIX clock; clock_gettime otherwise.
+sub clock_trace {
+    my ($opts) = @_;
+    local $ENV{NYTPROF} = "trace=1:file=$dir/trace.out" . ($opts ? ":$opts" : '');
+    my ($st, $out, $err) = run_cmd([$^X, "-I$inc", '-d:NYTP', '-e', '1'], cwd => $dir);
+    my ($line) = $err =~ /^~ clock: (.*)$/m;
+    return $line // "none ($err)";
+}
+my $stable = 0;
+if (open my $ci, '<', '/proc/cpuinfo') {
+    while (<$ci>) {
+        next unless /^flags\s*:/;
+        $stable = / constant_tsc\b/ && / nonstop_tsc\b/ ? 1 : 0;
+        last;
+    }
+}
+my $tsc = $stable && `uname -m` =~ /^(?:x86_64|i.86)$/;
+like clock_trace(''), $tsc ? qr/^time-stamp counter at [\d.]+ MHz/ : qr/^clock_gettime\(1\)$/,
+    'default clock: the time-stamp counter where the CPU says it is stable, else clock_gettime';
+is clock_trace('clock=1'), 'clock_gettime(1)', 'clock=1: clock_gettime(CLOCK_MONOTONIC)';
+is clock_trace('clock=0'), 'clock_gettime(0)', 'clock=0: clock_gettime(CLOCK_REALTIME)';
+
+# Over more than a second (the counter's rate is measured again each
+# second) and in a forked child, with each clock.
+my $long = write_script('long.pl', <<'PERL');
+sub snooze { select(undef, undef, undef, 0.1) for 1 .. 15 }
+sub nap { select(undef, undef, undef, 0.2) }
+snooze();
+if (my $pid = fork) { waitpid $pid, 0 } else { nap(); exit 0 }
+PERL
+for my $clock ('', 'clock=1') {
+    my $label = $clock || 'default clock';
+    my $file = "$dir/long-" . ($clock ? 'c1' : 'dflt') . '.out';
+    unlink $file, glob("$file.*");
+    local $ENV{NYTPROF} = "file=$file" . ($clock ? ":$clock" : '');
+    my ($st, $out, $err) = run_cmd([$^X, "-I$inc", '-d:NYTP', $long], cwd => $dir);
+    is $st, 0, "$label: long run profiled" or diag $err;
+    my %d;
+    for my $f ($file, glob("$file.*")) {
+        my (undef, $o) = run_cmd([$nytp, 'dump', '--data', $f]);
+        my %a = $o =~ /^attribute\t(\w+)\t(.*)$/mg;
+        my %i = $o =~ /^sub_subinfo\t(\S+)\t\[ \S+ calls \d+ times (\S+) /mg;
+        $d{ $f eq $file ? 'parent' : 'child' } = { attr => \%a, incl => \%i };
+    }
+    within $d{parent}{incl}{'main::snooze'}, 1.45, 3.5, "$label: a sub sleeping 1.5 s: about 1.5 s";
+    my $a = $d{parent}{attr};
+    within $a->{profiler_active} ? $a->{total_stmts_duration} / $a->{profiler_active} : undef, 0.85, 1.02,
+        "$label: over 1.5 s the statement times add up to the profiler-active time";
+    within $d{child}{incl}{'main::nap'}, 0.19, 0.8, "$label: in a forked child, a sub sleeping 0.2 s: about 0.2 s";
+}
+
 done_testing;
