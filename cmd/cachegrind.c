@@ -178,6 +178,7 @@ typedef struct cg_run {
     uint32_t **owner;       /* per fid: innermost sub (id) per line, or NONE */
     uint32_t *owner_n;
     uint32_t *top;          /* per fid: func of the top-level code, NONE until known */
+    struct at { uint32_t sub, fid, line; } *ran_at; /* per string eval: where the line that ran it counts */
     uint32_t unknown;       /* name id of "Unknown" */
     bool oom;
 } cg_run;
@@ -351,17 +352,34 @@ static uint32_t owner_of(const cg_run *R, uint32_t fid, uint32_t line)
  * is reached.  Returns the sub found, or NONE for top-level code of *fid. */
 static uint32_t position(const cg_run *R, uint32_t *fid, uint32_t *line)
 {
-    for (int depth = 0; depth < 1000; depth++) {
-        uint32_t s = owner_of(R, *fid, *line);
-        if (s != NYTP_NONE)
-            return s;
-        const nytp_file *f = nytp_profile_file(R->p, *fid);
-        if (!f || !f->eval_fid || !nytp_profile_file(R->p, f->eval_fid))
-            return NYTP_NONE;
-        *fid = f->eval_fid;
-        *line = f->eval_line;
+    uint32_t s = owner_of(R, *fid, *line);
+    if (s != NYTP_NONE)
+        return s;
+    const nytp_file *f = nytp_profile_file(R->p, *fid);
+    if (!f || !f->eval_depth)
+        return NYTP_NONE;
+    *fid = R->ran_at[f->fid].fid;
+    *line = R->ran_at[f->fid].line;
+    return R->ran_at[f->fid].sub;
+}
+
+/* ran_at of every string eval, each found from its parent's (parents come
+ * first in evals_by_depth): linear however deep evals nest. */
+static bool build_ran_at(cg_run *R)
+{
+    const nytp_profile *p = R->p;
+    R->ran_at = malloc(((size_t)p->n_files + 1) * sizeof *R->ran_at);
+    if (!R->ran_at)
+        return false;
+    for (uint32_t i = 0; i < p->n_evals_by_depth; i++) {
+        const nytp_file *f = &p->files[p->evals_by_depth[i]];
+        uint32_t up = f->eval_fid, s = owner_of(R, up, f->eval_line);
+        if (s != NYTP_NONE || !p->files[up].eval_depth)
+            R->ran_at[f->fid] = (struct at){s, up, f->eval_line};
+        else
+            R->ran_at[f->fid] = R->ran_at[up];
     }
-    return NYTP_NONE;
+    return true;
 }
 
 /* The caller name of a call site: its one recorded caller, or all of them
@@ -713,7 +731,7 @@ int cmd_cachegrind(int argc, char **argv)
     cg_run R = {0};
     R.p = p;
     R.unknown = intern(&R.names, "Unknown", 7);
-    if (R.unknown == NYTP_NONE || !build_owners(&R))
+    if (R.unknown == NYTP_NONE || !build_owners(&R) || !build_ran_at(&R))
         R.oom = true;
     if (!R.oom)
         collect(&R);
@@ -735,6 +753,7 @@ int cmd_cachegrind(int argc, char **argv)
     free(R.owner);
     free(R.owner_n);
     free(R.top);
+    free(R.ran_at);
     free(R.funcs);
     free(R.fslot);
     free(R.entries);

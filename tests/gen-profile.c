@@ -14,6 +14,8 @@
  *   undeclared N    a statement in file id N, never declared, and an eval
  *                   run in it (chunks 6 and 7)
  *   block-lines N   TIME_BLOCKs with a block line N, a sub line N+1
+ *   src-far N       source saved for lines 1 and N of one file, a
+ *                   statement on each
  *   discounts N     on lines 1 and 2: N DISCOUNTs, a statement (the
  *                   line's first), a statement, N DISCOUNTs, a statement;
  *                   then a statement on line 3
@@ -112,6 +114,12 @@ int main(int argc, char **argv)
         check(nytp_write_time_line(w, 10, 1, 1));
         check(nytp_write_time_line(w, 10, (uint32_t)n, 1));
         file(2, (uint32_t)n, 3, "(eval 1)[x.pl:3]");
+    } else if (strcmp(kind, "src-far") == 0) {
+        file(1, 0, 0, "x.pl");
+        check(nytp_write_src_line(w, 1, 1, nytp_cstr("my $near = 1;\n", false)));
+        check(nytp_write_src_line(w, 1, (uint32_t)n, nytp_cstr("my $far = 2;\n", false)));
+        check(nytp_write_time_line(w, 10, 1, 1));
+        check(nytp_write_time_line(w, 20, 1, (uint32_t)n));
     } else if (strcmp(kind, "block-lines") == 0) {
         file(1, 0, 0, "x.pl");
         check(nytp_write_time_block(w, 10, 1, 1, 1, 1));
