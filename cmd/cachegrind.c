@@ -526,35 +526,6 @@ static int cmp_entries(const void *a, const void *b, void *ctx)
     return 0;
 }
 
-/* Decode one UTF-8 sequence at s (n bytes left); its length, or 0 if not
- * valid UTF-8. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-    unsigned c = s[0];
-    size_t k;
-    uint32_t cp;
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xC2 && c <= 0xDF)
-        k = 2, cp = c & 0x1F;
-    else if (c >= 0xE0 && c <= 0xEF)
-        k = 3, cp = c & 0x0F;
-    else if (c >= 0xF0 && c <= 0xF4)
-        k = 4, cp = c & 0x07;
-    else
-        return 0;
-    if (k > n)
-        return 0;
-    for (size_t i = 1; i < k; i++) {
-        if ((s[i] & 0xC0) != 0x80)
-            return 0;
-        cp = cp << 6 | (s[i] & 0x3F);
-    }
-    if ((k == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) || (k == 4 && (cp < 0x10000 || cp > 0x10FFFF)))
-        return 0;
-    return k;
-}
-
 /* A name as one line of valid UTF-8: bytes that are not UTF-8 are read as
  * Latin-1 (how Devel::NYTProf writes such names), LF and CR become \n and
  * \r, other control bytes \xHH. */
@@ -563,7 +534,7 @@ static char *put_name(char *o, const char *str, size_t len)
     const unsigned char *s = (const unsigned char *)str;
     bool valid = true;
     for (size_t i = 0; i < len && valid;) {
-        size_t k = utf8_len(s + i, len - i);
+        size_t k = fmt_utf8_seq(s + i, len - i);
         valid = k > 0;
         i += k;
     }
