@@ -175,7 +175,8 @@ typedef struct cg_run {
     uint32_t n_fslots;
     entry *entries;
     size_t n_entries, cap_entries;
-    uint32_t **owner;       /* per fid: innermost sub (id) per line, or NONE */
+    uint32_t **oline;       /* per fid: the lines asked about (with statements, calls or evals), sorted */
+    uint32_t **owner;       /* per fid: the innermost sub (id) holding each of them, or NONE */
     uint32_t *owner_n;
     uint32_t *top;          /* per fid: func of the top-level code, NONE until known */
     struct at { uint32_t sub, fid, line; } *ran_at; /* per string eval: where the line that ran it counts */
@@ -294,57 +295,97 @@ static int cmp_longer_first(const void *a, const void *b, void *ctx)
     return x->first_line < y->first_line ? -1 : x->first_line > y->first_line;
 }
 
-/* owner[fid][line]: the innermost sub defined in fid whose lines hold
- * line, painted longest range first so that inner subs win. */
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The index of the first of v[0..n-1] (sorted) that is >= line. */
+static uint32_t lower_bound(const uint32_t *v, uint32_t n, uint32_t line)
+{
+    uint32_t lo = 0, hi = n;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (v[mid] < line)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* owner[fid][k]: the innermost sub defined in fid whose lines hold
+ * oline[fid][k], painted longest range first so that inner subs win.
+ * Only the lines with statements, calls or evals are kept, so memory
+ * follows them, not the line numbers. */
 static bool build_owners(cg_run *R)
 {
     const nytp_profile *p = R->p;
+    R->oline = calloc(p->n_files + 1, sizeof *R->oline);
     R->owner = calloc(p->n_files + 1, sizeof *R->owner);
     R->owner_n = calloc(p->n_files + 1, sizeof *R->owner_n);
     R->top = malloc((p->n_files + 1) * sizeof *R->top);
-    if (!R->owner || !R->owner_n || !R->top)
+    if (!R->oline || !R->owner || !R->owner_n || !R->top)
         return false;
-    for (uint32_t fid = 0; fid < p->n_files; fid++) {
+    for (uint32_t fid = 0; fid < p->n_files; fid++)
         R->top[fid] = NYTP_NONE;
+    for (uint32_t fid = 0; fid < p->n_files; fid++) {
         const nytp_file *f = &p->files[fid];
         if (!f->defined || !f->n_subs)
             continue;
         uint32_t *subs = malloc(f->n_subs * sizeof *subs);
-        if (!subs)
+        size_t nl = (size_t)f->line.n + f->n_sites + f->n_evals;
+        uint32_t *lines = malloc((nl ? nl : 1) * sizeof *lines);
+        uint32_t *own = malloc((nl ? nl : 1) * sizeof *own);
+        if (!subs || !lines || !own) {
+            free(subs);
+            free(lines);
+            free(own);
             return false;
-        uint32_t n = 0, hi = 0;
+        }
+        size_t k = 0;
+        for (uint32_t i = 0; i < f->line.n; i++)
+            lines[k++] = f->line.v[i].line;
+        for (uint32_t i = 0; i < f->n_sites; i++)
+            lines[k++] = p->sites[f->sites[i]].line;
+        for (uint32_t i = 0; i < f->n_evals; i++)
+            lines[k++] = p->files[f->evals[i]].eval_line;
+        qsort(lines, nl, sizeof *lines, cmp_u32);
+        uint32_t m = 0;
+        for (size_t i = 0; i < nl; i++)
+            if (!m || lines[m - 1] != lines[i])
+                lines[m++] = lines[i];
+        for (uint32_t i = 0; i < m; i++)
+            own[i] = NYTP_NONE;
+        uint32_t n = 0;
         for (uint32_t i = 0; i < f->n_subs; i++) {
             const nytp_sub *s = &p->subs[f->subs[i]];
             if (s->fid != fid || s->first_line == NYTP_NONE || s->last_line == NYTP_NONE ||
-                !s->first_line || s->last_line < s->first_line || s->last_line >= (1u << 26))
+                !s->first_line || s->last_line < s->first_line)
                 continue;
             subs[n++] = f->subs[i];
-            if (s->last_line + 1 > hi)
-                hi = s->last_line + 1;
         }
         qsort_r(subs, n, sizeof *subs, cmp_longer_first, (void *)p);
-        uint32_t *own = n ? malloc(hi * sizeof *own) : NULL;
-        if (n && !own) {
-            free(subs);
-            return false;
-        }
-        for (uint32_t l = 0; l < hi; l++)
-            own[l] = NYTP_NONE;
         for (uint32_t i = 0; i < n; i++) {
             const nytp_sub *s = &p->subs[subs[i]];
-            for (uint32_t l = s->first_line; l <= s->last_line; l++)
-                own[l] = subs[i];
+            for (uint32_t j = lower_bound(lines, m, s->first_line); j < m && lines[j] <= s->last_line; j++)
+                own[j] = subs[i];
         }
         free(subs);
+        R->oline[fid] = lines;
         R->owner[fid] = own;
-        R->owner_n[fid] = n ? hi : 0;
+        R->owner_n[fid] = m;
     }
     return true;
 }
 
 static uint32_t owner_of(const cg_run *R, uint32_t fid, uint32_t line)
 {
-    return fid < R->p->n_files && line < R->owner_n[fid] ? R->owner[fid][line] : NYTP_NONE;
+    if (fid >= R->p->n_files || !R->owner_n[fid])
+        return NYTP_NONE;
+    uint32_t j = lower_bound(R->oline[fid], R->owner_n[fid], line);
+    return j < R->owner_n[fid] && R->oline[fid][j] == line ? R->owner[fid][j] : NYTP_NONE;
 }
 
 /* Where (fid, line) counts: lines of a string eval that are in no sub of
@@ -721,7 +762,11 @@ int cmd_cachegrind(int argc, char **argv)
     if (R.owner)
         for (uint32_t i = 0; i < p->n_files; i++)
             free(R.owner[i]);
+    if (R.oline)
+        for (uint32_t i = 0; i < p->n_files; i++)
+            free(R.oline[i]);
     free(R.owner);
+    free(R.oline);
     free(R.owner_n);
     free(R.top);
     free(R.ran_at);

@@ -222,6 +222,17 @@ for my $line (70_000_000, 4_000_000_000) {
     File::Path::remove_tree("$dir/far-csv", "$dir/far-html");
 }
 
+# cachegrind finds the sub holding a line from the lines present (it kept
+# a slot per line of every sub, 237 MB for a sub of 60,000,000 lines, and
+# ignored subs ending past line 2^26: their lines went to main::RUNTIME).
+for my $n (60_000_000, 4_000_000_000) {
+    my $f = gen('sub-far', $n);
+    my ($st, $out, $err, $kb, $s) = run_measured([$nytp, 'cachegrind', '-o', "$dir/subfar.callgrind", $f]);
+    is $st, 0, "cachegrind, a sub on lines 2..$n: exit 0" or diag $err;
+    cmp_ok $kb, '<', 50_000, "cachegrind, a sub on lines 2..$n: peak memory $kb KB";
+    like slurp_file("$dir/subfar.callgrind"), qr/^fn=\(\d+\)\n$n 20$/m, "cachegrind: line $n counts in main::f";
+}
+
 # Statements on lines 64, 128, ... (a 2 MB profile cost 1.5 GB): the lines
 # present are stored, not every line number up to the last.
 {
