@@ -175,9 +175,11 @@ typedef struct cg_run {
     uint32_t n_fslots;
     entry *entries;
     size_t n_entries, cap_entries;
-    uint32_t **owner;       /* per fid: innermost sub (id) per line, or NONE */
+    uint32_t **oline;       /* per fid: the lines asked about (with statements, calls or evals), sorted */
+    uint32_t **owner;       /* per fid: the innermost sub (id) holding each of them, or NONE */
     uint32_t *owner_n;
     uint32_t *top;          /* per fid: func of the top-level code, NONE until known */
+    struct at { uint32_t sub, fid, line; } *ran_at; /* per string eval: where the line that ran it counts */
     uint32_t unknown;       /* name id of "Unknown" */
     bool oom;
 } cg_run;
@@ -293,57 +295,97 @@ static int cmp_longer_first(const void *a, const void *b, void *ctx)
     return x->first_line < y->first_line ? -1 : x->first_line > y->first_line;
 }
 
-/* owner[fid][line]: the innermost sub defined in fid whose lines hold
- * line, painted longest range first so that inner subs win. */
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The index of the first of v[0..n-1] (sorted) that is >= line. */
+static uint32_t lower_bound(const uint32_t *v, uint32_t n, uint32_t line)
+{
+    uint32_t lo = 0, hi = n;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (v[mid] < line)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* owner[fid][k]: the innermost sub defined in fid whose lines hold
+ * oline[fid][k], painted longest range first so that inner subs win.
+ * Only the lines with statements, calls or evals are kept, so memory
+ * follows them, not the line numbers. */
 static bool build_owners(cg_run *R)
 {
     const nytp_profile *p = R->p;
+    R->oline = calloc(p->n_files + 1, sizeof *R->oline);
     R->owner = calloc(p->n_files + 1, sizeof *R->owner);
     R->owner_n = calloc(p->n_files + 1, sizeof *R->owner_n);
     R->top = malloc((p->n_files + 1) * sizeof *R->top);
-    if (!R->owner || !R->owner_n || !R->top)
+    if (!R->oline || !R->owner || !R->owner_n || !R->top)
         return false;
-    for (uint32_t fid = 0; fid < p->n_files; fid++) {
+    for (uint32_t fid = 0; fid < p->n_files; fid++)
         R->top[fid] = NYTP_NONE;
+    for (uint32_t fid = 0; fid < p->n_files; fid++) {
         const nytp_file *f = &p->files[fid];
         if (!f->defined || !f->n_subs)
             continue;
         uint32_t *subs = malloc(f->n_subs * sizeof *subs);
-        if (!subs)
+        size_t nl = (size_t)f->line.n + f->n_sites + f->n_evals;
+        uint32_t *lines = malloc((nl ? nl : 1) * sizeof *lines);
+        uint32_t *own = malloc((nl ? nl : 1) * sizeof *own);
+        if (!subs || !lines || !own) {
+            free(subs);
+            free(lines);
+            free(own);
             return false;
-        uint32_t n = 0, hi = 0;
+        }
+        size_t k = 0;
+        for (uint32_t i = 0; i < f->line.n; i++)
+            lines[k++] = f->line.v[i].line;
+        for (uint32_t i = 0; i < f->n_sites; i++)
+            lines[k++] = p->sites[f->sites[i]].line;
+        for (uint32_t i = 0; i < f->n_evals; i++)
+            lines[k++] = p->files[f->evals[i]].eval_line;
+        qsort(lines, nl, sizeof *lines, cmp_u32);
+        uint32_t m = 0;
+        for (size_t i = 0; i < nl; i++)
+            if (!m || lines[m - 1] != lines[i])
+                lines[m++] = lines[i];
+        for (uint32_t i = 0; i < m; i++)
+            own[i] = NYTP_NONE;
+        uint32_t n = 0;
         for (uint32_t i = 0; i < f->n_subs; i++) {
             const nytp_sub *s = &p->subs[f->subs[i]];
             if (s->fid != fid || s->first_line == NYTP_NONE || s->last_line == NYTP_NONE ||
-                !s->first_line || s->last_line < s->first_line || s->last_line >= (1u << 26))
+                !s->first_line || s->last_line < s->first_line)
                 continue;
             subs[n++] = f->subs[i];
-            if (s->last_line + 1 > hi)
-                hi = s->last_line + 1;
         }
         qsort_r(subs, n, sizeof *subs, cmp_longer_first, (void *)p);
-        uint32_t *own = n ? malloc(hi * sizeof *own) : NULL;
-        if (n && !own) {
-            free(subs);
-            return false;
-        }
-        for (uint32_t l = 0; l < hi; l++)
-            own[l] = NYTP_NONE;
         for (uint32_t i = 0; i < n; i++) {
             const nytp_sub *s = &p->subs[subs[i]];
-            for (uint32_t l = s->first_line; l <= s->last_line; l++)
-                own[l] = subs[i];
+            for (uint32_t j = lower_bound(lines, m, s->first_line); j < m && lines[j] <= s->last_line; j++)
+                own[j] = subs[i];
         }
         free(subs);
+        R->oline[fid] = lines;
         R->owner[fid] = own;
-        R->owner_n[fid] = n ? hi : 0;
+        R->owner_n[fid] = m;
     }
     return true;
 }
 
 static uint32_t owner_of(const cg_run *R, uint32_t fid, uint32_t line)
 {
-    return fid < R->p->n_files && line < R->owner_n[fid] ? R->owner[fid][line] : NYTP_NONE;
+    if (fid >= R->p->n_files || !R->owner_n[fid])
+        return NYTP_NONE;
+    uint32_t j = lower_bound(R->oline[fid], R->owner_n[fid], line);
+    return j < R->owner_n[fid] && R->oline[fid][j] == line ? R->owner[fid][j] : NYTP_NONE;
 }
 
 /* Where (fid, line) counts: lines of a string eval that are in no sub of
@@ -351,17 +393,34 @@ static uint32_t owner_of(const cg_run *R, uint32_t fid, uint32_t line)
  * is reached.  Returns the sub found, or NONE for top-level code of *fid. */
 static uint32_t position(const cg_run *R, uint32_t *fid, uint32_t *line)
 {
-    for (int depth = 0; depth < 1000; depth++) {
-        uint32_t s = owner_of(R, *fid, *line);
-        if (s != NYTP_NONE)
-            return s;
-        const nytp_file *f = nytp_profile_file(R->p, *fid);
-        if (!f || !f->eval_fid || !nytp_profile_file(R->p, f->eval_fid))
-            return NYTP_NONE;
-        *fid = f->eval_fid;
-        *line = f->eval_line;
+    uint32_t s = owner_of(R, *fid, *line);
+    if (s != NYTP_NONE)
+        return s;
+    const nytp_file *f = nytp_profile_file(R->p, *fid);
+    if (!f || !f->eval_depth)
+        return NYTP_NONE;
+    *fid = R->ran_at[f->fid].fid;
+    *line = R->ran_at[f->fid].line;
+    return R->ran_at[f->fid].sub;
+}
+
+/* ran_at of every string eval, each found from its parent's (parents come
+ * first in evals_by_depth): linear however deep evals nest. */
+static bool build_ran_at(cg_run *R)
+{
+    const nytp_profile *p = R->p;
+    R->ran_at = malloc(((size_t)p->n_files + 1) * sizeof *R->ran_at);
+    if (!R->ran_at)
+        return false;
+    for (uint32_t i = 0; i < p->n_evals_by_depth; i++) {
+        const nytp_file *f = &p->files[p->evals_by_depth[i]];
+        uint32_t up = f->eval_fid, s = owner_of(R, up, f->eval_line);
+        if (s != NYTP_NONE || !p->files[up].eval_depth)
+            R->ran_at[f->fid] = (struct at){s, up, f->eval_line};
+        else
+            R->ran_at[f->fid] = R->ran_at[up];
     }
-    return NYTP_NONE;
+    return true;
 }
 
 /* The caller name of a call site: its one recorded caller, or all of them
@@ -508,35 +567,6 @@ static int cmp_entries(const void *a, const void *b, void *ctx)
     return 0;
 }
 
-/* Decode one UTF-8 sequence at s (n bytes left); its length, or 0 if not
- * valid UTF-8. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-    unsigned c = s[0];
-    size_t k;
-    uint32_t cp;
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xC2 && c <= 0xDF)
-        k = 2, cp = c & 0x1F;
-    else if (c >= 0xE0 && c <= 0xEF)
-        k = 3, cp = c & 0x0F;
-    else if (c >= 0xF0 && c <= 0xF4)
-        k = 4, cp = c & 0x07;
-    else
-        return 0;
-    if (k > n)
-        return 0;
-    for (size_t i = 1; i < k; i++) {
-        if ((s[i] & 0xC0) != 0x80)
-            return 0;
-        cp = cp << 6 | (s[i] & 0x3F);
-    }
-    if ((k == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) || (k == 4 && (cp < 0x10000 || cp > 0x10FFFF)))
-        return 0;
-    return k;
-}
-
 /* A name as one line of valid UTF-8: bytes that are not UTF-8 are read as
  * Latin-1 (how Devel::NYTProf writes such names), LF and CR become \n and
  * \r, other control bytes \xHH. */
@@ -545,7 +575,7 @@ static char *put_name(char *o, const char *str, size_t len)
     const unsigned char *s = (const unsigned char *)str;
     bool valid = true;
     for (size_t i = 0; i < len && valid;) {
-        size_t k = utf8_len(s + i, len - i);
+        size_t k = fmt_utf8_seq(s + i, len - i);
         valid = k > 0;
         i += k;
     }
@@ -713,7 +743,7 @@ int cmd_cachegrind(int argc, char **argv)
     cg_run R = {0};
     R.p = p;
     R.unknown = intern(&R.names, "Unknown", 7);
-    if (R.unknown == NYTP_NONE || !build_owners(&R))
+    if (R.unknown == NYTP_NONE || !build_owners(&R) || !build_ran_at(&R))
         R.oom = true;
     if (!R.oom)
         collect(&R);
@@ -732,9 +762,14 @@ int cmd_cachegrind(int argc, char **argv)
     if (R.owner)
         for (uint32_t i = 0; i < p->n_files; i++)
             free(R.owner[i]);
+    if (R.oline)
+        for (uint32_t i = 0; i < p->n_files; i++)
+            free(R.oline[i]);
     free(R.owner);
+    free(R.oline);
     free(R.owner_n);
     free(R.top);
+    free(R.ran_at);
     free(R.funcs);
     free(R.fslot);
     free(R.entries);

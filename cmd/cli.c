@@ -575,7 +575,12 @@ nytp_profile *cli_load_profile_with(int nfiles, char **files, bool strict,
             return NULL;
         }
     }
-    nytp_profile_finish(p);
+    if (nytp_profile_finish(p) < 0) {
+        cli_error("out of memory");
+        *rc = EXIT_BAD_INPUT;
+        nytp_profile_free(p);
+        return NULL;
+    }
     return p;
 }
 

@@ -385,7 +385,11 @@ static const char sawampersand[] =
     "# of all regular expression in the program!\n"
     "# See WARNING in http://perldoc.perl.org/perlre.html#Capture-buffers\n";
 
-#define LINE_LIMIT 65536u /* Reader ignores larger maxima as corrupt */
+/* A CSV has a row per line, so lines are written densely up to the last
+ * one with something to show: a line number far beyond the others (more
+ * than LINE_LIMIT past the number of lines with anything) is left out,
+ * with a warning, rather than written as billions of empty rows. */
+#define LINE_LIMIT 65536u
 
 static int write_report(csv_run *R, const nytp_file *f, const char *level)
 {
@@ -393,6 +397,8 @@ static int write_report(csv_run *R, const nytp_file *f, const char *level)
     const nytp_lines *L = level_lines(f, level);
 
     /* the highest line with anything to show */
+    uint64_t limit = (uint64_t)LINE_LIMIT + L->n + f->n_sites + f->n_subs + f->n_evals + f->src.n;
+    bool cut = false;
     uint32_t src_max = L->n ? nytp_lines_last(L) + 1 : 0;
     uint32_t calls_max = 0, defs_max = 0, evals_max = 0;
     for (uint32_t i = 0; i < f->n_sites; i++)
@@ -409,8 +415,10 @@ static int write_report(csv_run *R, const nytp_file *f, const char *level)
     uint32_t *maxes[] = {&src_max, &calls_max, &defs_max, &evals_max};
     uint32_t max = 0;
     for (int i = 0; i < 4; i++) {
-        if (*maxes[i] >= LINE_LIMIT)
-            *maxes[i] = 0;
+        if (*maxes[i] > limit) {
+            *maxes[i] = (uint32_t)limit;
+            cut = true;
+        }
         if (*maxes[i] > max)
             max = *maxes[i];
     }
@@ -453,13 +461,23 @@ static int write_report(csv_run *R, const nytp_file *f, const char *level)
     R->buf = NULL;
     uint32_t lineno = 1;
     char *msg = NULL;
-    uint32_t n_src = f->n_src;
-    while (n_src && !f->src[n_src - 1].ptr)
-        n_src--;
-    bool saved = n_src > 0, ok = true;
+    /* saved lines are stored sparse: the gaps are filled up to the limit */
+    const nytp_src *S = &f->src;
+    bool saved = S->n > 0, ok = true;
     if (saved) {
-        for (uint32_t i = 1; i < n_src && ok; i++)
-            ok = push_line(R, f->src[i].ptr ? f->src[i].ptr : "", f->src[i].ptr ? f->src[i].len : 0);
+        uint32_t i = 0;
+        while (i < S->n && S->v[i].line == 0)
+            i++;
+        for (; i < S->n && ok; i++) {
+            if (S->v[i].line > limit) {
+                cut = true;
+                break;
+            }
+            while (ok && R->n_lines + 1 < S->v[i].line)
+                ok = push_line(R, "", 0);
+            if (ok)
+                ok = push_line(R, S->v[i].text.ptr, S->v[i].text.len);
+        }
     } else {
         int err = 0;
         FILE *fp = open_source(R, f, &err);
@@ -472,6 +490,9 @@ static int write_report(csv_run *R, const nytp_file *f, const char *level)
             lineno = 0;
         }
     }
+    if (cut)
+        cli_warn("%s: lines beyond %llu are far beyond the others (a corrupt profile?): not in its %s report",
+                 nytp_profile_str(p, f->name), (unsigned long long)limit, level);
     while (ok && max > 1 && R->n_lines < max - 1)
         ok = push_line(R, "", 0);
     static const char line0[] = "Profile data that couldn't be associated with a specific line:";
@@ -526,17 +547,24 @@ static int write_report(csv_run *R, const nytp_file *f, const char *level)
     return rc;
 }
 
-/* Statement time of eval fid and every eval nested in it. */
-static double eval_tree_time(const nytp_profile *p, uint32_t fid, int depth)
+/* eval_time: the statement time of every string eval with the evals
+ * nested in it, however deep (the deepest are added to their parents
+ * first). */
+static void sum_eval_times(csv_run *R)
 {
-    const nytp_file *f = &p->files[fid];
-    double t = 0;
-    for (uint32_t i = 0; i < f->line.n; i++)
-        t += f->line.v[i].time;
-    if (depth < 1000)
-        for (uint32_t i = 0; i < f->n_evals; i++)
-            t += eval_tree_time(p, f->evals[i], depth + 1);
-    return t;
+    const nytp_profile *p = R->p;
+    for (uint32_t i = 0; i < p->n_evals_by_depth; i++) {
+        const nytp_file *f = &p->files[p->evals_by_depth[i]];
+        double t = 0;
+        for (uint32_t k = 0; k < f->line.n; k++)
+            t += f->line.v[k].time;
+        R->eval_time[f->fid] = t;
+    }
+    for (uint32_t i = p->n_evals_by_depth; i-- > 0;) {
+        const nytp_file *f = &p->files[p->evals_by_depth[i]];
+        if (f->eval_depth > 1)
+            R->eval_time[f->eval_fid] += R->eval_time[f->fid];
+    }
 }
 
 static int write_reports(csv_run *R)
@@ -549,9 +577,7 @@ static int write_reports(csv_run *R)
         levels[nlevels++] = "block";
     }
     levels[nlevels++] = "line";
-    for (uint32_t fid = 1; fid < p->n_files; fid++)
-        if (p->files[fid].defined && p->files[fid].eval_fid)
-            R->eval_time[fid] = eval_tree_time(p, fid, 0);
+    sum_eval_times(R);
     for (int lv = 0; lv < nlevels; lv++) {
         for (uint32_t fid = 1; fid < p->n_files; fid++) {
             const nytp_file *f = &p->files[fid];

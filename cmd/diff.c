@@ -283,18 +283,6 @@ static bool grow_rows(void **v, uint32_t *cap, uint32_t need, size_t size)
     return true;
 }
 
-/* The source file fid was run from (a string eval's outermost parent). */
-static uint32_t source_file(const nytp_profile *p, uint32_t fid)
-{
-    for (int steps = 0; steps < 1000; steps++) {
-        uint32_t up = p->files[fid].eval_fid;
-        if (!up || up >= p->n_files || up == fid)
-            break;
-        fid = up;
-    }
-    return fid;
-}
-
 /* The matching key of a file: its name, eval sequence numbers made 0. */
 static const char *file_key(diff *D, const nytp_profile *p, uint32_t fid, size_t *len)
 {
@@ -362,7 +350,7 @@ static void add_side(diff *D, int k)
             return;
         /* its source file, for the files table */
         size_t rlen;
-        const char *rkey = file_key(D, p, source_file(p, fid), &rlen);
+        const char *rkey = file_key(D, p, p->files[fid].root_fid, &rlen);
         time_row *fr = time_row_at(D, &D->files, &D->file, &D->cap_file, rkey, rlen);
         if (!fr)
             return;
@@ -389,7 +377,7 @@ static void add_side(diff *D, int k)
             fr->time[k] += st->time * scale;
             fr->count[k] += st->count;
             fr->present[k] = true;
-            fr->fid[k] = source_file(p, fid);
+            fr->fid[k] = p->files[fid].root_fid;
         }
     }
 }
@@ -750,10 +738,11 @@ static void text_times(diff *D, nytp_out *out, bool lines)
             if (r->fid[k] == NYTP_NONE)
                 continue;
             const nytp_file *f = &D->s[k].p->files[r->fid[k]];
-            if (r->line >= f->n_src || !f->src[r->line].ptr)
+            const nytp_text *t = nytp_src_get(&f->src, r->line);
+            if (!t)
                 continue;
-            const char *src = f->src[r->line].ptr;
-            size_t sl = f->src[r->line].len;
+            const char *src = t->ptr;
+            size_t sl = t->len;
             while (sl && (src[sl - 1] == '\n' || src[sl - 1] == '\r'))
                 sl--;
             while (sl && (*src == ' ' || *src == '\t')) {

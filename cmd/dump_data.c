@@ -894,9 +894,7 @@ int dump_data_json(nytp_out *out, const nytp_profile *p, const dump_data_opts *o
             jkey(&w, "sub_lines", false);
             jlines(&w, &f->sub);
         }
-        uint32_t saved = 0;
-        for (uint32_t i = 0; i < f->n_src; i++)
-            saved += f->src[i].ptr != NULL;
+        uint32_t saved = f->src.n;
         jkey(&w, "source_lines_saved", false);
         put_u(&w, saved);
         put(&w, "}", 1);

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "flame_svg.h"
+#include "fmt.h"
 
 #define NONE UINT32_MAX
 
@@ -42,39 +43,6 @@ bool flame_svg_filter_ok(const char *re, char *msg, size_t size)
 
 /* ---- text -------------------------------------------------------------------- */
 
-/* Length of the valid UTF-8 sequence at s (XML characters only), or 0. */
-static size_t utf8_seq(const unsigned char *s, size_t n)
-{
-    unsigned c = s[0];
-    size_t len;
-    uint32_t cp;
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xC2 && c <= 0xDF) {
-        len = 2;
-        cp = c & 0x1F;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-        len = 3;
-        cp = c & 0x0F;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        len = 4;
-        cp = c & 0x07;
-    } else {
-        return 0;
-    }
-    if (n < len)
-        return 0;
-    for (size_t i = 1; i < len; i++) {
-        if ((s[i] & 0xC0) != 0x80)
-            return 0;
-        cp = (cp << 6) | (s[i] & 0x3F);
-    }
-    if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
-        (cp >= 0xD800 && cp <= 0xDFFF) || cp == 0xFFFE || cp == 0xFFFF)
-        return 0;
-    return len;
-}
-
 /* A name as clean UTF-8 that XML can hold: valid UTF-8 kept, other bytes
  * read as Latin-1, control characters but TAB LF CR written as "\xHH".
  * *chars gets the number of characters.  malloc'd, NUL-terminated. */
@@ -86,7 +54,10 @@ static char *clean_utf8(const char *p, size_t n, size_t *len, size_t *chars)
     const unsigned char *s = (const unsigned char *)p;
     size_t k = 0, c = 0;
     for (size_t i = 0; i < n; c++) {
-        size_t l = utf8_seq(s + i, n - i);
+        uint32_t cp = 0;
+        size_t l = fmt_utf8_decode(s + i, n - i, &cp);
+        if (cp == 0xFFFE || cp == 0xFFFF) /* not allowed in XML */
+            l = 0;
         if (l == 1 && (s[i] < 0x20 || s[i] == 0x7F) && s[i] != '\t' && s[i] != '\n' &&
             s[i] != '\r') {
             k += (size_t)sprintf(o + k, "\\x%02X", s[i]);

@@ -44,23 +44,27 @@ char *fmt_nv(char *o, double d)
     return o + snprintf(o, 32, "%.15g", d);
 }
 
-/* Length of the valid UTF-8 sequence at p (1..4), or 0 if invalid. */
-size_t fmt_utf8_seq(const unsigned char *p, size_t left)
+/* Length of the valid UTF-8 sequence at p (1..4), or 0 if invalid
+ * (overlong, a surrogate, beyond U+10FFFF, cut short); *cp gets the code
+ * point. */
+size_t fmt_utf8_decode(const unsigned char *p, size_t left, uint32_t *cp)
 {
     unsigned char b = p[0];
     size_t n;
-    uint32_t cp;
-    if (b < 0x80)
+    uint32_t v;
+    if (b < 0x80) {
+        *cp = b;
         return 1;
+    }
     if (b >= 0xC2 && b <= 0xDF) {
         n = 2;
-        cp = b & 0x1F;
+        v = b & 0x1F;
     } else if (b >= 0xE0 && b <= 0xEF) {
         n = 3;
-        cp = b & 0x0F;
+        v = b & 0x0F;
     } else if (b >= 0xF0 && b <= 0xF4) {
         n = 4;
-        cp = b & 0x07;
+        v = b & 0x07;
     } else {
         return 0;
     }
@@ -69,12 +73,18 @@ size_t fmt_utf8_seq(const unsigned char *p, size_t left)
     for (size_t i = 1; i < n; i++) {
         if ((p[i] & 0xC0) != 0x80)
             return 0;
-        cp = (cp << 6) | (p[i] & 0x3F);
+        v = (v << 6) | (p[i] & 0x3F);
     }
-    if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
-        (cp >= 0xD800 && cp <= 0xDFFF))
+    if ((n == 3 && v < 0x800) || (n == 4 && (v < 0x10000 || v > 0x10FFFF)) || (v >= 0xD800 && v <= 0xDFFF))
         return 0;
+    *cp = v;
     return n;
+}
+
+size_t fmt_utf8_seq(const unsigned char *p, size_t left)
+{
+    uint32_t cp;
+    return fmt_utf8_decode(p, left, &cp);
 }
 
 /* A JSON string.  Valid UTF-8 passes through; a byte that is not part of

@@ -16,6 +16,8 @@ char *fmt_nv(char *o, double d);
 /* Length of the valid UTF-8 sequence at p (1..4; left bytes remain), or 0
  * if the bytes there are not valid UTF-8. */
 size_t fmt_utf8_seq(const unsigned char *p, size_t left);
+/* The same, and *cp gets the code point (unchanged when 0 is returned). */
+size_t fmt_utf8_decode(const unsigned char *p, size_t left, uint32_t *cp);
 
 /* A JSON string (with its quotes).  Valid UTF-8 passes through; a byte
  * that is not part of valid UTF-8 becomes \u00XX (its Latin-1 reading), so

@@ -154,19 +154,19 @@ static int cmp_excl(const void *a, const void *b, void *ctx)
     return strcmp(nytp_profile_str(p, x->name), nytp_profile_str(p, y->name));
 }
 
-/* Add fid's own time and statements to itself and to every file it is
- * nested in (a string eval's parents), so each file's totals include its
- * evals.  Bounded: a corrupt profile's cycle of evals ends the walk. */
-static void add_to_parents(html_report *r, uint32_t fid)
+/* Each file's totals with those of the string evals run in it, however
+ * deep: the deepest evals are added to their parents first. */
+static void add_evals_to_parents(html_report *r)
 {
-    uint32_t at = fid;
-    for (int steps = 0; steps < 1000; steps++) {
-        r->all_time[at] += r->own_time[fid];
-        r->all_stmts[at] += r->own_stmts[fid];
-        uint32_t up = r->p->files[at].eval_fid;
-        if (!up || up >= r->p->n_files || up == at)
-            break;
-        at = up;
+    const nytp_profile *p = r->p;
+    for (uint32_t fid = 0; fid < p->n_files; fid++) {
+        r->all_time[fid] = r->own_time[fid];
+        r->all_stmts[fid] = r->own_stmts[fid];
+    }
+    for (uint32_t i = p->n_evals_by_depth; i-- > 0;) {
+        uint32_t fid = p->evals_by_depth[i], up = p->files[fid].eval_fid;
+        r->all_time[up] += r->all_time[fid];
+        r->all_stmts[up] += r->all_stmts[fid];
     }
 }
 
@@ -219,9 +219,11 @@ static int report_init(html_report *r, const nytp_profile *p)
         else
             r->n_source_files++;
     }
-    for (uint32_t fid = 1; fid < p->n_files; fid++)
-        if (r->page[fid])
-            add_to_parents(r, fid);
+    add_evals_to_parents(r);
+    if (!html_eval_subs_init(r)) {
+        free(seen);
+        return NYTP_E_NOMEM;
+    }
     for (uint32_t i = 0; i < p->n_subs; i++) {
         const nytp_sub *s = &p->subs[i];
         for (uint32_t k = 0; k < s->n_sites; k++) {
@@ -278,6 +280,7 @@ static void report_free(html_report *r)
     free(r->all_time);
     free(r->own_stmts);
     free(r->all_stmts);
+    free(r->eval_subs);
     for (uint32_t i = 0; r->sub_shown && r->p && i < r->p->n_subs; i++)
         free(r->sub_shown[i]);
     free(r->sub_shown);

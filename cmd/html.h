@@ -66,6 +66,11 @@ typedef struct html_report {
     char **shown;             /* by fid: name shown for the file */
     double *own_time, *all_time;    /* by fid; all: with nested string evals */
     int64_t *own_stmts, *all_stmts;
+    struct html_eval_subs {   /* by fid: subs defined in a string eval and the evals it ran */
+        uint32_t n;
+        uint64_t calls;
+        double incl;
+    } *eval_subs;
     uint32_t *sub_files;      /* by sub: distinct files it is called from */
     char **sub_shown;         /* by sub: name with @INC paths shortened, NULL: as is */
     uint32_t *by_excl;        /* sub ids, exclusive time descending */
@@ -95,6 +100,8 @@ int html_write_assets(html_report *r);
 int html_write_index(html_report *r);
 int html_write_subs(html_report *r);
 int html_write_file(html_report *r, uint32_t fid, enum html_view v);
+/* eval_subs, summed from the deepest evals up; false when out of memory */
+bool html_eval_subs_init(html_report *r);
 
 /* Shared by the pages (html_pages.c). */
 bool html_page_open(html_report *r, hw *w, const char *name);

@@ -908,6 +908,36 @@ static void call_note(html_report *r, hw *w, const nytp_site *c)
     hw_s(w, "</div>");
 }
 
+bool html_eval_subs_init(html_report *r)
+{
+    const nytp_profile *p = r->p;
+    r->eval_subs = calloc((size_t)p->n_files + 1, sizeof *r->eval_subs);
+    if (!r->eval_subs)
+        return false;
+    for (uint32_t i = 0; i < p->n_evals_by_depth; i++) {
+        const nytp_file *f = &p->files[p->evals_by_depth[i]];
+        struct html_eval_subs *t = &r->eval_subs[f->fid];
+        for (uint32_t k = 0; k < f->n_subs; k++) {
+            const nytp_sub *s = &p->subs[f->subs[k]];
+            if (s->fid != f->fid || !sub_defined_here(p, s))
+                continue;
+            t->n++;
+            t->calls += s->calls;
+            t->incl += s->incl;
+        }
+    }
+    for (uint32_t i = p->n_evals_by_depth; i-- > 0;) {
+        const nytp_file *f = &p->files[p->evals_by_depth[i]];
+        if (f->eval_depth > 1) {
+            struct html_eval_subs *t = &r->eval_subs[f->eval_fid], *e = &r->eval_subs[f->fid];
+            t->n += e->n;
+            t->calls += e->calls;
+            t->incl += e->incl;
+        }
+    }
+    return true;
+}
+
 static void eval_note(html_report *r, hw *w, uint32_t efid)
 {
     const nytp_file *e = &r->p->files[efid];
@@ -932,25 +962,9 @@ static void eval_note(html_report *r, hw *w, uint32_t efid)
         hw_s(w, e->n_evals == 1 ? " more string eval" : " more string evals");
     }
     /* the subs the eval (or an eval it ran) defined, and their calls */
-    uint32_t nsubs = 0;
-    uint64_t calls = 0;
-    double incl = 0;
-    uint32_t stack[64], depth = 0;
-    stack[depth++] = efid;
-    while (depth) {
-        const nytp_file *f = &r->p->files[stack[--depth]];
-        for (uint32_t i = 0; i < f->n_subs; i++) {
-            const nytp_sub *s = &r->p->subs[f->subs[i]];
-            if (s->fid != f->fid || !sub_defined_here(r->p, s))
-                continue;
-            nsubs++;
-            calls += s->calls;
-            incl += s->incl;
-        }
-        for (uint32_t i = 0; i < f->n_evals && depth < 64; i++)
-            if (f->evals[i] < r->p->n_files && f->evals[i] != f->fid)
-                stack[depth++] = f->evals[i];
-    }
+    uint32_t nsubs = r->eval_subs[efid].n;
+    uint64_t calls = r->eval_subs[efid].calls;
+    double incl = r->eval_subs[efid].incl;
     if (nsubs && calls) {
         hw_s(w, "<br>includes ");
         hw_dur(w, incl);
@@ -1057,28 +1071,21 @@ int html_write_file(html_report *r, uint32_t fid, enum html_view view)
     }
     hw_s(&w, ".</p></header>\n<main>\n");
 
-    /* the source: saved in the profile, or read from disk for a real file */
-    uint32_t nsrc = 0, saved = 0;
+    /* the source: saved in the profile (sparse, walked with a cursor), or
+     * read from disk for a real file (by line) */
+    uint32_t nsrc = 0;
+    const nytp_src *saved = f->src.n ? &f->src : NULL;
     srcline *src = NULL;
     char *diskbuf = NULL;
-    for (uint32_t i = 0; i < f->n_src; i++)
-        saved += f->src[i].ptr != NULL;
     if (saved) {
-        src = calloc((size_t)f->n_src + 1, sizeof *src);
-        nsrc = f->n_src; /* trimmed below to the last saved line */
-        while (nsrc > 1 && !f->src[nsrc - 1].ptr)
-            nsrc--;
-        for (uint32_t i = 0; src && i < nsrc; i++) {
-            src[i].ptr = f->src[i].ptr;
-            src[i].len = f->src[i].ptr ? f->src[i].len : 0;
-        }
+        nsrc = nytp_src_last(saved) + 1;
     } else if (f->defined && !f->eval_fid && !r->in_memory) {
         src = disk_source(nytp_profile_str(p, f->name), &nsrc, &diskbuf);
         if (src)
             hw_s(&w, "<p class=warn>The source of this file was not saved in the profile; it was read "
                      "from disk now and may differ from what ran.</p>\n");
     }
-    if (!src)
+    if (!src && !saved)
         hw_s(&w, "<p class=warn>The source of this file is not available (not saved in the profile, "
                  "e.g. with savesrc=0, and not readable now): only the lines with data are shown, "
                  "without their text.</p>\n");
@@ -1287,15 +1294,19 @@ int html_write_file(html_report *r, uint32_t fid, enum html_view view)
         hw_s(&w, "\n");
     }
     uint32_t li = 0; /* the first entry of ls at or after line */
+    uint32_t sj = 0; /* the first saved line at or after line */
     for (uint32_t line = 1; line <= last && !w.err; line++) {
         while (li < ls->n && ls->v[li].line < line)
             li++;
+        while (saved && sj < saved->n && saved->v[sj].line < line)
+            sj++;
+        const nytp_text *text = saved && sj < saved->n && saved->v[sj].line == line ? &saved->v[sj].text : NULL;
         const nytp_linestat *st = li < ls->n && ls->v[li].line == line ? &ls->v[li] : NULL;
         bool has_sub = si < f->n_subs && p->subs[subs[si]].first_line == line;
         bool has_call = ci < f->n_sites && p->sites[sites[ci]].line == line;
         bool has_eval = ei < f->n_evals && p->files[evals[ei]].eval_line == line;
-        bool has_src = src && line < nsrc && src[line].ptr;
-        if ((!src || line >= nsrc) && !st && !has_sub && !has_call && !has_eval) {
+        bool has_src = text || (src && line < nsrc && src[line].ptr);
+        if (!has_src && !st && !has_sub && !has_call && !has_eval) {
             if (!gap)
                 hw_s(&w, "<tr class=gap><td>\xE2\x8B\xAE<td colspan=6>\n");
             gap = true;
@@ -1308,6 +1319,8 @@ int html_write_file(html_report *r, uint32_t fid, enum html_view view)
                 next = p->sites[sites[ci]].line;
             if (ei < f->n_evals && p->files[evals[ei]].eval_line < next)
                 next = p->files[evals[ei]].eval_line;
+            if (saved && sj < saved->n && saved->v[sj].line < next)
+                next = saved->v[sj].line;
             if (next > (uint64_t)line + 1)
                 line = next > (uint64_t)last ? last : (uint32_t)(next - 1);
             continue;
@@ -1351,8 +1364,8 @@ int html_write_file(html_report *r, uint32_t fid, enum html_view view)
             hw_s(&w, "<td><td>");
         hw_s(&w, "<td>");
         if (has_src) {
-            uint32_t n = src[line].len;
-            const char *t = src[line].ptr;
+            uint32_t n = text ? text->len : src[line].len;
+            const char *t = text ? text->ptr : src[line].ptr;
             if (n && t[n - 1] == '\n')
                 n--;
             if (n && t[n - 1] == '\r')

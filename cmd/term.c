@@ -39,49 +39,13 @@ void term_sgr(const term *t, nytp_out *out, enum term_sgr what)
         nytp_out_write(out, codes[what], strlen(codes[what]));
 }
 
-/* Length of the valid UTF-8 sequence at s, or 0; *cp gets the character. */
-static size_t utf8_char(const unsigned char *s, size_t n, uint32_t *cp)
-{
-    unsigned c = s[0];
-    size_t len;
-    uint32_t v;
-    if (c < 0x80) {
-        *cp = c;
-        return 1;
-    }
-    if (c >= 0xC2 && c <= 0xDF) {
-        len = 2;
-        v = c & 0x1F;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-        len = 3;
-        v = c & 0x0F;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        len = 4;
-        v = c & 0x07;
-    } else {
-        return 0;
-    }
-    if (n < len)
-        return 0;
-    for (size_t i = 1; i < len; i++) {
-        if ((s[i] & 0xC0) != 0x80)
-            return 0;
-        v = (v << 6) | (s[i] & 0x3F);
-    }
-    if ((len == 3 && v < 0x800) || (len == 4 && (v < 0x10000 || v > 0x10FFFF)) ||
-        (v >= 0xD800 && v <= 0xDFFF))
-        return 0;
-    *cp = v;
-    return len;
-}
-
 size_t term_clean(const char *p, size_t n, bool tabs, char *o, size_t *cols)
 {
     const unsigned char *s = (const unsigned char *)p;
     size_t k = 0, c = 0;
     for (size_t i = 0; i < n;) {
         uint32_t cp = 0;
-        size_t l = utf8_char(s + i, n - i, &cp);
+        size_t l = fmt_utf8_decode(s + i, n - i, &cp);
         if (l == 0) { /* a stray byte: its Latin-1 character */
             l = 1;
             cp = s[i];

@@ -219,18 +219,6 @@ static int cmp_pkg(const void *a, const void *b)
     return c ? c : x->len < y->len ? -1 : x->len > y->len;
 }
 
-/* The source file fid was run from (a string eval's outermost parent). */
-static uint32_t source_file(const nytp_profile *p, uint32_t fid)
-{
-    for (int steps = 0; steps < 1000; steps++) {
-        uint32_t up = p->files[fid].eval_fid;
-        if (!up || up >= p->n_files || up == fid)
-            break;
-        fid = up;
-    }
-    return fid;
-}
-
 static int build(top *T)
 {
     const nytp_profile *p = T->p;
@@ -261,7 +249,7 @@ static int build(top *T)
         }
         if (!T->shown[fid])
             goto nomem;
-        uint32_t root = source_file(p, fid);
+        uint32_t root = p->files[fid].root_fid;
         for (uint32_t l = 0; l < f->line.n; l++) {
             const nytp_linestat *s = &f->line.v[l];
             if (!s->set)
@@ -410,9 +398,10 @@ static const char *source_line(top *T, uint32_t fid, uint32_t line, size_t *len)
     const nytp_file *f = &T->p->files[fid];
     const char *s = NULL;
     size_t n = 0;
-    if (line < f->n_src && f->src[line].ptr) {
-        s = f->src[line].ptr;
-        n = f->src[line].len;
+    const nytp_text *t = nytp_src_get(&f->src, line);
+    if (t) {
+        s = t->ptr;
+        n = t->len;
     } else {
         disk_src *d = &T->disk[fid];
         if (!d->tried && !T->no_disk)

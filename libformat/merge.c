@@ -10,10 +10,8 @@
 #include "strtab.h"
 
 #define NONE UINT32_MAX
-/* Line numbers no real profile has (the model's bound for source lines).
- * Memory follows the lines present, not their numbers: the bound only
- * names garbage as such. */
-#define MAX_LINE (1u << 26)
+/* Any line number is taken, as the model takes it: memory follows the
+ * lines present, not their numbers. */
 
 /* ---- the state ------------------------------------------------------------ */
 
@@ -112,7 +110,6 @@ struct nytp_merge {
     double scale;               /* output ticks per input tick */
     bool warned_undeclared;
     bool oom;
-    nytp_error bad;             /* numbers no real profile has */
     nytp_reader *r;             /* the input being read: where a warning is */
 };
 
@@ -157,13 +154,6 @@ static void mwarn(nytp_merge *m, const char *fmt, ...)
     vsnprintf(w.msg, sizeof w.msg, fmt, ap);
     va_end(ap);
     m->o.warn(m->o.warn_ctx, &w);
-}
-
-static void corrupt(nytp_merge *m, const char *what, uint32_t v)
-{
-    if (!m->bad.status)
-        nytp_error_set(&m->bad, NYTP_E_FORMAT, "%s %u is beyond what nytp handles: the profile is corrupt",
-                       what, v);
 }
 
 static uint32_t intern(nytp_merge *m, nytp_str s)
@@ -667,10 +657,6 @@ static void on_time(nytp_merge *m, const nytp_chunk *c)
     uint32_t line = c->u.time.line;
     stmts *s;
     if (c->tag == NYTP_TAG_TIME_LINE) {
-        if (line >= MAX_LINE) {
-            corrupt(m, "line number", line);
-            return;
-        }
         mline *l = line_entry(m, fid, line);
         if (!l)
             return;
@@ -680,15 +666,6 @@ static void on_time(nytp_merge *m, const nytp_chunk *c)
         uint64_t b = (uint64_t)c->u.time.block_line << 32 | c->u.time.sub_line;
         uint32_t id = kmap_get(&m->block_idx, a, b);
         if (id == NONE) {
-            if (line >= MAX_LINE || c->u.time.block_line >= MAX_LINE || c->u.time.sub_line >= MAX_LINE) {
-                if (line >= MAX_LINE)
-                    corrupt(m, "line number", line);
-                else if (c->u.time.block_line >= MAX_LINE)
-                    corrupt(m, "block line number", c->u.time.block_line);
-                else
-                    corrupt(m, "sub line number", c->u.time.sub_line);
-                return;
-            }
             mblock bl = {fid, line, c->u.time.block_line, c->u.time.sub_line, {0, 0, 0, 0, 0}};
             if (!kmap_grow_array((void **)&m->blocks, m->n_blocks, &m->cap_blocks, sizeof *m->blocks) ||
                 !kmap_put(&m->block_idx, a, b, m->n_blocks)) {
@@ -719,10 +696,6 @@ static void on_src_line(nytp_merge *m, const nytp_chunk *c)
     if (fid == NONE || fid == 0)
         return;
     uint32_t line = c->u.src_line.line;
-    if (line >= MAX_LINE) {
-        corrupt(m, "line number", line);
-        return;
-    }
     if (kmap_get(&m->src_seen, fid, line) != NONE)
         return; /* kept once */
     if (!kmap_put(&m->src_seen, fid, line, 0)) {
@@ -861,7 +834,6 @@ static int writer_status(nytp_merge *m, nytp_error *err)
 int nytp_merge_add_reader(nytp_merge *m, nytp_reader *r, const char *name, nytp_error *err)
 {
     m->name = name;
-    memset(&m->bad, 0, sizeof m->bad);
     m->discount = 0;
     m->warned_undeclared = false;
     m->scale = 1.0;
@@ -873,17 +845,6 @@ int nytp_merge_add_reader(nytp_merge *m, nytp_reader *r, const char *name, nytp_
     int st;
     while ((st = nytp_reader_next(r, &c, err)) == NYTP_OK) {
         apply(m, &c);
-        if (m->bad.status) {
-            if (err) {
-                *err = m->bad;
-                err->offset = nytp_reader_chunk_offset(r);
-                err->inflated = nytp_reader_chunk_inflated(r);
-                err->deflate_start = nytp_in_deflate_start(nytp_reader_input(r));
-                err->chunk = nytp_reader_chunk_number(r);
-            }
-            st = m->bad.status;
-            break;
-        }
         if (m->oom) {
             st = nytp_error_set(err, NYTP_E_NOMEM, "out of memory while merging");
             break;

@@ -28,15 +28,7 @@ static inline void u64map_free(u64map *m)
     kmap_free(m);
 }
 
-/* Safety bounds for line and file arrays, which are indexed by number:
- * garbage numbers must not make them huge.  Real profiles stay far below:
- * the slots are bounded by the lines of the files profiled. */
-#define MAX_LINE (1u << 26)
-#define FREE_SLOTS (1ull << 24)   /* slots allowed beyond 64 per statement line */
-
 struct nytp_model_impl {
-    uint64_t slots;             /* line and source slots allocated */
-    uint64_t lines_set;         /* distinct lines with statements or source */
     strtab strs;
     u64map file_by_name;    /* name id -> fid (real files only) */
     u64map sub_by_name;     /* name id -> sub id */
@@ -89,6 +81,48 @@ uint32_t nytp_lines_last(const nytp_lines *l)
     return l->n ? l->v[l->n - 1].line : 0;
 }
 
+static void free_src(nytp_src *s)
+{
+    for (uint32_t k = 0; k < s->n; k++)
+        free(s->v[k].text.ptr);
+    free(s->v);
+}
+
+const nytp_text *nytp_src_get(const nytp_src *s, uint32_t line)
+{
+    uint32_t lo = 0, hi = s->n;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (s->v[mid].line < line)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < s->n && s->v[lo].line == line ? &s->v[lo].text : NULL;
+}
+
+uint32_t nytp_src_last(const nytp_src *s)
+{
+    return s->n ? s->v[s->n - 1].line : 0;
+}
+
+static int cmp_srcline(const void *a, const void *b)
+{
+    const nytp_srcline *x = a, *y = b;
+    return x->line < y->line ? -1 : x->line > y->line;
+}
+
+/* Sort the saved lines by line if they are not. */
+static void sort_src(nytp_src *s)
+{
+    for (uint32_t i = 1; i < s->n; i++) {
+        if (s->v[i - 1].line > s->v[i].line) {
+            qsort(s->v, s->n, sizeof *s->v, cmp_srcline);
+            return;
+        }
+    }
+}
+
 static int cmp_linestat(const void *a, const void *b)
 {
     const nytp_linestat *x = a, *y = b;
@@ -118,9 +152,7 @@ void nytp_profile_free(nytp_profile *p)
         free_lines(&f->line);
         free_lines(&f->block);
         free_lines(&f->sub);
-        for (uint32_t k = 0; k < f->n_src; k++)
-            free(f->src[k].ptr);
-        free(f->src);
+        free_src(&f->src);
     }
     free(p->files);
     for (uint32_t i = 0; i < p->n_subs; i++) {
@@ -132,6 +164,7 @@ void nytp_profile_free(nytp_profile *p)
         free(p->sites[i].callers);
     free(p->sites);
     free(p->procs);
+    free(p->evals_by_depth);
     free(p->attrs);
     free(p->options);
     if (p->impl) {
@@ -222,7 +255,6 @@ typedef struct loader {
                              /* with 4096, 4 % of the time went to the misses) */
     bool first_input;
     bool oom;
-    nytp_error bad;          /* numbers no real profile has (status 0: none) */
 } loader;
 
 #define LINE_HITS_BITS 14
@@ -325,39 +357,6 @@ static uint32_t map_fid(loader *L, uint32_t fid)
     return fid == 0 ? 0 : NYTP_NONE;
 }
 
-/* May an array grow to n slots from old?  Refuses numbers no real
- * profile has, and growth far beyond the lines actually recorded. */
-static bool slots_ok(loader *L, uint32_t line, uint64_t old, uint64_t n)
-{
-    struct nytp_model_impl *m = L->p->impl;
-    if (line < MAX_LINE && m->slots + (n - old) <= FREE_SLOTS + 64 * (m->lines_set + 1)) {
-        m->slots += n - old;
-        return true;
-    }
-    if (!L->bad.status)
-        nytp_error_set(&L->bad, NYTP_E_FORMAT,
-                       "line number %u is implausible for the %llu lines recorded so far: the profile is corrupt",
-                       line, (unsigned long long)m->lines_set);
-    return false;
-}
-
-/* The new size of an array of old slots that must hold index line: room
- * to grow (doubling), but never past the bounds; 0 when line is refused. */
-static uint32_t grown_size(loader *L, uint32_t line, uint32_t old)
-{
-    if (!slots_ok(L, line, old, (uint64_t)line + 1))
-        return 0;
-    struct nytp_model_impl *m = L->p->impl;
-    m->slots -= (uint64_t)line + 1 - old;
-    uint64_t n = old ? old : 4; /* many files (evals) have one line or two */
-    while (n <= line)
-        n *= 2;
-    if (n > MAX_LINE || m->slots + (n - old) > FREE_SLOTS + 64 * (m->lines_set + 1))
-        n = (uint64_t)line + 1; /* just enough */
-    m->slots += n - old;
-    return (uint32_t)n;
-}
-
 /* The entry of line in l (lines of kind 0, 1 or 2 of model file fid),
  * appended if new: found through the loader's index, so the entries stay
  * in the order they came until the load ends. */
@@ -397,7 +396,6 @@ static void add_stmt(loader *L, uint32_t fid, unsigned kind, nytp_lines *l, uint
     if (!s)
         return;
     if (fresh) {
-        L->p->impl->lines_set++;
         s->time = secs;
         s->count = delta;
         return;
@@ -409,6 +407,10 @@ static void add_stmt(loader *L, uint32_t fid, unsigned kind, nytp_lines *l, uint
         s->count = (int64_t)secs + s->count; /* as the reference loader does */
 }
 
+/* Saved source lines share the loader's line index as kind 3 (after
+ * lines, blocks and subs). */
+#define SRC_KIND 3u
+
 /* Index the lines already in the model, for a new input to add to. */
 static bool index_lines(loader *L)
 {
@@ -419,6 +421,10 @@ static bool index_lines(loader *L)
             for (uint32_t i = 0; i < ls[k]->n; i++)
                 if (!kmap_put(&L->line_idx, ((uint64_t)fid << 2 | k) + 1, ls[k]->v[i].line, i))
                     return false;
+        const nytp_src *src = &p->files[fid].src;
+        for (uint32_t i = 0; i < src->n; i++)
+            if (!kmap_put(&L->line_idx, ((uint64_t)fid << 2 | SRC_KIND) + 1, src->v[i].line, i))
+                return false;
     }
     return true;
 }
@@ -588,24 +594,10 @@ static void on_src_line(loader *L, const nytp_chunk *c)
     if (!f)
         return;
     uint32_t line = c->u.src_line.line;
-    if (line >= f->n_src) {
-        uint32_t n = grown_size(L, line, f->n_src);
-        if (!n)
-            return;
-        nytp_text *v = realloc(f->src, (size_t)n * sizeof *v);
-        if (!v) {
-            L->oom = true;
-            return;
-        }
-        memset(v + f->n_src, 0, (size_t)(n - f->n_src) * sizeof *v);
-        f->src = v;
-        f->n_src = n;
-    }
-    nytp_text *t = &f->src[line];
-    if (t->ptr && !L->first_input)
+    uint64_t key = ((uint64_t)fid << 2 | SRC_KIND) + 1;
+    uint32_t i = kmap_get(&L->line_idx, key, line);
+    if (i != KMAP_NONE && !L->first_input)
         return; /* kept once */
-    if (!t->ptr)
-        L->p->impl->lines_set++;
     char *copy = malloc((size_t)c->u.src_line.text.len + 1);
     if (!copy) {
         L->oom = true;
@@ -613,10 +605,20 @@ static void on_src_line(loader *L, const nytp_chunk *c)
     }
     memcpy(copy, c->u.src_line.text.ptr, c->u.src_line.text.len);
     copy[c->u.src_line.text.len] = 0;
-    free(t->ptr);
-    t->ptr = copy;
-    t->len = c->u.src_line.text.len;
-    t->utf8 = c->u.src_line.text.utf8;
+    if (i == KMAP_NONE) {
+        nytp_src *s = &f->src;
+        if (!kmap_grow_array((void **)&s->v, s->n, &s->cap, sizeof *s->v) ||
+            !kmap_put(&L->line_idx, key, line, s->n)) {
+            free(copy);
+            L->oom = true;
+            return;
+        }
+        i = s->n++;
+        s->v[i].line = line;
+    } else {
+        free(f->src.v[i].text.ptr); /* the same input saved it again: the last wins */
+    }
+    f->src.v[i].text = (nytp_text){copy, c->u.src_line.text.len, c->u.src_line.text.utf8};
 }
 
 /* The sub named name, created with no file and no lines if new. */
@@ -813,8 +815,6 @@ static int apply(loader *L, const nytp_chunk *c)
         break;
     default: break; /* VERSION, COMMENT, START_DEFLATE, SUB_ENTRY, SUB_RETURN */
     }
-    if (L->bad.status)
-        return L->bad.status;
     return L->oom ? NYTP_E_NOMEM : NYTP_OK;
 }
 
@@ -851,18 +851,10 @@ int nytp_profile_load_reader(nytp_profile *p, nytp_reader *r, const char *name,
             break;
         }
         if (ast < 0) {
-            if (L.bad.status && err) {
-                *err = L.bad;
+            st = nytp_error_set(err, NYTP_E_NOMEM, "out of memory while loading, at chunk %llu",
+                                (unsigned long long)nytp_reader_chunk_number(r));
+            if (err)
                 set_where(err, r);
-                st = L.bad.status;
-            } else if (L.bad.status) {
-                st = L.bad.status;
-            } else {
-                st = nytp_error_set(err, NYTP_E_NOMEM, "out of memory while loading, at chunk %llu",
-                                    (unsigned long long)nytp_reader_chunk_number(r));
-                if (err)
-                    set_where(err, r);
-            }
             break;
         }
     }
@@ -880,6 +872,7 @@ int nytp_profile_load_reader(nytp_profile *p, nytp_reader *r, const char *name,
         sort_lines(&p->files[fid].line);
         sort_lines(&p->files[fid].block);
         sort_lines(&p->files[fid].sub);
+        sort_src(&p->files[fid].src);
     }
     p->n_inputs++;
     if (st == NYTP_END)
@@ -936,6 +929,83 @@ static int build_callees(nytp_profile *p)
     return NYTP_OK;
 }
 
+/* eval_depth, root_fid and root_line of every file, and evals_by_depth:
+ * each file's chain of parents is walked once, the walk stopping at the
+ * first file already resolved, so the work is linear in the files however
+ * deep the nesting. */
+static int derive_eval_roots(nytp_profile *p)
+{
+    uint32_t n = p->n_files;
+    free(p->evals_by_depth);
+    p->evals_by_depth = NULL;
+    p->n_evals_by_depth = 0;
+    if (!n)
+        return NYTP_OK;
+    /* state: 0 not seen, 1 on the walk in progress, 2 resolved */
+    unsigned char *state = calloc(n, 1);
+    uint32_t *path = malloc((size_t)n * sizeof *path);
+    if (!state || !path) {
+        free(state);
+        free(path);
+        return NYTP_E_NOMEM;
+    }
+    uint32_t n_evals = 0, max_depth = 0;
+    for (uint32_t fid = 0; fid < n; fid++) {
+        uint32_t np = 0, at = fid;
+        while (!state[at]) {
+            state[at] = 1;
+            path[np++] = at;
+            uint32_t up = p->files[at].eval_fid;
+            if (!up || up >= n || !p->files[up].defined)
+                break;
+            at = up;
+        }
+        /* path[np-1] is a file, or its parent is resolved or on this walk
+         * (a cycle, cut here) */
+        while (np) {
+            nytp_file *f = &p->files[path[--np]];
+            uint32_t up = f->eval_fid;
+            if (!up || up >= n || !p->files[up].defined || state[up] != 2) {
+                f->eval_depth = 0;
+                f->root_fid = f->fid;
+                f->root_line = 0;
+            } else {
+                const nytp_file *pf = &p->files[up];
+                f->eval_depth = pf->eval_depth + 1;
+                f->root_fid = pf->root_fid;
+                f->root_line = pf->eval_depth ? pf->root_line : f->eval_line;
+                n_evals++;
+                if (f->eval_depth > max_depth)
+                    max_depth = f->eval_depth;
+            }
+            state[f->fid] = 2;
+        }
+    }
+    free(state);
+    /* order by depth (a counting sort; path holds the counts) */
+    uint32_t *order = n_evals ? malloc((size_t)n_evals * sizeof *order) : NULL;
+    uint32_t *start = n_evals ? calloc((size_t)max_depth + 2, sizeof *start) : NULL;
+    if (n_evals && (!order || !start)) {
+        free(order);
+        free(start);
+        free(path);
+        return NYTP_E_NOMEM;
+    }
+    for (uint32_t fid = 0; fid < n && n_evals; fid++)
+        if (p->files[fid].eval_depth)
+            start[p->files[fid].eval_depth + 1]++;
+    for (uint32_t d = 1; n_evals && d <= max_depth + 1; d++)
+        start[d] += start[d - 1];
+    for (uint32_t fid = 0; fid < n && n_evals; fid++)
+        if (p->files[fid].eval_depth)
+            order[start[p->files[fid].eval_depth]++] = fid;
+    free(start);
+    free(path);
+    p->evals_by_depth = order;
+    p->n_evals_by_depth = n_evals;
+    return NYTP_OK;
+}
+
 int nytp_profile_finish(nytp_profile *p)
 {
     /* Subs that were called but have no file (xsubs that died, subs that
@@ -958,7 +1028,8 @@ int nytp_profile_finish(nytp_profile *p)
         if (!present && !PUSH(f->subs, f->n_subs, f->cap_subs, i))
             return NYTP_E_NOMEM;
     }
-    return build_callees(p);
+    int st = derive_eval_roots(p);
+    return st < 0 ? st : build_callees(p);
 }
 
 /* ---- collapsing sibling string evals ------------------------------------ */
@@ -975,19 +1046,20 @@ typedef struct collapser {
  * False when no source was saved. */
 static bool src_digest(const nytp_file *f, uint64_t d[3])
 {
-    uint64_t lines = 0, len = 0, h = 14695981039346656037ULL;
-    for (uint32_t i = 1; i < f->n_src; i++) {
-        lines++;
-        h = (h ^ '\n') * 1099511628211ULL; /* line separator */
-        if (!f->src[i].ptr)
+    uint64_t len = 0, h = 14695981039346656037ULL;
+    for (uint32_t i = 0; i < f->src.n; i++) {
+        const nytp_srcline *sl = &f->src.v[i];
+        if (sl->line == 0)
             continue;
-        len += f->src[i].len;
-        for (uint32_t k = 0; k < f->src[i].len; k++)
-            h = (h ^ (unsigned char)f->src[i].ptr[k]) * 1099511628211ULL;
+        for (int k = 0; k < 32; k += 8) /* the line number, then the text */
+            h = (h ^ ((sl->line >> k) & 0xFF)) * 1099511628211ULL;
+        len += sl->text.len;
+        for (uint32_t k = 0; k < sl->text.len; k++)
+            h = (h ^ (unsigned char)sl->text.ptr[k]) * 1099511628211ULL;
     }
     if (len == 0)
         return false;
-    d[0] = lines;
+    d[0] = nytp_src_last(&f->src);
     d[1] = len;
     d[2] = h;
     return true;
@@ -1204,9 +1276,7 @@ static void free_file_data(nytp_file *f)
     free(f->line.v);
     free(f->block.v);
     free(f->sub.v);
-    for (uint32_t k = 0; k < f->n_src; k++)
-        free(f->src[k].ptr);
-    free(f->src);
+    free_src(&f->src);
     uint32_t fid = f->fid;
     memset(f, 0, sizeof *f);
     f->fid = fid;
@@ -1251,13 +1321,11 @@ static void collapse_into(collapser *C, uint32_t parent, uint32_t survivor, cons
     merge_anon_subs(C, &p->files[survivor]);
 }
 
-static void collapse_in(collapser *C, uint32_t parent, int depth)
+/* Fold the sibling evals run in parent (whose own evals are folded
+ * already). */
+static void collapse_in(collapser *C, uint32_t parent)
 {
     nytp_profile *p = C->p;
-    if (depth > 1000)
-        return;
-    for (uint32_t i = 0; i < p->files[parent].n_evals; i++)
-        collapse_in(C, p->files[parent].evals[i], depth + 1);
     nytp_file *pf = &p->files[parent];
     uint32_t n = pf->n_evals;
     if (n < 2)
@@ -1426,10 +1494,21 @@ int nytp_profile_collapse_evals(nytp_profile *p)
         free(C.dead_sub);
         return NYTP_E_NOMEM;
     }
+    /* the deepest evals first, so every eval's own evals are folded
+     * before it is compared with its siblings; the outermost files last */
+    if (derive_eval_roots(p) < 0) {
+        free(C.dead_site);
+        free(C.dead_sub);
+        return NYTP_E_NOMEM;
+    }
+    for (uint32_t i = p->n_evals_by_depth; i-- > 0;)
+        collapse_in(&C, p->evals_by_depth[i]);
     for (uint32_t fid = 1; fid < p->n_files; fid++)
         if (p->files[fid].defined && !p->files[fid].eval_fid)
-            collapse_in(&C, fid, 0);
+            collapse_in(&C, fid);
     int st = compact(&C);
+    if (st == NYTP_OK)
+        st = derive_eval_roots(p);
     free(C.dead_site);
     free(C.dead_sub);
     return C.oom ? NYTP_E_NOMEM : st;

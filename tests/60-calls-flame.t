@@ -567,4 +567,20 @@ EOF
     is_deeply [$console, $r && $r->{errors}], [[], []], 'the 100,000-stack SVG loads in Chromium without errors';
 }
 
+# Names ending in bytes that are not UTF-8 (overlong, a surrogate, beyond
+# U+10FFFF, cut short, a lone continuation byte) or in U+FFFE, which XML
+# does not allow: each name is drawn as its Latin-1 reading, valid UTF-8
+# names as they are, and the SVG stays well-formed.
+{
+    my $f = "$dir/odd-names.out";
+    system(repo() . '/build/gen-profile', 'odd-names', 2, $f) == 0 or die 'gen-profile failed';
+    my ($st, $svg, $err) = run_cmd([$nytp, 'flame', '--svg', $f]);
+    is $st, 0, 'flame --svg, names that are not UTF-8: exit 0' or diag $err;
+    is xml_problem($svg), undef, 'flame --svg: well-formed XML';
+    my @titles = map { Encode::decode('UTF-8', $_) } $svg =~ /<title>(main::o[^<]*?)\s/g;
+    my @want = map { 'main::' . Encode::decode('latin1', $_) }
+        "o1\xc0\xaf", "o2\xed\xa0\x80", "o3\xf4\x90\x80\x80", "o4\xe2\x82", "o5\x80", "o6\xef\xbf\xbe";
+    is_deeply [sort @titles], \@want, 'flame --svg: each name as its Latin-1 reading';
+}
+
 done_testing;

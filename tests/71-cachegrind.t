@@ -11,6 +11,7 @@ use Test::More;
 use FindBin;
 use lib "$FindBin::Bin/lib";
 use NytpTest;
+use Encode ();
 use Devel::NYTProf::ReadStream qw(for_chunks);
 
 my $nytp = nytp();
@@ -183,6 +184,22 @@ PERL
         ($st) = run_cmd([$nytp, 'cachegrind', '--strict', '-o', $out, $cut]);
         is $st, 1, '... and --strict makes it an error';
     }
+}
+
+# Names ending in bytes that are not UTF-8 (overlong, a surrogate, beyond
+# U+10FFFF, cut short, a lone continuation byte) are written as their
+# Latin-1 reading; a valid one (U+FFFE) as it is.
+{
+    my $f = "$dir/odd-names.out";
+    system(repo() . '/build/gen-profile', 'odd-names', 2, $f) == 0 or die 'gen-profile failed';
+    my ($st, $out, $err) = run_cmd([$nytp, 'cachegrind', '-o', '-', $f]);
+    is $st, 0, 'cachegrind, names that are not UTF-8: exit 0' or diag $err;
+    ok utf8::decode(my $copy = $out), 'cachegrind: the output is UTF-8';
+    my %names = map { $_ => 1 } $out =~ /^c?fn=\(\d+\) (main::o.*)$/mg;
+    my @want = ((map { 'main::' . Encode::encode('UTF-8', Encode::decode('latin1', $_)) }
+                 "o1\xc0\xaf", "o2\xed\xa0\x80", "o3\xf4\x90\x80\x80", "o4\xe2\x82", "o5\x80"),
+                "main::o6\xef\xbf\xbe");
+    is_deeply [sort keys %names], [sort @want], 'cachegrind: each name as nytp writes it';
 }
 
 done_testing;

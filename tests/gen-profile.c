@@ -14,6 +14,14 @@
  *   undeclared N    a statement in file id N, never declared, and an eval
  *                   run in it (chunks 6 and 7)
  *   block-lines N   TIME_BLOCKs with a block line N, a sub line N+1
+ *   src-far N       source saved for lines 1 and N of one file, a
+ *                   statement on each
+ *   sub-far N       sub main::f on lines 2..N of one file, a statement
+ *                   on line N in it and one on line 1 outside it
+ *   odd-names N     subs main::o1..o6 whose names end in bytes that are
+ *                   not UTF-8 (overlong, surrogate, beyond U+10FFFF,
+ *                   cut short, a lone continuation) or U+FFFE, each
+ *                   called N times from main::RUNTIME
  *   discounts N     on lines 1 and 2: N DISCOUNTs, a statement (the
  *                   line's first), a statement, N DISCOUNTs, a statement;
  *                   then a statement on line 3
@@ -112,6 +120,31 @@ int main(int argc, char **argv)
         check(nytp_write_time_line(w, 10, 1, 1));
         check(nytp_write_time_line(w, 10, (uint32_t)n, 1));
         file(2, (uint32_t)n, 3, "(eval 1)[x.pl:3]");
+    } else if (strcmp(kind, "src-far") == 0) {
+        file(1, 0, 0, "x.pl");
+        check(nytp_write_src_line(w, 1, 1, nytp_cstr("my $near = 1;\n", false)));
+        check(nytp_write_src_line(w, 1, (uint32_t)n, nytp_cstr("my $far = 2;\n", false)));
+        check(nytp_write_time_line(w, 10, 1, 1));
+        check(nytp_write_time_line(w, 20, 1, (uint32_t)n));
+    } else if (strcmp(kind, "sub-far") == 0) {
+        file(1, 0, 0, "x.pl");
+        check(nytp_write_time_line(w, 10, 1, 1));
+        check(nytp_write_time_line(w, 20, 1, (uint32_t)n));
+        check(nytp_write_sub_info(w, 1, 2, (uint32_t)n, f));
+        check(nytp_write_sub_callers(w, 1, 1, 1, 2e-6, 2e-6, 0, 0, f, nytp_cstr("main::RUNTIME", false)));
+    } else if (strcmp(kind, "odd-names") == 0) {
+        static const char *odd[] = {"main::o1\xc0\xaf", "main::o2\xed\xa0\x80", "main::o3\xf4\x90\x80\x80",
+                                    "main::o4\xe2\x82", "main::o5\x80", "main::o6\xef\xbf\xbe"};
+        file(1, 0, 0, "x.pl");
+        check(nytp_write_time_line(w, 10, 1, 1));
+        for (uint32_t i = 0; i < 6; i++) {
+            nytp_str name = nytp_cstr(odd[i], false);
+            check(nytp_write_sub_info(w, 1, 10 + i, 10 + i, name));
+            check(nytp_write_sub_callers(w, 1, 1, (uint32_t)n, 1e-6 * (i + 1), 1e-6 * (i + 1), 0, 0, name,
+                                         nytp_cstr("main::RUNTIME", false)));
+            for (unsigned long k = 0; k < n; k++)
+                check(nytp_write_sub_return(w, 1, 10 * (i + 1), 10 * (i + 1), name));
+        }
     } else if (strcmp(kind, "block-lines") == 0) {
         file(1, 0, 0, "x.pl");
         check(nytp_write_time_block(w, 10, 1, 1, 1, 1));

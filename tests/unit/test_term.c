@@ -26,7 +26,7 @@ static void clean_is_printable(void **state)
             for (size_t i = 0; i < n;) {
                 unsigned char c = (unsigned char)out[i];
                 uint32_t cp;
-                size_t l = utf8_char((const unsigned char *)out + i, n - i, &cp);
+                size_t l = fmt_utf8_decode((const unsigned char *)out + i, n - i, &cp);
                 assert_true(l > 0);
                 assert_false(cp < 0x20 || cp == 0x7F || (cp >= 0x80 && cp < 0xA0));
                 (void)c;
@@ -35,6 +35,56 @@ static void clean_is_printable(void **state)
             }
             assert_int_equal(chars, cols);
         }
+}
+
+/* The one UTF-8 check of the commands (fmt_utf8_decode, used by term,
+ * fmt's JSON, flame_svg and cachegrind): malformed, overlong, surrogate,
+ * too large and cut-short sequences are refused, and what term_clean
+ * makes of them (each byte as its Latin-1 character). */
+static void utf8_decode_cases(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *in;
+        size_t n, len;
+        uint32_t cp;
+    } cases[] = {
+        {"A", 1, 1, 0x41},
+        {"\xc3\xa9", 2, 2, 0xE9},
+        {"\xe2\x82\xac", 3, 3, 0x20AC},
+        {"\xf0\x9f\x98\x80", 4, 4, 0x1F600},
+        {"\xef\xbf\xbf", 3, 3, 0xFFFF},       /* a noncharacter is UTF-8 (flame_svg refuses it) */
+        {"\xf4\x8f\xbf\xbf", 4, 4, 0x10FFFF},
+        {"\xc0\x80", 2, 0, 0},                /* overlong NUL */
+        {"\xc1\xbf", 2, 0, 0},                /* overlong */
+        {"\xe0\x80\xaf", 3, 0, 0},            /* overlong '/' */
+        {"\xf0\x8f\xbf\xbf", 4, 0, 0},        /* overlong U+FFFF */
+        {"\xed\xa0\x80", 3, 0, 0},            /* surrogate D800 */
+        {"\xed\xbf\xbf", 3, 0, 0},            /* surrogate DFFF */
+        {"\xf4\x90\x80\x80", 4, 0, 0},        /* U+110000 */
+        {"\xf5\x80\x80\x80", 4, 0, 0},
+        {"\x80", 1, 0, 0},                     /* a lone continuation byte */
+        {"\xc3", 1, 0, 0},                     /* cut short */
+        {"\xe2\x82", 2, 0, 0},
+        {"\xc3" "A", 2, 0, 0},                /* not a continuation */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        uint32_t cp = 0;
+        size_t len = fmt_utf8_decode((const unsigned char *)cases[i].in, cases[i].n, &cp);
+        assert_int_equal(len, cases[i].len);
+        assert_int_equal(fmt_utf8_seq((const unsigned char *)cases[i].in, cases[i].n), cases[i].len);
+        if (len)
+            assert_int_equal(cp, cases[i].cp);
+    }
+    char out[64];
+    size_t cols;
+    /* a surrogate: each byte its Latin-1 character, the C1 control 0x80 escaped */
+    term_clean("\xed\xa0\x80", 3, false, out, &cols);
+    assert_string_equal(out, "\xc3\xad\xc2\xa0\\x80");
+    assert_int_equal(cols, 6);
+    term_clean("\xc0\xaf", 2, false, out, &cols);
+    assert_string_equal(out, "\xc3\x80\xc2\xaf");
+    assert_int_equal(cols, 2);
 }
 
 static void clean_examples(void **state)
@@ -169,6 +219,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(clean_is_printable),
         cmocka_unit_test(clean_examples),
+        cmocka_unit_test(utf8_decode_cases),
         cmocka_unit_test(put_cuts_and_pads),
         cmocka_unit_test(fitted_lines),
         cmocka_unit_test(shares),

@@ -60,6 +60,24 @@ typedef struct nytp_text {
     bool utf8;
 } nytp_text;
 
+/* The saved source lines of one file (SRC_LINE chunks), sorted by line:
+ * memory follows the lines saved, not their numbers.  Look one up with
+ * nytp_src_get; walk them with v[0..n-1]. */
+typedef struct nytp_srcline {
+    uint32_t line;
+    nytp_text text;
+} nytp_srcline;
+
+typedef struct nytp_src {
+    nytp_srcline *v;    /* by increasing line */
+    uint32_t n, cap;
+} nytp_src;
+
+/* The text saved for line, or NULL (binary search). */
+const nytp_text *nytp_src_get(const nytp_src *s, uint32_t line);
+/* The highest line with saved text, or 0. */
+uint32_t nytp_src_last(const nytp_src *s);
+
 typedef struct nytp_file {
     uint32_t fid;           /* its index in the model's files */
     uint32_t number;        /* the file id the profile gave it: fid, except
@@ -79,9 +97,16 @@ typedef struct nytp_file {
     uint32_t n_sites, cap_sites;
     nytp_lines line, block, sub;  /* statement time per line; per block and per
                                      sub first line when the profile has blocks */
-    nytp_text *src;         /* saved source, indexed by line */
-    uint32_t n_src;
+    nytp_src src;           /* saved source lines */
     uint32_t merged_evals;  /* sibling evals folded into this one by collapsing */
+    /* Derived by nytp_profile_finish and collapsing: where a string eval
+     * was run from, however deep the nesting (found once per file, so
+     * commands need not walk eval_fid chains).  A cycle of evals (only a
+     * corrupt profile has one) is cut where it is found: that file counts
+     * as an outermost one, eval_depth 0, though its eval_fid is set. */
+    uint32_t eval_depth;    /* 0 for a file, 1 for an eval run in one, 2 for an eval in that, ... */
+    uint32_t root_fid;      /* the outermost file it was run from; itself when eval_depth is 0 */
+    uint32_t root_line;     /* the line of root_fid that ran the outermost eval; 0 when eval_depth is 0 */
 } nytp_file;
 
 typedef struct nytp_sub {
@@ -139,6 +164,11 @@ struct nytp_profile {
     uint32_t n_sites, cap_sites;
     nytp_process *procs;
     uint32_t n_procs, cap_procs;
+    /* The string evals (eval_depth > 0) by increasing eval_depth: each
+     * comes after the file it was run in.  Walk it backwards to sum evals
+     * into their parents.  Derived with eval_depth. */
+    uint32_t *evals_by_depth;
+    uint32_t n_evals_by_depth;
 
     /* Derived, as Devel::NYTProf::Data reports them. */
     bool complete;
