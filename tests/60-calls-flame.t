@@ -64,52 +64,6 @@ sub parse_lines {
     return \%v;
 }
 
-# A careful well-formedness check of XML: UTF-8 with XML characters only,
-# properly nested and quoted tags, known entities, one root.
-sub xml_problem {
-    my ($bytes) = @_;
-    my $s = eval { Encode::decode('UTF-8', $bytes, Encode::FB_CROAK()) };
-    return "not UTF-8" unless defined $s;
-    return sprintf("character U+%04X is not allowed in XML", ord $1)
-        if $s =~ /([^\x09\x0A\x0D\x20-\x{D7FF}\x{E000}-\x{FFFD}\x{10000}-\x{10FFFF}])/;
-    my $ref = qr/&(?:amp|lt|gt|quot|apos|#[0-9]+|#x[0-9a-fA-F]+);/;
-    my $name = qr/[A-Za-z_:][-A-Za-z0-9_:.]*/;
-    my (@stack, $roots);
-    pos($s) = 0;
-    $s =~ /\G<\?xml[^?]*\?>/gc;
-    while (pos($s) < length $s) {
-        if ($s =~ /\G<!--.*?-->/gcs || $s =~ /\G<!DOCTYPE[^>]*>/gc) {
-            next;
-        } elsif ($s =~ /\G<!\[CDATA\[.*?\]\]>/gcs) {
-            return "CDATA outside an element" unless @stack;
-        } elsif ($s =~ /\G<\/($name)\s*>/gc) {
-            my $want = pop @stack;
-            return "</$1> closes <" . ($want // 'nothing') . ">" if !defined $want || $want ne $1;
-        } elsif ($s =~ /\G<($name)((?:\s+$name\s*=\s*(?:"[^"<]*"|'[^'<]*'))*)\s*(\/?)>/gc) {
-            my ($tag, $attrs, $empty) = ($1, $2, $3);
-            my %seen;
-            while ($attrs =~ /($name)\s*=\s*(?:"([^"]*)"|'([^']*)')/g) {
-                return "attribute $1 twice in <$tag>" if $seen{$1}++;
-                my $v = $2 // $3;
-                (my $rest = $v) =~ s/$ref//g;
-                return "bare & in attribute $1 of <$tag>" if $rest =~ /&/;
-            }
-            return "a second root element <$tag>" if !@stack && $roots++;
-            push @stack, $tag unless $empty;
-        } elsif ($s =~ /\G([^<]+)/gc) {
-            my $t = $1;
-            return "text outside the root" if !@stack && $t =~ /\S/;
-            (my $rest = $t) =~ s/$ref//g;
-            return "bare & in text" if $rest =~ /&/;
-            return "]]> in text" if $t =~ /\]\]>/;
-        } else {
-            return "bad markup at character " . pos($s) . ": " . substr($s, pos($s), 40);
-        }
-    }
-    return "unclosed <$stack[-1]>" if @stack;
-    return "no root element" unless $roots;
-    return undef;
-}
 
 sub unescape_xml {
     my $s = shift;
