@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <strings.h>
 #include <dirent.h>
 #include <fcntl.h>
 #include <string.h>
@@ -252,6 +253,12 @@ int cli_parse(int argc, char **argv, const char *shortopts, const struct option 
         argv[first + i] = files[i];
     free(files);
     return first;
+}
+
+bool cli_names_svg(const char *path)
+{
+    size_t n = path ? strlen(path) : 0;
+    return n > 4 && strcasecmp(path + n - 4, ".svg") == 0;
 }
 
 unsigned long cli_parse_count(const char *opt, const char *arg)

@@ -56,6 +56,10 @@ int cli_parse(int argc, char **argv, const char *shortopts, const struct option 
               const char *usage, void (*on_opt)(int opt, const char *arg, void *ctx),
               void *ctx);
 
+/* Whether an output path names an SVG file (ends in ".svg", any case);
+ * false for NULL. */
+bool cli_names_svg(const char *path);
+
 /* Parse a non-negative integer option value or exit 2. */
 unsigned long cli_parse_count(const char *opt, const char *arg);
 

@@ -1330,12 +1330,6 @@ int diff_write_memory(nytp_profile *base, nytp_profile *new_, const nytp_calltre
     return st;
 }
 
-static bool ends_with_svg(const char *s)
-{
-    size_t n = s ? strlen(s) : 0;
-    return n > 4 && strcasecmp(s + n - 4, ".svg") == 0;
-}
-
 int cmd_diff(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -1364,7 +1358,7 @@ int cmd_diff(int argc, char **argv)
             break;
         }
     int first = cli_parse(argc, argv, "n:o:", longopts, usage, on_opt, &o);
-    if (ends_with_svg(o.output))
+    if (cli_names_svg(o.output))
         o.svg = true;
     if (o.svg && o.json)
         cli_usage_error("--svg and --json are two outputs; choose one");

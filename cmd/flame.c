@@ -106,12 +106,6 @@ static void on_opt(int opt, const char *arg, void *ctx)
     }
 }
 
-static bool ends_with_svg(const char *s)
-{
-    size_t n = s ? strlen(s) : 0;
-    return n > 4 && strcasecmp(s + n - 4, ".svg") == 0;
-}
-
 int cmd_flame(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -131,7 +125,7 @@ int cmd_flame(int argc, char **argv)
     struct flame_opts o = {0};
     flame_svg_opts_init(&o.so);
     int first = cli_parse(argc, argv, "f:o:", longopts, usage, on_opt, &o);
-    if (ends_with_svg(o.output))
+    if (cli_names_svg(o.output))
         o.svg = true;
     if (o.svg_only && !o.svg)
         cli_usage_error("--title, --width, --minwidth, --inverted, --filter and --link-template "
