@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "codec_decode.h"
+#include "codec_encode.h"
 
 static const struct {
     int tag;
@@ -44,34 +45,7 @@ const char nytp_why_line_length[] = "a text line within the 256 MiB limit";
 
 size_t nytp_encode_u32(uint8_t *o, uint32_t v)
 {
-    if (v < 0x80) {
-        o[0] = (uint8_t)v;
-        return 1;
-    }
-    if (v < 0x4000) {
-        o[0] = (uint8_t)(0x80 | (v >> 8));
-        o[1] = (uint8_t)v;
-        return 2;
-    }
-    if (v < 0x200000) {
-        o[0] = (uint8_t)(0xC0 | (v >> 16));
-        o[1] = (uint8_t)(v >> 8);
-        o[2] = (uint8_t)v;
-        return 3;
-    }
-    if (v < 0x10000000) {
-        o[0] = (uint8_t)(0xE0 | (v >> 24));
-        o[1] = (uint8_t)(v >> 16);
-        o[2] = (uint8_t)(v >> 8);
-        o[3] = (uint8_t)v;
-        return 4;
-    }
-    o[0] = 0xFF;
-    o[1] = (uint8_t)(v >> 24);
-    o[2] = (uint8_t)(v >> 16);
-    o[3] = (uint8_t)(v >> 8);
-    o[4] = (uint8_t)v;
-    return 5;
+    return encode_u32_inline(o, v);
 }
 
 size_t nytp_decode_u32(const uint8_t *p, const uint8_t *end, uint32_t *v)
@@ -181,15 +155,10 @@ size_t nytp_encode_chunk(uint8_t *out, const nytp_chunk *c)
     *o++ = (uint8_t)c->tag;
     switch (c->tag) {
     case NYTP_TAG_TIME_LINE:
+        return encode_time_line_inline(out, c->u.time.ticks, c->u.time.fid, c->u.time.line);
     case NYTP_TAG_TIME_BLOCK:
-        o += nytp_encode_u32(o, (uint32_t)c->u.time.ticks);
-        o += nytp_encode_u32(o, c->u.time.fid);
-        o += nytp_encode_u32(o, c->u.time.line);
-        if (c->tag == NYTP_TAG_TIME_BLOCK) {
-            o += nytp_encode_u32(o, c->u.time.block_line);
-            o += nytp_encode_u32(o, c->u.time.sub_line);
-        }
-        break;
+        return encode_time_block_inline(out, c->u.time.ticks, c->u.time.fid, c->u.time.line,
+                                        c->u.time.block_line, c->u.time.sub_line);
     case NYTP_TAG_DISCOUNT:
     case NYTP_TAG_START_DEFLATE:
         break;

@@ -17,28 +17,7 @@
 
 #include "deflater.h"
 #include "nytp/io.h"
-
-#define BUF_SIZE (256u * 1024u)
-
-struct nytp_out {
-    uint8_t *buf;           /* bytes not yet handed on (before compression) */
-    size_t cap, len;
-    uint64_t total;         /* bytes committed, before compression */
-
-    int fd;                 /* -1: memory out */
-    bool close_fd;
-    char *path, *tmp_path;  /* atomic files: target and temporary name */
-
-    uint8_t *mem;           /* memory out: the file's bytes */
-    size_t mem_len, mem_cap;
-
-    bool threads;           /* deflate on a writer thread */
-    bool isal;              /* deflate with ISA-L rather than zlib */
-    deflater *def;          /* non-NULL while deflating */
-    bool gzip;              /* a gzip stream: no trailer comment after it */
-
-    nytp_error err;         /* sticky first error; err.status == 0 if none */
-};
+#include "out_impl.h"
 
 static int fail(nytp_out *o, int status, const char *fmt, const char *detail)
 {

@@ -183,6 +183,57 @@ static void level_zero_stays_plain(void **state)
     nytp_writer_abort(w);
 }
 
+/* The per-statement calls (TIME_LINE, TIME_BLOCK, DISCOUNT) take a path
+ * of their own: their bytes must be nytp_encode_chunk's for every size of
+ * number, also where a chunk does not fit in what is left of the buffer
+ * (enough chunks are written to fill it several times). */
+static void statement_chunks_match_the_encoder(void **state)
+{
+    (void)state;
+    static const uint32_t v[] = {0,         1,          0x7F,       0x80,       0x3FFF,
+                                 0x4000,    0x1FFFFF,   0x200000,   0xFFFFFFF,  0x10000000,
+                                 0x7FFFFFFF, 0x80000000, 0xFFFFFFFF};
+    const size_t nv = sizeof v / sizeof v[0];
+    nytp_error e = {0};
+    nytp_out *o;
+    nytp_writer *w;
+    assert_int_equal(nytp_out_open_mem(&o, &e), NYTP_OK);
+    assert_int_equal(nytp_writer_open(&w, o, &e), NYTP_OK);
+    size_t cap = 64u * 1024 * 1024, len = 0;
+    uint8_t *want = malloc(cap);
+    assert_non_null(want);
+    for (int round = 0; round < 300; round++)
+        for (size_t a = 0; a < nv; a++)
+            for (size_t b = 0; b < nv; b++) {
+                uint32_t x = v[a], y = v[b], z = v[(a + b + (size_t)round) % nv];
+                nytp_chunk c = {.tag = NYTP_TAG_TIME_LINE};
+                c.u.time.ticks = (int32_t)x;
+                c.u.time.fid = y;
+                c.u.time.line = z;
+                assert_int_equal(nytp_write_time_line(w, (int32_t)x, y, z), NYTP_OK);
+                len += nytp_encode_chunk(want + len, &c);
+                c.tag = NYTP_TAG_TIME_BLOCK;
+                c.u.time.block_line = v[(a * 7 + b) % nv];
+                c.u.time.sub_line = v[(a + b * 5) % nv];
+                assert_int_equal(nytp_write_time_block(w, (int32_t)x, y, z, c.u.time.block_line,
+                                                       c.u.time.sub_line),
+                                 NYTP_OK);
+                len += nytp_encode_chunk(want + len, &c);
+                nytp_chunk d = {.tag = NYTP_TAG_DISCOUNT};
+                assert_int_equal(nytp_write_discount(w), NYTP_OK);
+                len += nytp_encode_chunk(want + len, &d);
+                assert_true(len + 64 < cap);
+            }
+    assert_true(len > 1024 * 1024); /* past the output's buffer several times */
+    nytp_out_flush(o);
+    size_t got_len;
+    const uint8_t *got = nytp_out_mem_data(o, &got_len);
+    assert_int_equal(got_len, len);
+    assert_memory_equal(got, want, len);
+    nytp_writer_abort(w);
+    free(want);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -191,6 +242,7 @@ int main(void)
         cmocka_unit_test(every_call_to_a_file),
         cmocka_unit_test(bad_chunk_is_sticky_and_discards),
         cmocka_unit_test(level_zero_stays_plain),
+        cmocka_unit_test(statement_chunks_match_the_encoder),
     };
     return cmocka_run_group_tests_name("writer", tests, NULL, NULL);
 }

@@ -1,0 +1,82 @@
+/* codec_encode.h — the encoding of numbers and of the chunks a profiler
+ * writes per statement, as inline code for codec.c (which exports the
+ * encoder) and for the writer's fast path.  With codec_decode.h and
+ * codec.c, the only places that know how chunks look as bytes.  Not a
+ * public header. */
+#ifndef NYTP_CODEC_ENCODE_H
+#define NYTP_CODEC_ENCODE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nytp/codec.h"
+
+/* Bytes a TIME_LINE or TIME_BLOCK chunk takes at most: the tag and five
+ * numbers of at most 5 bytes. */
+#define NYTP_TIME_CHUNK_MAX (1 + 5 * 5)
+
+static inline size_t encode_u32_inline(uint8_t *o, uint32_t v)
+{
+    if (v < 0x80) {
+        o[0] = (uint8_t)v;
+        return 1;
+    }
+    if (v < 0x4000) {
+        o[0] = (uint8_t)(0x80 | (v >> 8));
+        o[1] = (uint8_t)v;
+        return 2;
+    }
+    if (v < 0x200000) {
+        o[0] = (uint8_t)(0xC0 | (v >> 16));
+        o[1] = (uint8_t)(v >> 8);
+        o[2] = (uint8_t)v;
+        return 3;
+    }
+    if (v < 0x10000000) {
+        o[0] = (uint8_t)(0xE0 | (v >> 24));
+        o[1] = (uint8_t)(v >> 16);
+        o[2] = (uint8_t)(v >> 8);
+        o[3] = (uint8_t)v;
+        return 4;
+    }
+    o[0] = 0xFF;
+    o[1] = (uint8_t)(v >> 24);
+    o[2] = (uint8_t)(v >> 16);
+    o[3] = (uint8_t)(v >> 8);
+    o[4] = (uint8_t)v;
+    return 5;
+}
+
+/* A TIME_LINE chunk, or with block and sub lines a TIME_BLOCK one, into
+ * at least NYTP_TIME_CHUNK_MAX bytes at o; its length. */
+static inline size_t encode_time_line_inline(uint8_t *o, int32_t ticks, uint32_t fid, uint32_t line)
+{
+    uint8_t *p = o;
+    *p++ = (uint8_t)NYTP_TAG_TIME_LINE;
+    p += encode_u32_inline(p, (uint32_t)ticks);
+    p += encode_u32_inline(p, fid);
+    p += encode_u32_inline(p, line);
+    return (size_t)(p - o);
+}
+
+static inline size_t encode_time_block_inline(uint8_t *o, int32_t ticks, uint32_t fid, uint32_t line,
+                                              uint32_t block_line, uint32_t sub_line)
+{
+    uint8_t *p = o;
+    *p++ = (uint8_t)NYTP_TAG_TIME_BLOCK;
+    p += encode_u32_inline(p, (uint32_t)ticks);
+    p += encode_u32_inline(p, fid);
+    p += encode_u32_inline(p, line);
+    p += encode_u32_inline(p, block_line);
+    p += encode_u32_inline(p, sub_line);
+    return (size_t)(p - o);
+}
+
+/* A DISCOUNT chunk (the tag alone) into at least 1 byte at o. */
+static inline size_t encode_discount_inline(uint8_t *o)
+{
+    o[0] = (uint8_t)NYTP_TAG_DISCOUNT;
+    return 1;
+}
+
+#endif

@@ -1,0 +1,52 @@
+/* out_impl.h — the inside of nytp_out, for the library's own hot path:
+ * the writer encodes the chunks a profiler writes millions of times
+ * (TIME_LINE, TIME_BLOCK, DISCOUNT) straight into the buffer, without a
+ * call per chunk into out.c.  Not a public header. */
+#ifndef NYTP_OUT_IMPL_H
+#define NYTP_OUT_IMPL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "deflater.h"
+#include "nytp/error.h"
+#include "nytp/io.h"
+
+#define BUF_SIZE (256u * 1024u)
+
+struct nytp_out {
+    uint8_t *buf;           /* bytes not yet handed on (before compression) */
+    size_t cap, len;
+    uint64_t total;         /* bytes committed, before compression */
+
+    int fd;                 /* -1: memory out */
+    bool close_fd;
+    char *path, *tmp_path;  /* atomic files: target and temporary name */
+
+    uint8_t *mem;           /* memory out: the file's bytes */
+    size_t mem_len, mem_cap;
+
+    bool threads;           /* deflate on a writer thread */
+    bool isal;              /* deflate with ISA-L rather than zlib */
+    deflater *def;          /* non-NULL while deflating */
+    bool gzip;              /* a gzip stream: no trailer comment after it */
+
+    nytp_error err;         /* sticky first error; err.status == 0 if none */
+};
+
+/* nytp_out_reserve without a call where the buffer has room (the usual
+ * case): the same result, the same contract. */
+static inline uint8_t *out_reserve_inline(nytp_out *o, size_t n)
+{
+    if (o->err.status == 0 && o->cap - o->len >= n)
+        return o->buf + o->len;
+    return nytp_out_reserve(o, n);
+}
+
+static inline void out_commit_inline(nytp_out *o, size_t n)
+{
+    o->len += n;
+    o->total += n;
+}
+
+#endif
