@@ -53,10 +53,6 @@ size_t nytp_decode_u32(const uint8_t *p, const uint8_t *end, uint32_t *v)
     return decode_u32_inline(p, end, v);
 }
 
-static void put_nv(uint8_t *o, double d)
-{
-    memcpy(o, &d, sizeof d);
-}
 
 /* ---- decoding --------------------------------------------------------- */
 
@@ -130,14 +126,6 @@ size_t nytp_chunk_max_size(const nytp_chunk *c)
     }
 }
 
-static uint8_t *put_str(uint8_t *o, nytp_str s)
-{
-    *o++ = s.utf8 ? NYTP_STR_UTF8 : NYTP_STR_BYTES;
-    o += nytp_encode_u32(o, s.len);
-    if (s.len)
-        memcpy(o, s.ptr, s.len);
-    return o + s.len;
-}
 
 static bool has_byte(nytp_str s, int b)
 {
@@ -163,11 +151,8 @@ size_t nytp_encode_chunk(uint8_t *out, const nytp_chunk *c)
     case NYTP_TAG_START_DEFLATE:
         break;
     case NYTP_TAG_SUB_RETURN:
-        o += nytp_encode_u32(o, c->u.sub_return.depth);
-        put_nv(o, c->u.sub_return.incl);
-        put_nv(o + 8, c->u.sub_return.excl);
-        o = put_str(o + 16, c->u.sub_return.name);
-        break;
+        return encode_sub_return_inline(out, c->u.sub_return.depth, c->u.sub_return.incl,
+                                        c->u.sub_return.excl, c->u.sub_return.name);
     case NYTP_TAG_SUB_ENTRY:
         o += nytp_encode_u32(o, c->u.sub_entry.fid);
         o += nytp_encode_u32(o, c->u.sub_entry.line);
@@ -179,40 +164,40 @@ size_t nytp_encode_chunk(uint8_t *out, const nytp_chunk *c)
         o += nytp_encode_u32(o, c->u.new_fid.flags);
         o += nytp_encode_u32(o, c->u.new_fid.size);
         o += nytp_encode_u32(o, c->u.new_fid.mtime);
-        o = put_str(o, c->u.new_fid.name);
+        o = encode_str_inline(o, c->u.new_fid.name);
         break;
     case NYTP_TAG_SUB_INFO:
         o += nytp_encode_u32(o, c->u.sub_info.fid);
-        o = put_str(o, c->u.sub_info.name);
+        o = encode_str_inline(o, c->u.sub_info.name);
         o += nytp_encode_u32(o, c->u.sub_info.first_line);
         o += nytp_encode_u32(o, c->u.sub_info.last_line);
         break;
     case NYTP_TAG_SUB_CALLERS:
         o += nytp_encode_u32(o, c->u.sub_callers.fid);
         o += nytp_encode_u32(o, c->u.sub_callers.line);
-        o = put_str(o, c->u.sub_callers.caller);
+        o = encode_str_inline(o, c->u.sub_callers.caller);
         o += nytp_encode_u32(o, c->u.sub_callers.count);
-        put_nv(o, c->u.sub_callers.incl);
-        put_nv(o + 8, c->u.sub_callers.excl);
-        put_nv(o + 16, c->u.sub_callers.reci);
+        encode_nv_inline(o, c->u.sub_callers.incl);
+        encode_nv_inline(o + 8, c->u.sub_callers.excl);
+        encode_nv_inline(o + 16, c->u.sub_callers.reci);
         o += 24;
         o += nytp_encode_u32(o, c->u.sub_callers.rec_depth);
-        o = put_str(o, c->u.sub_callers.called);
+        o = encode_str_inline(o, c->u.sub_callers.called);
         break;
     case NYTP_TAG_SRC_LINE:
         o += nytp_encode_u32(o, c->u.src_line.fid);
         o += nytp_encode_u32(o, c->u.src_line.line);
-        o = put_str(o, c->u.src_line.text);
+        o = encode_str_inline(o, c->u.src_line.text);
         break;
     case NYTP_TAG_PID_START:
         o += nytp_encode_u32(o, c->u.pid_start.pid);
         o += nytp_encode_u32(o, c->u.pid_start.ppid);
-        put_nv(o, c->u.pid_start.time);
+        encode_nv_inline(o, c->u.pid_start.time);
         o += 8;
         break;
     case NYTP_TAG_PID_END:
         o += nytp_encode_u32(o, c->u.pid_end.pid);
-        put_nv(o, c->u.pid_end.time);
+        encode_nv_inline(o, c->u.pid_end.time);
         o += 8;
         break;
     case NYTP_TAG_COMMENT: {

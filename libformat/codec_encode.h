@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "nytp/codec.h"
 
@@ -69,6 +70,38 @@ static inline size_t encode_time_block_inline(uint8_t *o, int32_t ticks, uint32_
     p += encode_u32_inline(p, line);
     p += encode_u32_inline(p, block_line);
     p += encode_u32_inline(p, sub_line);
+    return (size_t)(p - o);
+}
+
+static inline void encode_nv_inline(uint8_t *o, double d)
+{
+    memcpy(o, &d, sizeof d);
+}
+
+/* A string: its kind, its length, its bytes. */
+static inline uint8_t *encode_str_inline(uint8_t *o, nytp_str s)
+{
+    *o++ = s.utf8 ? NYTP_STR_UTF8 : NYTP_STR_BYTES;
+    o += encode_u32_inline(o, s.len);
+    if (s.len)
+        memcpy(o, s.ptr, s.len);
+    return o + s.len;
+}
+
+/* Bytes a SUB_RETURN chunk for a name of name_len bytes takes at most. */
+#define NYTP_SUB_RETURN_MAX(name_len) (1 + 5 + 2 * 8 + 1 + 5 + (size_t)(name_len))
+
+/* A SUB_RETURN chunk into at least NYTP_SUB_RETURN_MAX(name.len) bytes at
+ * o; its length. */
+static inline size_t encode_sub_return_inline(uint8_t *o, uint32_t depth, double incl, double excl,
+                                              nytp_str name)
+{
+    uint8_t *p = o;
+    *p++ = (uint8_t)NYTP_TAG_SUB_RETURN;
+    p += encode_u32_inline(p, depth);
+    encode_nv_inline(p, incl);
+    encode_nv_inline(p + 8, excl);
+    p = encode_str_inline(p + 16, name);
     return (size_t)(p - o);
 }
 

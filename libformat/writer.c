@@ -170,8 +170,9 @@ int nytp_write_new_fid(nytp_writer *w, uint32_t fid, uint32_t eval_fid, uint32_t
     return nytp_write_chunk(w, &c);
 }
 
-/* The chunks a profiler writes per statement skip nytp_write_chunk: the
- * same bytes, encoded straight into the output's buffer. */
+/* The chunks a profiler writes per statement or per call skip
+ * nytp_write_chunk: the same bytes, encoded straight into the output's
+ * buffer. */
 int nytp_write_time_line(nytp_writer *w, int32_t ticks, uint32_t fid, uint32_t line)
 {
     if (w->err.status)
@@ -254,10 +255,12 @@ int nytp_write_sub_entry(nytp_writer *w, uint32_t fid, uint32_t line)
 int nytp_write_sub_return(nytp_writer *w, uint32_t depth, double incl, double excl,
                           nytp_str name)
 {
-    nytp_chunk c = {.tag = NYTP_TAG_SUB_RETURN};
-    c.u.sub_return.depth = depth;
-    c.u.sub_return.incl = incl;
-    c.u.sub_return.excl = excl;
-    c.u.sub_return.name = name;
-    return nytp_write_chunk(w, &c);
+    /* one per call: the fast path too */
+    if (w->err.status)
+        return w->err.status;
+    uint8_t *p = out_reserve_inline(w->out, NYTP_SUB_RETURN_MAX(name.len));
+    if (!p)
+        return nytp_out_error(w->out)->status;
+    out_commit_inline(w->out, encode_sub_return_inline(p, depth, incl, excl, name));
+    return NYTP_OK;
 }

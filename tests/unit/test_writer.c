@@ -183,8 +183,8 @@ static void level_zero_stays_plain(void **state)
     nytp_writer_abort(w);
 }
 
-/* The per-statement calls (TIME_LINE, TIME_BLOCK, DISCOUNT) take a path
- * of their own: their bytes must be nytp_encode_chunk's for every size of
+/* The per-statement and per-call calls (TIME_LINE, TIME_BLOCK, DISCOUNT,
+ * SUB_RETURN) take a path of their own: their bytes must be nytp_encode_chunk's for every size of
  * number, also where a chunk does not fit in what is left of the buffer
  * (enough chunks are written to fill it several times). */
 static void statement_chunks_match_the_encoder(void **state)
@@ -194,12 +194,15 @@ static void statement_chunks_match_the_encoder(void **state)
                                  0x4000,    0x1FFFFF,   0x200000,   0xFFFFFFF,  0x10000000,
                                  0x7FFFFFFF, 0x80000000, 0xFFFFFFFF};
     const size_t nv = sizeof v / sizeof v[0];
+    char name[300];
+    for (size_t i = 0; i < sizeof name; i++)
+        name[i] = (char)('a' + i % 26);
     nytp_error e = {0};
     nytp_out *o;
     nytp_writer *w;
     assert_int_equal(nytp_out_open_mem(&o, &e), NYTP_OK);
     assert_int_equal(nytp_writer_open(&w, o, &e), NYTP_OK);
-    size_t cap = 64u * 1024 * 1024, len = 0;
+    size_t cap = 256u * 1024 * 1024, len = 0;
     uint8_t *want = malloc(cap);
     assert_non_null(want);
     for (int round = 0; round < 300; round++)
@@ -222,6 +225,17 @@ static void statement_chunks_match_the_encoder(void **state)
                 nytp_chunk d = {.tag = NYTP_TAG_DISCOUNT};
                 assert_int_equal(nytp_write_discount(w), NYTP_OK);
                 len += nytp_encode_chunk(want + len, &d);
+                nytp_chunk r = {.tag = NYTP_TAG_SUB_RETURN};
+                r.u.sub_return.depth = z;
+                r.u.sub_return.incl = (double)x / 3.0;
+                r.u.sub_return.excl = -(double)y;
+                /* names of 0 to 299 bytes (lengths of 1 and 2 bytes), some UTF-8 */
+                r.u.sub_return.name = (nytp_str){name, (uint32_t)((a * 31 + b * 7 + (size_t)round) % 300),
+                                                 (a + b) % 3 == 0};
+                assert_int_equal(nytp_write_sub_return(w, z, r.u.sub_return.incl, r.u.sub_return.excl,
+                                                       r.u.sub_return.name),
+                                 NYTP_OK);
+                len += nytp_encode_chunk(want + len, &r);
                 assert_true(len + 64 < cap);
             }
     assert_true(len > 1024 * 1024); /* past the output's buffer several times */
