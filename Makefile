@@ -112,13 +112,16 @@ $(BUILD)/gen/nytp_slowops.h: profiler/slowops.pl
 
 # Perl's headers do not pass -Wshadow/-Wextra cleanly, so the profiler gets
 # -Wall -Werror only; -Wmissing-prototypes still guards against stray globals.
-# The library's symbols stay inside NYTP.so (--exclude-libs): no clash with
-# another module's, and with -Bsymbolic its calls into the library are
-# direct, not through the PLT (the writer is called per statement).
-$(PROFILER_SO): profiler/NYTP.c $(BUILD)/gen/nytp_slowops.h $(BUILD)/libnytpformat.a $(LIB_HDR)
+# The library's symbols and the profiler's own stay inside NYTP.so
+# (--exclude-libs, -fvisibility=hidden; only the boot function is
+# exported): no clash with another module's, and with -Bsymbolic the calls
+# into the library are direct, not through the PLT (the writer is called
+# per statement).
+PROFILER_SRC := $(wildcard profiler/*.c)
+$(PROFILER_SO): $(PROFILER_SRC) profiler/nytp_prof.h $(BUILD)/gen/nytp_slowops.h $(BUILD)/libnytpformat.a $(LIB_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(PERL_CCOPTS) -Ilibformat/include -I$(BUILD)/gen -DNYTP_XS_VERSION='"$(shell sed -n 's/^our $$VERSION = .\(.*\).;/\1/p' profiler/NYTP.pm)"' \
-		-Wall -Wmissing-prototypes -Werror $(CFLAGS) -fPIC $(PERL_LDDL) -o $@ profiler/NYTP.c \
+		-Wall -Wmissing-prototypes -Werror $(CFLAGS) -fPIC -fvisibility=hidden $(PERL_LDDL) -o $@ $(PROFILER_SRC) \
 		-Wl,-Bsymbolic -Wl,--exclude-libs,ALL $(BUILD)/libnytpformat.a $(LIBS)
 
 $(PROFILER_PM): profiler/NYTP.pm

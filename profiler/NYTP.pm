@@ -1,6 +1,6 @@
 package Devel::NYTP;
 # Devel::NYTP — the NYTProf-compatible profiler of nytp.  The work is done
-# in C (NYTP.c); this file sets perl's debugger flags, reads the options
+# in C (NYTP.c and the other .c files beside it); this file sets perl's debugger flags, reads the options
 # from $ENV{NYTPROF} and starts the profiler.  No 'use strict' or 'use
 # warnings' here: modules loaded before the profiler starts would be
 # missing from the profile of a program that uses them.

@@ -1,0 +1,706 @@
+/* calls.c — sub calls: a frame per call on perl's save stack, subs and
+ * call arcs found by address, and what a call's end records. */
+#include "nytp_prof.h"
+
+/* ---- subroutine calls ---------------------------------------------------------- */
+
+#define FRAME(ix) ((ix) != -1 ? SSPTR((ix), call_frame *) : (call_frame *)NULL)
+
+/* The clock was read: that is when the calls waiting for it began (the
+ * innermost frames, since any reading ends the wait). */
+void fill_pending(pTHX_ int64_t now)
+{
+    SSize_t ix = S.frame_ix;
+    while (S.npending && ix != -1) {
+        call_frame *f = FRAME(ix);
+        if (f->t0_pending) {
+            f->t0 = now;
+            f->t0_pending = 0;
+            S.npending--;
+        }
+        ix = f->prev_ix;
+    }
+    S.npending = 0;
+}
+
+/* What pp_entersub is about to call, without calling it: the CV, and the
+ * GV it is named by.  NULL where pp_entersub would croak or autoload. */
+static CV *resolve_cv(pTHX_ SV *sv, GV **gvp)
+{
+    CV *cv = NULL;
+    *gvp = NULL;
+    switch (SvTYPE(sv)) {
+    case SVt_PVCV:
+        cv = (CV *)sv;
+        break;
+    case SVt_PVGV: {
+        HV *stash;
+        if (!(isGV_with_GP(sv) && (cv = GvCVu((GV *)sv))))
+            cv = sv_2cv(sv, &stash, gvp, 0);
+        if (!cv)
+            return NULL;
+        break;
+    }
+    case SVt_PVHV:
+    case SVt_PVAV:
+        return NULL;
+    default:
+        if (SvROK(sv)) {
+            if (SvAMAGIC(sv)) {
+                SV *r = amagic_deref_call(sv, to_cv_amg);
+                if (r)
+                    sv = r;
+            }
+            if (SvROK(sv) && SvTYPE(SvRV(sv)) == SVt_PVCV) {
+                cv = (CV *)SvRV(sv);
+                break;
+            }
+            return NULL;
+        } else {
+            const char *sym;
+            if (sv == &PL_sv_yes) /* a missing import method */
+                return NULL;
+            if (SvGMAGICAL(sv)) {
+                mg_get(sv);
+                if (SvROK(sv) && SvTYPE(SvRV(sv)) == SVt_PVCV) {
+                    cv = (CV *)SvRV(sv);
+                    break;
+                }
+                sym = SvPOKp(sv) ? SvPVX(sv) : NULL;
+            } else {
+                sym = SvPV_nolen(sv);
+            }
+            if (!sym || (PL_op->op_private & HINT_STRICT_REFS))
+                return NULL;
+            cv = get_cv(sym, GV_ADD);
+        }
+        break;
+    }
+    if (cv && !*gvp && CvGV(cv) && isGV_with_GP(CvGV(cv)))
+        *gvp = CvGV(cv);
+    return cv;
+}
+
+/* The sub running at context ix of stack info si (the main program is
+ * PL_main_cv); string evals are transparent, sort and signal stacks are
+ * walked through to the stack below. */
+static CV *running_cv(pTHX_ I32 ix, PERL_SI *si)
+{
+    for (;;) {
+        if (ix < 0) {
+            if (si->si_type != PERLSI_MAIN && si->si_prev) {
+                si = si->si_prev;
+                ix = si->si_cxix;
+                continue;
+            }
+            return NULL;
+        }
+        PERL_CONTEXT *cx = &si->si_cxstack[ix];
+        if (CxTYPE(cx) == CXt_SUB || CxTYPE(cx) == CXt_FORMAT)
+            return cx->blk_sub.cv;
+        if (CxTYPE(cx) == CXt_EVAL && !CxTRYBLOCK(cx)) {
+            ix--;
+            continue;
+        }
+        if (ix == 0 && si->si_type == PERLSI_MAIN)
+            return PL_main_cv;
+        if (ix > 0) {
+            ix--;
+            continue;
+        }
+        if (si->si_type != PERLSI_MAIN && si->si_prev) {
+            si = si->si_prev;
+            ix = si->si_cxix;
+            continue;
+        }
+        return NULL;
+    }
+}
+
+static void frame_release(pTHX_ call_frame *f)
+{
+    if (f->t0_pending) {
+        f->t0_pending = 0;
+        if (S.npending)
+            S.npending--;
+    }
+    if (f->prev_ix <= S.frame_ix)
+        S.frame_ix = f->prev_ix;
+}
+
+/* Mark a sub as an xsub (or slow op) in %DB::sub, file unknown, so that
+ * SUB_INFO names it. */
+static void note_xsub(pTHX_ const char *name, STRLEN len)
+{
+    SV **svp = hv_fetch(GvHV(PL_DBsub), name, (I32)len, 1);
+    if (svp && !SvOK(*svp))
+        sv_setpvs(*svp, ":0-0");
+}
+
+/* ---- subs and call arcs, by address ------------------------------------------------ */
+
+static inline size_t mix_ptrs(const void *a, const void *b)
+{
+    uint64_t h = (uint64_t)(uintptr_t)a * 0x9E3779B97F4A7C15ull;
+    h ^= (uint64_t)(uintptr_t)b + 0x7F4A7C15ull + (h << 6) + (h >> 2);
+    h *= 0xBF58476D1CE4E5B9ull;
+    return (size_t)(h ^ (h >> 31));
+}
+
+/* The node named pkg::sub (pkg NULL: "(null)"), made on first use: the
+ * only place a sub's name is built. */
+sub_node *node_named(pTHX_ const char *pkg, STRLEN pkg_len, const char *sub, STRLEN sub_len)
+{
+    const char *p = pkg ? pkg : "(null)";
+    STRLEN pl = pkg ? pkg_len : 6;
+    if (!sub) {
+        sub = "(null)";
+        sub_len = 6;
+    }
+    STRLEN len = pl + 2 + sub_len;
+    char stackbuf[256];
+    char *full = len < sizeof stackbuf ? stackbuf : (char *)malloc(len + 1);
+    if (!full)
+        croak("Devel::NYTP: out of memory");
+    memcpy(full, p, pl);
+    memcpy(full + pl, "::", 2);
+    memcpy(full + pl + 2, sub, sub_len);
+    full[len] = 0;
+    SV **svp = hv_fetch(S.nodes_hv, full, (I32)len, 1);
+    if (SvIOK(*svp)) {
+        if (full != stackbuf)
+            free(full);
+        return INT2PTR(sub_node *, SvIVX(*svp));
+    }
+    sub_node *n = calloc(1, sizeof *n);
+    if (!n)
+        croak("Devel::NYTP: out of memory");
+    if (full == stackbuf) {
+        full = malloc(len + 1);
+        if (!full)
+            croak("Devel::NYTP: out of memory");
+        memcpy(full, stackbuf, len + 1);
+    }
+    n->full = full;
+    n->full_len = len;
+    n->sub_off = pl + 2;
+    if (pkg) {
+        n->pkg = (char *)malloc(pkg_len + 1);
+        if (!n->pkg)
+            croak("Devel::NYTP: out of memory");
+        memcpy(n->pkg, pkg, pkg_len);
+        n->pkg[pkg_len] = 0;
+    }
+    const char *name = n->full + n->sub_off;
+    n->is_begin = pkg && strcmp(name, "BEGIN") == 0;
+    n->is_own = pkg && strcmp(n->pkg, "DB") == 0
+                && (strcmp(name, "_CHECK") == 0 || strcmp(name, "_INIT") == 0
+                    || strcmp(name, "_END") == 0);
+    n->is_posix_exit = pkg && strcmp(n->pkg, "POSIX") == 0 && strcmp(name, "_exit") == 0;
+    sv_setiv(*svp, PTR2IV(n));
+    return n;
+}
+
+static sub_node *node_cached(pTHX_ const void *k1, const void *k2)
+{
+    if (!S.node_cache_cap)
+        return NULL;
+    size_t mask = S.node_cache_cap - 1;
+    for (size_t i = mix_ptrs(k1, k2) & mask;; i = (i + 1) & mask) {
+        node_slot *e = &S.node_cache[i];
+        if (!e->node)
+            return NULL;
+        if (e->k1 == k1 && e->k2 == k2)
+            return e->node;
+    }
+}
+
+static void node_cache_put(pTHX_ const void *k1, const void *k2, unsigned held, sub_node *n)
+{
+    if ((S.node_cache_used + 1) * 2 > S.node_cache_cap) {
+        size_t ncap = S.node_cache_cap ? S.node_cache_cap * 2 : 1024;
+        node_slot *t = calloc(ncap, sizeof *t);
+        if (!t)
+            croak("Devel::NYTP: out of memory");
+        for (size_t j = 0; j < S.node_cache_cap; j++) {
+            node_slot *e = &S.node_cache[j];
+            if (!e->node)
+                continue;
+            size_t i = mix_ptrs(e->k1, e->k2) & (ncap - 1);
+            while (t[i].node)
+                i = (i + 1) & (ncap - 1);
+            t[i] = *e;
+        }
+        free(S.node_cache);
+        S.node_cache = t;
+        S.node_cache_cap = ncap;
+    }
+    size_t mask = S.node_cache_cap - 1;
+    size_t i = mix_ptrs(k1, k2) & mask;
+    while (S.node_cache[i].node)
+        i = (i + 1) & mask;
+    if (held & 1)
+        share_hek_hek((HEK *)k1);
+    if (held & 2)
+        share_hek_hek((HEK *)k2);
+    S.node_cache[i] = (node_slot){k1, k2, n, held};
+    S.node_cache_used++;
+}
+
+/* Let the names go (at the end, while the interpreter is alive). */
+void node_cache_clear(pTHX)
+{
+    for (size_t j = 0; j < S.node_cache_cap; j++) {
+        node_slot *e = &S.node_cache[j];
+        if (e->node && PL_phase != PERL_PHASE_DESTRUCT) {
+            if (e->held & 1)
+                Perl_unshare_hek(aTHX_ (HEK *)e->k1);
+            if (e->held & 2)
+                Perl_unshare_hek(aTHX_ (HEK *)e->k2);
+        }
+    }
+    free(S.node_cache);
+    S.node_cache = NULL;
+    S.node_cache_cap = S.node_cache_used = 0;
+}
+
+/* The sub a glob names: its stash's name and its own. */
+static sub_node *node_for_gv(pTHX_ GV *gv)
+{
+    HV *stash = GvSTASH(gv);
+    HEK *ph = stash ? HvNAME_HEK(stash) : NULL;
+    HEK *nh = GvNAME_HEK(gv);
+    sub_node *n = node_cached(aTHX_ ph, nh);
+    if (n)
+        return n;
+    n = node_named(aTHX_ ph ? HEK_KEY(ph) : NULL, ph ? (STRLEN)HEK_LEN(ph) : 0, HEK_KEY(nh),
+                   (STRLEN)HEK_LEN(nh));
+    node_cache_put(aTHX_ ph, nh, (ph ? 1 : 0) | 2, n);
+    return n;
+}
+
+/* A slow op called from package stash (slowops=2), or CORE (slowops=1). */
+static sub_node *node_for_slowop(pTHX_ HV *stash, OPCODE type)
+{
+    HEK *ph = stash && OPT(O_SLOWOPS) != 1 ? HvNAME_HEK(stash) : NULL;
+    const void *k2 = (const void *)(uintptr_t)(type + 1 + (OPT(O_SLOWOPS) == 1 ? OP_max : 0));
+    sub_node *n = node_cached(aTHX_ ph, k2);
+    if (n)
+        return n;
+    const char *opname = PL_op_name[type];
+    if (OPT(O_SLOWOPS) == 1) {
+        n = node_named(aTHX_ "CORE", 4, opname, strlen(opname));
+    } else {
+        char buf[64];
+        int len = snprintf(buf, sizeof buf, "CORE:%s", opname);
+        n = node_named(aTHX_ ph ? HEK_KEY(ph) : NULL, ph ? (STRLEN)HEK_LEN(ph) : 0, buf,
+                       (STRLEN)len);
+    }
+    node_cache_put(aTHX_ ph, k2, ph ? 1 : 0, n);
+    return n;
+}
+
+static inline size_t arc_hash(const sub_node *called, const sub_node *caller, unsigned fid, int line)
+{
+    return mix_ptrs(called, (const char *)caller + ((size_t)fid << 20) + (size_t)(unsigned)line);
+}
+
+/* The arc of a call of called from caller at fid:line, made (zeroed) on
+ * first use. */
+static arc_stats *arc_for(pTHX_ sub_node *called, sub_node *caller, unsigned fid, int line)
+{
+    if (S.arc_index_cap) {
+        size_t mask = S.arc_index_cap - 1;
+        for (size_t i = arc_hash(called, caller, fid, line) & mask;; i = (i + 1) & mask) {
+            uint32_t k = S.arc_index[i];
+            if (!k)
+                break;
+            arc_stats *a = &S.arcs[k - 1];
+            if (a->called == called && a->caller == caller && a->fid == fid && a->line == line)
+                return a;
+        }
+    }
+    if (S.narcs == S.arcs_cap) {
+        size_t ncap = S.arcs_cap ? S.arcs_cap * 2 : 1024;
+        arc_stats *na = realloc(S.arcs, ncap * sizeof *na);
+        if (!na)
+            croak("Devel::NYTP: out of memory");
+        S.arcs = na;
+        S.arcs_cap = ncap;
+    }
+    if ((S.narcs + 1) * 2 > S.arc_index_cap) {
+        size_t ncap = S.arc_index_cap ? S.arc_index_cap * 2 : 2048;
+        uint32_t *t = calloc(ncap, sizeof *t);
+        if (!t)
+            croak("Devel::NYTP: out of memory");
+        for (size_t k = 0; k < S.narcs; k++) {
+            const arc_stats *a = &S.arcs[k];
+            size_t i = arc_hash(a->called, a->caller, a->fid, a->line) & (ncap - 1);
+            while (t[i])
+                i = (i + 1) & (ncap - 1);
+            t[i] = (uint32_t)(k + 1);
+        }
+        free(S.arc_index);
+        S.arc_index = t;
+        S.arc_index_cap = ncap;
+    }
+    arc_stats *a = &S.arcs[S.narcs++];
+    memset(a, 0, sizeof *a);
+    a->called = called;
+    a->caller = caller;
+    a->fid = fid;
+    a->line = line;
+    size_t mask = S.arc_index_cap - 1;
+    size_t i = arc_hash(called, caller, fid, line) & mask;
+    while (S.arc_index[i])
+        i = (i + 1) & mask;
+    S.arc_index[i] = (uint32_t)S.narcs;
+    return a;
+}
+
+/* Forget the arcs (a fork's child, the end of a profile): the subs are
+ * new to the next profile. */
+void arcs_clear(pTHX)
+{
+    S.narcs = 0;
+    if (S.arc_index)
+        memset(S.arc_index, 0, S.arc_index_cap * sizeof *S.arc_index);
+    if (S.nodes_hv) {
+        SV *sv;
+        char *key;
+        I32 klen;
+        hv_iterinit(S.nodes_hv);
+        while ((sv = hv_iternextsv(S.nodes_hv, &key, &klen)))
+            if (SvIOK(sv))
+                (INT2PTR(sub_node *, SvIVX(sv)))->called_seen = 0;
+    }
+}
+
+/* A call has ended (its scope is being left, or an xsub returned): add its
+ * times to its call arc and write the SUB_RETURN event. */
+static void frame_done(pTHX_ call_frame *f)
+{
+    int saved_errno = errno;
+    if (!f->called)
+        f->counted++; /* never learned what was called: pp_entersub died */
+    if (f->counted) {
+        frame_release(aTHX_ f);
+        return;
+    }
+    f->counted++;
+
+    int64_t now = now_ticks(aTHX);
+    if (f->t0_pending) { /* no reading since it began: an empty sub */
+        f->t0 = now;
+        f->t0_pending = 0;
+        if (S.npending)
+            S.npending--;
+    }
+    S.fresh = 1;
+    S.fresh_t = now;
+    NV overhead = S.overhead_ticks - f->overhead0;
+    NV inner = S.subr_ticks - f->subr0;
+    NV incl = (NV)(now - f->t0) - overhead;
+    if (f->hide) {
+        /* time blocked in accept() counts as overhead all the way up */
+        S.overhead_ticks += incl;
+        incl = 0;
+        inner = 0;
+    }
+    NV excl = incl - inner;
+
+    sub_node *called = f->called;
+    if (!called->called_seen) {
+        /* first call of this sub from anywhere */
+        called->called_seen = 1;
+        if (f->called_is_xs) {
+            arc_for(aTHX_ called, NULL, 0, 0); /* marks an xsub */
+            if (f->called_is_xs[0] == 's' || (f->called_cv && SvTYPE(f->called_cv) == SVt_PVCV))
+                note_xsub(aTHX_ called->full, called->full_len);
+        }
+        if (called->pkg)
+            (void)hv_fetch(S.pkg_files_hv, called->pkg, (I32)strlen(called->pkg), 1);
+    }
+    arc_stats *a = arc_for(aTHX_ called, f->caller ? f->caller : S.node_nulls, f->caller_fid,
+                           f->caller_line);
+    a->count++;
+    if (f->called_depth <= 1) {
+        a->incl += incl;
+    } else {
+        a->reci += incl / TICKS_PER_SEC;
+        if ((UV)(f->called_depth - 1) > a->rec_depth)
+            a->rec_depth = (UV)(f->called_depth - 1);
+    }
+    a->excl += excl;
+
+    if (OPT(O_CALLS) && S.w)
+        nytp_write_sub_return(S.w, f->depth, incl, excl,
+                              str_n(called->full, called->full_len, false));
+
+    frame_release(aTHX_ f);
+    S.subr_ticks += excl;
+    errno = saved_errno;
+}
+
+static void frame_done_ix(pTHX_ void *p)
+{
+    call_frame *f = FRAME((SSize_t)PTR2IV(p));
+    if (f)
+        frame_done(aTHX_ f);
+}
+
+/* "Pkg::BEGIN" becomes "Pkg::BEGIN@LINE" (in %DB::sub too), so that the
+ * BEGIN blocks of a file (every 'use' is one) can be told apart. */
+static sub_node *name_begin_block(pTHX_ sub_node *n)
+{
+    SV *full = newSVpvn(n->full, n->full_len);
+    SV *where = hv_delete(GvHV(PL_DBsub), SvPVX(full), (I32)SvCUR(full), 0);
+    if (where) {
+        const char *s = SvPV_nolen(where);
+        const char *colon = strrchr(s, ':');
+        UV line;
+        const char *dash = colon ? strchr(colon + 1, '-') : NULL;
+        if (colon && dash && colon[1] != '-' && grok_number(colon + 1, (STRLEN)(dash - colon - 1), &line)) {
+            SvREFCNT_inc_simple_void(where);
+            sv_catpvf(full, "@%u", (unsigned)line);
+            if (hv_exists(GvHV(PL_DBsub), SvPVX(full), (I32)SvCUR(full)))
+                sv_catpvf(full, ".%u", ++S.dup_begin_seq);
+            (void)hv_store(GvHV(PL_DBsub), SvPVX(full), (I32)SvCUR(full), where, 0);
+            n = node_named(aTHX_ n->pkg, strlen(n->pkg), SvPVX(full) + n->sub_off,
+                           SvCUR(full) - n->sub_off);
+        }
+    }
+    SvREFCNT_dec(full);
+    return n;
+}
+
+/* Start a call: a frame on the save stack, with a destructor that closes
+ * it if the call never returns normally (an xsub or builtin that dies).
+ * Returns its save-stack index, or -1 if there is none. */
+static SSize_t frame_setup(pTHX_ COP *prev_cop, const call_frame *clone, OPCODE type, SV *sub_sv)
+{
+    int saved_errno = errno;
+    SSize_t prev = S.frame_ix;
+    SSize_t ix = SSNEWa(sizeof(call_frame), MEM_ALIGNBYTES);
+    if (ix <= prev) {
+        note("Devel::NYTP: save stack is confused (threads?), profiling stopped\n");
+        disable_profile(aTHX);
+        return -1;
+    }
+    S.frame_ix = ix;
+    call_frame *f = FRAME(ix);
+    memset(f, 0, sizeof *f);
+    f->prev_ix = prev;
+    call_frame *up = FRAME(prev);
+    f->depth = up ? up->depth + 1 : 1;
+    f->overhead0 = S.overhead_ticks;
+    f->subr0 = S.subr_ticks;
+
+    if (type == OP_ENTERSUB || type == OP_GOTO) {
+        GV *gv = NULL;
+        f->called_cv = resolve_cv(aTHX_ sub_sv, &gv);
+        if (gv) {
+            sub_node *n = node_for_gv(aTHX_ gv);
+            FRAME(ix)->called = n;
+            /* POSIX::_exit ends the process without END blocks: write now */
+            if (n->is_posix_exit)
+                finish_profile(aTHX);
+        } /* else learned after the call, if at all */
+    } else {
+        f->called = node_for_slowop(aTHX_ CopSTASH(PL_curcop), type);
+        f->called_depth = 1;
+        f->called_is_xs = "sop";
+        if (type == OP_ACCEPT)
+            f->hide = 1;
+    }
+
+    /* resolving the CV may have run perl code (overloading): the save
+     * stack may have moved */
+    f = FRAME(ix);
+    up = FRAME(prev);
+    const char *file = OutCopFILE(prev_cop);
+    const file_slot *slot = &S.file_cache[((uintptr_t)file >> 4) % FILE_CACHE_SIZE];
+    f->caller_fid = file == S.last_fileptr ? S.last_fid
+                    : slot->ptr == file && slot->gen == S.file_gen ? slot->fid
+                    : S.last_fileptr && strcmp(file, S.last_filename) == 0
+                        ? S.last_fid
+                        : file_id(aTHX_ file, strlen(file), NYTP_FIDF_VIA_SUB);
+    f->caller_line = (int)CopLINE(prev_cop);
+
+    if (clone) {
+        f->caller = clone->caller;
+    } else if (OPT(O_FINDCALLER) || !up || !up->called || !up->called->pkg) {
+        CV *ccv = running_cv(aTHX_ cxstack_ix, PL_curstackinfo);
+        if (ccv == PL_main_cv) {
+            f->caller = S.node_runtime;
+            S.main_runtime_used++;
+        } else if (!ccv) {
+            f->caller = S.node_null;
+        } else {
+            GV *gv = CvGV(ccv);
+            HV *stash = gv ? GvSTASH(gv) : NULL;
+            sub_node *n = stash ? node_for_gv(aTHX_ gv) : S.node_unknown;
+            f = FRAME(ix); /* CvGV may make a glob */
+            f->caller = n;
+        }
+    } else {
+        f->caller = up->called;
+    }
+
+    unsigned caller_fid = f->caller_fid;
+    int caller_line = f->caller_line;
+    CV *cv = f->called_cv;
+    if (type != OP_ENTERSUB && type != OP_GOTO) {
+        f->t0 = now_ticks(aTHX); /* a slow op */
+    } else if (cv && SvTYPE(cv) == SVt_PVCV && !CvISXSUB(cv) && CvROOT(cv)) {
+        f->t0_pending = 1; /* a perl sub: its first statement's time */
+        S.npending++;
+    } else {
+        f->t0 = now_ticks(aTHX); /* an xsub, or not known yet */
+    }
+    /* this may grow (move) the save stack: f is not valid after it */
+    save_destructor_x(frame_done_ix, INT2PTR(void *, (IV)ix));
+    if (OPT(O_CALLS) >= 2 && S.w)
+        nytp_write_sub_entry(S.w, caller_fid, (uint32_t)caller_line);
+    errno = saved_errno;
+    return ix;
+}
+
+/* A call of DB::NAME, one of our subs: always ours.  A program that loads
+ * Devel::NYTProf's XS (its readers do) gets DB::finish_profile and friends
+ * replaced by that module's, which crash when its profiler is not running;
+ * Devel::NYTProf::Core even installs NYTPROF's sigexit handlers calling
+ * DB::finish_profile by name.  Called for a GV of the DB package only. */
+static SV *own_sub_for(pTHX_ GV *gv)
+{
+    for (unsigned i = 0; i < S.nown; i++)
+        if (S.own[i].gv == gv)
+            return GvCV(gv) == S.own[i].cv ? (SV *)gv : (SV *)S.own[i].cv;
+    return (SV *)gv;
+}
+
+static OP *call_profiler(pTHX_ int is_slowop)
+{
+    int saved_errno = errno;
+    COP *prev_cop = PL_curcop;
+    OP *next_op = PL_op->op_next;
+    OPCODE type = (is_slowop || PL_op->op_type == OP_GOTO) ? PL_op->op_type : OP_ENTERSUB;
+    SV *sub_sv = *PL_stack_sp;
+    CV *called_cv = NULL;
+    SSize_t ix;
+    OP *op;
+
+    if (SvTYPE(sub_sv) == SVt_PVGV && GvSTASH((GV *)sub_sv) == PL_debstash)
+        sub_sv = *PL_stack_sp = own_sub_for(aTHX_ (GV *)sub_sv);
+
+    if (!OPT(O_SUBS) || !S.profiling || OTHER_INTERP()
+        || (type == OP_ENTERSUB
+            && (sub_sv == &PL_sv_yes || sub_sv == S.cv_check || sub_sv == S.cv_init
+                || sub_sv == S.cv_end || sub_sv == S.cv_finish))
+        || (type == OP_GOTO
+            && (!(PL_op->op_flags & OPf_STACKED) || !SvROK(sub_sv)
+                || SvTYPE(SvRV(sub_sv)) != SVt_PVCV || S.frame_ix == -1)))
+        return S.orig[type](aTHX);
+
+    if (!OPT(O_STMTS))
+        reinit_if_forked(aTHX);
+
+    if (type != OP_GOTO) {
+        ix = frame_setup(aTHX_ prev_cop, NULL, type, sub_sv);
+        errno = saved_errno;
+        op = S.orig[type](aTHX);
+        saved_errno = errno;
+    } else {
+        /* goto &sub leaves the current sub (its frame is closed by the
+         * scope exit) and enters another, which we record as called by
+         * the same caller, from the line of the goto. */
+        COP cop_copy = *prev_cop;
+        call_frame left = *FRAME(S.frame_ix);
+        SvREFCNT_inc_simple_void(sub_sv);
+        called_cv = (CV *)SvRV(sub_sv);
+        errno = saved_errno;
+        op = S.orig[type](aTHX);
+        saved_errno = errno;
+        ix = frame_setup(aTHX_ &cop_copy, &left, type, sub_sv);
+        SvREFCNT_dec(sub_sv);
+    }
+
+    if (ix == -1)
+        goto done; /* no frame: profiling was stopped */
+    call_frame *f = FRAME(ix);
+    if (f->counted)
+        goto done; /* e.g. the op left the scope itself (s///e) */
+
+    if (!is_slowop) {
+        const char *is_xs = NULL;
+        sub_node *n = NULL;
+        if (type == OP_GOTO) {
+            is_xs = CvISXSUB(called_cv) ? "xsub" : NULL;
+        } else if (op != next_op) { /* now inside a perl sub */
+            called_cv = cxstack[cxstack_ix].blk_sub.cv;
+        } else { /* an xsub has run and returned */
+            GV *gv = NULL;
+            called_cv = resolve_cv(aTHX_ sub_sv, &gv);
+            if (!called_cv && gv)
+                n = node_for_gv(aTHX_ gv);
+            is_xs = "xsub";
+        }
+        if (called_cv && CvGV(called_cv)) {
+            GV *gv = CvGV(called_cv);
+            if (SvTYPE(gv) == SVt_PVGV && GvSTASH(gv))
+                n = node_for_gv(aTHX_ gv);
+        }
+        f = FRAME(ix); /* CvGV may make a glob */
+        if (!n && f->called) {
+            /* the name known before the call, its package not */
+            const sub_node *was = f->called;
+            n = node_named(aTHX_ NULL, 0, was->full + was->sub_off, was->full_len - was->sub_off);
+        } else if (!n) {
+            const char *what = is_xs ? is_xs : "sub";
+            SV *name;
+            const char *pkg;
+            if (!called_cv) {
+                pkg = CopSTASHPV(PL_curcop);
+                name = newSVpvf("__UNKNOWN__[%s,%s])", what, SvPV_nolen(sub_sv));
+            } else {
+                pkg = HvNAME(CvSTASH(called_cv));
+                name = newSVpvf("__UNKNOWN__[%s,0x%p]", what, (void *)called_cv);
+            }
+            n = node_named(aTHX_ pkg, pkg ? strlen(pkg) : 0, SvPVX(name), SvCUR(name));
+            SvREFCNT_dec(name);
+        }
+        if (n->is_begin)
+            n = name_begin_block(aTHX_ n);
+        f = FRAME(ix);
+        f->called = n;
+        f->called_depth = called_cv ? (int)CvDEPTH(called_cv) + (is_xs ? 1 : 0) : 0;
+        f->called_cv = called_cv;
+        f->called_is_xs = is_xs;
+    }
+
+    /* our own DB::_INIT/_END/_CHECK are not part of the program */
+    if (f->called_is_xs && f->called && f->called->is_own) {
+        f->counted++;
+        goto done;
+    }
+    if (!OPT(O_SUBS))
+        f->counted++;
+
+    if (f->called_is_xs)
+        frame_done(aTHX_ f); /* already returned */
+    else
+        save_destructor_x(frame_done_ix, INT2PTR(void *, (IV)ix));
+done:
+    errno = saved_errno;
+    return op;
+}
+
+OP *pp_call(pTHX)
+{
+    return call_profiler(aTHX_ 0);
+}
+
+OP *pp_slowop(pTHX)
+{
+    return call_profiler(aTHX_ 1);
+}

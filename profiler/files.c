@@ -1,0 +1,219 @@
+/* files.c — file ids: a file or string eval gets one when first seen,
+ * written to the profile at once. */
+#include "nytp_prof.h"
+
+/* ---- files ----------------------------------------------------------------- */
+
+/* "(eval N)" or "(re_eval N)" at the start, followed by ']' or ')' at the end. */
+int name_is_eval(const char *name, STRLEN len)
+{
+    if (len < 6 || (name[len - 1] != ']' && name[len - 1] != ')'))
+        return 0;
+    const char *p;
+    if (strncmp(name, "(eval ", 6) == 0)
+        p = name + 6;
+    else if (len > 9 && strncmp(name, "(re_eval ", 9) == 0)
+        p = name + 9;
+    else
+        return 0;
+    if (!isdigit((unsigned char)*p))
+        return 0;
+    while (isdigit((unsigned char)*p))
+        p++;
+    return *p == ')';
+}
+
+static int is_dash_e(const char *name, STRLEN len)
+{
+    return name[0] == '-' && (len == 1 || (len == 2 && name[1] == 'e'));
+}
+
+/* A .pm file that perl really loaded from a newer .pmc beside it. */
+static int loaded_from_pmc(const char *name, STRLEN len)
+{
+    if (len <= 3 || memcmp(name + len - 3, ".pm", 3) != 0)
+        return 0;
+    char *pmc = malloc(len + 2);
+    if (!pmc)
+        return 0;
+    memcpy(pmc, name, len);
+    pmc[len] = 'c';
+    pmc[len + 1] = 0;
+    struct stat pm_st, pmc_st;
+    int r = 0;
+    if (lstat(pmc, &pmc_st) == 0)
+        r = lstat(name, &pm_st) < 0 || pm_st.st_mtime < pmc_st.st_mtime;
+    free(pmc);
+    return r;
+}
+
+/* The latest file (not itself a split file) whose name ends with the base
+ * name of the file an autosplit file was split from. */
+static const fid_info *autosplit_parent(const char *name)
+{
+    const char *end = strstr(name, " (autosplit");
+    const char *base = end;
+    while (base > name && base[-1] != '/')
+        base--;
+    size_t blen = (size_t)(end - base);
+    const fid_info *match = NULL;
+    for (unsigned ix = 1; ix < S.nentries; ix++) {
+        const fid_info *e = &S.fids[ix];
+        if ((e->flags & NYTP_FIDF_IS_AUTOSPLIT) || e->key_len < blen)
+            continue;
+        const char *tail = e->key + e->key_len - blen;
+        if (memcmp(tail, base, blen) != 0)
+            continue;
+        if (e->key_len > blen && tail[-1] != '/')
+            continue;
+        match = e;
+    }
+    return match;
+}
+
+/* The name perl uses for file id fid (that of its first entry). */
+const char *file_key(unsigned fid)
+{
+    for (unsigned ix = fid; ix <= S.nentries; ix++)
+        if (S.fids[ix].id == fid && !(S.fids[ix].flags & NYTP_FIDF_IS_ALIAS))
+            return S.fids[ix].key;
+    return NULL;
+}
+
+void emit_fid(const fid_info *f)
+{
+    const char *name = f->abs ? f->abs : f->key;
+    size_t len = f->abs ? strlen(f->abs) : f->key_len;
+    nytp_write_new_fid(S.w, f->id, f->eval_fid, f->eval_line, f->flags, 0, 0,
+                       str_n(name, len, false));
+}
+
+/* The id of a file, or 0 if it has none and create_via is 0.  A new id is
+ * written to the profile at once (after that of the file a string eval ran
+ * in, which a new eval's name leads to). */
+unsigned file_id(pTHX_ const char *name, STRLEN len, unsigned create_via)
+{
+    SV **svp = hv_fetch(S.fid_hv, name, (I32)len, 0);
+    if (svp)
+        return S.fids[SvUV(*svp)].id;
+    if (!create_via)
+        return 0;
+    if (S.nentries + 2 > S.fid_cap) {
+        unsigned ncap = S.fid_cap ? S.fid_cap * 2 : 64;
+        fid_info *n = realloc(S.fids, ncap * sizeof *n);
+        if (!n)
+            croak("Devel::NYTP: out of memory");
+        S.fids = n;
+        S.fid_cap = ncap;
+    }
+    unsigned ix = ++S.nentries;
+    unsigned id = ++S.nfids;
+    fid_info *f = &S.fids[ix];
+    memset(f, 0, sizeof *f);
+    f->id = id;
+    f->key = malloc(len + 1);
+    if (!f->key)
+        croak("Devel::NYTP: out of memory");
+    memcpy(f->key, name, len);
+    f->key[len] = 0;
+    f->key_len = len;
+    (void)hv_store(S.fid_hv, name, (I32)len, newSVuv(ix), 0);
+
+    unsigned eval_fid = 0, eval_line = 0;
+    if (name[0] == '(') {
+        if (name[len - 1] == ']') {
+            /* "(eval 12)[file:line]": the file the eval ran in first */
+            const char *open = memchr(name, '[', len);
+            const char *colon = NULL;
+            for (const char *p = name + len - 1; p > name; p--)
+                if (*p == ':') {
+                    colon = p;
+                    break;
+                }
+            if (open && colon && open < colon) {
+                eval_fid = file_id(aTHX_ open + 1, (STRLEN)(colon - open - 1),
+                                   NYTP_FIDF_IS_EVAL | create_via);
+                eval_line = (unsigned)atoi(colon + 1);
+            }
+            /* else a '#line' name that only looks like an eval: a file
+             * (Devel::NYTProf gives it an id it never declares) */
+        } else if (name_is_eval(name, len)) {
+            static const char unknown[] = "/unknown-eval-invoker";
+            eval_fid = file_id(aTHX_ unknown, sizeof unknown - 1,
+                               NYTP_FIDF_IS_EVAL | NYTP_FIDF_IS_FAKE | create_via);
+            eval_line = 1;
+        }
+    }
+    if (!eval_fid) {
+        /* Class::MOP names the code it generates with '#line N "... defined
+         * at FILE"': treat it as an eval run from FILE */
+        static const char tag[] = " defined at ";
+        const char *t = NULL;
+        for (const char *p = name; p + sizeof tag - 1 <= name + len; p++)
+            if (memcmp(p, tag, sizeof tag - 1) == 0) {
+                t = p;
+                break;
+            }
+        if (t) {
+            const char *definer = t + sizeof tag - 1;
+            eval_fid = file_id(aTHX_ definer, (STRLEN)(name + len - definer), create_via);
+            eval_line = 1;
+        }
+    }
+    f = &S.fids[ix]; /* the recursion may have moved the array */
+    if (len > 1 && name[len - 1] == ')' && strstr(name, " (autosplit ")) {
+        /* "lib/Foo.pm (autosplit into lib/auto/Foo/bar.al)": an AutoLoader
+         * sub split out of Foo.pm is shown in Foo.pm, under its id */
+        const fid_info *parent =
+            ix == S.nentries && id == S.nfids ? autosplit_parent(name) : NULL;
+        if (parent) {
+            /* an alias: never written as a NEW_FID, but its source lines
+             * are saved under the parent's id, as Devel::NYTProf does */
+            f->id = parent->id;
+            f->eval_fid = parent->eval_fid;
+            f->eval_line = parent->eval_line;
+            f->flags = parent->flags | NYTP_FIDF_IS_ALIAS;
+            S.nfids--;
+            return f->id;
+        }
+        f->flags |= NYTP_FIDF_IS_AUTOSPLIT;
+    }
+    f->eval_fid = eval_fid;
+    f->eval_line = eval_line;
+
+    if (!eval_fid && !is_dash_e(name, len) && name[0] != '/') {
+        char cwd[PATH_MAX];
+        if (!getcwd(cwd, sizeof cwd)) {
+            note("Devel::NYTP: getcwd: %s\n", strerror(errno));
+        } else {
+            const char *rel = name;
+            const char *sep = "/";
+            if (strcmp(cwd, "/") == 0)
+                sep = "";
+            else if (strncmp(name, "./", 2) == 0)
+                rel = name + 2;
+            size_t n = strlen(cwd) + strlen(sep) + strlen(rel) + 1;
+            f->abs = malloc(n);
+            if (f->abs)
+                snprintf(f->abs, n, "%s%s%s", cwd, sep, rel);
+        }
+    }
+    if (loaded_from_pmc(f->abs ? f->abs : f->key, f->abs ? strlen(f->abs) : len))
+        f->flags |= NYTP_FIDF_IS_PMC;
+    f->flags |= create_via;
+
+    GV *gv = gv_fetchfile_flags(name, len, 0);
+    AV *src = gv ? GvAV(gv) : NULL;
+    if (src && av_len(src) > -1)
+        f->flags |= NYTP_FIDF_HAS_SRC;
+    if (is_dash_e(name, len))
+        f->flags |= NYTP_FIDF_IS_EVAL;
+    if (eval_fid || (f->flags & NYTP_FIDF_IS_EVAL) || S.savesrc
+        || (len > 10 && strncmp(name, "/loader/0x", 10) == 0))
+        f->flags |= NYTP_FIDF_SAVE_SRC;
+    if (S.w)
+        emit_fid(f);
+    TRACE(2, "New fid %2u (after %2u:%-4u) 0x%02x e%u:%u %s %s\n", id, S.last_fid, S.last_line,
+          f->flags, f->eval_fid, f->eval_line, f->key, f->abs ? f->abs : "");
+    return id;
+}

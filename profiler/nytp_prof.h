@@ -1,0 +1,322 @@
+/* nytp_prof.h — what the files of Devel::NYTP share: the profiler's one
+ * state (S), its types, the clock read at every event, and the functions
+ * one concern offers another.  Private to profiler/.
+ *
+ * The files, by concern:
+ *   NYTP.c    options, start-up, control (enable, disable, finish), the
+ *             perl interface (DB::...) and the module's boot
+ *   clock.c   the clock: time-stamp counter or clock_gettime
+ *   files.c   file ids of files and string evals
+ *   stmt.c    statements: the op wrappers of nextstate, leave, exit, fork
+ *   calls.c   sub calls: frames, subs by address, call arcs
+ *   output.c  the output file, fork, and what is written at the end
+ *             (source lines, sub line ranges, call arcs)
+ * Everything but the boot function is hidden inside NYTP.so.
+ */
+#ifndef NYTP_PROF_H
+#define NYTP_PROF_H
+
+#include <errno.h>
+#include <stdarg.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/time.h>
+#include <pthread.h>
+#include <signal.h>
+
+#include "nytp/writer.h"
+
+#define PERL_NO_GET_CONTEXT
+#include "EXTERN.h"
+#include "perl.h"
+#include "XSUB.h"
+
+#ifndef NYTP_XS_VERSION
+#define NYTP_XS_VERSION "0"
+#endif
+
+
+#define TICKS_PER_SEC 10000000L /* 100 ns ticks */
+
+
+enum start_mode { START_NO, START_BEGIN, START_INIT, START_END };
+
+/* Options with a numeric value, echoed into the profile in this order (the
+ * order Devel::NYTProf writes them in). */
+enum {
+    O_USECPUTIME, O_SUBS, O_BLOCKS, O_LEAVE, O_EXPAND, O_TRACE, O_USE_DB_SUB,
+    O_COMPRESS, O_CLOCK, O_STMTS, O_SLOWOPS, O_FINDCALLER, O_FORKDEPTH, O_PERLDB,
+    O_NAMEEVALS, O_NAMEANONSUBS, O_CALLS, O_EVALS, O_COUNT
+};
+
+typedef struct {
+    const char *name;
+    IV value;
+    IV dflt;
+    int unsupported; /* a value other than the default only warns */
+} num_option;
+
+/* One file (or string eval) seen by the profiler. */
+typedef struct {
+    char *key;        /* the name as perl knows it */
+    STRLEN key_len;
+    char *abs;        /* absolute name written to the profile, or NULL */
+    unsigned id, eval_fid, eval_line, flags;
+} fid_info;
+
+/* One call in progress, kept on perl's save stack. */
+typedef struct {
+    int counted;                 /* 1 once its times are recorded */
+    U32 depth;                   /* call depth, 1 for a call from main */
+    SSize_t prev_ix;             /* save-stack index of the caller's frame */
+    int64_t t0;                  /* ticks when it began */
+    int t0_pending;              /* a perl sub: t0 is the next clock reading */
+    NV overhead0, subr0;
+    unsigned caller_fid;
+    int caller_line;
+    struct sub_node *caller;     /* the calling sub */
+    CV *called_cv;
+    int called_depth;            /* CvDEPTH once inside: >1 means recursion */
+    const char *called_is_xs;    /* NULL, "xsub" or "sop" (slow op) */
+    struct sub_node *called;     /* NULL until known */
+    int hide;                    /* time spent waiting (accept) is hidden */
+} call_frame;
+
+/* A sub by name ("Pkg::name"), as calls and call arcs refer to it.  One
+ * node per name, never freed: arcs and frames hold its address. */
+typedef struct sub_node {
+    char *full;                  /* "Pkg::name" ("(null)" for a missing part) */
+    STRLEN full_len;
+    STRLEN sub_off;              /* where the name part starts */
+    char *pkg;                   /* NULL if the package was unknown */
+    unsigned called_seen : 1;    /* has been called (since the arcs were cleared) */
+    unsigned is_begin : 1;       /* Pkg::BEGIN: to be named BEGIN@LINE */
+    unsigned is_own : 1;         /* DB::_CHECK, _INIT, _END: ours */
+    unsigned is_posix_exit : 1;  /* POSIX::_exit */
+} sub_node;
+
+/* The statistics of one call arc: called sub, caller sub (NULL: the
+ * marker of an xsub), and the call site. */
+typedef struct {
+    sub_node *called, *caller;
+    unsigned fid;
+    int line;
+    UV count;
+    NV incl, excl, reci;         /* incl/excl in ticks, reci in seconds */
+    UV rec_depth;
+} arc_stats;
+
+/* The node of a glob's (package, name), by the addresses of the shared
+ * strings of the two names (held, so an address is never another name's),
+ * or of a slow op (k2 is the op's number + 1). */
+typedef struct {
+    const void *k1, *k2;
+    sub_node *node;
+    unsigned held;               /* 1: k1 is a held HEK, 2: k2 is */
+} node_slot;
+
+typedef OP *(*pp_fn)(pTHX);
+
+/* A statement's copy of its file name (by address) and the file's id. */
+#define FILE_CACHE_SIZE 4096
+typedef struct {
+    const char *ptr;
+    const char *name;            /* perl's name of fid (ours, never freed) */
+    unsigned fid;
+    unsigned gen;                /* valid while S.file_gen is this */
+} file_slot;
+
+
+struct profiler {
+    num_option opt[O_COUNT];
+    char file[PATH_MAX];         /* file= */
+    char out_name[PATH_MAX + 64]; /* the file being written (with .PID...) */
+    int start;
+    int addpid, addtimestamp, savesrc, optimize, libcexit;
+    int profiling;
+    pid_t pid;
+    volatile sig_atomic_t forked; /* set in a child by pthread_atfork */
+    FILE *log;                   /* log=FILE, else standard error */
+
+    nytp_writer *w;
+
+    clockid_t clock;
+    int64_t last_t;              /* ticks when the last statement began */
+    unsigned npending;           /* frames waiting for their t0 */
+    int fresh;                   /* fresh_t was read by a call's end ... */
+    int64_t fresh_t;             /* ... during the op just run */
+    NV overhead_ticks;           /* time hidden (accept), not the program's */
+    NV subr_ticks;               /* exclusive time of completed calls */
+
+    unsigned last_fid, last_line;
+    unsigned last_block_line, last_sub_line; /* blocks=1 */
+    const char *last_fileptr;
+    const char *last_filename;   /* perl's name of last_fid */
+    file_slot file_cache[FILE_CACHE_SIZE]; /* a statement's file name -> id */
+    int file_cache_used;
+    unsigned file_gen;           /* a statement freed: every slot is stale */
+    Perl_ophook_t prev_opfreehook;
+
+    HV *fid_hv;                  /* name -> index into fids */
+    fid_info *fids;              /* 1-based, in creation order; aliases too */
+    unsigned nentries, fid_cap;
+    unsigned nfids;              /* ids given out */
+
+    SSize_t frame_ix;            /* save-stack index of the current frame */
+    HV *nodes_hv;                /* "Pkg::name" -> sub_node (an IV) */
+    HV *callers_hv;              /* filled when written, see fill_callers_hv */
+    node_slot *node_cache;       /* (pkg HEK, name HEK) -> sub_node */
+    size_t node_cache_cap, node_cache_used;
+    sub_node *node_runtime, *node_null, *node_unknown, *node_nulls;
+    arc_stats *arcs;             /* in creation order */
+    size_t narcs, arcs_cap;
+    uint32_t *arc_index;         /* open addressing: arc number + 1, or 0 */
+    size_t arc_index_cap;
+    HV *pkg_files_hv;            /* packages whose subs were called -> file */
+    int main_runtime_used;
+    unsigned dup_begin_seq;
+
+    SV *cv_init, *cv_end, *cv_check, *cv_finish, *cv_enable;
+    struct own_sub { GV *gv; CV *cv; } own[16]; /* DB::name -> our CV */
+    unsigned nown;
+    pp_fn orig[OP_max];
+    int initialised;
+    int cputime_noted;           /* usecputime=1 said once */
+    void *interp;                /* the profiled interpreter */
+};
+extern struct profiler S;
+
+#define OPT(i) (S.opt[i].value)
+
+/* PL_ppaddr is shared by every interpreter of the process, but only the
+ * one that loaded the profiler is profiled (threads are not supported):
+ * another interpreter runs the original ops. */
+#ifdef MULTIPLICITY
+#define OTHER_INTERP() (S.interp && aTHX != S.interp)
+#else
+#define OTHER_INTERP() 0
+#endif
+
+/* The time-stamp counter, where the CPU says it runs at a constant rate
+ * in every state (constant_tsc and nonstop_tsc) and no clock=N was asked
+ * for: CLOCK_MONOTONIC's rate, measured at start (2 ms) and again from the
+ * whole run so far once a second (each second continuing where the last
+ * ended, so the ticks never jump), for a third less than clock_gettime on
+ * this project's VM (kvm-clock). */
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#define HAVE_TSC 1
+#endif
+
+struct tsc_clock {
+    int on;
+    uint64_t tsc0;               /* at calibration */
+    int64_t mono0;               /* CLOCK_MONOTONIC then, ns */
+    uint64_t tsc_a;              /* the current second's start */
+    int64_t ticks_a;             /* its ticks */
+    uint64_t mult;               /* ticks per cycle << 32 */
+    uint64_t span;               /* cycles in about a second */
+    int64_t last;                /* the last reading: never less */
+    double mhz;
+};
+extern struct tsc_clock T;
+
+#ifdef HAVE_TSC
+int64_t tsc_reanchor(uint64_t c);
+#endif
+
+/* The clock in ticks (a tick truncated from the nanoseconds, as before). */
+static inline int64_t clock_ticks(void)
+{
+#ifdef HAVE_TSC
+    if (T.on) {
+        uint64_t c = __rdtsc();
+        uint64_t d = c - T.tsc_a;
+        int64_t ticks = d < T.span ? T.ticks_a + (int64_t)((d * T.mult) >> 32) : tsc_reanchor(c);
+        if (ticks < T.last)
+            ticks = T.last; /* never backwards, whichever CPU it ran on */
+        T.last = ticks;
+        return ticks;
+    }
+#endif
+    struct timespec ts;
+    clock_gettime(S.clock, &ts);
+    return (int64_t)ts.tv_sec * TICKS_PER_SEC + ts.tv_nsec / 100;
+}
+
+void fill_pending(pTHX_ int64_t now);
+
+/* One reading of the clock per event: a statement, a call of an xsub,
+ * the end of a call.  A call of a perl sub takes no reading of its own:
+ * its start is the next reading (normally its first statement's), so the
+ * statement that calls it and its first statement share one. */
+static inline int64_t now_ticks(pTHX)
+{
+    int64_t now = clock_ticks();
+    if (S.npending)
+        fill_pending(aTHX_ now);
+    return now;
+}
+
+/* ---- messages ------------------------------------------------------------ */
+
+/* A message of the profiler (to log=FILE if given), written at once and
+ * without perl's help, so that it works in any state of the interpreter. */
+void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#define TRACE(level, ...) \
+    do { \
+        if (OPT(O_TRACE) >= (level)) \
+            note(__VA_ARGS__); \
+    } while (0)
+
+static inline nytp_str str_n(const char *p, size_t len, bool utf8)
+{
+    nytp_str s;
+    s.ptr = p;
+    s.len = (uint32_t)len;
+    s.utf8 = utf8;
+    return s;
+}
+
+/* clock.c */
+NV wall_time(void);
+void init_clock(void);
+
+/* files.c */
+const char *file_key(unsigned fid);
+int name_is_eval(const char *name, STRLEN len);
+unsigned file_id(pTHX_ const char *name, STRLEN len, unsigned create_via);
+void emit_fid(const fid_info *f);
+
+/* stmt.c */
+OP *pp_exit(pTHX);
+OP *pp_fork(pTHX);
+OP *pp_leave(pTHX);
+OP *pp_stmt(pTHX);
+void stmt_event(pTHX_ COP *cop, OP *op, int64_t now);
+
+/* calls.c */
+OP *pp_call(pTHX);
+OP *pp_slowop(pTHX);
+sub_node *node_named(pTHX_ const char *pkg, STRLEN pkg_len, const char *sub, STRLEN sub_len);
+void arcs_clear(pTHX);
+void node_cache_clear(pTHX);
+
+/* output.c */
+int reinit_if_forked(pTHX);
+void close_output(pTHX);
+void note_fork(void);
+void open_output(pTHX);
+
+/* NYTP.c */
+int disable_profile(pTHX);
+void finish_profile(pTHX);
+
+#endif

@@ -1,0 +1,383 @@
+/* output.c — the profile file: header, opening and closing, a new file
+ * after fork, and what is written at the end of a run. */
+#include "nytp_prof.h"
+
+/* ---- end of a run: source, sub line ranges, call arcs -------------------------- */
+
+static void write_sources(pTHX)
+{
+    for (unsigned ix = 1; ix <= S.nentries; ix++) {
+        fid_info *f = &S.fids[ix];
+        if (!(f->flags & NYTP_FIDF_HAS_SRC) || !(f->flags & NYTP_FIDF_SAVE_SRC))
+            continue;
+        GV *gv = gv_fetchfile_flags(f->key, f->key_len, 0);
+        AV *src = gv ? GvAV(gv) : NULL;
+        if (!src)
+            continue;
+        SSize_t n = av_len(src);
+        for (SSize_t line = 1; line <= n; line++) {
+            SV **svp = av_fetch(src, line, 0);
+            STRLEN len = 0;
+            const char *text = svp ? SvPV(*svp, len) : "";
+            nytp_write_src_line(S.w, f->id, (uint32_t)line,
+                                str_n(text, len, svp && SvUTF8(*svp)));
+        }
+    }
+}
+
+/* The package part of a qualified sub name. */
+static STRLEN pkg_len_of(const char *name, STRLEN len)
+{
+    for (STRLEN i = len; i >= 2; i--)
+        if (name[i - 1] == ':' && name[i - 2] == ':')
+            return i - 2;
+    return 0;
+}
+
+static SV *pkg_file_sv(pTHX_ const char *sub, STRLEN len)
+{
+    STRLEN pl = pkg_len_of(sub, len);
+    if (!pl)
+        return NULL;
+    SV **svp = hv_fetch(S.pkg_files_hv, sub, (I32)pl, 0);
+    return svp ? *svp : NULL;
+}
+
+/* "file:first-last" from %DB::sub. */
+static int parse_dbsub(pTHX_ SV *sv, STRLEN *file_len, UV *first, UV *last, const char *sub)
+{
+    const char *s = SvPV_nolen(sv);
+    const char *colon = strrchr(s, ':');
+    if (!colon)
+        return 0;
+    if (file_len)
+        *file_len = (STRLEN)(colon - s);
+    const char *p = colon + 1;
+    int neg = 0;
+    if (*p == '-') {
+        neg = 1;
+        p++;
+    }
+    const char *dash = strchr(p, '-');
+    UV f = 0;
+    if (!dash || !grok_number(p, (STRLEN)(dash - p), &f))
+        return 0;
+    if (neg) {
+        note("Negative first line number in %%DB::sub entry '%s' for %s\n", s, sub);
+        f = 0;
+    }
+    const char *l = dash + 1;
+    if (*l == '-') {
+        note("Negative last line number in %%DB::sub entry '%s' for %s\n", s, sub);
+        l = "0";
+    }
+    if (first)
+        *first = f;
+    if (last)
+        *last = (UV)atoi(l);
+    return 1;
+}
+
+static void write_sub_infos(pTHX)
+{
+    HV *hv = GvHV(PL_DBsub);
+    char *name;
+    I32 name_len;
+    SV *sv;
+
+    /* Which file each called package lives in (xsubs have none of their
+     * own, and are shown in that file). */
+    hv_iterinit(hv);
+    while ((sv = hv_iternextsv(hv, &name, &name_len))) {
+        STRLEN vlen;
+        const char *v = SvPV(sv, vlen);
+        STRLEN nlen = (STRLEN)(name_len < 0 ? -name_len : name_len);
+        /* entries like "file:12-0" are bogus (an attribute on an xsub at
+         * boot time); they would associate the package with a wrong file */
+        if (vlen > 4 && v[vlen - 2] == '-' && v[vlen - 1] == '0' && v[vlen - 4] != ':'
+            && v[vlen - 3] != '0')
+            continue;
+        const char *colon = strrchr(v, ':');
+        STRLEN flen = colon ? (STRLEN)(colon - v) : 0;
+        SV *pf = pkg_file_sv(aTHX_ name, nlen);
+        if (!pf)
+            continue;
+        if (SvOK(pf)) {
+            STRLEN clen;
+            const char *cached = SvPV(pf, clen);
+            if (flen > 0 && name_is_eval(cached, clen) && !name_is_eval(v, flen))
+                sv_setpvn(pf, v, flen);
+            continue;
+        }
+        if (!flen)
+            continue;
+        sv_setpvn(pf, v, flen);
+        file_id(aTHX_ v, flen, NYTP_FIDF_VIA_SUB);
+    }
+
+    if (S.main_runtime_used) {
+        SV **svp = hv_fetchs(hv, "main::RUNTIME", 1);
+        SV *pf = pkg_file_sv(aTHX_ "main::RUNTIME", 13);
+        if (!pf) {
+            if (S.nentries)
+                sv_setpvn(*svp, S.fids[1].key, S.fids[1].key_len);
+            else
+                sv_setpvs(*svp, "");
+        } else if (SvOK(pf)) {
+            sv_setsv(*svp, pf);
+        } else {
+            sv_setpvs(*svp, "");
+        }
+        sv_catpvs(*svp, ":1-1");
+    }
+
+    hv_iterinit(hv);
+    while ((sv = hv_iternextsv(hv, &name, &name_len))) {
+        STRLEN nlen = (STRLEN)(name_len < 0 ? -name_len : name_len);
+        STRLEN flen;
+        UV first, last;
+        if (!parse_dbsub(aTHX_ sv, &flen, &first, &last, name)) {
+            note("Can't parse %%DB::sub entry for %s '%s'\n", name, SvPV_nolen(sv));
+            continue;
+        }
+        const char *file = SvPV_nolen(sv);
+        if (!flen) {
+            SV *pf = pkg_file_sv(aTHX_ name, nlen);
+            if (pf && SvOK(pf))
+                file = SvPV(pf, flen);
+        }
+        unsigned fid = file_id(aTHX_ file, flen, 0);
+        if (!fid)
+            continue;
+        nytp_write_sub_info(S.w, fid, (uint32_t)first, (uint32_t)last,
+                            str_n(name, nlen, name_len < 0));
+    }
+}
+
+/* The arcs into S.callers_hv as Devel::NYTProf keeps them, called name ->
+ * { "caller[fid:line]" -> arc number }, inserted in the order the arcs
+ * were made: the hashes, and so the order the arcs are written in, are
+ * those a profiler filling them call by call would have (the same order as
+ * Devel::NYTProf's under PERL_HASH_SEED=0, PERL_PERTURB_KEYS=0).  With
+ * keys_only, the called names alone (a fork's child clears them, keeping
+ * the size of the table as it would). */
+static void fill_callers_hv(pTHX_ int keys_only)
+{
+    char key[64];
+    for (size_t k = 0; k < S.narcs; k++) {
+        const arc_stats *a = &S.arcs[k];
+        SV **svp = hv_fetch(S.callers_hv, a->called->full, (I32)a->called->full_len, 1);
+        if (keys_only)
+            continue;
+        if (!SvROK(*svp)) {
+            HV *by_caller = newHV();
+            sv_setsv(*svp, sv_2mortal(newRV_noinc((SV *)by_caller)));
+        }
+        HV *by_caller = (HV *)SvRV(*svp);
+        SV *name = sv_2mortal(a->caller ? newSVpvn(a->caller->full, a->caller->full_len)
+                                        : newSVpvs(""));
+        int n = snprintf(key, sizeof key, "[%u:%d]", a->fid, a->line);
+        sv_catpvn(name, key, (STRLEN)n);
+        (void)hv_store(by_caller, SvPVX(name), (I32)SvCUR(name), newSVuv(k), 0);
+    }
+}
+
+/* The call arcs, named now (a caller's "Pkg::name" as written; an xsub's
+ * marker has none and is at 0:0). */
+static void write_call_arcs(pTHX)
+{
+    fill_callers_hv(aTHX_ 0);
+    char *called;
+    I32 called_len;
+    SV *rv;
+    hv_iterinit(S.callers_hv);
+    while ((rv = hv_iternextsv(S.callers_hv, &called, &called_len))) {
+        if (!SvROK(rv))
+            continue;
+        HV *by_caller = (HV *)SvRV(rv);
+        char *key;
+        I32 key_len;
+        SV *sv;
+        hv_iterinit(by_caller);
+        while ((sv = hv_iternextsv(by_caller, &key, &key_len))) {
+            const arc_stats *a = &S.arcs[SvUV(sv)];
+            nytp_write_sub_callers(S.w, a->fid, (uint32_t)a->line, (uint32_t)a->count,
+                                   a->incl / TICKS_PER_SEC, a->excl / TICKS_PER_SEC, a->reci,
+                                   (uint32_t)a->rec_depth,
+                                   str_n(a->called->full, a->called->full_len, false),
+                                   a->caller ? str_n(a->caller->full, a->caller->full_len, false)
+                                             : str_n("", 0, false));
+        }
+    }
+}
+
+/* ---- the output file ------------------------------------------------------------ */
+
+static void write_header(pTHX)
+{
+    char buf[64];
+    time_t base = PL_basetime;
+    char when[64];
+    ctime_r(&base, when);
+    when[strcspn(when, "\n")] = 0;
+    snprintf(buf, sizeof buf, "%s", when);
+
+    nytp_write_header(S.w, 5, 0);
+    char comment[128];
+    snprintf(comment, sizeof comment, "Perl profile database. Generated by Devel::NYTP on %s", buf);
+    nytp_write_comment(S.w, comment);
+    snprintf(buf, sizeof buf, "%lu", (unsigned long)PL_basetime);
+    nytp_write_attribute(S.w, "basetime", buf);
+    SV *app = get_sv("0", GV_ADDWARN);
+    STRLEN alen;
+    const char *a = SvPV(app, alen);
+    char *appname = savepvn(a, alen);
+    for (char *p = appname; *p; p++)
+        if (*p == '\n')
+            *p = ' ';
+    nytp_write_attribute(S.w, "application", appname);
+    Safefree(appname);
+    snprintf(buf, sizeof buf, "%d.%d.%d", PERL_REVISION, PERL_VERSION, PERL_SUBVERSION);
+    nytp_write_attribute(S.w, "perl_version", buf);
+    snprintf(buf, sizeof buf, "%u", (unsigned)sizeof(NV));
+    nytp_write_attribute(S.w, "nv_size", buf);
+    nytp_write_attribute(S.w, "xs_version", NYTP_XS_VERSION);
+    snprintf(buf, sizeof buf, "%lu", (unsigned long)PL_perldb);
+    nytp_write_attribute(S.w, "PL_perldb", buf);
+    snprintf(buf, sizeof buf, "%ld", (long)OPT(O_CLOCK));
+    nytp_write_attribute(S.w, "clock_id", buf);
+    snprintf(buf, sizeof buf, "%ld", TICKS_PER_SEC);
+    nytp_write_attribute(S.w, "ticks_per_sec", buf);
+    for (int i = 0; i < O_COUNT; i++) {
+        snprintf(buf, sizeof buf, "%" IVdf, S.opt[i].value);
+        nytp_write_option(S.w, S.opt[i].name, buf);
+    }
+    if (OPT(O_COMPRESS))
+        nytp_write_start_deflate(S.w, (int)OPT(O_COMPRESS));
+    nytp_write_pid_start(S.w, (uint32_t)getpid(), (uint32_t)getppid(), wall_time());
+    for (unsigned ix = 1; ix <= S.nentries; ix++) /* known before a fork */
+        if (!(S.fids[ix].flags & NYTP_FIDF_IS_ALIAS))
+            emit_fid(&S.fids[ix]);
+    nytp_out_flush(nytp_writer_out(S.w));
+}
+
+/* The deflater: NYTP_DEFLATE=zlib|isal, else ISA-L where the build has
+ * it (an order of magnitude less CPU than zlib at compress=6, for a file
+ * about a quarter larger), else zlib. */
+static int set_deflater(nytp_out *o, nytp_error *err)
+{
+    const char *name = getenv("NYTP_DEFLATE");
+    if (name && *name)
+        return nytp_out_set_deflater(o, name, err);
+    nytp_error ignored;
+    if (nytp_out_set_deflater(o, "isal", &ignored) < 0)
+        nytp_out_set_deflater(o, "zlib", &ignored);
+    return NYTP_OK;
+}
+
+void open_output(pTHX)
+{
+    char name[PATH_MAX + 64];
+    snprintf(name, sizeof name, "%s", S.file);
+    if (S.addpid)
+        snprintf(name + strlen(name), sizeof name - strlen(name), ".%d", (int)getpid());
+    if (S.addtimestamp)
+        snprintf(name + strlen(name), sizeof name - strlen(name), ".%.0f", (double)wall_time());
+
+    /* One process per file: a stale profile is removed first, and the
+     * file is created exclusively.  Only a regular file is removed: a
+     * device, a FIFO or a symbolic link (and what it leads to) is opened
+     * and written through, never replaced. */
+    struct stat sb;
+    bool plain = lstat(name, &sb) < 0 || S_ISREG(sb.st_mode);
+    if (plain)
+        unlink(name);
+    int fd = open(name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | (plain ? O_EXCL : 0), 0666);
+    if (fd < 0) {
+        int e = errno;
+        disable_profile(aTHX);
+        croak("Devel::NYTP: cannot write profile '%s': %s%s\n", name, strerror(e),
+              e == EEXIST && !S.addpid ? " (use the addpid option against concurrent writes)" : "");
+    }
+    nytp_out *o;
+    nytp_error err;
+    if (nytp_out_open_fd(&o, fd, true, &err) < 0 || set_deflater(o, &err) < 0
+        || nytp_writer_open(&S.w, o, &err) < 0) {
+        close(fd);
+        disable_profile(aTHX);
+        croak("Devel::NYTP: cannot write profile '%s': %s\n", name, err.msg);
+    }
+    snprintf(S.out_name, sizeof S.out_name, "%s", name);
+    TRACE(1, "~ opened %s\n", name);
+    write_header(aTHX); /* flushed: a file that cannot be written fails here */
+    const nytp_error *e = nytp_writer_error(S.w);
+    if (e && e->status) {
+        char msg[NYTP_ERROR_MSG_MAX];
+        snprintf(msg, sizeof msg, "%s", e->msg);
+        nytp_writer_abort(S.w);
+        S.w = NULL;
+        disable_profile(aTHX);
+        croak("Devel::NYTP: cannot write profile '%s': %s\n", name, msg);
+    }
+}
+
+void close_output(pTHX)
+{
+    if (!S.w)
+        return;
+    NV now = wall_time();
+    char buf[64];
+    snprintf(buf, sizeof buf, "%" NVgf, S.overhead_ticks);
+    nytp_write_attribute(S.w, "cumulative_overhead_ticks", buf);
+    write_sources(aTHX);
+    write_sub_infos(aTHX);
+    write_call_arcs(aTHX);
+    nytp_write_pid_end(S.w, (uint32_t)S.pid, now);
+    TRACE(1, "~ closing %s\n", S.out_name);
+    nytp_error err;
+    if (nytp_writer_close(S.w, &err) < 0)
+        fprintf(stderr, "Devel::NYTP: writing %s failed: %s\n", S.out_name, err.msg);
+    S.w = NULL;
+}
+
+/* In a child after fork: drop the parent's unwritten data and state, and
+ * (within forkdepth) start the child's own file, FILE.PID. */
+/* Set in a child by fork() (pthread_atfork), however it was called: perl's
+ * fork, an xsub, a piped open.  Checking a flag per statement is much
+ * cheaper than getpid(), a system call in glibc. */
+void note_fork(void)
+{
+    S.forked = 1;
+}
+
+int reinit_if_forked(pTHX)
+{
+    if (!S.forked)
+        return 0;
+    S.forked = 0;
+    if (getpid() == S.pid)
+        return 0;
+    TRACE(1, "~ new pid %d (was %d) forkdepth %ld\n", (int)getpid(), (int)S.pid,
+          (long)OPT(O_FORKDEPTH));
+    S.pid = getpid();
+    S.last_fileptr = NULL;
+    S.last_fid = 0;
+    fill_callers_hv(aTHX_ 1);
+    hv_clear(S.callers_hv);
+    arcs_clear(aTHX);
+    int reopen = S.w != NULL;
+    if (S.w) {
+        nytp_writer_abort(S.w); /* a plain file: only the descriptor closes */
+        S.w = NULL;
+        S.addpid = 1;
+    }
+    if (OPT(O_FORKDEPTH) == 0) {
+        disable_profile(aTHX);
+        reopen = 0;
+    } else {
+        S.opt[O_FORKDEPTH].value--;
+    }
+    if (reopen)
+        open_output(aTHX);
+    return 1;
+}

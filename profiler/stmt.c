@@ -1,0 +1,232 @@
+/* stmt.c — statements: the wrappers of nextstate and of the ops that
+ * return into the middle of a statement, exit and fork. */
+#include "nytp_prof.h"
+
+/* ---- statements ------------------------------------------------------------ */
+
+/* A statement whose cop has line 0 (optimised away): look among the ops
+ * that follow it for a nulled-out nextstate that still knows the line. */
+static const COP *find_line_cop(pTHX_ const COP *cop, const OP *o)
+{
+    if (!o || o == PL_op)
+        return cop;
+    if (o->op_flags & OPf_KIDS) {
+        for (const OP *kid = cUNOPx(o)->op_first; kid; kid = OpSIBLING(kid)) {
+            if (kid->op_type == OP_NULL && kid->op_targ == OP_NEXTSTATE)
+                cop = (const COP *)kid;
+            const COP *found = find_line_cop(aTHX_ cop, kid);
+            if (found)
+                return found;
+        }
+    }
+    return NULL;
+}
+
+/* blocks=1: the first statement of the block (or sub, eval, loop) that a
+ * context runs, or NULL where that is not a statement. */
+static const COP *first_cop_of(pTHX_ const PERL_CONTEXT *cx)
+{
+    const OP *o;
+    switch (CxTYPE(cx)) {
+    case CXt_EVAL:
+    case CXt_BLOCK:
+        o = (const OP *)cx->blk_oldcop;
+        break;
+    case CXt_SUB:
+    case CXt_FORMAT:
+        o = CvSTART(cx->blk_sub.cv);
+        break;
+    case CXt_LOOP_ARY:
+    case CXt_LOOP_LAZYSV:
+    case CXt_LOOP_LAZYIV:
+    case CXt_LOOP_LIST:
+    case CXt_LOOP_PLAIN:
+        o = cx->blk_loop.my_op->op_redoop;
+        break;
+    default:
+        return NULL;
+    }
+    if (!o)
+        return NULL;
+    int type = o->op_type ? (int)o->op_type : (int)o->op_targ;
+    return type == OP_NEXTSTATE || type == OP_DBSTATE ? (const COP *)o : NULL;
+}
+
+static int same_file(const COP *a, const COP *b)
+{
+    const char *fa = OutCopFILE(a), *fb = OutCopFILE(b);
+    return fa == fb || strcmp(fa, fb) == 0;
+}
+
+/* blocks=1: the first lines of the innermost enclosing block and sub of
+ * the current statement, walking the context stacks outwards (through
+ * sort and signal stacks) to the first sub; the main program's outermost
+ * block is not a block. */
+static void find_block_and_sub(pTHX)
+{
+    const COP *cur = PL_curcop;
+    PERL_SI *si = PL_curstackinfo;
+    I32 ix = cxstack_ix;
+    for (;;) {
+        while (ix < 0 && si->si_type != PERLSI_MAIN && si->si_prev) {
+            si = si->si_prev;
+            ix = si->si_cxix;
+        }
+        if (ix < 0 || (ix == 0 && !si->si_prev))
+            return;
+        const PERL_CONTEXT *cx = &si->si_cxstack[ix];
+        ix--;
+        if (CxTYPE(cx) == CXt_SUB) {
+            if (PL_debstash && CvSTASH(cx->blk_sub.cv) == PL_debstash)
+                continue; /* the debugger's own subs */
+            const COP *c = first_cop_of(aTHX_ cx);
+            if (c && same_file(c, cur)) {
+                S.last_sub_line = CopLINE(c);
+                if (!S.last_block_line)
+                    S.last_block_line = S.last_sub_line;
+            }
+            return;
+        }
+        if (S.last_block_line)
+            continue; /* have the block: keep looking for the sub */
+        const COP *c = first_cop_of(aTHX_ cx);
+        if (!c)
+            continue;
+        if (!same_file(c, cur)) {
+            if (OutCopFILE(cur)[0] == '(') /* a string eval: give up */
+                S.last_block_line = S.last_sub_line = S.last_line;
+            return;
+        }
+        S.last_block_line = CopLINE(c);
+    }
+}
+
+/* A statement begins (or, from leave_event, control is back in an outer
+ * one): charge the time since the last event to the last line. */
+void stmt_event(pTHX_ COP *cop, OP *op, int64_t now)
+{
+    if (!S.profiling || !OPT(O_STMTS) || OTHER_INTERP())
+        return;
+    int saved_errno = errno;
+    if (!now)
+        now = now_ticks(aTHX);
+    long elapsed = (long)(now - S.last_t);
+    S.last_t = now;
+
+    if (S.forked) /* the check inline: it runs per statement */
+        reinit_if_forked(aTHX);
+    if (S.last_fid && S.w) {
+        if (OPT(O_BLOCKS))
+            nytp_write_time_block(S.w, (int32_t)elapsed, S.last_fid, S.last_line,
+                                  S.last_block_line, S.last_sub_line);
+        else
+            nytp_write_time_line(S.w, (int32_t)elapsed, S.last_fid, S.last_line);
+    }
+
+    if (!cop)
+        cop = PL_curcop;
+    S.last_line = CopLINE(cop);
+    if (S.last_line == 0) {
+        const COP *c = find_line_cop(aTHX_ cop, OpSIBLING((OP *)cop));
+        if (c)
+            cop = (COP *)c;
+        S.last_line = CopLINE(cop);
+        if (S.last_line == 0) {
+            /* perl's own preamble (-n, -p, -M) runs as line 0 */
+            const char *pkg = CopSTASHPV(cop);
+            int preamble = PL_scopestack_ix <= 7 && pkg && strcmp(pkg, "main") == 0;
+            if (!preamble && op)
+                note("Devel::NYTP: unable to determine line number in %s\n", OutCopFILE(cop));
+            S.last_line = 1;
+        }
+    }
+    const char *file = OutCopFILE(cop);
+    if (file != S.last_fileptr) {
+        /* a threaded perl gives every statement its own copy of the file
+         * name: known copies are remembered by address (until perl frees
+         * a statement, see cop_freed), else comparing with the last name
+         * is cheaper than hashing it */
+        file_slot *slot = &S.file_cache[((uintptr_t)file >> 4) % FILE_CACHE_SIZE];
+        if (slot->ptr == file && slot->gen == S.file_gen) {
+            S.last_fid = slot->fid;
+            S.last_filename = slot->name;
+        } else {
+            if (!(S.last_fid && S.last_fileptr && strcmp(file, S.last_filename) == 0)) {
+                S.last_fid = file_id(aTHX_ file, strlen(file), NYTP_FIDF_VIA_STMT);
+                S.last_filename = S.last_fid ? file_key(S.last_fid) : NULL;
+            }
+            if (S.last_filename) {
+                S.file_cache_used = 1;
+                slot->gen = S.file_gen;
+                slot->ptr = file;
+                slot->fid = S.last_fid;
+                slot->name = S.last_filename;
+            }
+        }
+        S.last_fileptr = file;
+        if (!S.last_filename)
+            S.last_fileptr = NULL;
+    }
+    if (OPT(O_BLOCKS)) {
+        S.last_block_line = S.last_sub_line = 0;
+        if (op)
+            find_block_and_sub(aTHX);
+        if (!S.last_block_line)
+            S.last_block_line = S.last_line;
+        if (!S.last_sub_line)
+            S.last_sub_line = S.last_line;
+    }
+    errno = saved_errno;
+}
+
+/* After an op that returns into the middle of an outer statement: close
+ * the inner statement now and mark the outer one's next time as a
+ * continuation (DISCOUNT), not a new execution. */
+static void leave_event(pTHX_ OP *op, int64_t now)
+{
+    if (!S.profiling || !S.w || !OPT(O_STMTS) || OTHER_INTERP())
+        return;
+    int saved_errno = errno;
+    stmt_event(aTHX_ NULL, op, now);
+    if (S.w)
+        nytp_write_discount(S.w);
+    errno = saved_errno;
+}
+
+/* A call that ended while the op ran (its scope was left) read the
+ * clock moments ago: that reading is the statement's too. */
+#define FRESH_TIME() (S.fresh ? S.fresh_t : 0)
+
+OP *pp_stmt(pTHX)
+{
+    S.fresh = 0;
+    OP *op = S.orig[PL_op->op_type](aTHX);
+    stmt_event(aTHX_ NULL, op, FRESH_TIME());
+    return op;
+}
+
+OP *pp_leave(pTHX)
+{
+    S.fresh = 0;
+    OP *op = S.orig[PL_op->op_type](aTHX);
+    leave_event(aTHX_ op, FRESH_TIME());
+    return op;
+}
+
+OP *pp_fork(pTHX)
+{
+    OP *op = S.orig[PL_op->op_type](aTHX);
+    if (!OTHER_INTERP())
+        reinit_if_forked(aTHX);
+    return op;
+}
+
+OP *pp_exit(pTHX)
+{
+    if (OTHER_INTERP())
+        return S.orig[PL_op->op_type](aTHX);
+    leave_event(aTHX_ NULL, 0);
+    if (PL_op->op_type == OP_EXEC)
+        finish_profile(aTHX); /* nothing runs after a successful exec */
+    return S.orig[PL_op->op_type](aTHX);
+}
