@@ -166,6 +166,39 @@ int export_load(export_profile *x, int nfiles, char **files, bool strict,
     return EXIT_OK;
 }
 
+int export_load_mem(export_profile *x, const void *data, size_t size, int ninputs,
+                    int (*hook)(void *ctx, const nytp_chunk *c), void *hook_ctx)
+{
+    memset(x, 0, sizeof *x);
+    nytp_error e = {0};
+    if (nytp_calltree_new(&x->t, &e) < 0)
+        return NYTP_E_NOMEM;
+    if (nytp_profile_new(&x->p, &e) < 0) {
+        export_release(x);
+        return NYTP_E_NOMEM;
+    }
+    load_ctx L = {x, hook, hook_ctx, false};
+    int st = NYTP_OK;
+    for (int i = 0; i < ninputs && st >= 0; i++) {
+        nytp_reader *r;
+        if ((st = nytp_reader_open_mem(&r, data, size, &e)) < 0)
+            break;
+        nytp_load_opts lo = {NULL, NULL, on_chunk, &L};
+        st = nytp_profile_load_reader(x->p, r, "memory", &lo, &e);
+        if (st == NYTP_E_TRUNCATED)
+            st = NYTP_OK; /* as the commands do without --strict */
+    }
+    if (st >= 0 && nytp_profile_finish(x->p) < 0)
+        st = NYTP_E_NOMEM;
+    if (st >= 0 && end_input(x) < 0)
+        st = NYTP_E_NOMEM;
+    if (st < 0) {
+        export_release(x);
+        return st;
+    }
+    return NYTP_OK;
+}
+
 void export_release(export_profile *x)
 {
     if (x->p)

@@ -65,7 +65,17 @@ typedef struct export_profile {
  * Returns an exit code; on failure nothing is left to release. */
 int export_load(export_profile *x, int nfiles, char **files, bool strict,
                 int (*hook)(void *ctx, const nytp_chunk *c), void *hook_ctx);
+/* The same from a profile in memory, read ninputs times (as that many
+ * inputs), without messages: for tests and the fuzz target.  A truncated
+ * profile loads what is before the cut; < 0 for anything else. */
+int export_load_mem(export_profile *x, const void *data, size_t size, int ninputs,
+                    int (*hook)(void *ctx, const nytp_chunk *c), void *hook_ctx);
 void export_release(export_profile *x);
+
+/* The exports of a profile in memory (read as two inputs) into memory,
+ * thrown away: for the fuzz target.  < 0 on an error. */
+int pprof_write_memory(const void *data, size_t size);
+int speedscope_write_memory(const void *data, size_t size);
 
 /* The model's sub of a (normalised, as the call tree has them) name, or
  * NULL. */

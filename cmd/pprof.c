@@ -479,6 +479,21 @@ static void pprof_release(pprof *P)
     free(P->packed.p);
 }
 
+/* The profile x as a gzipped pprof profile into out. */
+static int pprof_write(nytp_out *out, export_profile *x)
+{
+    double tps = x->p->ticks_per_sec;
+    pprof P = {0};
+    P.x = x;
+    P.out = out;
+    P.ns_per_tick = tps > 0 ? 1e9 / tps : 0;
+    int st = nytp_out_start_gzip(out, 6);
+    if (st == NYTP_OK)
+        st = write_pprof(&P);
+    pprof_release(&P);
+    return st;
+}
+
 /* ---- the command -------------------------------------------------------------- */
 
 struct pprof_opts {
@@ -526,14 +541,23 @@ int cmd_pprof(int argc, char **argv)
         export_release(&x);
         return EXIT_BAD_INPUT;
     }
-    pprof P = {0};
-    P.x = &x;
-    P.out = out;
-    P.ns_per_tick = tps > 0 ? 1e9 / tps : 0;
-    int st = nytp_out_start_gzip(out, 6);
-    if (st == NYTP_OK)
-        st = write_pprof(&P);
-    pprof_release(&P);
+    int st = pprof_write(out, &x);
     export_release(&x);
     return cli_output_finish(out, o.output, st);
+}
+
+int pprof_write_memory(const void *data, size_t size)
+{
+    export_profile x;
+    int st = export_load_mem(&x, data, size, 2, NULL, NULL);
+    if (st < 0)
+        return st;
+    nytp_out *out;
+    nytp_error e = {0};
+    if ((st = nytp_out_open_mem(&out, &e)) == NYTP_OK) {
+        st = pprof_write(out, &x);
+        nytp_out_abort(out);
+    }
+    export_release(&x);
+    return st;
 }

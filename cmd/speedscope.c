@@ -169,9 +169,13 @@ static bool close_top(ss *S, uint32_t frame, double incl)
 }
 
 /* A return at depth d: frames are opened until the stack (the main
- * program counts as one) is deeper than d, then the top one closes. */
+ * program counts as one) is deeper than d, then the top one closes.  A
+ * return at depth 0 (only a corrupt profile has one) is taken as at depth
+ * 1, as the call tree takes it: the main program never closes. */
 static bool add_return(ss *S, uint32_t d, double incl, nytp_str name)
 {
+    if (d == 0)
+        d = 1;
     if (S->depth == 0 && !push_open(S))
         return false;
     while (S->depth <= d)
@@ -421,6 +425,51 @@ static void on_opt(int opt, const char *arg, void *ctx)
     }
 }
 
+/* The opening of the file, and frame 0, which names the calls whose
+ * return was never seen. */
+static void ss_begin(ss *S, nytp_out *out)
+{
+    memset(S, 0, sizeof *S);
+    S->out = out;
+    frame_of(S, NYTP_CALLTREE_UNRETURNED, (uint32_t)strlen(NYTP_CALLTREE_UNRETURNED), false);
+    out_str(S, "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\","
+               "\"exporter\":\"nytp " NYTP_VERSION_STRING "\",\"activeProfileIndex\":0,"
+               "\"profiles\":[");
+}
+
+/* The rest, once x is loaded (through on_chunk): the last process, or
+ * without call events the sampled profile (said on standard error with
+ * the name of the input when what is not NULL), and the frames. */
+static int ss_end(ss *S, export_profile *x, const char *what)
+{
+    int st = NYTP_OK;
+    end_process(S);
+    if (!x->returns) {
+        if (what)
+            cli_warn("%s: no sub return events (profiled with calls=0?): a sampled profile of "
+                     "caller;called paths from the call-site data",
+                     what);
+        st = write_sampled(S, x);
+    }
+    if (st == 0)
+        write_frames(S, x);
+    if (S->oom)
+        st = NYTP_E_NOMEM;
+    else if (S->out_status)
+        st = S->out_status;
+    return st < 0 ? st : st ? NYTP_E_NOMEM : NYTP_OK;
+}
+
+static void ss_release(ss *S)
+{
+    export_names_release(&S->frames);
+    free(S->norm);
+    free(S->nodes);
+    free(S->stack);
+    free(S->walk);
+    free(S->app);
+}
+
 int cmd_speedscope(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -433,41 +482,41 @@ int cmd_speedscope(int argc, char **argv)
     nytp_out *out = cli_output_open(o.output);
     if (!out)
         return EXIT_BAD_INPUT;
-    ss S = {0};
-    S.out = out;
-    /* frame 0 names the calls whose return was never seen */
-    frame_of(&S, NYTP_CALLTREE_UNRETURNED, (uint32_t)strlen(NYTP_CALLTREE_UNRETURNED), false);
-    out_str(&S, "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\","
-                "\"exporter\":\"nytp " NYTP_VERSION_STRING "\",\"activeProfileIndex\":0,"
-                "\"profiles\":[");
+    ss S;
+    ss_begin(&S, out);
     export_profile x;
     int rc = export_load(&x, argc - first, argv + first, o.strict, on_chunk, &S);
     int st = NYTP_OK;
     if (rc == EXIT_OK) {
-        end_process(&S);
-        if (!x.returns) {
-            cli_warn("%s: no sub return events (profiled with calls=0?): a sampled profile of "
-                     "caller;called paths from the call-site data",
-                     argc - first == 1 ? argv[first] : argc > first ? "the profiles" : "nytprof.out");
-            st = write_sampled(&S, &x);
-        }
-        if (st == 0)
-            write_frames(&S, &x);
-        if (S.oom)
-            st = NYTP_E_NOMEM;
-        else if (S.out_status)
-            st = S.out_status;
+        st = ss_end(&S, &x, argc - first == 1 ? argv[first]
+                            : argc > first    ? "the profiles"
+                                              : "nytprof.out");
         export_release(&x);
     }
-    export_names_release(&S.frames);
-    free(S.norm);
-    free(S.nodes);
-    free(S.stack);
-    free(S.walk);
-    free(S.app);
+    ss_release(&S);
     if (rc != EXIT_OK) {
         nytp_out_abort(out);
         return rc;
     }
-    return cli_output_finish(out, o.output, st < 0 ? st : st ? NYTP_E_NOMEM : NYTP_OK);
+    return cli_output_finish(out, o.output, st);
+}
+
+int speedscope_write_memory(const void *data, size_t size)
+{
+    nytp_out *out;
+    nytp_error e = {0};
+    int st = nytp_out_open_mem(&out, &e);
+    if (st < 0)
+        return st;
+    ss S;
+    ss_begin(&S, out);
+    export_profile x;
+    st = export_load_mem(&x, data, size, 2, on_chunk, &S);
+    if (st == NYTP_OK) {
+        st = ss_end(&S, &x, NULL);
+        export_release(&x);
+    }
+    ss_release(&S);
+    nytp_out_abort(out);
+    return st;
 }

@@ -82,6 +82,24 @@ for my $depth (10_000, 1_999_999) {
     is $out, "(unreturned);main::f 2\n", 'two inputs left open: one (unreturned) frame';
 }
 
+# A return at depth 0 (no writer makes one; a corrupt file can) or 1, with
+# nothing open: every command that rebuilds calls takes it as a call from
+# the main program ('nytp speedscope' crashed on depth 0: found by the
+# fuzz target).
+for my $depth (0, 1) {
+    my $f = gen('deep-return', $depth);
+    for my $cmd (['calls'], ['flame', '--svg'], ['speedscope', '-o', "$dir/ss-$depth.json"],
+                 ['pprof', '-o', "$dir/pp-$depth.pb.gz"], ['html', '-o', "$dir/html-d$depth"],
+                 ['top'], ['cachegrind', '-o', "$dir/cg-$depth.out"], ['dump', '--data']) {
+        my ($st, $out, $err) = run_cmd([$nytp, @$cmd, $f]);
+        is $st, 0, "$cmd->[0], one return at depth $depth: exit 0" or diag $err;
+    }
+    my $json = slurp_file("$dir/ss-$depth.json") // '';
+    like $json, qr/"name":"main::f"/, "speedscope, depth $depth: the call is named";
+    like $json, qr/\{"type":"O","frame":1,"at":0\},\{"type":"C","frame":1,"at":/,
+        "speedscope, depth $depth: one call of main::f, opened and closed";
+}
+
 # ---- 4. deep recursions are real programs, not corruption ------------------
 # A complete recursion 2,100,001 deep, made by hand: every command takes it.
 # Its collapsed stacks grow with the square of the depth (as nytprofcalls'

@@ -1,7 +1,8 @@
 /* fuzz_reader.c — libFuzzer target: the streaming reader, the dump
  * formatting, the model (load, collapse, dump --data, the pages of nytp
  * html, nytp top) and the call tree
- * (calls, flame SVG), and nytp diff of the profile with itself, on arbitrary bytes.  Checks, beyond "no crash": every chunk
+ * (calls, flame SVG), nytp diff of the profile with itself, and the pprof
+ * and speedscope exports, on arbitrary bytes.  Checks, beyond "no crash": every chunk
  * the reader returns re-encodes and decodes to the same chunk, and the
  * reader ends with a clean end or a reported error, never anything else. */
 #include <stdint.h>
@@ -12,6 +13,7 @@
 #include "dump.h"
 #include "diff.h"
 #include "dump_data.h"
+#include "export.h"
 #include "flame_svg.h"
 #include "html.h"
 #include "top.h"
@@ -162,5 +164,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     diff_write_memory(p, p, t, t); /* nytp diff: tables, JSON, the SVG */
     nytp_profile_free(p);
     nytp_calltree_free(t);
+
+    /* The exports, each loading the bytes as two inputs itself. */
+    pprof_write_memory(data, size);
+    speedscope_write_memory(data, size);
     return 0;
 }
