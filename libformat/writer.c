@@ -49,6 +49,23 @@ int nytp_writer_close(nytp_writer *w, nytp_error *err)
     return st;
 }
 
+int nytp_writer_close_mem(nytp_writer *w, uint8_t **data, size_t *len, nytp_error *err)
+{
+    int st;
+    *data = NULL;
+    *len = 0;
+    if (w->err.status) {
+        st = w->err.status;
+        if (err)
+            *err = w->err;
+        nytp_out_abort(w->out);
+    } else {
+        st = nytp_out_close_mem(w->out, data, len, err);
+    }
+    free(w);
+    return st;
+}
+
 void nytp_writer_abort(nytp_writer *w)
 {
     if (!w)

@@ -17,6 +17,7 @@
 #include "flame_svg.h"
 #include "html.h"
 #include "top.h"
+#include "nytp/merge.h"
 #include "nytp/model.h"
 #include "nytp/nytp.h"
 
@@ -71,6 +72,61 @@ static void check_roundtrip(const nytp_chunk *c)
         break;
     }
     free(buf);
+}
+
+/* nytp merge of the bytes with themselves: where both inputs were taken
+ * (whole or cut short), what it wrote must never be corrupt. */
+static void check_merge(const uint8_t *data, size_t size)
+{
+    nytp_error e = {0};
+    nytp_out *o;
+    if (nytp_out_open_mem(&o, &e) < 0)
+        return;
+    nytp_writer *w;
+    if (nytp_writer_open(&w, o, &e) < 0)
+        return;
+    nytp_merge *m;
+    nytp_merge_opts mo = {NULL, NULL, 1};
+    if (nytp_merge_new(&m, w, &mo, &e) < 0) {
+        nytp_writer_abort(w);
+        return;
+    }
+    int st = NYTP_OK;
+    for (int k = 0; k < 2 && st >= 0; k++) {
+        nytp_reader *r;
+        if ((st = nytp_reader_open_mem(&r, data, size, &e)) < 0)
+            break;
+        st = nytp_merge_add_reader(m, r, "fuzz", &e);
+        if (st == NYTP_E_TRUNCATED)
+            st = NYTP_OK;
+    }
+    if (st >= 0)
+        st = nytp_merge_finish(m, &e);
+    nytp_merge_free(m);
+    if (st < 0) {
+        if (st != NYTP_E_NOMEM && e.msg[0] == 0)
+            __builtin_trap(); /* every error says something */
+        nytp_writer_abort(w);
+        return;
+    }
+    uint8_t *out;
+    size_t out_len;
+    if (nytp_writer_close_mem(w, &out, &out_len, &e) < 0)
+        return;
+    nytp_reader *r;
+    if (nytp_reader_open_mem(&r, out, out_len, &e) == 0) {
+        nytp_chunk c;
+        int rs;
+        while ((rs = nytp_reader_next(r, &c, &e)) == NYTP_OK)
+            ;
+        /* cut short is allowed: inputs cut before their first PID_START
+         * merge into a file without one, which the reader calls cut short
+         * too; corrupt is not */
+        if (rs != NYTP_END && rs != NYTP_E_NOMEM && rs != NYTP_E_TRUNCATED)
+            __builtin_trap(); /* merge wrote what it cannot read back */
+        nytp_reader_close(r);
+    }
+    free(out);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -168,5 +224,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* The exports, each loading the bytes as two inputs itself. */
     pprof_write_memory(data, size);
     speedscope_write_memory(data, size);
+
+    check_merge(data, size);
     return 0;
 }

@@ -248,6 +248,45 @@ static void statement_chunks_match_the_encoder(void **state)
     free(want);
 }
 
+/* A memory writer's file, handed over whole: compressed, it reads back
+ * to its end; after an error nothing is handed over. */
+static void close_mem_hands_over_the_file(void **state)
+{
+    (void)state;
+    nytp_error e = {0};
+    nytp_out *o;
+    nytp_writer *w;
+    assert_int_equal(nytp_out_open_mem(&o, &e), NYTP_OK);
+    assert_int_equal(nytp_writer_open(&w, o, &e), NYTP_OK);
+    assert_int_equal(nytp_write_header(w, 5, 0), NYTP_OK);
+    assert_int_equal(nytp_write_start_deflate(w, 6), NYTP_OK);
+    assert_int_equal(nytp_write_pid_start(w, 7, 1, 1.5), NYTP_OK);
+    for (uint32_t i = 0; i < 100000; i++)
+        assert_int_equal(nytp_write_time_line(w, (int32_t)i, 1, i % 1000 + 1), NYTP_OK);
+    assert_int_equal(nytp_write_pid_end(w, 7, 2.5), NYTP_OK);
+    uint8_t *data;
+    size_t len;
+    assert_int_equal(nytp_writer_close_mem(w, &data, &len, &e), NYTP_OK);
+    assert_non_null(data);
+    size_t n;
+    int st;
+    saved_chunk *v = read_all(data, len, &n, &st, &e);
+    assert_int_equal(st, NYTP_END);
+    /* VERSION, COMMENT, START_DEFLATE, PID_START, statements, PID_END */
+    assert_int_equal(n, 4 + 100000 + 1);
+    assert_int_equal(v[n - 2].c.u.time.ticks, 99999);
+    assert_int_equal(v[n - 1].c.tag, NYTP_TAG_PID_END);
+    free_chunks(v, n);
+    free(data);
+
+    assert_int_equal(nytp_out_open_mem(&o, &e), NYTP_OK);
+    assert_int_equal(nytp_writer_open(&w, o, &e), NYTP_OK);
+    assert_int_equal(nytp_write_attribute(w, "a", "two\nlines"), NYTP_E_USAGE);
+    assert_int_equal(nytp_writer_close_mem(w, &data, &len, &e), NYTP_E_USAGE);
+    assert_null(data);
+    assert_int_equal(len, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -257,6 +296,7 @@ int main(void)
         cmocka_unit_test(bad_chunk_is_sticky_and_discards),
         cmocka_unit_test(level_zero_stays_plain),
         cmocka_unit_test(statement_chunks_match_the_encoder),
+        cmocka_unit_test(close_mem_hands_over_the_file),
     };
     return cmocka_run_group_tests_name("writer", tests, NULL, NULL);
 }

@@ -24,6 +24,10 @@ typedef struct nytp_writer nytp_writer;
 int nytp_writer_open(nytp_writer **w, nytp_out *out, nytp_error *err);
 /* Finish and free; NYTP_OK or the first error. */
 int nytp_writer_close(nytp_writer *w, nytp_error *err);
+/* For a writer on a memory out (nytp_out_open_mem): finish as
+ * nytp_writer_close does and hand the file's bytes to the caller (free()
+ * them).  NYTP_OK or the first error (then nothing is handed over). */
+int nytp_writer_close_mem(nytp_writer *w, uint8_t **data, size_t *len, nytp_error *err);
 /* Discard everything (an atomic file is removed) and free. */
 void nytp_writer_abort(nytp_writer *w);
 const nytp_error *nytp_writer_error(const nytp_writer *w);
