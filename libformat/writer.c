@@ -34,7 +34,9 @@ const nytp_error *nytp_writer_error(const nytp_writer *w)
     return nytp_out_error(w->out);
 }
 
-int nytp_writer_close(nytp_writer *w, nytp_error *err)
+/* Close w's out as a file (data NULL) or a memory out, or abort it after
+ * an error of the writer's own; free w. */
+static int close_writer(nytp_writer *w, uint8_t **data, size_t *len, nytp_error *err)
 {
     int st;
     if (w->err.status) {
@@ -42,6 +44,8 @@ int nytp_writer_close(nytp_writer *w, nytp_error *err)
         if (err)
             *err = w->err;
         nytp_out_abort(w->out);
+    } else if (data) {
+        st = nytp_out_close_mem(w->out, data, len, err);
     } else {
         st = nytp_out_close(w->out, err);
     }
@@ -49,21 +53,16 @@ int nytp_writer_close(nytp_writer *w, nytp_error *err)
     return st;
 }
 
+int nytp_writer_close(nytp_writer *w, nytp_error *err)
+{
+    return close_writer(w, NULL, NULL, err);
+}
+
 int nytp_writer_close_mem(nytp_writer *w, uint8_t **data, size_t *len, nytp_error *err)
 {
-    int st;
     *data = NULL;
     *len = 0;
-    if (w->err.status) {
-        st = w->err.status;
-        if (err)
-            *err = w->err;
-        nytp_out_abort(w->out);
-    } else {
-        st = nytp_out_close_mem(w->out, data, len, err);
-    }
-    free(w);
-    return st;
+    return close_writer(w, data, len, err);
 }
 
 void nytp_writer_abort(nytp_writer *w)
