@@ -65,7 +65,7 @@ DEB_PACKAGES := build-essential pkg-config libperl-dev zlib1g-dev libbsd-dev val
 	libjson-pp-perl man-db time libisal-dev golang-go nodejs graphviz \
 	libmoose-perl libdbd-sqlite3-perl
 
-.PHONY: all test unit unit-asan unit-tsan integration run deps deps-deb deps-npm deps-check install bench \
+.PHONY: all test unit unit-asan unit-tsan unit-tsan-cmds integration run deps deps-deb deps-npm deps-check install bench \
 	fuzz fuzz-smoke fuzz-dprof clean
 
 all: $(BUILD)/nytp $(BUILD)/libnytpformat.a $(PROFILER) $(BUILD)/man/Devel-NYTP.3pm $(BUILD)/gen-profile
@@ -169,6 +169,33 @@ unit-tsan: $(TSAN_BIN)
 	@set -e; for t in $(TSAN_BIN); do for i in $(INFLATERS); do \
 		echo "== $$t (ThreadSanitizer, $$i)"; \
 		NYTP_INFLATE=$$i TSAN_OPTIONS=halt_on_error=1 NYTP_TESTDATA=testdata $$t; done; done
+	@$(MAKE) --no-print-directory unit-tsan-cmds
+
+# The threads of the commands themselves (the reader's inflate thread,
+# merge's deflate writer, html's worker) under ThreadSanitizer: a TSan
+# build of nytp runs merge, html, csv, cachegrind, calls and dump on a
+# compressed profile large enough for several blocks each way (a recursion
+# 50,000 deep made by gen-profile, merged with itself to compress it).
+TSAN_NYTP := $(BUILD)/tsan/nytp
+$(TSAN_NYTP): $(CMD_SRC) $(CMD_HDR) $(LIB_SRC) $(LIB_HDR) $(BUILD)/gen/perl_config.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -I$(BUILD)/gen -DNYTP_SITEARCH='"$(PERL_SITEARCH)"' $(WARN) -O1 -g -fsanitize=thread \
+		-o $@ $(CMD_SRC) $(LIB_SRC) $(LIBS) $(CMD_LIBS)
+
+unit-tsan-cmds: $(TSAN_NYTP) $(BUILD)/gen-profile
+	@set -e; d=$(BUILD)/tsan/cmds; rm -rf $$d; mkdir -p $$d; \
+	$(BUILD)/gen-profile recursion 50000 $$d/plain.out; \
+	for i in $(INFLATERS); do \
+		echo "== $(TSAN_NYTP) merge, html, csv, cachegrind, calls, dump (ThreadSanitizer, $$i)"; \
+		export NYTP_INFLATE=$$i TSAN_OPTIONS="halt_on_error=1 exitcode=66"; \
+		$(TSAN_NYTP) merge -o $$d/m.out $$d/plain.out $$d/plain.out 2>/dev/null; \
+		$(TSAN_NYTP) merge -o $$d/mm.out $$d/m.out $$d/plain.out 2>/dev/null; \
+		$(TSAN_NYTP) html -o $$d/html-$$i $$d/mm.out >/dev/null; \
+		$(TSAN_NYTP) csv -o $$d/csv-$$i $$d/mm.out >/dev/null 2>&1; \
+		$(TSAN_NYTP) cachegrind -o $$d/cg-$$i $$d/mm.out; \
+		$(TSAN_NYTP) calls $$d/mm.out >/dev/null; \
+		$(TSAN_NYTP) dump --data $$d/mm.out >/dev/null; done; \
+	rm -rf $$d; echo "unit-tsan-cmds: no data race"
 
 unit-asan: $(ASAN_BIN)
 	@set -e; for t in $(ASAN_BIN); do for i in $(INFLATERS); do \
