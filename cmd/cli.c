@@ -501,6 +501,34 @@ int cli_output_finish(nytp_out *out, const char *path, int status)
     return EXIT_BAD_INPUT;
 }
 
+FILE *cli_open_source(const char *path, uint64_t max_size)
+{
+    /* O_NONBLOCK: opening a FIFO without a writer returns at once */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    if (fd < 0)
+        return NULL;
+    struct stat sb;
+    int why = 0;
+    if (fstat(fd, &sb) < 0)
+        why = errno;
+    else if (S_ISDIR(sb.st_mode))
+        why = EISDIR;
+    else if (!S_ISREG(sb.st_mode))
+        why = EINVAL;
+    else if ((uint64_t)sb.st_size > max_size)
+        why = EFBIG;
+    else if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0)
+        why = errno;
+    FILE *f = why ? NULL : fdopen(fd, "rb");
+    if (!f) {
+        if (!why)
+            why = errno;
+        close(fd);
+        errno = why;
+    }
+    return f;
+}
+
 int cli_unique_inputs(int nfiles, char **files)
 {
     struct stat *seen = calloc((size_t)nfiles + 1, sizeof *seen);

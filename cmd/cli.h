@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stddef.h>
 
 #include "nytp/model.h"
@@ -102,6 +103,13 @@ void cli_close_stdout(void);
  * cannot be stat'ed are kept (opening them reports why).  Compacts files
  * in place; returns how many are left. */
 int cli_unique_inputs(int nfiles, char **files);
+
+/* A source file a profile names, opened to be read: only a regular file
+ * of at most max_size bytes.  A FIFO, device, socket or directory (which
+ * could block the open or a read for ever, or never end) is not opened.
+ * NULL with errno set (EISDIR for a directory, EINVAL for any other kind
+ * that is not a file, EFBIG when too large) when it cannot be read. */
+FILE *cli_open_source(const char *path, uint64_t max_size);
 
 /* Load files (none: "nytprof.out") into one finished profile, reporting
  * warnings and errors as every command does: a truncated input warns

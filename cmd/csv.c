@@ -185,6 +185,10 @@ static bool push_line(csv_run *R, const char *s, size_t len)
     return true;
 }
 
+/* The largest source file read from disk (a FIFO, device or anything
+ * but a regular file is never read: see cli_open_source). */
+#define SOURCE_MAX ((uint64_t)256 << 20)
+
 /* The file as FileInfo's abs_filename finds it: autosplit note removed,
  * ".pmc" preferred, a relative name searched in @INC. */
 static FILE *open_source(csv_run *R, const nytp_file *f, int *err)
@@ -210,18 +214,12 @@ static FILE *open_source(csv_run *R, const nytp_file *f, int *err)
                 break;
             snprintf(path, n, "%s/%s", R->inc.inc[i], base);
             if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode))
-                fp = fopen(path, "rb");
+                fp = cli_open_source(path, SOURCE_MAX);
             free(path);
         }
     }
-    if (!fp) {
-        fp = fopen(base, "rb");
-        if (fp && fstat(fileno(fp), &sb) == 0 && S_ISDIR(sb.st_mode)) {
-            fclose(fp);
-            fp = NULL;
-            errno = EISDIR;
-        }
-    }
+    if (!fp)
+        fp = cli_open_source(base, SOURCE_MAX);
     *err = errno;
     free(base);
     return fp;
@@ -285,6 +283,10 @@ static char *no_source_message(csv_run *R, const nytp_file *f, int err)
                  "more recent version of perl. See savesrc option in documentation.",
                  name);
     } else {
+        /* what cli_open_source refuses, said plainly */
+        const char *why = err == EINVAL ? "not a regular file (a FIFO, device or socket is not read)"
+                          : err == EFBIG ? "larger than a source file can be (256 MiB)"
+                                         : strerror(err);
         const char *acc = strstr(name, "/accessor ");
         const char *def = NULL;
         for (const char *d = acc ? strstr(acc, " defined at /") : NULL; d;
@@ -293,12 +295,12 @@ static char *no_source_message(csv_run *R, const nytp_file *f, int err)
         const char *gen = strstr(name, "/generated method (unknown origin)");
         if (acc && def)
             snprintf(msg, n, "Source for generated Moose %.*s isn't available (%s: %s)",
-                     (int)(def - acc - 1), acc + 1, name, strerror(err));
+                     (int)(def - acc - 1), acc + 1, name, why);
         else if (gen)
             snprintf(msg, n, "Source for Moose generated method (unknown origin) isn't "
-                             "available (%s: %s)", name, strerror(err));
+                             "available (%s: %s)", name, why);
         else
-            snprintf(msg, n, "Unable to open '%s' for reading: %s", name, strerror(err));
+            snprintf(msg, n, "Unable to open '%s' for reading: %s", name, why);
         if (!R->warned[f->fid]) {
             R->warned[f->fid] = true;
             cli_warn("%s", msg);

@@ -658,10 +658,10 @@ static srcline *disk_source(const char *path, uint32_t *n, char **buf)
 {
     struct stat sb;
     *buf = NULL;
-    FILE *fp = fopen(path, "rb");
+    FILE *fp = cli_open_source(path, (uint64_t)64 << 20);
     if (!fp)
         return NULL;
-    if (fstat(fileno(fp), &sb) < 0 || !S_ISREG(sb.st_mode) || sb.st_size > (64 << 20)) {
+    if (fstat(fileno(fp), &sb) < 0) {
         fclose(fp);
         return NULL;
     }

@@ -314,4 +314,35 @@ for my $id (4_194_304, 4_000_000_000) {
     }
 }
 
+# A source file the profile names (not saved in it, savesrc=0) that is now
+# a FIFO or a device: csv and html read sources from disk, and opening the
+# FIFO blocked for ever, reading /dev/zero never ended.  They must finish,
+# saying the source is not a regular file.
+{
+    my $src = "$dir/gone.pl";
+    open my $fh, '>', $src or die "$src: $!";
+    print $fh "my \$x = 0;\nfor (1 .. 10) { \$x += \$_ }\nprint \"\$x\\n\";\n";
+    close $fh;
+    my $prof = "$dir/gone.out";
+    my ($st, $out, $err) = run_cmd([$nytp, 'run', '-o', $prof, '--nytprof', 'savesrc=0', $src]);
+    is $st, 0, 'a profile with savesrc=0' or diag $err;
+    for my $kind ('fifo', 'device') {
+        unlink $src;
+        if ($kind eq 'fifo') {
+            system('mkfifo', $src) == 0 or die "mkfifo: $!";
+        } else {
+            symlink('/dev/zero', $src) or die "symlink: $!";
+        }
+        ($st, $out, $err) = run_cmd(['timeout', '60', $nytp, 'csv', '-o', "$dir/gone-csv-$kind", $prof]);
+        is $st, 0, "csv, its source now a $kind: it finishes, exit 0" or diag $err;
+        like $err, qr/Unable to open '\Q$src\E' for reading: not a regular file/,
+            "csv, source a $kind: said, once";
+        ($st, $out, $err) = run_cmd(['timeout', '60', $nytp, 'html', '-o', "$dir/gone-html-$kind", $prof]);
+        is $st, 0, "html, its source now a $kind: it finishes, exit 0" or diag $err;
+        my ($page) = glob("$dir/gone-html-$kind/f1-*.html");
+        like slurp_file($page // '') // '', qr/source of this file is not available/,
+            "html, source a $kind: the page says the source is not available";
+    }
+}
+
 done_testing;
