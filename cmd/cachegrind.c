@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "export.h"
 #include "commands.h"
 #include "fmt.h"
 
@@ -717,6 +718,38 @@ static int emit(cg_run *R, nytp_out *out)
     return st;
 }
 
+/* The callgrind file of p (its evals collapsed here) into out: 0, or
+ * NYTP_E_NOMEM (said by the caller), or the output's error status. */
+static int cachegrind_write(nytp_profile *p, nytp_out *out)
+{
+    if (nytp_profile_collapse_evals(p) < 0)
+        return NYTP_E_NOMEM;
+    cg_run R = {0};
+    R.p = p;
+    R.unknown = intern(&R.names, "Unknown", 7);
+    if (R.unknown == NYTP_NONE || !build_owners(&R) || !build_ran_at(&R))
+        R.oom = true;
+    if (!R.oom)
+        collect(&R);
+    int st = R.oom ? NYTP_E_NOMEM : emit(&R, out) ? -1 : 0;
+    if (R.owner)
+        for (uint32_t i = 0; i < p->n_files; i++)
+            free(R.owner[i]);
+    if (R.oline)
+        for (uint32_t i = 0; i < p->n_files; i++)
+            free(R.oline[i]);
+    free(R.owner);
+    free(R.oline);
+    free(R.owner_n);
+    free(R.top);
+    free(R.ran_at);
+    free(R.funcs);
+    free(R.fslot);
+    free(R.entries);
+    names_free(&R.names);
+    return st;
+}
+
 int cmd_cachegrind(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -734,46 +767,31 @@ int cmd_cachegrind(int argc, char **argv)
     nytp_profile *p = cli_load_profile(argc - first, argv + first, o.strict, &rc);
     if (!p)
         return rc;
-    if (nytp_profile_collapse_evals(p) < 0) {
-        cli_error("out of memory");
+    nytp_out *out = cli_output_open(o.out);
+    if (!out) {
         nytp_profile_free(p);
         return EXIT_BAD_INPUT;
     }
-
-    cg_run R = {0};
-    R.p = p;
-    R.unknown = intern(&R.names, "Unknown", 7);
-    if (R.unknown == NYTP_NONE || !build_owners(&R) || !build_ran_at(&R))
-        R.oom = true;
-    if (!R.oom)
-        collect(&R);
-    rc = EXIT_OK;
-    if (R.oom) {
+    int st = cachegrind_write(p, out);
+    if (st == NYTP_E_NOMEM) {
+        nytp_out_abort(out);
         cli_error("out of memory");
         rc = EXIT_BAD_INPUT;
     } else {
-        nytp_out *out = cli_output_open(o.out);
-        if (!out) {
-            rc = EXIT_BAD_INPUT;
-        } else {
-            rc = cli_output_finish(out, o.out, emit(&R, out) ? -1 : 0);
-        }
+        rc = cli_output_finish(out, o.out, st);
     }
-    if (R.owner)
-        for (uint32_t i = 0; i < p->n_files; i++)
-            free(R.owner[i]);
-    if (R.oline)
-        for (uint32_t i = 0; i < p->n_files; i++)
-            free(R.oline[i]);
-    free(R.owner);
-    free(R.oline);
-    free(R.owner_n);
-    free(R.top);
-    free(R.ran_at);
-    free(R.funcs);
-    free(R.fslot);
-    free(R.entries);
-    names_free(&R.names);
     nytp_profile_free(p);
     return rc;
+}
+
+int cachegrind_write_memory(nytp_profile *p)
+{
+    nytp_out *out;
+    nytp_error e = {0};
+    int st = nytp_out_open_mem(&out, &e);
+    if (st < 0)
+        return st;
+    st = cachegrind_write(p, out);
+    nytp_out_abort(out);
+    return st;
 }

@@ -76,6 +76,9 @@ void export_release(export_profile *x);
  * thrown away: for the fuzz target.  < 0 on an error. */
 int pprof_write_memory(const void *data, size_t size);
 int speedscope_write_memory(const void *data, size_t size);
+/* The same for 'nytp cachegrind', of a loaded profile (whose evals it
+ * collapses). */
+int cachegrind_write_memory(nytp_profile *p);
 
 /* The model's sub of a (normalised, as the call tree has them) name, or
  * NULL. */

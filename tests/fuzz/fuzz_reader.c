@@ -1,8 +1,8 @@
 /* fuzz_reader.c — libFuzzer target: the streaming reader, the dump
  * formatting, the model (load, collapse, dump --data, the pages of nytp
  * html, nytp top) and the call tree
- * (calls, flame SVG), nytp diff of the profile with itself, and the pprof
- * and speedscope exports, on arbitrary bytes.  Checks, beyond "no crash": every chunk
+ * (calls, flame SVG), nytp diff of the profile with itself, the pprof,
+ * speedscope and cachegrind exports, and nytp merge, on arbitrary bytes.  Checks, beyond "no crash": every chunk
  * the reader returns re-encodes and decodes to the same chunk, and the
  * reader ends with a clean end or a reported error, never anything else. */
 #include <stdint.h>
@@ -188,6 +188,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         html_write_memory(p); /* every page of nytp html's report */
     }
     top_write_memory(p);
+    cachegrind_write_memory(p);
 
     /* The call tree (two inputs), its collapsed lines and its SVG. */
     nytp_calltree *t;
