@@ -47,7 +47,7 @@ print $fh <<'EOP';
 use strict;
 sub slow { my $n = shift; my $x = 0; for my $i (1 .. $n) { $x += $i } return $x }
 sub steady { my $x = 0; for my $i (1 .. 20000) { $x += $i } return $x }
-sub extra { my $x = 0; for my $i (1 .. 20000) { $x += $i } return $x }
+sub extra { my $x = 0; for my $i (1 .. 200000) { $x += $i } return $x }
 for (1 .. 5) { slow($ENV{NYTP_T_SLOW}); steady(); }
 extra() if $ENV{NYTP_T_EXTRA};
 EOP
