@@ -291,14 +291,16 @@ static void report_free(html_report *r)
 
 /* ---- the flame graph ------------------------------------------------------- */
 
-/* Built in the same pass as the model: every chunk also goes to the call
- * tree; a new input (its VERSION chunk) first closes the frames the last
- * one left open. */
+/* Built in the same pass as the model: the sub returns and the
+ * ticks_per_sec attribute also go to the call tree and the durations (on
+ * a second thread, see html_returns.c); a new input (its VERSION chunk)
+ * first closes the frames the last one left open. */
 typedef struct flame_feed {
     nytp_calltree *t;         /* NULL: no flame graph wanted */
     bool any;
     bool by_nytp;             /* a comment says Devel::NYTP wrote it */
     html_durations *durations; /* of each sub's calls */
+    html_returns *returns;    /* feeds both */
 } flame_feed;
 
 static int feed_chunk(void *ctx, const nytp_chunk *c)
@@ -306,18 +308,14 @@ static int feed_chunk(void *ctx, const nytp_chunk *c)
     flame_feed *f = ctx;
     switch (c->tag) {
     case NYTP_TAG_SUB_RETURN:
-        if (f->durations && html_durations_add(f->durations, c->u.sub_return.name.ptr, c->u.sub_return.name.len,
-                                               c->u.sub_return.incl) < 0)
-            return NYTP_E_NOMEM;
-        return f->t ? nytp_calltree_add_chunk(f->t, c) : NYTP_OK;
     case NYTP_TAG_ATTRIBUTE: /* ticks_per_sec */
-        return f->t ? nytp_calltree_add_chunk(f->t, c) : NYTP_OK;
+        return html_returns_add(f->returns, c);
     case NYTP_TAG_COMMENT:
         if (!f->any || f->by_nytp) /* only the first input's header counts */
             f->by_nytp = memmem(c->u.comment.text.ptr, c->u.comment.text.len, "by Devel::NYTP ", 15) != NULL;
         return NYTP_OK;
     case NYTP_TAG_VERSION:
-        if (f->t && f->any && nytp_calltree_end_input(f->t) < 0)
+        if (f->any && html_returns_end_input(f->returns) < 0)
             return NYTP_E_NOMEM;
         f->any = true;
         return NYTP_OK;
@@ -465,13 +463,24 @@ static int make_report(const struct html_opts *o, int nin, char **inputs, const 
         cli_error("%s", e.msg);
         return EXIT_BAD_INPUT;
     }
-    if (html_durations_new(&feed.durations) < 0) {
+    if (html_durations_new(&feed.durations) < 0 ||
+        html_returns_new(&feed.returns, feed.t, feed.durations) < 0) {
         cli_progress_end(&pg);
         nytp_calltree_free(feed.t);
+        html_durations_free(feed.durations);
         cli_error("out of memory");
         return EXIT_BAD_INPUT;
     }
     nytp_profile *p = cli_load_profile_with(nin, inputs, o->strict, feed_chunk, &feed, &rc);
+    /* the tree and the durations are whole once the thread is done */
+    int fst = html_returns_finish(feed.returns);
+    html_returns_free(feed.returns);
+    if (p && fst < 0) {
+        cli_error("out of memory");
+        nytp_profile_free(p);
+        p = NULL;
+        rc = EXIT_BAD_INPUT;
+    }
     if (!p) {
         cli_progress_end(&pg);
         nytp_calltree_free(feed.t);

@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "dump_data.h"
+#include "nytp/calltree.h"
 
 /* One page being written; err is the first write error (sticky). */
 typedef struct hw {
@@ -53,6 +54,18 @@ int html_durations_add(html_durations *d, const char *name, uint32_t len, double
 const html_dist *html_durations_get(const html_durations *d, const char *name, uint32_t len);
 /* A small histogram and p50/p90/p99/max, for a sub with 2 calls or more. */
 void html_dist_write(hw *w, const html_dist *h, double ticks_per_sec);
+
+/* The call tree and the durations, fed from the load on a second thread
+ * (html_returns.c).  add takes every chunk (SUB_RETURN and ATTRIBUTE
+ * count), end_input closes an input's open frames; after finish (which
+ * waits for the thread) t and d are complete and belong to the caller
+ * again.  Each returns NYTP_OK or NYTP_E_NOMEM. */
+typedef struct html_returns html_returns;
+int html_returns_new(html_returns **h, nytp_calltree *t, html_durations *d);
+int html_returns_add(html_returns *h, const nytp_chunk *c);
+int html_returns_end_input(html_returns *h);
+int html_returns_finish(html_returns *h);
+void html_returns_free(html_returns *h);
 
 typedef struct html_report {
     const nytp_profile *p;
