@@ -365,7 +365,7 @@ static int write_flame(html_report *r, const nytp_calltree *t)
     const char *h = tag ? memmem(tag, len - (size_t)((const uint8_t *)tag - svg), " height=\"", 9) : NULL;
     r->flame_w = fo.width ? fo.width : FLAME_SVG_WIDTH;
     r->flame_h = h ? (unsigned)strtoul(h + 9, NULL, 10) : 0;
-    nytp_out *out = cli_outdir_file(&r->dir, "flame.svg");
+    nytp_out *out = html_dir_file(r, "flame.svg");
     if (!out) {
         free(svg);
         return EXIT_BAD_INPUT;
@@ -376,14 +376,88 @@ static int write_flame(html_report *r, const nytp_calltree *t)
     return cli_outdir_close_file(&r->dir, out, "flame.svg");
 }
 
+/* The pages of the source files, shared out between two threads once
+ * the model is loaded (the other core is idle by then): each takes the
+ * next page of a list with the largest files first, so that the last
+ * page taken is a short one. */
+typedef struct file_pages {
+    html_report *r;
+    uint32_t *fids;           /* files with pages, the most source lines first */
+    uint32_t n_fids;
+    int views;
+    atomic_uint next;         /* the next page: fids[next / views], view next % views */
+    atomic_int rc;            /* the first failure; then both stop */
+} file_pages;
+
+static void write_file_pages(file_pages *fp)
+{
+    for (;;) {
+        unsigned k = atomic_fetch_add(&fp->next, 1);
+        if (k >= fp->n_fids * (unsigned)fp->views || atomic_load(&fp->rc) != EXIT_OK)
+            return;
+        int rc = html_write_file(fp->r, fp->fids[k / (unsigned)fp->views], (enum html_view)(k % (unsigned)fp->views));
+        int ok = EXIT_OK;
+        if (rc != EXIT_OK)
+            atomic_compare_exchange_strong(&fp->rc, &ok, rc);
+    }
+}
+
+static void *file_pages_main(void *arg)
+{
+    write_file_pages(arg);
+    return NULL;
+}
+
+static uint64_t page_weight(const nytp_profile *p, uint32_t fid)
+{
+    const nytp_file *f = &p->files[fid];
+    return (uint64_t)f->src.n + f->line.n;
+}
+
+static int cmp_weight(const void *a, const void *b, void *ctx)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    uint64_t wx = page_weight(ctx, x), wy = page_weight(ctx, y);
+    if (wx != wy)
+        return wx > wy ? -1 : 1;
+    return x < y ? -1 : x > y;
+}
+
 static int write_report(html_report *r, const nytp_calltree *t)
 {
     const nytp_profile *p = r->p;
     int views = p->has_blocks && !r->minimal ? 3 : 1;
     unsigned total = 5 + (t != NULL) + (r->dot ? 2 : 0);
-    for (uint32_t fid = 1; fid < p->n_files; fid++)
+    file_pages fp = {.r = r, .views = views};
+    fp.fids = malloc(((size_t)p->n_files + 1) * sizeof *fp.fids);
+    if (!fp.fids) {
+        cli_error("out of memory");
+        return EXIT_BAD_INPUT;
+    }
+    for (uint32_t fid = 1; fid < p->n_files; fid++) {
         total += (r->page[fid] ? (unsigned)views : 0) + html_file_has_dot(r, fid);
+        if (r->page[fid])
+            fp.fids[fp.n_fids++] = fid;
+    }
+    qsort_r(fp.fids, fp.n_fids, sizeof *fp.fids, cmp_weight, (void *)p);
     atomic_store(&r->pages_total, total);
+    atomic_init(&fp.next, 0);
+    atomic_init(&fp.rc, EXIT_OK);
+    /* the other thread starts on the file pages while this one writes the
+     * rest; then both take file pages */
+    const char *threads = getenv("NYTP_THREADS");
+    pthread_t helper;
+    pthread_mutex_t dir_lock;
+    bool two = !r->in_memory && fp.n_fids > 1 && !(threads && strcmp(threads, "0") == 0);
+    if (two) {
+        pthread_mutex_init(&dir_lock, NULL);
+        r->dir_lock = &dir_lock;
+        if (pthread_create(&helper, NULL, file_pages_main, &fp) != 0) {
+            two = false;
+            r->dir_lock = NULL;
+            pthread_mutex_destroy(&dir_lock);
+        }
+    }
     int rc = html_write_assets(r);
     if (rc == EXIT_OK && t)
         rc = write_flame(r, t);
@@ -395,10 +469,18 @@ static int write_report(html_report *r, const nytp_calltree *t)
         rc = html_write_packages(r);
     if (rc == EXIT_OK && r->dot)
         rc = html_write_dot(r);
-    for (uint32_t fid = 1; rc == EXIT_OK && fid < p->n_files; fid++)
-        for (int v = 0; r->page[fid] && v < views && rc == EXIT_OK; v++)
-            rc = html_write_file(r, fid, (enum html_view)v);
-    return rc;
+    if (rc != EXIT_OK) {
+        int ok = EXIT_OK;
+        atomic_compare_exchange_strong(&fp.rc, &ok, rc);
+    }
+    write_file_pages(&fp);
+    if (two) {
+        pthread_join(helper, NULL);
+        r->dir_lock = NULL;
+        pthread_mutex_destroy(&dir_lock);
+    }
+    free(fp.fids);
+    return atomic_load(&fp.rc);
 }
 
 int html_write_memory(const nytp_profile *p)

@@ -4,6 +4,7 @@
 #ifndef NYTP_HTML_H
 #define NYTP_HTML_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -97,6 +98,7 @@ typedef struct html_report {
     const html_durations *durations; /* NULL: the profile has no call events */
     html_edge *edges;         /* calls between subs, by caller then called */
     uint32_t n_edges;
+    pthread_mutex_t *dir_lock; /* while two threads write pages: for dir */
     atomic_uint pages_done;   /* progress */
     atomic_uint pages_total;
 } html_report;
@@ -117,6 +119,7 @@ int html_write_file(html_report *r, uint32_t fid, enum html_view v);
 bool html_eval_subs_init(html_report *r);
 
 /* Shared by the pages (html_pages.c). */
+nytp_out *html_dir_file(html_report *r, const char *name); /* cli_outdir_file, under dir_lock */
 bool html_page_open(html_report *r, hw *w, const char *name);
 int html_page_close(html_report *r, hw *w, const char *name);
 void html_page_head(hw *w, const char *title, size_t tlen); /* title: text, escaped here */
