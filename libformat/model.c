@@ -896,8 +896,31 @@ int nytp_profile_load_reader(nytp_profile *p, nytp_reader *r, const char *name,
     int st;
     int (*on_chunk)(void *ctx, const nytp_chunk *c) = opts ? opts->on_chunk : NULL;
     bool skip = opts && opts->skip_statements;
+    /* The statement sums stay in registers while statements come (stores
+     * through a line entry could otherwise be the same memory), and are
+     * in p whenever anything else is applied. */
+    double duration = p->total_stmts_duration;
+    uint64_t measured = p->total_stmts_measured;
     while ((st = nytp_reader_next(r, &c, err)) == NYTP_OK) {
-        int ast = apply(&L, &c);
+        int ast;
+        if (c.tag == NYTP_TAG_TIME_LINE && L.first_input && c.u.time.fid < p->n_files &&
+            p->files[c.u.time.fid].number == c.u.time.fid) {
+            /* on_time's common case: a known file of the first input */
+            uint64_t ticks = c.u.time.ticks;
+            double secs = ticks < SECS_OF ? L.secs_of[ticks] : (double)ticks / L.ticks_per_sec;
+            add_stmt(&L, c.u.time.fid, 0, &p->files[c.u.time.fid].line, c.u.time.line, secs,
+                     stmt_count_delta(L.discount));
+            measured++;
+            duration += secs;
+            L.discount = 0;
+            ast = L.oom ? NYTP_E_NOMEM : NYTP_OK;
+        } else {
+            p->total_stmts_duration = duration;
+            p->total_stmts_measured = measured;
+            ast = apply(&L, &c);
+            duration = p->total_stmts_duration;
+            measured = p->total_stmts_measured;
+        }
         if (ast >= 0 && on_chunk &&
             !(skip && (c.tag == NYTP_TAG_TIME_LINE || c.tag == NYTP_TAG_DISCOUNT || c.tag == NYTP_TAG_TIME_BLOCK)) &&
             (ast = on_chunk(opts->chunk_ctx, &c)) < 0) {
@@ -917,6 +940,8 @@ int nytp_profile_load_reader(nytp_profile *p, nytp_reader *r, const char *name,
             break;
         }
     }
+    p->total_stmts_duration = duration;
+    p->total_stmts_measured = measured;
     L.r = NULL;
     nytp_reader_close(r);
     /* A DISCOUNT with no statement after it counts for nothing. */
