@@ -401,6 +401,19 @@ static void dense_put(loader *L, uint32_t fid, unsigned kind, uint32_t line, uin
     d->at[line] = i;
 }
 
+/* The entry of line in l from the dense table, or NULL. */
+static inline nytp_linestat *dense_hit(const loader *L, uint32_t fid, unsigned kind, nytp_lines *l,
+                                       uint32_t line)
+{
+    uint64_t slot = (uint64_t)fid * 3 + kind;
+    if (slot < L->n_dense) {
+        const struct line_at *d = &L->dense[slot];
+        if (line < d->cap && d->at[line] != KMAP_NONE)
+            return &l->v[d->at[line]];
+    }
+    return NULL;
+}
+
 /* The entry of line in l (lines of kind 0, 1 or 2 of model file fid),
  * appended if new: found in the dense table of the file's nearby lines,
  * else through the loader's hashed index (which has every line), so the
@@ -408,13 +421,10 @@ static void dense_put(loader *L, uint32_t fid, unsigned kind, uint32_t line, uin
 static nytp_linestat *line_entry(loader *L, uint32_t fid, unsigned kind, nytp_lines *l, uint32_t line,
                                  bool *fresh)
 {
-    uint64_t slot = (uint64_t)fid * 3 + kind;
-    if (slot < L->n_dense) {
-        const struct line_at *d = &L->dense[slot];
-        if (line < d->cap && d->at[line] != KMAP_NONE) {
-            *fresh = false;
-            return &l->v[d->at[line]];
-        }
+    nytp_linestat *hit = dense_hit(L, fid, kind, l, line);
+    if (hit) {
+        *fresh = false;
+        return hit;
     }
     uint64_t key = ((uint64_t)fid << 2 | kind) + 1;
     uint32_t i = kmap_get(&L->line_idx, key, line);
@@ -908,8 +918,17 @@ int nytp_profile_load_reader(nytp_profile *p, nytp_reader *r, const char *name,
             /* on_time's common case: a known file of the first input */
             uint64_t ticks = c.u.time.ticks;
             double secs = ticks < SECS_OF ? L.secs_of[ticks] : (double)ticks / L.ticks_per_sec;
-            add_stmt(&L, c.u.time.fid, 0, &p->files[c.u.time.fid].line, c.u.time.line, secs,
-                     stmt_count_delta(L.discount));
+            int64_t delta = stmt_count_delta(L.discount);
+            nytp_linestat *e = dense_hit(&L, c.u.time.fid, 0, &p->files[c.u.time.fid].line, c.u.time.line);
+            if (e) { /* add_stmt on a line seen before, inline */
+                e->time += secs;
+                if (delta == 1)
+                    e->count++;
+                else if (delta != 0)
+                    e->count = (int64_t)secs + e->count;
+            } else {
+                add_stmt(&L, c.u.time.fid, 0, &p->files[c.u.time.fid].line, c.u.time.line, secs, delta);
+            }
             measured++;
             duration += secs;
             L.discount = 0;
