@@ -52,6 +52,10 @@ int html_durations_new(html_durations **d);
 void html_durations_free(html_durations *d);
 /* One call of the sub named name returned after ticks (inclusive). */
 int html_durations_add(html_durations *d, const char *name, uint32_t len, double ticks);
+/* The same, with key a small number the caller gives this name and no
+ * other (the call tree's name id): the name is hashed only the first
+ * time a key comes. */
+int html_durations_add_key(html_durations *d, uint32_t key, const char *name, uint32_t len, double ticks);
 const html_dist *html_durations_get(const html_durations *d, const char *name, uint32_t len);
 /* A small histogram and p50/p90/p99/max, for a sub with 2 calls or more. */
 void html_dist_write(hw *w, const html_dist *h, double ticks_per_sec);

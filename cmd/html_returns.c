@@ -59,9 +59,18 @@ struct html_returns {
 
 static int add_return(html_returns *h, uint32_t depth, double incl, double excl, nytp_str name)
 {
-    if (h->d && html_durations_add(h->d, name.ptr, name.len, incl) < 0)
+    if (!h->t)
+        return h->d ? html_durations_add(h->d, name.ptr, name.len, incl) : NYTP_OK;
+    if (nytp_calltree_add_return(h->t, depth, incl, excl, name) < 0)
         return NYTP_E_NOMEM;
-    return h->t ? nytp_calltree_add_return(h->t, depth, incl, excl, name) : NYTP_OK;
+    if (!h->d)
+        return NYTP_OK;
+    /* The tree found the name's id: the durations take it as the key,
+     * unless the tree normalised the name (eval sequence numbers, always
+     * after a '('), when several names share an id. */
+    if (memchr(name.ptr, '(', name.len))
+        return html_durations_add(h->d, name.ptr, name.len, incl);
+    return html_durations_add_key(h->d, nytp_calltree_last_name(h->t), name.ptr, name.len, incl);
 }
 
 static int add_attribute(html_returns *h, nytp_str key, nytp_str value)
