@@ -215,7 +215,7 @@ test: deps-check
 
 FUZZ_BIN := $(BUILD)/fuzz/fuzz_reader
 FUZZ_CMD_SRC := cmd/dump.c cmd/dump_data.c cmd/cli.c cmd/fmt.c cmd/calls.c cmd/flame_svg.c \
-	cmd/html.c cmd/html_pages.c cmd/html_packages.c cmd/html_callgraph.c cmd/html_durations.c cmd/html_assets.c \
+	cmd/html.c cmd/html_pages.c cmd/html_packages.c cmd/html_callgraph.c cmd/html_durations.c cmd/html_returns.c cmd/html_assets.c \
 	cmd/top.c cmd/diff.c cmd/term.c cmd/export.c cmd/pprof.c cmd/speedscope.c cmd/cachegrind.c
 $(FUZZ_BIN): tests/fuzz/fuzz_reader.c $(LIB_SRC) $(LIB_HDR) $(FUZZ_CMD_SRC) $(CMD_HDR) \
 		$(BUILD)/gen/perl_config.h

@@ -592,7 +592,7 @@ nytp_profile *cli_load_profile_with(int nfiles, char **files, bool strict,
     }
     nfiles = cli_unique_inputs(nfiles, files);
     for (int i = 0; i < nfiles; i++) {
-        nytp_load_opts lo = {cli_reader_warning, files[i], on_chunk, ctx};
+        nytp_load_opts lo = {cli_reader_warning, files[i], on_chunk, ctx, true};
         int st = nytp_profile_load(p, files[i], &lo, &e);
         if (st == NYTP_E_TRUNCATED) {
             size_t n = strlen(e.msg);

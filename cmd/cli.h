@@ -118,7 +118,9 @@ FILE *cli_open_source(const char *path, uint64_t max_size);
  * NULL and sets *rc to the exit code on failure. */
 nytp_profile *cli_load_profile(int nfiles, char **files, bool strict, int *rc);
 /* The same, calling on_chunk(ctx, chunk) for every chunk of every input
- * as it is loaded (see nytp_load_opts), to build more in the same pass. */
+ * but the statements (TIME_LINE, TIME_BLOCK, DISCOUNT: most chunks, and
+ * nothing a caller builds from them) as it is loaded (see
+ * nytp_load_opts), to build more in the same pass. */
 nytp_profile *cli_load_profile_with(int nfiles, char **files, bool strict,
                                     int (*on_chunk)(void *ctx, const nytp_chunk *c), void *ctx,
                                     int *rc);

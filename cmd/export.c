@@ -183,7 +183,7 @@ int export_load_mem(export_profile *x, const void *data, size_t size, int ninput
         nytp_reader *r;
         if ((st = nytp_reader_open_mem(&r, data, size, &e)) < 0)
             break;
-        nytp_load_opts lo = {NULL, NULL, on_chunk, &L};
+        nytp_load_opts lo = {NULL, NULL, on_chunk, &L, true}; /* as cli_load_profile_with */
         st = nytp_profile_load_reader(x->p, r, "memory", &lo, &e);
         if (st == NYTP_E_TRUNCATED)
             st = NYTP_OK; /* as the commands do without --strict */

@@ -291,14 +291,16 @@ static void report_free(html_report *r)
 
 /* ---- the flame graph ------------------------------------------------------- */
 
-/* Built in the same pass as the model: every chunk also goes to the call
- * tree; a new input (its VERSION chunk) first closes the frames the last
- * one left open. */
+/* Built in the same pass as the model: the sub returns and the
+ * ticks_per_sec attribute also go to the call tree and the durations (on
+ * a second thread, see html_returns.c); a new input (its VERSION chunk)
+ * first closes the frames the last one left open. */
 typedef struct flame_feed {
     nytp_calltree *t;         /* NULL: no flame graph wanted */
     bool any;
     bool by_nytp;             /* a comment says Devel::NYTP wrote it */
     html_durations *durations; /* of each sub's calls */
+    html_returns *returns;    /* feeds both */
 } flame_feed;
 
 static int feed_chunk(void *ctx, const nytp_chunk *c)
@@ -306,18 +308,14 @@ static int feed_chunk(void *ctx, const nytp_chunk *c)
     flame_feed *f = ctx;
     switch (c->tag) {
     case NYTP_TAG_SUB_RETURN:
-        if (f->durations && html_durations_add(f->durations, c->u.sub_return.name.ptr, c->u.sub_return.name.len,
-                                               c->u.sub_return.incl) < 0)
-            return NYTP_E_NOMEM;
-        return f->t ? nytp_calltree_add_chunk(f->t, c) : NYTP_OK;
     case NYTP_TAG_ATTRIBUTE: /* ticks_per_sec */
-        return f->t ? nytp_calltree_add_chunk(f->t, c) : NYTP_OK;
+        return html_returns_add(f->returns, c);
     case NYTP_TAG_COMMENT:
         if (!f->any || f->by_nytp) /* only the first input's header counts */
             f->by_nytp = memmem(c->u.comment.text.ptr, c->u.comment.text.len, "by Devel::NYTP ", 15) != NULL;
         return NYTP_OK;
     case NYTP_TAG_VERSION:
-        if (f->t && f->any && nytp_calltree_end_input(f->t) < 0)
+        if (f->any && html_returns_end_input(f->returns) < 0)
             return NYTP_E_NOMEM;
         f->any = true;
         return NYTP_OK;
@@ -367,7 +365,7 @@ static int write_flame(html_report *r, const nytp_calltree *t)
     const char *h = tag ? memmem(tag, len - (size_t)((const uint8_t *)tag - svg), " height=\"", 9) : NULL;
     r->flame_w = fo.width ? fo.width : FLAME_SVG_WIDTH;
     r->flame_h = h ? (unsigned)strtoul(h + 9, NULL, 10) : 0;
-    nytp_out *out = cli_outdir_file(&r->dir, "flame.svg");
+    nytp_out *out = html_dir_file(r, "flame.svg");
     if (!out) {
         free(svg);
         return EXIT_BAD_INPUT;
@@ -378,14 +376,88 @@ static int write_flame(html_report *r, const nytp_calltree *t)
     return cli_outdir_close_file(&r->dir, out, "flame.svg");
 }
 
+/* The pages of the source files, shared out between two threads once
+ * the model is loaded (the other core is idle by then): each takes the
+ * next page of a list with the largest files first, so that the last
+ * page taken is a short one. */
+typedef struct file_pages {
+    html_report *r;
+    uint32_t *fids;           /* files with pages, the most source lines first */
+    uint32_t n_fids;
+    int views;
+    atomic_uint next;         /* the next page: fids[next / views], view next % views */
+    atomic_int rc;            /* the first failure; then both stop */
+} file_pages;
+
+static void write_file_pages(file_pages *fp)
+{
+    for (;;) {
+        unsigned k = atomic_fetch_add(&fp->next, 1);
+        if (k >= fp->n_fids * (unsigned)fp->views || atomic_load(&fp->rc) != EXIT_OK)
+            return;
+        int rc = html_write_file(fp->r, fp->fids[k / (unsigned)fp->views], (enum html_view)(k % (unsigned)fp->views));
+        int ok = EXIT_OK;
+        if (rc != EXIT_OK)
+            atomic_compare_exchange_strong(&fp->rc, &ok, rc);
+    }
+}
+
+static void *file_pages_main(void *arg)
+{
+    write_file_pages(arg);
+    return NULL;
+}
+
+static uint64_t page_weight(const nytp_profile *p, uint32_t fid)
+{
+    const nytp_file *f = &p->files[fid];
+    return (uint64_t)f->src.n + f->line.n;
+}
+
+static int cmp_weight(const void *a, const void *b, void *ctx)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    uint64_t wx = page_weight(ctx, x), wy = page_weight(ctx, y);
+    if (wx != wy)
+        return wx > wy ? -1 : 1;
+    return x < y ? -1 : x > y;
+}
+
 static int write_report(html_report *r, const nytp_calltree *t)
 {
     const nytp_profile *p = r->p;
     int views = p->has_blocks && !r->minimal ? 3 : 1;
     unsigned total = 5 + (t != NULL) + (r->dot ? 2 : 0);
-    for (uint32_t fid = 1; fid < p->n_files; fid++)
+    file_pages fp = {.r = r, .views = views};
+    fp.fids = malloc(((size_t)p->n_files + 1) * sizeof *fp.fids);
+    if (!fp.fids) {
+        cli_error("out of memory");
+        return EXIT_BAD_INPUT;
+    }
+    for (uint32_t fid = 1; fid < p->n_files; fid++) {
         total += (r->page[fid] ? (unsigned)views : 0) + html_file_has_dot(r, fid);
+        if (r->page[fid])
+            fp.fids[fp.n_fids++] = fid;
+    }
+    qsort_r(fp.fids, fp.n_fids, sizeof *fp.fids, cmp_weight, (void *)p);
     atomic_store(&r->pages_total, total);
+    atomic_init(&fp.next, 0);
+    atomic_init(&fp.rc, EXIT_OK);
+    /* the other thread starts on the file pages while this one writes the
+     * rest; then both take file pages */
+    const char *threads = getenv("NYTP_THREADS");
+    pthread_t helper;
+    pthread_mutex_t dir_lock;
+    bool two = !r->in_memory && fp.n_fids > 1 && !(threads && strcmp(threads, "0") == 0);
+    if (two) {
+        pthread_mutex_init(&dir_lock, NULL);
+        r->dir_lock = &dir_lock;
+        if (pthread_create(&helper, NULL, file_pages_main, &fp) != 0) {
+            two = false;
+            r->dir_lock = NULL;
+            pthread_mutex_destroy(&dir_lock);
+        }
+    }
     int rc = html_write_assets(r);
     if (rc == EXIT_OK && t)
         rc = write_flame(r, t);
@@ -397,10 +469,18 @@ static int write_report(html_report *r, const nytp_calltree *t)
         rc = html_write_packages(r);
     if (rc == EXIT_OK && r->dot)
         rc = html_write_dot(r);
-    for (uint32_t fid = 1; rc == EXIT_OK && fid < p->n_files; fid++)
-        for (int v = 0; r->page[fid] && v < views && rc == EXIT_OK; v++)
-            rc = html_write_file(r, fid, (enum html_view)v);
-    return rc;
+    if (rc != EXIT_OK) {
+        int ok = EXIT_OK;
+        atomic_compare_exchange_strong(&fp.rc, &ok, rc);
+    }
+    write_file_pages(&fp);
+    if (two) {
+        pthread_join(helper, NULL);
+        r->dir_lock = NULL;
+        pthread_mutex_destroy(&dir_lock);
+    }
+    free(fp.fids);
+    return atomic_load(&fp.rc);
 }
 
 int html_write_memory(const nytp_profile *p)
@@ -465,13 +545,24 @@ static int make_report(const struct html_opts *o, int nin, char **inputs, const 
         cli_error("%s", e.msg);
         return EXIT_BAD_INPUT;
     }
-    if (html_durations_new(&feed.durations) < 0) {
+    if (html_durations_new(&feed.durations) < 0 ||
+        html_returns_new(&feed.returns, feed.t, feed.durations) < 0) {
         cli_progress_end(&pg);
         nytp_calltree_free(feed.t);
+        html_durations_free(feed.durations);
         cli_error("out of memory");
         return EXIT_BAD_INPUT;
     }
     nytp_profile *p = cli_load_profile_with(nin, inputs, o->strict, feed_chunk, &feed, &rc);
+    /* the tree and the durations are whole once the thread is done */
+    int fst = html_returns_finish(feed.returns);
+    html_returns_free(feed.returns);
+    if (p && fst < 0) {
+        cli_error("out of memory");
+        nytp_profile_free(p);
+        p = NULL;
+        rc = EXIT_BAD_INPUT;
+    }
     if (!p) {
         cli_progress_end(&pg);
         nytp_calltree_free(feed.t);

@@ -4,6 +4,7 @@
 #ifndef NYTP_HTML_H
 #define NYTP_HTML_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -11,6 +12,7 @@
 
 #include "cli.h"
 #include "dump_data.h"
+#include "nytp/calltree.h"
 
 /* One page being written; err is the first write error (sticky). */
 typedef struct hw {
@@ -50,9 +52,25 @@ int html_durations_new(html_durations **d);
 void html_durations_free(html_durations *d);
 /* One call of the sub named name returned after ticks (inclusive). */
 int html_durations_add(html_durations *d, const char *name, uint32_t len, double ticks);
+/* The same, with key a small number the caller gives this name and no
+ * other (the call tree's name id): the name is hashed only the first
+ * time a key comes. */
+int html_durations_add_key(html_durations *d, uint32_t key, const char *name, uint32_t len, double ticks);
 const html_dist *html_durations_get(const html_durations *d, const char *name, uint32_t len);
 /* A small histogram and p50/p90/p99/max, for a sub with 2 calls or more. */
 void html_dist_write(hw *w, const html_dist *h, double ticks_per_sec);
+
+/* The call tree and the durations, fed from the load on a second thread
+ * (html_returns.c).  add takes every chunk (SUB_RETURN and ATTRIBUTE
+ * count), end_input closes an input's open frames; after finish (which
+ * waits for the thread) t and d are complete and belong to the caller
+ * again.  Each returns NYTP_OK or NYTP_E_NOMEM. */
+typedef struct html_returns html_returns;
+int html_returns_new(html_returns **h, nytp_calltree *t, html_durations *d);
+int html_returns_add(html_returns *h, const nytp_chunk *c);
+int html_returns_end_input(html_returns *h);
+int html_returns_finish(html_returns *h);
+void html_returns_free(html_returns *h);
 
 typedef struct html_report {
     const nytp_profile *p;
@@ -84,6 +102,7 @@ typedef struct html_report {
     const html_durations *durations; /* NULL: the profile has no call events */
     html_edge *edges;         /* calls between subs, by caller then called */
     uint32_t n_edges;
+    pthread_mutex_t *dir_lock; /* while two threads write pages: for dir */
     atomic_uint pages_done;   /* progress */
     atomic_uint pages_total;
 } html_report;
@@ -104,6 +123,7 @@ int html_write_file(html_report *r, uint32_t fid, enum html_view v);
 bool html_eval_subs_init(html_report *r);
 
 /* Shared by the pages (html_pages.c). */
+nytp_out *html_dir_file(html_report *r, const char *name); /* cli_outdir_file, under dir_lock */
 bool html_page_open(html_report *r, hw *w, const char *name);
 int html_page_close(html_report *r, hw *w, const char *name);
 void html_page_head(hw *w, const char *title, size_t tlen); /* title: text, escaped here */

@@ -26,6 +26,8 @@ struct html_dist {
 struct html_durations {
     html_dist **slot;         /* open addressing by name */
     uint32_t cap, used;
+    html_dist **by_key;       /* by the caller's key of a name (html_durations_add_key) */
+    uint32_t n_by_key;
 };
 
 /* A hash of a name from its length and three 8-byte words of it (start,
@@ -73,6 +75,7 @@ void html_durations_free(html_durations *d)
             free(d->slot[i]);
         }
     free(d->slot);
+    free(d->by_key);
     free(d);
 }
 
@@ -86,30 +89,34 @@ static html_dist **find(html_durations *d, const char *name, uint32_t len)
 
 static int grow(html_durations *d)
 {
-    html_durations bigger = {calloc((size_t)d->cap * 2, sizeof *d->slot), d->cap * 2, d->used};
+    html_durations bigger = {calloc((size_t)d->cap * 2, sizeof *d->slot), d->cap * 2, d->used, NULL, 0};
     if (!bigger.slot)
         return NYTP_E_NOMEM;
     for (uint32_t i = 0; i < d->cap; i++)
         if (d->slot[i])
             *find(&bigger, d->slot[i]->name, d->slot[i]->len) = d->slot[i];
     free(d->slot);
-    *d = bigger;
+    d->slot = bigger.slot;
+    d->cap = bigger.cap;
     return NYTP_OK;
 }
 
-int html_durations_add(html_durations *d, const char *name, uint32_t len, double ticks)
+static void add_to(html_dist *h, double ticks);
+
+/* The histogram of name, made if new; NULL: out of memory. */
+static html_dist *dist_of(html_durations *d, const char *name, uint32_t len)
 {
     html_dist **s = find(d, name, len);
     if (!*s) {
         if ((d->used + 1) * 2 > d->cap) {
             if (grow(d) < 0)
-                return NYTP_E_NOMEM;
+                return NULL;
             s = find(d, name, len);
         }
         html_dist *h = calloc(1, sizeof *h);
         if (!h || !(h->name = malloc((size_t)len + 1))) {
             free(h);
-            return NYTP_E_NOMEM;
+            return NULL;
         }
         memcpy(h->name, name, len);
         h->name[len] = 0;
@@ -117,7 +124,45 @@ int html_durations_add(html_durations *d, const char *name, uint32_t len, double
         *s = h;
         d->used++;
     }
-    html_dist *h = *s;
+    return *s;
+}
+
+int html_durations_add(html_durations *d, const char *name, uint32_t len, double ticks)
+{
+    html_dist *h = dist_of(d, name, len);
+    if (!h)
+        return NYTP_E_NOMEM;
+    add_to(h, ticks);
+    return NYTP_OK;
+}
+
+int html_durations_add_key(html_durations *d, uint32_t key, const char *name, uint32_t len, double ticks)
+{
+    if (key < d->n_by_key && d->by_key[key]) {
+        add_to(d->by_key[key], ticks);
+        return NYTP_OK;
+    }
+    html_dist *h = dist_of(d, name, len);
+    if (!h)
+        return NYTP_E_NOMEM;
+    if (key >= d->n_by_key) {
+        uint64_t n = d->n_by_key ? d->n_by_key : 256;
+        while (n <= key)
+            n *= 2;
+        html_dist **nk = n > UINT32_MAX ? NULL : realloc(d->by_key, (size_t)n * sizeof *nk);
+        if (!nk)
+            return NYTP_E_NOMEM;
+        memset(nk + d->n_by_key, 0, (size_t)(n - d->n_by_key) * sizeof *nk);
+        d->by_key = nk;
+        d->n_by_key = (uint32_t)n;
+    }
+    d->by_key[key] = h;
+    add_to(h, ticks);
+    return NYTP_OK;
+}
+
+static void add_to(html_dist *h, double ticks)
+{
     uint32_t b = 0;
     if (ticks >= 1) { /* also false for NaN */
         double l = log2(ticks) * PER_OCTAVE;
@@ -127,7 +172,6 @@ int html_durations_add(html_durations *d, const char *name, uint32_t len, double
     h->n++;
     if (ticks > h->max)
         h->max = ticks;
-    return NYTP_OK;
 }
 
 const html_dist *html_durations_get(const html_durations *d, const char *name, uint32_t len)

@@ -127,6 +127,16 @@ void html_page_name(const html_report *r, uint32_t fid, enum html_view v, char *
     snprintf(buf, 96, "%.*s%s.html", (int)n, base, view_suffix[v]);
 }
 
+nytp_out *html_dir_file(html_report *r, const char *name)
+{
+    if (r->dir_lock)
+        pthread_mutex_lock(r->dir_lock);
+    nytp_out *out = cli_outdir_file(&r->dir, name);
+    if (r->dir_lock)
+        pthread_mutex_unlock(r->dir_lock);
+    return out;
+}
+
 bool html_page_open(html_report *r, hw *w, const char *name)
 {
     w->err = 0;
@@ -134,7 +144,7 @@ bool html_page_open(html_report *r, hw *w, const char *name)
         nytp_error e = {0};
         return nytp_out_open_mem(&w->out, &e) == 0;
     }
-    w->out = cli_outdir_file(&r->dir, name);
+    w->out = html_dir_file(r, name);
     return w->out != NULL;
 }
 

@@ -65,6 +65,7 @@ struct nytp_calltree {
     double excl_in;
     uint32_t max_depth;
     double ticks_per_sec;
+    uint32_t last_name;         /* of the last return added; NONE: none yet */
 };
 
 /* ---- growing arrays ------------------------------------------------------ */
@@ -373,6 +374,7 @@ int nytp_calltree_new(nytp_calltree **tp, nytp_error *err)
     strtab_init(&t->names);
     t->free_list = NONE;
     t->unreturned = NONE;
+    t->last_name = NONE;
     if (node_new(t) != ROOT || !slots_reserve(t) ||
         !grow((void **)&t->open, &t->cap_open, 64, sizeof *t->open)) {
         nytp_calltree_free(t);
@@ -407,6 +409,7 @@ int nytp_calltree_add_return(nytp_calltree *t, uint32_t depth, double incl, doub
     uint32_t id = intern(t, name.ptr, name.len, name.utf8);
     if (id == NONE)
         return NYTP_E_NOMEM;
+    t->last_name = id;
     /* the stack grows (with empty frames) until it is deeper than depth,
      * and holds one frame besides the root, which a depth 0 would
      * otherwise close; then the frame on top returns */
@@ -594,6 +597,11 @@ void nytp_calltree_get_stats(const nytp_calltree *t, nytp_calltree_stats *s)
     s->names = t->names.count;
     s->max_depth = t->max_depth;
     s->unreturned = t->n_unreturned;
+}
+
+uint32_t nytp_calltree_last_name(const nytp_calltree *t)
+{
+    return t->last_name;
 }
 
 double nytp_calltree_ticks_per_sec(const nytp_calltree *t)

@@ -36,15 +36,20 @@ typedef struct mfile {
     mline *lines;           /* the lines with statements, in the order first
                                seen (sorted by line when written) */
     uint32_t n_lines, cap_lines;
+    uint32_t *at;           /* entry in lines by line number, NONE: not here
+                               (see line_entry) */
+    uint32_t cap_at;
 } mfile;
 
-/* The last line entries found, by a hash of file and line: loops run over
- * a few lines, so most statements end here. */
-#define LINE_HITS_BITS 14
-#define LINE_HITS (1u << LINE_HITS_BITS)
-typedef struct line_hit {
-    uint32_t fid, line, i;  /* fid 0: empty (0 is never an output file) */
-} line_hit;
+/* A line's entry is found in its file's dense table, indexed by line:
+ * loops run over a few nearby lines, which share cache lines there (a
+ * hashed index spreads them).  The tables grow to the largest line looked
+ * up while all of them together hold at most DENSE_FREE slots plus
+ * DENSE_PER for each line entry, so they cost a few words per line
+ * present; the lines beyond are found in the hashed index, which has
+ * every line. */
+#define DENSE_FREE (1u << 20)
+#define DENSE_PER 16u
 
 typedef struct mblock {     /* TIME_BLOCK data */
     uint32_t fid, line, block, sub;
@@ -85,7 +90,8 @@ struct nytp_merge {
     kmap file_by_name;          /* name id -> fid (real files) */
     kmap line_idx;              /* (fid, line) -> entry in files[fid].lines */
     kmap src_seen;              /* (fid, line) of the SRC_LINEs written */
-    line_hit hits[LINE_HITS];
+    uint64_t dense_slots;       /* in all the files' line tables */
+    uint64_t n_line_entries;
     kmap place_idx;             /* (parent fid, line) -> place */
     mplace *places;
     uint32_t n_places, cap_places;
@@ -253,8 +259,10 @@ void nytp_merge_free(nytp_merge *m)
 {
     if (!m)
         return;
-    for (uint32_t i = 0; i < m->n_files; i++)
+    for (uint32_t i = 0; i < m->n_files; i++) {
         free(m->files[i].lines);
+        free(m->files[i].at);
+    }
     free(m->files);
     strtab_free(&m->strs);
     free(m->utf8);
@@ -610,13 +618,32 @@ static void on_new_fid(nytp_merge *m, const nytp_chunk *c)
     set_fidmap(m, in, fid);
 }
 
+/* Remember entry i of line in f's dense table, within the budget. */
+static void dense_put(nytp_merge *m, mfile *f, uint32_t line, uint32_t i)
+{
+    if (line >= f->cap_at) {
+        uint64_t cap = f->cap_at ? f->cap_at : 64;
+        while (cap <= line)
+            cap *= 2;
+        if (m->dense_slots + (cap - f->cap_at) > DENSE_FREE + DENSE_PER * m->n_line_entries)
+            return;
+        uint32_t *na = realloc(f->at, (size_t)cap * sizeof *na);
+        if (!na)
+            return; /* only slower: the hashed index has every line */
+        memset(na + f->cap_at, 0xff, (size_t)(cap - f->cap_at) * sizeof *na);
+        m->dense_slots += cap - f->cap_at;
+        f->at = na;
+        f->cap_at = (uint32_t)cap;
+    }
+    f->at[line] = i;
+}
+
 /* The entry of line in file fid, appended if new (NULL: out of memory). */
 static mline *line_entry(nytp_merge *m, uint32_t fid, uint32_t line)
 {
-    line_hit *h = &m->hits[(uint32_t)(line * 0x9E3779B1u ^ fid * 0x85EBCA6Bu) >> (32 - LINE_HITS_BITS)];
     mfile *f = &m->files[fid];
-    if (h->fid == fid && h->line == line)
-        return &f->lines[h->i];
+    if (line < f->cap_at && f->at[line] != NONE)
+        return &f->lines[f->at[line]];
     uint32_t i = kmap_get(&m->line_idx, fid, line);
     if (i == NONE) {
         if (!kmap_grow_array((void **)&f->lines, f->n_lines, &f->cap_lines, sizeof *f->lines) ||
@@ -627,8 +654,9 @@ static mline *line_entry(nytp_merge *m, uint32_t fid, uint32_t line)
         i = f->n_lines++;
         memset(&f->lines[i], 0, sizeof f->lines[i]);
         f->lines[i].line = line;
+        m->n_line_entries++;
     }
-    *h = (line_hit){fid, line, i};
+    dense_put(m, f, line, i);
     return &f->lines[i];
 }
 
@@ -849,6 +877,9 @@ int nytp_merge_add_reader(nytp_merge *m, nytp_reader *r, const char *name, nytp_
             st = nytp_error_set(err, NYTP_E_NOMEM, "out of memory while merging");
             break;
         }
+        /* statements are only summed here: nothing written, nothing to check */
+        if (c.tag == NYTP_TAG_TIME_LINE || c.tag == NYTP_TAG_DISCOUNT)
+            continue;
         int ws = writer_status(m, err);
         if (ws < 0) {
             st = ws;

@@ -235,6 +235,11 @@ const char *nytp_profile_option(const nytp_profile *p, const char *key)
 
 /* ---- loading ------------------------------------------------------------ */
 
+/* Statements of fewer ticks than this (nearly all: perltidy.out has 653
+ * of 24.4 million at 4096 or more) take their seconds from a table,
+ * which gives the same double as the division. */
+#define SECS_OF 1024
+
 /* State of loading one input. */
 typedef struct loader {
     nytp_profile *p;
@@ -248,18 +253,17 @@ typedef struct loader {
     uint32_t n_live;
     u64map eval_seen;        /* (model parent fid, line) -> evals seen there in this input */
     kmap line_idx;           /* (fid << 2 | kind, line) -> entry in that file's lines */
-    struct line_hit {        /* the last entries found, by a hash of key and line: */
-        uint64_t key;        /* loops run over a few lines, so most lookups */
-        uint32_t line, i;    /* end here (key 0: empty; kinds start at key 1); */
-    } *hits;                 /* LINE_HITS of them (perltidy has 10,333 lines: */
-                             /* with 4096, 4 % of the time went to the misses) */
+    struct line_at {         /* by fid * 3 + kind: entry at each line, KMAP_NONE: */
+        uint32_t *at;        /* not here (see line_entry); loops run over a few */
+        uint32_t cap;        /* nearby lines, so most lookups end in a cache */
+    } *dense;                /* line of this table, where the hashed index's */
+    uint32_t n_dense;        /* probes went anywhere */
+    uint64_t dense_slots;    /* in all of them */
+    uint64_t n_entries;      /* line entries, of this input and those before */
+    double secs_of[SECS_OF]; /* ticks / ticks_per_sec for few ticks, computed once */
     bool first_input;
     bool oom;
 } loader;
-
-#define LINE_HITS_BITS 14
-#define LINE_HITS (1u << LINE_HITS_BITS)
-
 /* Where the reader is: the chunk being applied. */
 static void set_where(nytp_error *e, nytp_reader *r)
 {
@@ -357,33 +361,86 @@ static uint32_t map_fid(loader *L, uint32_t fid)
     return fid == 0 ? 0 : NYTP_NONE;
 }
 
+/* Remember entry i of line in the dense table of (fid, kind).  The
+ * tables grow to the largest line looked up, while all of them together
+ * hold at most DENSE_FREE slots plus DENSE_PER for each line entry
+ * loaded, so that they never cost more than a few words per line present
+ * (lines beyond stay in the hashed index only). */
+#define DENSE_FREE (1u << 20)
+#define DENSE_PER 16u
+
+static void dense_put(loader *L, uint32_t fid, unsigned kind, uint32_t line, uint32_t i)
+{
+    uint64_t slot = (uint64_t)fid * 3 + kind;
+    if (slot >= L->n_dense) {
+        uint64_t n = L->n_dense ? L->n_dense : 48;
+        while (n <= slot)
+            n *= 2;
+        struct line_at *nd = n > UINT32_MAX ? NULL : realloc(L->dense, (size_t)n * sizeof *nd);
+        if (!nd)
+            return; /* only slower: the hashed index has every line */
+        memset(nd + L->n_dense, 0, (size_t)(n - L->n_dense) * sizeof *nd);
+        L->dense = nd;
+        L->n_dense = (uint32_t)n;
+    }
+    struct line_at *d = &L->dense[slot];
+    if (line >= d->cap) {
+        uint64_t cap = d->cap ? d->cap : 64;
+        while (cap <= line)
+            cap *= 2;
+        if (L->dense_slots + (cap - d->cap) > DENSE_FREE + DENSE_PER * L->n_entries)
+            return;
+        uint32_t *na = realloc(d->at, (size_t)cap * sizeof *na);
+        if (!na)
+            return;
+        memset(na + d->cap, 0xff, (size_t)(cap - d->cap) * sizeof *na);
+        L->dense_slots += cap - d->cap;
+        d->at = na;
+        d->cap = (uint32_t)cap;
+    }
+    d->at[line] = i;
+}
+
+/* The entry of line in l from the dense table, or NULL. */
+static inline nytp_linestat *dense_hit(const loader *L, uint32_t fid, unsigned kind, nytp_lines *l,
+                                       uint32_t line)
+{
+    uint64_t slot = (uint64_t)fid * 3 + kind;
+    if (slot < L->n_dense) {
+        const struct line_at *d = &L->dense[slot];
+        if (line < d->cap && d->at[line] != KMAP_NONE)
+            return &l->v[d->at[line]];
+    }
+    return NULL;
+}
+
 /* The entry of line in l (lines of kind 0, 1 or 2 of model file fid),
- * appended if new: found through the loader's index, so the entries stay
- * in the order they came until the load ends. */
+ * appended if new: found in the dense table of the file's nearby lines,
+ * else through the loader's hashed index (which has every line), so the
+ * entries stay in the order they came until the load ends. */
 static nytp_linestat *line_entry(loader *L, uint32_t fid, unsigned kind, nytp_lines *l, uint32_t line,
                                  bool *fresh)
 {
-    uint64_t key = ((uint64_t)fid << 2 | kind) + 1;
-    struct line_hit *h = &L->hits[(uint32_t)((line * 0x9E3779B1u) ^ (uint32_t)key * 0x85EBCA6Bu) >> (32 - LINE_HITS_BITS)];
-    if (h->key == key && h->line == line) {
+    nytp_linestat *hit = dense_hit(L, fid, kind, l, line);
+    if (hit) {
         *fresh = false;
-        return &l->v[h->i];
+        return hit;
     }
+    uint64_t key = ((uint64_t)fid << 2 | kind) + 1;
     uint32_t i = kmap_get(&L->line_idx, key, line);
     *fresh = i == KMAP_NONE;
-    if (!*fresh) {
-        *h = (struct line_hit){key, line, i};
-        return &l->v[i];
+    if (*fresh) {
+        if (!kmap_grow_array((void **)&l->v, l->n, &l->cap, sizeof *l->v) ||
+            !kmap_put(&L->line_idx, key, line, l->n)) {
+            L->oom = true;
+            return NULL;
+        }
+        i = l->n++;
+        l->v[i] = (nytp_linestat){0, 0, line, true};
+        L->n_entries++;
     }
-    if (!kmap_grow_array((void **)&l->v, l->n, &l->cap, sizeof *l->v) ||
-        !kmap_put(&L->line_idx, key, line, l->n)) {
-        L->oom = true;
-        return NULL;
-    }
-    *h = (struct line_hit){key, line, l->n};
-    nytp_linestat *s = &l->v[l->n++];
-    *s = (nytp_linestat){0, 0, line, true};
-    return s;
+    dense_put(L, fid, kind, line, i);
+    return &l->v[i];
 }
 
 /* Add one statement's time to a line, with Devel::NYTProf's count rule:
@@ -418,9 +475,11 @@ static bool index_lines(loader *L)
     for (uint32_t fid = 0; fid < p->n_files; fid++) {
         nytp_lines *ls[3] = {&p->files[fid].line, &p->files[fid].block, &p->files[fid].sub};
         for (unsigned k = 0; k < 3; k++)
-            for (uint32_t i = 0; i < ls[k]->n; i++)
+            for (uint32_t i = 0; i < ls[k]->n; i++) {
                 if (!kmap_put(&L->line_idx, ((uint64_t)fid << 2 | k) + 1, ls[k]->v[i].line, i))
                     return false;
+                L->n_entries++;
+            }
         const nytp_src *src = &p->files[fid].src;
         for (uint32_t i = 0; i < src->n; i++)
             if (!kmap_put(&L->line_idx, ((uint64_t)fid << 2 | SRC_KIND) + 1, src->v[i].line, i))
@@ -432,7 +491,8 @@ static bool index_lines(loader *L)
 static void on_time(loader *L, const nytp_chunk *c)
 {
     nytp_profile *p = L->p;
-    double secs = (double)c->u.time.ticks / L->ticks_per_sec;
+    uint64_t ticks = c->u.time.ticks;
+    double secs = ticks < SECS_OF ? L->secs_of[ticks] : (double)ticks / L->ticks_per_sec;
     /* map_fid's common case inline: a statement per chunk comes here */
     uint32_t in = c->u.time.fid;
     uint32_t fid = L->first_input && in < p->n_files && p->files[in].number == in ? in : map_fid(L, in);
@@ -489,6 +549,13 @@ static void check_agreement(loader *L, const nytp_chunk *c)
     }
 }
 
+static void set_ticks_per_sec(loader *L, double t)
+{
+    L->ticks_per_sec = t;
+    for (uint32_t i = 0; i < SECS_OF; i++)
+        L->secs_of[i] = (double)i / t;
+}
+
 static void on_attribute(loader *L, const nytp_chunk *c)
 {
     if (!L->first_input)
@@ -500,7 +567,7 @@ static void on_attribute(loader *L, const nytp_chunk *c)
         buf[n] = 0;
         double t = strtod(buf, NULL);
         if (t > 0) {
-            L->ticks_per_sec = t;
+            set_ticks_per_sec(L, t);
             L->p->ticks_per_sec = t;
         }
     }
@@ -825,12 +892,10 @@ int nytp_profile_load_reader(nytp_profile *p, nytp_reader *r, const char *name,
     L.p = p;
     L.name = name;
     L.opts = opts;
-    L.ticks_per_sec = 10000000.0;
+    set_ticks_per_sec(&L, 10000000.0);
     L.first_input = p->n_inputs == 0;
     L.r = r;
-    L.hits = calloc(LINE_HITS, sizeof *L.hits);
-    if (!L.hits || !index_lines(&L)) {
-        free(L.hits);
+    if (!index_lines(&L)) {
         kmap_free(&L.line_idx);
         nytp_reader_close(r);
         return nytp_error_set(err, NYTP_E_NOMEM, "out of memory indexing the lines loaded so far");
@@ -839,9 +904,45 @@ int nytp_profile_load_reader(nytp_profile *p, nytp_reader *r, const char *name,
         nytp_reader_set_warn(r, opts->warn, opts->warn_ctx);
     nytp_chunk c;
     int st;
+    int (*on_chunk)(void *ctx, const nytp_chunk *c) = opts ? opts->on_chunk : NULL;
+    bool skip = opts && opts->skip_statements;
+    /* The statement sums stay in registers while statements come (stores
+     * through a line entry could otherwise be the same memory), and are
+     * in p whenever anything else is applied. */
+    double duration = p->total_stmts_duration;
+    uint64_t measured = p->total_stmts_measured;
     while ((st = nytp_reader_next(r, &c, err)) == NYTP_OK) {
-        int ast = apply(&L, &c);
-        if (ast >= 0 && opts && opts->on_chunk && (ast = opts->on_chunk(opts->chunk_ctx, &c)) < 0) {
+        int ast;
+        if (c.tag == NYTP_TAG_TIME_LINE && L.first_input && c.u.time.fid < p->n_files &&
+            p->files[c.u.time.fid].number == c.u.time.fid) {
+            /* on_time's common case: a known file of the first input */
+            uint64_t ticks = c.u.time.ticks;
+            double secs = ticks < SECS_OF ? L.secs_of[ticks] : (double)ticks / L.ticks_per_sec;
+            int64_t delta = stmt_count_delta(L.discount);
+            nytp_linestat *e = dense_hit(&L, c.u.time.fid, 0, &p->files[c.u.time.fid].line, c.u.time.line);
+            if (e) { /* add_stmt on a line seen before, inline */
+                e->time += secs;
+                if (delta == 1)
+                    e->count++;
+                else if (delta != 0)
+                    e->count = (int64_t)secs + e->count;
+            } else {
+                add_stmt(&L, c.u.time.fid, 0, &p->files[c.u.time.fid].line, c.u.time.line, secs, delta);
+            }
+            measured++;
+            duration += secs;
+            L.discount = 0;
+            ast = L.oom ? NYTP_E_NOMEM : NYTP_OK;
+        } else {
+            p->total_stmts_duration = duration;
+            p->total_stmts_measured = measured;
+            ast = apply(&L, &c);
+            duration = p->total_stmts_duration;
+            measured = p->total_stmts_measured;
+        }
+        if (ast >= 0 && on_chunk &&
+            !(skip && (c.tag == NYTP_TAG_TIME_LINE || c.tag == NYTP_TAG_DISCOUNT || c.tag == NYTP_TAG_TIME_BLOCK)) &&
+            (ast = on_chunk(opts->chunk_ctx, &c)) < 0) {
             /* NOMEM has no place in the caller's message: say it here */
             st = nytp_error_set(err, ast, "%s while loading, at chunk %llu",
                                 ast == NYTP_E_NOMEM ? "out of memory" : "stopped by the caller",
@@ -858,6 +959,8 @@ int nytp_profile_load_reader(nytp_profile *p, nytp_reader *r, const char *name,
             break;
         }
     }
+    p->total_stmts_duration = duration;
+    p->total_stmts_measured = measured;
     L.r = NULL;
     nytp_reader_close(r);
     /* A DISCOUNT with no statement after it counts for nothing. */
@@ -867,7 +970,9 @@ int nytp_profile_load_reader(nytp_profile *p, nytp_reader *r, const char *name,
     kidx_free(&L.fidmap);
     u64map_free(&L.eval_seen);
     kmap_free(&L.line_idx);
-    free(L.hits);
+    for (uint32_t i = 0; i < L.n_dense; i++)
+        free(L.dense[i].at);
+    free(L.dense);
     for (uint32_t fid = 0; fid < p->n_files; fid++) {
         sort_lines(&p->files[fid].line);
         sort_lines(&p->files[fid].block);

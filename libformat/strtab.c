@@ -4,14 +4,31 @@
 
 #include "strtab.h"
 
+/* Eight bytes at a time, each word mixed in by a multiply, the whole
+ * finished so that the low bits (the slot) depend on every byte.  The
+ * call tree interns the name of every SUB_RETURN (1.26 million in
+ * perltidy.out, ~40 bytes each), where FNV-1a's multiply per byte was
+ * most of the time. */
 static uint32_t hash_bytes(const char *s, size_t len)
 {
-    uint32_t h = 2166136261u; /* FNV-1a */
-    for (size_t i = 0; i < len; i++) {
-        h ^= (unsigned char)s[i];
-        h *= 16777619u;
+    uint64_t h = 0x9E3779B97F4A7C15ULL ^ len;
+    size_t i = 0;
+    for (; i + 8 <= len; i += 8) {
+        uint64_t w;
+        memcpy(&w, s + i, 8);
+        h = (h ^ w) * 0xFF51AFD7ED558CCDULL;
+        h ^= h >> 29;
     }
-    return h;
+    if (i < len) {
+        uint64_t w = 0;
+        memcpy(&w, s + i, len - i);
+        h = (h ^ w) * 0xFF51AFD7ED558CCDULL;
+        h ^= h >> 29;
+    }
+    h ^= h >> 32;
+    h *= 0xC4CEB9FE1A85EC53ULL;
+    h ^= h >> 33;
+    return (uint32_t)h;
 }
 
 void strtab_init(strtab *t)

@@ -287,6 +287,7 @@ static void memory_bounded_by_paths(void **state)
     nytp_calltree *t;
     nytp_error e = {0};
     assert_int_equal(nytp_calltree_new(&t, &e), NYTP_OK);
+    assert_int_equal(nytp_calltree_last_name(t), UINT32_MAX); /* no return yet */
     nytp_str a = nytp_cstr("A", false), b = nytp_cstr("B", false), c = nytp_cstr("C", false),
              d = nytp_cstr("D", false);
     for (int i = 0; i < 250000; i++) {
@@ -298,6 +299,10 @@ static void memory_bounded_by_paths(void **state)
     nytp_calltree_stats s;
     nytp_calltree_get_stats(t, &s);
     assert_int_equal(s.returns, 1000000);
+    /* the id of the last return's name, as nytp_calltree_name gives it */
+    nytp_str last = nytp_calltree_name(t, nytp_calltree_last_name(t));
+    assert_int_equal(last.len, 1);
+    assert_memory_equal(last.ptr, "D", 1);
     assert_int_equal(s.nodes, 4);
     assert_true(s.node_slots <= 10);
     char *got = tree_text(t);

@@ -362,26 +362,37 @@ static void on_chunk_hook(void **state)
     nytp_reader *r;
     assert_int_equal(nytp_reader_open(&r, td_path("demo.out"), &e), NYTP_OK);
     nytp_chunk c;
-    uint64_t want = 0, want_returns = 0;
+    uint64_t want = 0, want_returns = 0, statements = 0;
     while (nytp_reader_next(r, &c, &e) == NYTP_OK) {
         want++;
         want_returns += c.tag == NYTP_TAG_SUB_RETURN;
+        statements += c.tag == NYTP_TAG_TIME_LINE || c.tag == NYTP_TAG_TIME_BLOCK || c.tag == NYTP_TAG_DISCOUNT;
     }
     nytp_reader_close(r);
 
     nytp_profile *p;
     assert_int_equal(nytp_profile_new(&p, &e), NYTP_OK);
     chunk_count cc = {0, 0, 0};
-    nytp_load_opts o = {NULL, NULL, count_chunk, &cc};
+    nytp_load_opts o = {NULL, NULL, count_chunk, &cc, false};
     assert_int_equal(nytp_profile_load(p, td_path("demo.out"), &o, &e), NYTP_OK);
     assert_int_equal(cc.n, want);
     assert_int_equal(cc.sub_returns, want_returns);
     assert_true(want_returns > 100);
     nytp_profile_free(p);
 
+    /* skip_statements: every chunk but TIME_LINE, TIME_BLOCK and DISCOUNT */
+    assert_int_equal(nytp_profile_new(&p, &e), NYTP_OK);
+    chunk_count some = {0, 0, 0};
+    o = (nytp_load_opts){NULL, NULL, count_chunk, &some, true};
+    assert_int_equal(nytp_profile_load(p, td_path("demo.out"), &o, &e), NYTP_OK);
+    assert_true(statements > 1000);
+    assert_int_equal(some.n, want - statements);
+    assert_int_equal(some.sub_returns, want_returns);
+    nytp_profile_free(p);
+
     assert_int_equal(nytp_profile_new(&p, &e), NYTP_OK);
     chunk_count stop = {0, 0, 50};
-    assert_int_equal(nytp_profile_load(p, td_path("demo.out"), &(nytp_load_opts){NULL, NULL, count_chunk, &stop}, &e),
+    assert_int_equal(nytp_profile_load(p, td_path("demo.out"), &(nytp_load_opts){NULL, NULL, count_chunk, &stop, false}, &e),
                      NYTP_E_NOMEM);
     assert_int_equal(stop.n, 50);
     nytp_profile_free(p);

@@ -94,6 +94,11 @@ typedef struct nytp_calltree_stats {
 
 void nytp_calltree_get_stats(const nytp_calltree *t, nytp_calltree_stats *s);
 
+/* The name id (nytp_calltree_name) of the sub of the last return added,
+ * or UINT32_MAX before any: lets a caller that keeps more per sub key it
+ * by the id the tree already found instead of hashing the name again. */
+uint32_t nytp_calltree_last_name(const nytp_calltree *t);
+
 /* ticks_per_sec of the last input that gave it, or 0. */
 double nytp_calltree_ticks_per_sec(const nytp_calltree *t);
 

@@ -192,6 +192,10 @@ typedef struct nytp_load_opts {
      * return stops loading with that status. */
     int (*on_chunk)(void *ctx, const nytp_chunk *c);
     void *chunk_ctx;
+    /* true: on_chunk is not called for the statements (TIME_LINE,
+     * TIME_BLOCK, DISCOUNT), most of a profile's chunks, which the model
+     * sums and a call tree does not need. */
+    bool skip_statements;
 } nytp_load_opts;
 
 int nytp_profile_new(nytp_profile **p, nytp_error *err);
