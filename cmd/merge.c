@@ -28,8 +28,9 @@ static const char usage[] =
     "Inputs that disagree on perl_version, nv_size, ticks_per_sec, clock_id,\n"
     "xs_version or PL_perldb get a warning; a different major format version\n"
     "is refused.  The output is deflated with ISA-L where the build has it\n"
-    "(its 3 levels for 1-9: a quarter of zlib's CPU time, a file about 40%\n"
-    "larger), else zlib; NYTP_DEFLATE=zlib chooses zlib.\n"
+    "(levels 1, 2-6 and 7-9 are its levels 1, 2 and 3; at 6, a third of\n"
+    "zlib's CPU time for a file about 55% larger), else zlib; NYTP_DEFLATE=zlib\n"
+    "chooses zlib.\n"
     "Exit status: 0 ok, 1 bad input, 2 usage.\n";
 
 enum { OPT_STRICT = 256, OPT_COMPRESS };

@@ -44,7 +44,7 @@ typedef struct deflater deflater;
 
 /* Start a zlib stream at level (0..9), deflated by engine: "zlib" (or
  * NULL) or "isal" (Intel ISA-L, in builds with NYTP_HAVE_ISAL: many times
- * faster, a larger stream; zlib's levels 1, 2-5 and 6-9 become ISA-L's 1,
+ * faster, a larger stream; zlib's levels 1, 2-6 and 7-9 become ISA-L's 1,
  * 2 and 3, and level 0 stays zlib's) or "gzip" (zlib's deflate in a gzip
  * wrapper, RFC 1952, instead of a zlib one).  NYTP_E_USAGE for an engine not in
  * the build.  threaded: deflate on a writer thread (if one cannot be

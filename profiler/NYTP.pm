@@ -155,9 +155,9 @@ Compression level 0 to 9 (default 6); 0 writes an uncompressed file.  The
 compressing is done on a writer thread of its own (NYTP_THREADS=0: on the
 program's thread), so the program waits only when that thread falls
 behind.  In builds with Intel ISA-L (C<libisal-dev>) ISA-L deflates the
-stream: levels 1, 2-5 and 6-9 become ISA-L's 1, 2 and 3, which take about
-a tenth of the CPU time of zlib's level 6 for a file about a quarter
-larger.  NYTP_DEFLATE=zlib in the environment chooses zlib (the file
+stream: levels 1, 2-6 and 7-9 become ISA-L's 1, 2 and 3; the default takes
+a small part of the CPU time of zlib's level 6 for a file about 40%
+larger (compress=7 to 9: smaller, at more CPU time).  NYTP_DEFLATE=zlib in the environment chooses zlib (the file
 Devel::NYTProf would write at that level); either way the file is an
 ordinary zlib stream that every reader of these files reads.
 

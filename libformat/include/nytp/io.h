@@ -128,8 +128,8 @@ void nytp_out_set_threads(nytp_out *out, bool on);
 
 /* Which deflater to use: "zlib" (the default; the environment can choose:
  * NYTP_DEFLATE=zlib|isal) or "isal" (Intel ISA-L, in builds that have it:
- * about ten times faster than zlib at level 6, a stream about a quarter
- * larger; levels 1, 2-5 and 6-9 become ISA-L's 1, 2 and 3, level 0 stays
+ * many times faster than zlib at level 6, a stream about 40% larger;
+ * levels 1, 2-6 and 7-9 become ISA-L's 1, 2 and 3, level 0 stays
  * zlib's).  Both write a zlib stream any inflater reads.  Call before
  * nytp_out_start_deflate; NYTP_E_USAGE for a name not in the build. */
 int nytp_out_set_deflater(nytp_out *out, const char *name, nytp_error *err);
