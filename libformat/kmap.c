@@ -122,6 +122,28 @@ bool kmap_index_set(uint32_t **v, uint32_t *n, uint32_t idx, uint32_t val)
     return true;
 }
 
+bool kmap_dense_put(uint32_t **at, uint32_t *cap, uint64_t *slots, uint64_t n_entries, uint32_t line,
+                    uint32_t i)
+{
+    if (line >= *cap) {
+        uint64_t nc = *cap ? *cap : 64;
+        while (nc <= line)
+            nc *= 2;
+        if (*slots + (nc - *cap) > KMAP_DENSE_FREE + KMAP_DENSE_PER * n_entries)
+            return false;
+        uint32_t *na = realloc(*at, (size_t)nc * sizeof *na);
+        if (!na)
+            return false;
+        for (uint64_t k = *cap; k < nc; k++)
+            na[k] = KMAP_NONE;
+        *slots += nc - *cap;
+        *at = na;
+        *cap = (uint32_t)nc;
+    }
+    (*at)[line] = i;
+    return true;
+}
+
 bool kidx_set(kidx *x, uint32_t i, uint32_t val)
 {
     /* a number far beyond the table would make it as large as the number */

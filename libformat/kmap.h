@@ -36,6 +36,21 @@ bool kmap_grow_array(void **v, uint32_t n, uint32_t *cap, size_t sz);
  * caller bounds idx. */
 bool kmap_index_set(uint32_t **v, uint32_t *n, uint32_t idx, uint32_t val);
 
+/* Dense line tables (the model's and merge's): (*at)[line] is a line's
+ * entry, KMAP_NONE where there is none.  Loops run over a few nearby
+ * lines, which share cache lines there, where a hashed index spreads
+ * them.  A table grows by doubling (from 64) to the largest line set,
+ * while *slots, the slots of all the caller's tables, stays within
+ * KMAP_DENSE_FREE plus KMAP_DENSE_PER for each of its n_entries line
+ * entries: a few words per line present, never a slot per line number.
+ * Set (*at)[line] = i and return true, or return false (beyond the
+ * budget or out of memory: the caller's hashed index, which has every
+ * line, answers for that line). */
+#define KMAP_DENSE_FREE (1u << 20)
+#define KMAP_DENSE_PER 16u
+bool kmap_dense_put(uint32_t **at, uint32_t *cap, uint64_t *slots, uint64_t n_entries, uint32_t line,
+                    uint32_t i);
+
 /* A map from 32-bit numbers (file ids) to values: an index table for the
  * numbers near the others, a kmap for the few far beyond them, so memory
  * follows the numbers present, never the largest.  Zero-initialised is

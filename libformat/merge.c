@@ -41,15 +41,9 @@ typedef struct mfile {
     uint32_t cap_at;
 } mfile;
 
-/* A line's entry is found in its file's dense table, indexed by line:
- * loops run over a few nearby lines, which share cache lines there (a
- * hashed index spreads them).  The tables grow to the largest line looked
- * up while all of them together hold at most DENSE_FREE slots plus
- * DENSE_PER for each line entry, so they cost a few words per line
- * present; the lines beyond are found in the hashed index, which has
- * every line. */
-#define DENSE_FREE (1u << 20)
-#define DENSE_PER 16u
+/* A line's entry is found in its file's dense table, indexed by line
+ * (kmap_dense_put), or, beyond that table's budget, in the hashed index,
+ * which has every line. */
 
 typedef struct mblock {     /* TIME_BLOCK data */
     uint32_t fid, line, block, sub;
@@ -618,24 +612,11 @@ static void on_new_fid(nytp_merge *m, const nytp_chunk *c)
     set_fidmap(m, in, fid);
 }
 
-/* Remember entry i of line in f's dense table, within the budget. */
+/* Remember entry i of line in f's dense table, within the budget (see
+ * kmap_dense_put). */
 static void dense_put(nytp_merge *m, mfile *f, uint32_t line, uint32_t i)
 {
-    if (line >= f->cap_at) {
-        uint64_t cap = f->cap_at ? f->cap_at : 64;
-        while (cap <= line)
-            cap *= 2;
-        if (m->dense_slots + (cap - f->cap_at) > DENSE_FREE + DENSE_PER * m->n_line_entries)
-            return;
-        uint32_t *na = realloc(f->at, (size_t)cap * sizeof *na);
-        if (!na)
-            return; /* only slower: the hashed index has every line */
-        memset(na + f->cap_at, 0xff, (size_t)(cap - f->cap_at) * sizeof *na);
-        m->dense_slots += cap - f->cap_at;
-        f->at = na;
-        f->cap_at = (uint32_t)cap;
-    }
-    f->at[line] = i;
+    (void)kmap_dense_put(&f->at, &f->cap_at, &m->dense_slots, m->n_line_entries, line, i);
 }
 
 /* The entry of line in file fid, appended if new (NULL: out of memory). */

@@ -361,14 +361,8 @@ static uint32_t map_fid(loader *L, uint32_t fid)
     return fid == 0 ? 0 : NYTP_NONE;
 }
 
-/* Remember entry i of line in the dense table of (fid, kind).  The
- * tables grow to the largest line looked up, while all of them together
- * hold at most DENSE_FREE slots plus DENSE_PER for each line entry
- * loaded, so that they never cost more than a few words per line present
- * (lines beyond stay in the hashed index only). */
-#define DENSE_FREE (1u << 20)
-#define DENSE_PER 16u
-
+/* Remember entry i of line in the dense table of (fid, kind) (see
+ * kmap_dense_put: within a budget per line entry loaded). */
 static void dense_put(loader *L, uint32_t fid, unsigned kind, uint32_t line, uint32_t i)
 {
     uint64_t slot = (uint64_t)fid * 3 + kind;
@@ -384,21 +378,7 @@ static void dense_put(loader *L, uint32_t fid, unsigned kind, uint32_t line, uin
         L->n_dense = (uint32_t)n;
     }
     struct line_at *d = &L->dense[slot];
-    if (line >= d->cap) {
-        uint64_t cap = d->cap ? d->cap : 64;
-        while (cap <= line)
-            cap *= 2;
-        if (L->dense_slots + (cap - d->cap) > DENSE_FREE + DENSE_PER * L->n_entries)
-            return;
-        uint32_t *na = realloc(d->at, (size_t)cap * sizeof *na);
-        if (!na)
-            return;
-        memset(na + d->cap, 0xff, (size_t)(cap - d->cap) * sizeof *na);
-        L->dense_slots += cap - d->cap;
-        d->at = na;
-        d->cap = (uint32_t)cap;
-    }
-    d->at[line] = i;
+    (void)kmap_dense_put(&d->at, &d->cap, &L->dense_slots, L->n_entries, line, i);
 }
 
 /* The entry of line in l from the dense table, or NULL. */
