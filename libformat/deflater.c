@@ -171,7 +171,7 @@ static bool start_thread(deflater *d)
 /* ISA-L's levels are 1 (fastest) to 3; zlib's 1..9 map onto them, the
  * default 6 onto 2: level 3 took 40% more CPU for a stream 8-15% smaller
  * (merging perltidy.out with a copy: 2.19 -> 1.57 s of CPU, 15.0 -> 16.4
- * MB; Devel::NYTP's profile of perltidy: 38.4 -> 45.3 MB). */
+ * MB; Devel::NYTP's profile of perltidy: 38,389 -> 43,847 KiB). */
 #ifdef NYTP_HAVE_ISAL
 static int start_isal(deflater *d, int level)
 {
