@@ -425,6 +425,23 @@ static nytp_linestat *line_entry(loader *L, uint32_t fid, unsigned kind, nytp_li
 
 /* Add one statement's time to a line, with Devel::NYTProf's count rule:
  * delta is 1, or 0 after a DISCOUNT (or negative after several). */
+/* A statement's seconds: ticks / ticks_per_sec, from the table when
+ * 0 <= ticks < SECS_OF (ticks can be negative: the division then). */
+static inline double stmt_secs(const loader *L, int32_t ticks)
+{
+    return (uint32_t)ticks < SECS_OF ? L->secs_of[ticks] : (double)ticks / L->ticks_per_sec;
+}
+
+/* One more statement on a line seen before. */
+static inline void linestat_add(nytp_linestat *s, double secs, int64_t delta)
+{
+    s->time += secs;
+    if (delta == 1)
+        s->count++;
+    else if (delta != 0)
+        s->count = (int64_t)secs + s->count; /* as the reference loader does */
+}
+
 static void add_stmt(loader *L, uint32_t fid, unsigned kind, nytp_lines *l, uint32_t line,
                      double secs, int64_t delta)
 {
@@ -437,11 +454,7 @@ static void add_stmt(loader *L, uint32_t fid, unsigned kind, nytp_lines *l, uint
         s->count = delta;
         return;
     }
-    s->time += secs;
-    if (delta == 1)
-        s->count++;
-    else if (delta != 0)
-        s->count = (int64_t)secs + s->count; /* as the reference loader does */
+    linestat_add(s, secs, delta);
 }
 
 /* Saved source lines share the loader's line index as kind 3 (after
@@ -471,8 +484,7 @@ static bool index_lines(loader *L)
 static void on_time(loader *L, const nytp_chunk *c)
 {
     nytp_profile *p = L->p;
-    uint64_t ticks = c->u.time.ticks;
-    double secs = ticks < SECS_OF ? L->secs_of[ticks] : (double)ticks / L->ticks_per_sec;
+    double secs = stmt_secs(L, c->u.time.ticks);
     /* map_fid's common case inline: a statement per chunk comes here */
     uint32_t in = c->u.time.fid;
     uint32_t fid = L->first_input && in < p->n_files && p->files[in].number == in ? in : map_fid(L, in);
@@ -896,19 +908,13 @@ int nytp_profile_load_reader(nytp_profile *p, nytp_reader *r, const char *name,
         if (c.tag == NYTP_TAG_TIME_LINE && L.first_input && c.u.time.fid < p->n_files &&
             p->files[c.u.time.fid].number == c.u.time.fid) {
             /* on_time's common case: a known file of the first input */
-            uint64_t ticks = c.u.time.ticks;
-            double secs = ticks < SECS_OF ? L.secs_of[ticks] : (double)ticks / L.ticks_per_sec;
+            double secs = stmt_secs(&L, c.u.time.ticks);
             int64_t delta = stmt_count_delta(L.discount);
             nytp_linestat *e = dense_hit(&L, c.u.time.fid, 0, &p->files[c.u.time.fid].line, c.u.time.line);
-            if (e) { /* add_stmt on a line seen before, inline */
-                e->time += secs;
-                if (delta == 1)
-                    e->count++;
-                else if (delta != 0)
-                    e->count = (int64_t)secs + e->count;
-            } else {
+            if (e) /* add_stmt on a line seen before, inline */
+                linestat_add(e, secs, delta);
+            else
                 add_stmt(&L, c.u.time.fid, 0, &p->files[c.u.time.fid].line, c.u.time.line, secs, delta);
-            }
             measured++;
             duration += secs;
             L.discount = 0;

@@ -288,6 +288,17 @@ PL
     ok eval { JSON::PP->new->decode($json) }, 'collapse: JSON still valid';
 }
 
+# Statement ticks below zero (the clock went back) and around the model's
+# table of small tick counts: the same seconds as the oracle's division
+# (negative ticks were read as 2^64 - N, 1.8e12 seconds).
+{
+    my $f = "$dir/negative-ticks.out";
+    system(repo() . '/build/gen-profile', 'negative-ticks', 3, $f) == 0 or die;
+    compare($f, 'negative and large statement ticks');
+    my (undef, $out) = run_cmd([$nytp, 'dump', '--data', $f]);
+    like $out, qr/^fid_line_time\t1\t1\t\[ 4\.7e-06 2 \]$/m, 'line 1: 50 - 3 ticks, two statements';
+}
+
 # A loader warning says where its chunk is (it said "offset 0, chunk 0"):
 # here the last NEW_FID, chunk 7, names a parent file id never declared.
 {

@@ -22,6 +22,9 @@
  *                   not UTF-8 (overlong, surrogate, beyond U+10FFFF,
  *                   cut short, a lone continuation) or U+FFFE, each
  *                   called N times from main::RUNTIME
+ *   negative-ticks N  on line 1 a statement of 50 ticks and one of -N (a
+ *                   clock that went back: Devel::NYTProf files have
+ *                   them), on line 2 one of 1024 and one of 5000
  *   discounts N     on lines 1 and 2: N DISCOUNTs, a statement (the
  *                   line's first), a statement, N DISCOUNTs, a statement;
  *                   then a statement on line 3
@@ -109,6 +112,12 @@ int main(int argc, char **argv)
             check(nytp_write_time_line(w, 10, 1, line));
         }
         check(nytp_write_time_line(w, 10, 1, 3));
+    } else if (strcmp(kind, "negative-ticks") == 0) {
+        file(1, 0, 0, "x.pl");
+        check(nytp_write_time_line(w, 50, 1, 1));
+        check(nytp_write_time_line(w, -(int32_t)n, 1, 1));
+        check(nytp_write_time_line(w, 1024, 1, 2));
+        check(nytp_write_time_line(w, 5000, 1, 2));
     } else if (strcmp(kind, "fid0") == 0) {
         file(0, 0, 0, "zero.pl");
         check(nytp_write_time_line(w, 10, 0, 1));
