@@ -172,10 +172,12 @@ unit-tsan: $(TSAN_BIN)
 	@$(MAKE) --no-print-directory unit-tsan-cmds
 
 # The threads of the commands themselves (the reader's inflate thread,
-# merge's deflate writer, html's worker) under ThreadSanitizer: a TSan
-# build of nytp runs merge, html, csv, cachegrind, calls and dump on a
-# compressed profile large enough for several blocks each way (a recursion
-# 50,000 deep made by gen-profile, merged with itself to compress it).
+# merge's deflate writer, html's worker and page writer) under
+# ThreadSanitizer: a TSan build of nytp runs merge, html, csv, cachegrind,
+# calls and dump on a compressed profile large enough for several blocks
+# each way (a recursion 50,000 deep made by gen-profile, merged with itself
+# to compress it), and html on a profile of 18 files (its pages are
+# written by two threads when there are several).
 TSAN_NYTP := $(BUILD)/tsan/nytp
 $(TSAN_NYTP): $(CMD_SRC) $(CMD_HDR) $(LIB_SRC) $(LIB_HDR) $(BUILD)/gen/perl_config.h
 	@mkdir -p $(dir $@)
@@ -191,6 +193,7 @@ unit-tsan-cmds: $(TSAN_NYTP) $(BUILD)/gen-profile
 		$(TSAN_NYTP) merge -o $$d/m.out $$d/plain.out $$d/plain.out 2>/dev/null; \
 		$(TSAN_NYTP) merge -o $$d/mm.out $$d/m.out $$d/plain.out 2>/dev/null; \
 		$(TSAN_NYTP) html -o $$d/html-$$i $$d/mm.out >/dev/null; \
+		$(TSAN_NYTP) html -o $$d/html2-$$i testdata/tricky-strings.out >/dev/null; \
 		$(TSAN_NYTP) csv -o $$d/csv-$$i $$d/mm.out >/dev/null 2>&1; \
 		$(TSAN_NYTP) cachegrind -o $$d/cg-$$i $$d/mm.out; \
 		$(TSAN_NYTP) calls $$d/mm.out >/dev/null; \

@@ -345,4 +345,23 @@ for my $id (4_194_304, 4_000_000_000) {
     }
 }
 
+# html hands sub returns to a worker thread in batches of 256 KiB; a name
+# longer than a batch travels alone.  The report is the same as without
+# the thread (NYTP_THREADS=0), and the long-named sub's two calls are in it.
+{
+    my $f = gen('long-name', 300_000);
+    my ($st, $out, $err) = run_cmd([$nytp, 'html', '-o', "$dir/long-name-threads", $f]);
+    is $st, 0, 'html, a sub name of 300,000 bytes: exit 0' or diag $err;
+    {
+        local $ENV{NYTP_THREADS} = 0;
+        ($st, $out, $err) = run_cmd([$nytp, 'html', '-o', "$dir/long-name-one", $f]);
+    }
+    is $st, 0, 'html, the same on one thread: exit 0' or diag $err;
+    my ($dst, $dout) = run_cmd(['diff', '-r', "$dir/long-name-threads", "$dir/long-name-one"]);
+    is $dst, 0, 'html, long name: the same report with and without the worker thread' or diag $dout;
+    my $title = '<title>main::' . ('x' x 300_000) . "\n60.000 ms (75.00%), 2 calls,";
+    ok index(slurp_file("$dir/long-name-threads/flame.svg") // '', $title) >= 0,
+        'html, long name: its 2 calls and their time are in the flame graph';
+}
+
 done_testing;

@@ -25,6 +25,8 @@
  *   negative-ticks N  on line 1 a statement of 50 ticks and one of -N (a
  *                   clock that went back: Devel::NYTProf files have
  *                   them), on line 2 one of 1024 and one of 5000
+ *   long-name N     main::short returned 20,000 times, and between them
+ *                   twice a sub whose name is "main::" and N bytes 'x'
  *   discounts N     on lines 1 and 2: N DISCOUNTs, a statement (the
  *                   line's first), a statement, N DISCOUNTs, a statement;
  *                   then a statement on line 3
@@ -154,6 +156,27 @@ int main(int argc, char **argv)
             for (unsigned long k = 0; k < n; k++)
                 check(nytp_write_sub_return(w, 1, 10 * (i + 1), 10 * (i + 1), name));
         }
+    } else if (strcmp(kind, "long-name") == 0) {
+        char *big = malloc(n + 7);
+        if (!big)
+            return 1;
+        memcpy(big, "main::", 6);
+        memset(big + 6, 'x', n);
+        big[n + 6] = 0;
+        nytp_str lname = nytp_cstr(big, false), sname = nytp_cstr("main::short", false);
+        nytp_str rt = nytp_cstr("main::RUNTIME", false);
+        file(1, 0, 0, "x.pl");
+        check(nytp_write_time_line(w, 10, 1, 1));
+        check(nytp_write_sub_info(w, 1, 2, 2, sname));
+        check(nytp_write_sub_info(w, 1, 3, 3, lname));
+        for (uint32_t k = 0; k < 20000; k++) {
+            check(nytp_write_sub_return(w, 1, 10, 10, sname));
+            if (k == 7000 || k == 13000)
+                check(nytp_write_sub_return(w, 1, 300000, 300000, lname));
+        }
+        check(nytp_write_sub_callers(w, 1, 1, 20000, 0.02, 0.02, 0, 0, sname, rt));
+        check(nytp_write_sub_callers(w, 1, 1, 2, 4e-6, 4e-6, 0, 0, lname, rt));
+        free(big);
     } else if (strcmp(kind, "block-lines") == 0) {
         file(1, 0, 0, "x.pl");
         check(nytp_write_time_block(w, 10, 1, 1, 1, 1));
