@@ -104,20 +104,32 @@ bool kmap_grow_array(void **v, uint32_t n, uint32_t *cap, size_t sz)
     return true;
 }
 
+/* The smallest doubling of *cap (from start) above idx, or 0 past 2^32. */
+static uint64_t doubled(uint32_t cap, uint32_t start, uint32_t idx)
+{
+    uint64_t nc = cap ? cap : start;
+    while (nc <= idx)
+        nc *= 2;
+    return nc > UINT32_MAX ? 0 : nc;
+}
+
+/* Grow the table *v of *cap entries to nc, the new ones KMAP_NONE. */
+static bool grow_none(uint32_t **v, uint32_t *cap, uint64_t nc)
+{
+    uint32_t *nv = nc ? realloc(*v, (size_t)nc * sizeof *nv) : NULL;
+    if (!nv)
+        return false;
+    for (uint64_t i = *cap; i < nc; i++)
+        nv[i] = KMAP_NONE;
+    *v = nv;
+    *cap = (uint32_t)nc;
+    return true;
+}
+
 bool kmap_index_set(uint32_t **v, uint32_t *n, uint32_t idx, uint32_t val)
 {
-    if (idx >= *n) {
-        uint64_t nn = *n ? *n : 16;
-        while (nn <= idx)
-            nn *= 2;
-        uint32_t *nv = realloc(*v, (size_t)nn * sizeof *nv);
-        if (!nv)
-            return false;
-        for (uint64_t i = *n; i < nn; i++)
-            nv[i] = KMAP_NONE;
-        *v = nv;
-        *n = (uint32_t)nn;
-    }
+    if (idx >= *n && !grow_none(v, n, doubled(*n, 16, idx)))
+        return false;
     (*v)[idx] = val;
     return true;
 }
@@ -126,19 +138,11 @@ bool kmap_dense_put(uint32_t **at, uint32_t *cap, uint64_t *slots, uint64_t n_en
                     uint32_t i)
 {
     if (line >= *cap) {
-        uint64_t nc = *cap ? *cap : 64;
-        while (nc <= line)
-            nc *= 2;
-        if (*slots + (nc - *cap) > KMAP_DENSE_FREE + KMAP_DENSE_PER * n_entries)
+        uint64_t nc = doubled(*cap, 64, line), was = *cap;
+        if (!nc || *slots + (nc - was) > KMAP_DENSE_FREE + KMAP_DENSE_PER * n_entries ||
+            !grow_none(at, cap, nc))
             return false;
-        uint32_t *na = realloc(*at, (size_t)nc * sizeof *na);
-        if (!na)
-            return false;
-        for (uint64_t k = *cap; k < nc; k++)
-            na[k] = KMAP_NONE;
-        *slots += nc - *cap;
-        *at = na;
-        *cap = (uint32_t)nc;
+        *slots += nc - was;
     }
     (*at)[line] = i;
     return true;
