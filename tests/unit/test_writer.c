@@ -7,6 +7,16 @@
 
 #include "helpers.h"
 
+/* A writer on a new memory out (*o). */
+static nytp_writer *mem_writer(nytp_out **o)
+{
+    nytp_error e = {0};
+    nytp_writer *w;
+    assert_int_equal(nytp_out_open_mem(o, &e), NYTP_OK);
+    assert_int_equal(nytp_writer_open(&w, *o, &e), NYTP_OK);
+    return w;
+}
+
 /* Decode a real uncompressed profile and write every chunk again: the
  * bytes must be the same as Devel::NYTProf wrote them. */
 static void roundtrip_bytes(const char *name)
@@ -22,8 +32,7 @@ static void roundtrip_bytes(const char *name)
 
     nytp_out *o;
     nytp_writer *w;
-    assert_int_equal(nytp_out_open_mem(&o, &e), NYTP_OK);
-    assert_int_equal(nytp_writer_open(&w, o, &e), NYTP_OK);
+    w = mem_writer(&o);
     for (size_t i = 0; i < n; i++)
         assert_int_equal(nytp_write_chunk(w, &v[i].c), NYTP_OK);
     size_t got_len;
@@ -172,11 +181,9 @@ static void bad_chunk_is_sticky_and_discards(void **state)
 static void level_zero_stays_plain(void **state)
 {
     (void)state;
-    nytp_error e = {0};
     nytp_out *o;
     nytp_writer *w;
-    assert_int_equal(nytp_out_open_mem(&o, &e), NYTP_OK);
-    assert_int_equal(nytp_writer_open(&w, o, &e), NYTP_OK);
+    w = mem_writer(&o);
     assert_int_equal(nytp_write_start_deflate(w, 0), NYTP_OK);
     assert_false(nytp_out_deflating(o));
     assert_int_equal(nytp_write_start_deflate(w, 12), NYTP_E_USAGE);
@@ -197,11 +204,9 @@ static void statement_chunks_match_the_encoder(void **state)
     char name[300];
     for (size_t i = 0; i < sizeof name; i++)
         name[i] = (char)('a' + i % 26);
-    nytp_error e = {0};
     nytp_out *o;
     nytp_writer *w;
-    assert_int_equal(nytp_out_open_mem(&o, &e), NYTP_OK);
-    assert_int_equal(nytp_writer_open(&w, o, &e), NYTP_OK);
+    w = mem_writer(&o);
     size_t cap = 256u * 1024 * 1024, len = 0;
     uint8_t *want = malloc(cap);
     assert_non_null(want);
@@ -256,8 +261,7 @@ static void close_mem_hands_over_the_file(void **state)
     nytp_error e = {0};
     nytp_out *o;
     nytp_writer *w;
-    assert_int_equal(nytp_out_open_mem(&o, &e), NYTP_OK);
-    assert_int_equal(nytp_writer_open(&w, o, &e), NYTP_OK);
+    w = mem_writer(&o);
     assert_int_equal(nytp_write_header(w, 5, 0), NYTP_OK);
     assert_int_equal(nytp_write_start_deflate(w, 6), NYTP_OK);
     assert_int_equal(nytp_write_pid_start(w, 7, 1, 1.5), NYTP_OK);
@@ -279,8 +283,7 @@ static void close_mem_hands_over_the_file(void **state)
     free_chunks(v, n);
     free(data);
 
-    assert_int_equal(nytp_out_open_mem(&o, &e), NYTP_OK);
-    assert_int_equal(nytp_writer_open(&w, o, &e), NYTP_OK);
+    w = mem_writer(&o);
     assert_int_equal(nytp_write_attribute(w, "a", "two\nlines"), NYTP_E_USAGE);
     assert_int_equal(nytp_writer_close_mem(w, &data, &len, &e), NYTP_E_USAGE);
     assert_null(data);
