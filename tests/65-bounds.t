@@ -326,17 +326,20 @@ for my $id (4_194_304, 4_000_000_000) {
     my $prof = "$dir/gone.out";
     my ($st, $out, $err) = run_cmd([$nytp, 'run', '-o', $prof, '--nytprof', 'savesrc=0', $src]);
     is $st, 0, 'a profile with savesrc=0' or diag $err;
-    for my $kind ('fifo', 'device') {
+    # and a regular file too large to be source (sparse: no disk used)
+    for my $kind ('fifo', 'device', 'huge') {
         unlink $src;
         if ($kind eq 'fifo') {
             system('mkfifo', $src) == 0 or die "mkfifo: $!";
-        } else {
+        } elsif ($kind eq 'device') {
             symlink('/dev/zero', $src) or die "symlink: $!";
+        } else {
+            system('truncate', '-s', '300M', $src) == 0 or die "truncate: $!";
         }
         ($st, $out, $err) = run_cmd(['timeout', '60', $nytp, 'csv', '-o', "$dir/gone-csv-$kind", $prof]);
         is $st, 0, "csv, its source now a $kind: it finishes, exit 0" or diag $err;
-        like $err, qr/Unable to open '\Q$src\E' for reading: not a regular file/,
-            "csv, source a $kind: said, once";
+        my $why = $kind eq 'huge' ? qr/larger than a source file can be \(256 MiB\)/ : qr/not a regular file/;
+        like $err, qr/Unable to open '\Q$src\E' for reading: $why/, "csv, source a $kind: said, once";
         ($st, $out, $err) = run_cmd(['timeout', '60', $nytp, 'html', '-o', "$dir/gone-html-$kind", $prof]);
         is $st, 0, "html, its source now a $kind: it finishes, exit 0" or diag $err;
         my ($page) = glob("$dir/gone-html-$kind/f1-*.html");
