@@ -90,8 +90,11 @@ size_t cli_escape(char *dst, size_t size, const char *src)
 
 /* Every message goes through cli_escape: file and sub names come from
  * profiles, and a name holding ESC [ or ESC ] would drive the terminal. */
+static void park_if_dying(void);
+
 static void vmsg(const char *prefix, const char *fmt, va_list ap)
 {
+    park_if_dying(); /* an error the signal handler's cleanup caused */
     char line[1024], safe[4 * sizeof line];
     vsnprintf(line, sizeof line, fmt, ap);
     cli_escape(safe, sizeof safe, line);
@@ -289,31 +292,42 @@ static const int fatal_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
 
 /* Empty a directory of files and remove it, with async-signal-safe calls
  * only (getdents64 instead of readdir, which may allocate). */
-static void remove_flat_dir(const char *path)
+static void empty_flat_dir(const char *path)
 {
     int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd >= 0) {
-        char buf[4096] __attribute__((aligned(8)));
-        for (long pass = 0; pass < (1L << 24); pass++) {
-            long n = syscall(SYS_getdents64, fd, buf, sizeof buf);
-            if (n <= 0)
-                break;
-            bool removed = false;
-            for (long at = 0; at < n;) {
-                /* struct linux_dirent64: ino, off, reclen, type, name */
-                unsigned short reclen;
-                memcpy(&reclen, buf + at + 16, sizeof reclen);
-                const char *name = buf + at + 19;
-                if (strcmp(name, ".") && strcmp(name, ".."))
-                    removed |= unlinkat(fd, name, 0) == 0;
-                at += reclen;
-            }
-            if (removed)
-                lseek(fd, 0, SEEK_SET); /* entries may move as others go */
+    if (fd < 0)
+        return;
+    char buf[4096] __attribute__((aligned(8)));
+    for (long pass = 0; pass < (1L << 24); pass++) {
+        long n = syscall(SYS_getdents64, fd, buf, sizeof buf);
+        if (n <= 0)
+            break;
+        bool removed = false;
+        for (long at = 0; at < n;) {
+            /* struct linux_dirent64: ino, off, reclen, type, name */
+            unsigned short reclen;
+            memcpy(&reclen, buf + at + 16, sizeof reclen);
+            const char *name = buf + at + 19;
+            if (strcmp(name, ".") && strcmp(name, ".."))
+                removed |= unlinkat(fd, name, 0) == 0;
+            at += reclen;
         }
-        close(fd);
+        if (removed)
+            lseek(fd, 0, SEEK_SET); /* entries may move as others go */
     }
-    rmdir(path);
+    close(fd);
+}
+
+/* Another thread may still be creating a page in it (one each at most:
+ * see park_if_dying), so empty it again until rmdir finds it empty; once
+ * it is gone, nothing more can be created in it. */
+static void remove_flat_dir(const char *path)
+{
+    for (int round = 0; round < 1000; round++) {
+        empty_flat_dir(path);
+        if (rmdir(path) == 0 || errno != ENOTEMPTY)
+            return;
+    }
 }
 
 static void remove_temps(void)
@@ -325,6 +339,16 @@ static void remove_temps(void)
         else if (st == TEMP_DIR)
             remove_flat_dir(temps[i].path);
     }
+}
+
+/* Once a fatal signal is being handled, other threads must neither create
+ * files in what the handler removes nor report the errors its removal
+ * causes: they wait here for the end of the process. */
+static void park_if_dying(void)
+{
+    if (atomic_load(&dying))
+        for (;;)
+            pause();
 }
 
 static _Noreturn void die_of(int sig)
@@ -440,6 +464,7 @@ nytp_out *cli_output_open(const char *path)
     /* Not held while opening: opening a FIFO waits for its reader, and
      * Ctrl-C must work then.  A signal in the instant between creating a
      * temporary and registering it is the one case left uncovered. */
+    park_if_dying();
     if (nytp_out_open_file(&out, path, NYTP_OUT_ATOMIC, &e) < 0) {
         cli_error("%s: %s", path, e.msg);
         return NULL;
@@ -1054,6 +1079,7 @@ nytp_out *cli_outdir_file(cli_outdir *d, const char *name)
         return NULL;
     }
     snprintf(full, n, "%s/%s", d->tmp, name);
+    park_if_dying();
     nytp_out *out;
     nytp_error e = {0};
     int st = nytp_out_open_file(&out, full, 0, &e);
