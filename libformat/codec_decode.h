@@ -43,6 +43,26 @@ static inline size_t decode_u32_inline(const uint8_t *p, const uint8_t *end, uin
     return n;
 }
 
+/* A whole TIME_LINE chunk at p (p[0] is its tag): its length, or 0 when it
+ * does not end before end (the general decoder then says what is
+ * missing).  The statement loop of the model decodes with this alone. */
+static inline size_t nytp_decode_time_line_inline(const uint8_t *p, const uint8_t *end,
+                                                  int32_t *ticks, uint32_t *fid, uint32_t *line)
+{
+    const uint8_t *q = p + 1;
+    uint32_t t;
+    size_t n;
+    if (!(n = decode_u32_inline(q, end, &t)))
+        return 0;
+    q += n;
+    if (!(n = decode_u32_inline(q, end, fid)))
+        return 0;
+    q += n;
+    if (!(n = decode_u32_inline(q, end, line)))
+        return 0;
+    *ticks = (int32_t)t;
+    return (size_t)(q + n - p);
+}
 
 /* A dec_cursor over p..end.  need > 0 means the chunk runs past end and at
  * least that many bytes (from the chunk start) are required; why != NULL

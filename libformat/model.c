@@ -5,7 +5,9 @@
 #include <string.h>
 
 #include "nytp/model.h"
+#include "codec_decode.h"
 #include "kmap.h"
+#include "reader_impl.h"
 #include "stmtcount.h"
 #include "strtab.h"
 
@@ -877,6 +879,54 @@ static int apply(loader *L, const nytp_chunk *c)
     return L->oom ? NYTP_E_NOMEM : NYTP_OK;
 }
 
+/* The common case of the load, straight from the reader's window: the
+ * TIME_LINE and DISCOUNT chunks ahead, up to the first that is of another
+ * kind, cut off by the window's end, in a file not yet known, or on a line
+ * not in the dense tables.  Those go the general way, through
+ * nytp_reader_next, which decodes them again and says what is wrong. */
+static void statement_run(loader *L, nytp_reader *r, double *duration, uint64_t *measured)
+{
+    const uint8_t *q, *end;
+    if (!nytp_reader_window(r, &q, &end))
+        return;
+    nytp_profile *p = L->p;
+    const uint8_t *last = NULL;
+    uint64_t n = 0;
+    double dur = *duration;
+    uint64_t meas = *measured;
+    while (q < end) {
+        if (*q == NYTP_TAG_DISCOUNT) {
+            L->discount++;
+            p->total_stmts_discounted++;
+            last = q++;
+            n++;
+            continue;
+        }
+        if (*q != NYTP_TAG_TIME_LINE)
+            break;
+        int32_t ticks;
+        uint32_t fid, line;
+        size_t used = nytp_decode_time_line_inline(q, end, &ticks, &fid, &line);
+        if (!used || fid >= p->n_files || p->files[fid].number != fid)
+            break;
+        nytp_linestat *e = dense_hit(L, fid, 0, &p->files[fid].line, line);
+        if (!e)
+            break;
+        double secs = stmt_secs(L, ticks);
+        linestat_add(e, secs, stmt_count_delta(L->discount));
+        L->discount = 0;
+        meas++;
+        dur += secs;
+        last = q;
+        q += used;
+        n++;
+    }
+    *duration = dur;
+    *measured = meas;
+    if (n)
+        nytp_reader_took(r, q, last, n);
+}
+
 int nytp_profile_load_reader(nytp_profile *p, nytp_reader *r, const char *name,
                              const nytp_load_opts *opts, nytp_error *err)
 {
@@ -903,7 +953,14 @@ int nytp_profile_load_reader(nytp_profile *p, nytp_reader *r, const char *name,
      * in p whenever anything else is applied. */
     double duration = p->total_stmts_duration;
     uint64_t measured = p->total_stmts_measured;
-    while ((st = nytp_reader_next(r, &c, err)) == NYTP_OK) {
+    /* Statements and discounts of the first input that nobody else sees
+     * are decoded in place, a run at a time (statement_run). */
+    bool runs = L.first_input && (!on_chunk || skip);
+    for (;;) {
+        if (runs)
+            statement_run(&L, r, &duration, &measured);
+        if ((st = nytp_reader_next(r, &c, err)) != NYTP_OK)
+            break;
         int ast;
         if (c.tag == NYTP_TAG_TIME_LINE && L.first_input && c.u.time.fid < p->n_files &&
             p->files[c.u.time.fid].number == c.u.time.fid) {

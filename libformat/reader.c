@@ -8,6 +8,7 @@
 #include "codec_decode.h"
 #include "in_impl.h"
 #include "nytp/reader.h"
+#include "reader_impl.h"
 
 struct nytp_reader {
     nytp_in *in;
@@ -444,6 +445,25 @@ int nytp_reader_next(nytp_reader *r, nytp_chunk *c, nytp_error *err)
     int st = next_slow(r, c, err);
     r->fast = r->header_done && !r->inflate_next && !r->sticky.status && !r->pending.status;
     return st;
+}
+
+bool nytp_reader_window(nytp_reader *r, const uint8_t **start, const uint8_t **end)
+{
+    if (!r->fast)
+        return false;
+    nytp_in *in = r->in;
+    *start = in->data + in->pos;
+    *end = in->data + in->lim;
+    return in->pos < in->lim;
+}
+
+void nytp_reader_took(nytp_reader *r, const uint8_t *to, const uint8_t *last, uint64_t chunks)
+{
+    nytp_in *in = r->in;
+    r->chunk_no += chunks;
+    r->chunk_off = in->base + (uint64_t)(last - in->data);
+    r->chunk_inflated = in->inflating;
+    in->pos = (size_t)(to - in->data);
 }
 
 int nytp_reader_foreach(nytp_reader *r, nytp_chunk_fn fn, void *ctx, nytp_error *err)

@@ -8,6 +8,7 @@
 #include "helpers.h"
 #include "nytp/model.h"
 #include "nytp/reader.h"
+#include "nytp/writer.h"
 #include "../../libformat/stmtcount.h"
 
 static nytp_profile *load(const char *const *names, size_t n, int *last_status, nytp_error *e)
@@ -412,6 +413,165 @@ static void discount_count_is_wide(void **state)
     assert_true(stmt_count_delta(UINT64_MAX) == INT64_MIN);
 }
 
+/* ---- the statement runs of the load (model.c statement_run) ------------ */
+
+/* A profile whose statements take every turn the in-place statement loop
+ * must hand back to the general one: DISCOUNT runs, negative and large
+ * ticks, lines beyond the dense tables, a file used before its NEW_FID
+ * and one never declared, blocks, sub returns between them, and (when
+ * level > 0) chunks across the 1 MiB blocks the inflater hands over. */
+static uint8_t *statement_profile(int level, size_t *len)
+{
+    nytp_error e = {0};
+    nytp_out *o;
+    nytp_writer *w;
+    assert_int_equal(nytp_out_open_mem(&o, &e), NYTP_OK);
+    assert_int_equal(nytp_writer_open(&w, o, &e), NYTP_OK);
+    nytp_write_header(w, 5, 0);
+    nytp_write_attribute(w, "ticks_per_sec", "10000000");
+    nytp_write_start_deflate(w, level);
+    nytp_write_pid_start(w, 7, 1, 1.5);
+    nytp_write_new_fid(w, 1, 0, 0, 0, 0, 0, nytp_cstr("/a.pl", false));
+    nytp_write_new_fid(w, 2, 0, 0, 0, 0, 0, nytp_cstr("/b.pm", false));
+    uint64_t x = 88172645463325252ull; /* xorshift: the same file every run */
+    for (uint32_t i = 0; i < 700000; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        unsigned pick = (unsigned)(x % 1000);
+        uint32_t fid = 1 + (uint32_t)(x >> 20) % 2;
+        uint32_t line = 1 + (uint32_t)(x >> 24) % 3000;
+        int32_t ticks = (int32_t)((x >> 40) % 5000);
+        if (pick < 60)
+            nytp_write_discount(w);
+        if (pick < 8)
+            nytp_write_discount(w); /* several in a row: a negative count */
+        if (pick == 100)
+            ticks = -(int32_t)(x % 300); /* a clock that went back */
+        else if (pick == 101)
+            ticks = 2000000000; /* beyond any table of small ticks */
+        else if (pick == 102)
+            line = 4000000000u; /* beyond any dense table */
+        else if (pick == 103)
+            line = 100000 + (uint32_t)(x >> 33) % 50000; /* far apart */
+        else if (pick == 104)
+            fid = 3; /* declared half way through */
+        else if (pick == 105)
+            fid = 99; /* never declared */
+        if (pick == 106)
+            nytp_write_time_block(w, ticks, fid, line, line > 5 ? line - 5 : 1, 1);
+        else
+            nytp_write_time_line(w, ticks, fid, line);
+        if (pick >= 900 && pick < 910)
+            nytp_write_sub_return(w, 1, 0.5, 0.25, nytp_cstr("main::f", false));
+        if (i == 350000)
+            nytp_write_new_fid(w, 3, 0, 0, 0, 0, 0, nytp_cstr("/c.pm", false));
+    }
+    nytp_write_discount(w); /* one with no statement after it */
+    nytp_write_pid_end(w, 7, 9.5);
+    uint8_t *data;
+    assert_int_equal(nytp_writer_close_mem(w, &data, len, &e), NYTP_OK);
+    return data;
+}
+
+static int no_chunk(void *ctx, const nytp_chunk *c)
+{
+    (void)ctx;
+    (void)c;
+    return NYTP_OK;
+}
+
+static void count_warning(void *ctx, const nytp_error *w)
+{
+    (void)w;
+    (*(unsigned *)ctx)++;
+}
+
+typedef struct loaded {
+    nytp_profile *p;
+    int st;
+    nytp_error e;
+    unsigned warnings;
+} loaded;
+
+/* Load data[0..len); general: with an on_chunk hook that sees statements,
+ * which keeps the load on nytp_reader_next for every chunk. */
+static void load_mem(loaded *l, const uint8_t *data, size_t len, bool general)
+{
+    memset(l, 0, sizeof *l);
+    assert_int_equal(nytp_profile_new(&l->p, &l->e), NYTP_OK);
+    nytp_reader *r;
+    assert_int_equal(nytp_reader_open_mem(&r, data, len, &l->e), NYTP_OK);
+    nytp_load_opts o = {count_warning, &l->warnings, general ? no_chunk : NULL, NULL, false};
+    l->st = nytp_profile_load_reader(l->p, r, "mem", &o, &l->e);
+}
+
+static void lines_equal(const nytp_lines *a, const nytp_lines *b)
+{
+    assert_int_equal(a->n, b->n);
+    for (uint32_t i = 0; i < a->n; i++) {
+        assert_int_equal(a->v[i].line, b->v[i].line);
+        assert_int_equal(a->v[i].count, b->v[i].count);
+        /* the same additions in the same order: the same bits */
+        assert_memory_equal(&a->v[i].time, &b->v[i].time, sizeof(double));
+    }
+}
+
+static void same_load(const loaded *a, const loaded *b)
+{
+    assert_int_equal(a->st, b->st);
+    assert_string_equal(a->e.msg, b->e.msg);
+    assert_int_equal(a->e.offset, b->e.offset);
+    assert_int_equal(a->e.chunk, b->e.chunk);
+    assert_int_equal(a->warnings, b->warnings);
+    assert_int_equal(a->p->n_files, b->p->n_files);
+    for (uint32_t f = 0; f < a->p->n_files; f++) {
+        lines_equal(&a->p->files[f].line, &b->p->files[f].line);
+        lines_equal(&a->p->files[f].block, &b->p->files[f].block);
+        lines_equal(&a->p->files[f].sub, &b->p->files[f].sub);
+    }
+    assert_memory_equal(&a->p->total_stmts_duration, &b->p->total_stmts_duration, sizeof(double));
+    assert_int_equal(a->p->total_stmts_measured, b->p->total_stmts_measured);
+    assert_int_equal(a->p->total_stmts_discounted, b->p->total_stmts_discounted);
+    assert_int_equal(a->p->complete, b->p->complete);
+}
+
+static void statement_runs_match_the_general_path(void **state)
+{
+    (void)state;
+    for (int level = 0; level <= 1; level++) {
+        size_t len;
+        uint8_t *data = statement_profile(level, &len);
+        loaded fast, slow;
+        load_mem(&fast, data, len, false);
+        load_mem(&slow, data, len, true);
+        assert_int_equal(fast.st, NYTP_OK);
+        assert_true(fast.p->total_stmts_measured > 600000);
+        assert_true(fast.p->files[1].line.n > 2000);
+        assert_int_equal(fast.p->n_files, 100); /* fid 99, never declared */
+        same_load(&fast, &slow);
+        nytp_profile_free(fast.p);
+        nytp_profile_free(slow.p);
+
+        /* cut anywhere, in the middle of a statement or not: the same
+         * error at the same chunk and offset, the same model up to it */
+        uint64_t x = 2463534242u;
+        for (int cut = 0; cut < 12; cut++) {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            size_t at = len / 2 + (size_t)(x % (len / 2));
+            load_mem(&fast, data, at, false);
+            load_mem(&slow, data, at, true);
+            assert_true(fast.st < 0);
+            same_load(&fast, &slow);
+            nytp_profile_free(fast.p);
+            nytp_profile_free(slow.p);
+        }
+        free(data);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -424,6 +584,7 @@ int main(void)
         cmocka_unit_test(huge_fid_in_second_input),
         cmocka_unit_test(callees_mirror_callers),
         cmocka_unit_test(on_chunk_hook),
+        cmocka_unit_test(statement_runs_match_the_general_path),
     };
     return cmocka_run_group_tests_name("model", tests, NULL, NULL);
 }
