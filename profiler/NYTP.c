@@ -52,6 +52,20 @@ void note(const char *fmt, ...)
     fflush(f);
 }
 
+void grow_or_croak(pTHX_ void **v, size_t *cap, size_t need, size_t first, size_t elem)
+{
+    if (need <= *cap)
+        return;
+    size_t ncap = *cap ? *cap : first;
+    while (ncap < need)
+        ncap *= 2;
+    void *nv = ncap > SIZE_MAX / elem ? NULL : realloc(*v, ncap * elem);
+    if (!nv)
+        croak("Devel::NYTP: out of memory");
+    *v = nv;
+    *cap = ncap;
+}
+
 /* ---- control ------------------------------------------------------------------ */
 
 static int enable_profile(pTHX_ const char *file)

@@ -320,14 +320,7 @@ static arc_stats *arc_for(pTHX_ sub_node *called, sub_node *caller, unsigned fid
                 return a;
         }
     }
-    if (S.narcs == S.arcs_cap) {
-        size_t ncap = S.arcs_cap ? S.arcs_cap * 2 : 1024;
-        arc_stats *na = realloc(S.arcs, ncap * sizeof *na);
-        if (!na)
-            croak("Devel::NYTP: out of memory");
-        S.arcs = na;
-        S.arcs_cap = ncap;
-    }
+    grow_or_croak(aTHX_ (void **)&S.arcs, &S.arcs_cap, S.narcs + 1, 1024, sizeof *S.arcs);
     if ((S.narcs + 1) * 2 > S.arc_index_cap) {
         size_t ncap = S.arc_index_cap ? S.arc_index_cap * 2 : 2048;
         uint32_t *t = calloc(ncap, sizeof *t);

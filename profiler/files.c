@@ -98,14 +98,7 @@ unsigned file_id(pTHX_ const char *name, STRLEN len, unsigned create_via)
         return S.fids[SvUV(*svp)].id;
     if (!create_via)
         return 0;
-    if (S.nentries + 2 > S.fid_cap) {
-        unsigned ncap = S.fid_cap ? S.fid_cap * 2 : 64;
-        fid_info *n = realloc(S.fids, ncap * sizeof *n);
-        if (!n)
-            croak("Devel::NYTP: out of memory");
-        S.fids = n;
-        S.fid_cap = ncap;
-    }
+    grow_or_croak(aTHX_ (void **)&S.fids, &S.fid_cap, (size_t)S.nentries + 2, 64, sizeof *S.fids);
     unsigned ix = ++S.nentries;
     unsigned id = ++S.nfids;
     fid_info *f = &S.fids[ix];

@@ -165,7 +165,8 @@ struct profiler {
 
     HV *fid_hv;                  /* name -> index into fids */
     fid_info *fids;              /* 1-based, in creation order; aliases too */
-    unsigned nentries, fid_cap;
+    unsigned nentries;
+    size_t fid_cap;
     unsigned nfids;              /* ids given out */
 
     SSize_t frame_ix;            /* save-stack index of the current frame */
@@ -269,6 +270,10 @@ static inline int64_t now_ticks(pTHX)
 /* A message of the profiler (to log=FILE if given), written at once and
  * without perl's help, so that it works in any state of the interpreter. */
 void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Make room for need elements of elem bytes in *v, which has room for
+ * *cap: doubled from first while too small.  Croaks when out of memory. */
+void grow_or_croak(pTHX_ void **v, size_t *cap, size_t need, size_t first, size_t elem);
 
 #define TRACE(level, ...) \
     do { \
