@@ -378,6 +378,14 @@ sub svg_of_frames { return svg_frames(@_) }
     my ($f) = grep { $_->{name} eq 'main::<script>alert(1)</script>' } @frames;
     is $f->{link}, 'subs.html#main%3A%3A%3Cscript%3Ealert%281%29%3C%2Fscript%3E?q=%',
         '--link-template: percent-encoded name, %% is %';
+    # issue 21: the URL buffer held four %s; eight of a long name that
+    # grows threefold when encoded overflowed the heap
+    my $pn = "$dir/punct-name.out";
+    system(repo() . '/build/gen-profile', 'punct-name', 4000, $pn) == 0 or die 'gen-profile failed';
+    my ($pst, $psvg, $perr) = run_cmd([$nytp, 'flame', '--svg', '--minwidth=0', '--link-template=' . ('%s/' x 8), $pn]);
+    is $pst, 0, '--link-template with eight %s and a 4,000-byte punctuation name: exit 0' or diag $perr;
+    my ($pf) = grep { $_->{name} eq 'main::' . ('!' x 4000) } svg_frames($psvg);
+    is $pf && $pf->{link}, ('main%3A%3A' . ('%21' x 4000) . '/') x 8, '... each %s is the whole encoded name';
     my ($fst, $fsvg) = run_cmd([$nytp, 'flame', '--svg', '--minwidth=0', '--filter=fib', "$td/demo.out"]);
     is $fst, 0, '--filter: exit 0';
     my @ff = svg_frames($fsvg);

@@ -27,6 +27,7 @@
  *                   them), on line 2 one of 1024 and one of 5000
  *   long-name N     main::short returned 20,000 times, and between them
  *                   twice a sub whose name is "main::" and N bytes 'x'
+ *   punct-name N    the same with N bytes '!' (3 bytes each in a URL)
  *   discounts N     on lines 1 and 2: N DISCOUNTs, a statement (the
  *                   line's first), a statement, N DISCOUNTs, a statement;
  *                   then a statement on line 3
@@ -156,12 +157,12 @@ int main(int argc, char **argv)
             for (unsigned long k = 0; k < n; k++)
                 check(nytp_write_sub_return(w, 1, 10 * (i + 1), 10 * (i + 1), name));
         }
-    } else if (strcmp(kind, "long-name") == 0) {
+    } else if (strcmp(kind, "long-name") == 0 || strcmp(kind, "punct-name") == 0) {
         char *big = malloc(n + 7);
         if (!big)
             return 1;
         memcpy(big, "main::", 6);
-        memset(big + 6, 'x', n);
+        memset(big + 6, kind[0] == 'p' ? '!' : 'x', n);
         big[n + 6] = 0;
         nytp_str lname = nytp_cstr(big, false), sname = nytp_cstr("main::short", false);
         nytp_str rt = nytp_cstr("main::RUNTIME", false);
