@@ -760,6 +760,7 @@ int cmd_cachegrind(int argc, char **argv)
     };
     cg_opts o = {"nytprof.callgrind", false};
     int first = cli_parse(argc, argv, "f:o:", longopts, usage, on_opt, &o);
+    cli_output_not_input(o.out, argc - first, argv + first, "nytprof.out");
     if (!*o.out)
         cli_usage_error("--out needs a file name");
 

@@ -266,6 +266,7 @@ int cmd_calls(int argc, char **argv)
     };
     struct calls_opts o = {0};
     int first = cli_parse(argc, argv, "f:o:", longopts, usage, on_opt, &o);
+    cli_output_not_input(o.output, argc - first, argv + first, "nytprof.out");
     int rc;
     nytp_calltree *t = calls_load(argc - first, argv + first, o.strict, &rc);
     if (!t)

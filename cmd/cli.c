@@ -74,9 +74,11 @@ size_t cli_escape(char *dst, size_t size, const char *src)
             i += ok;
             continue;
         }
-        /* \ooo, or \n \t \r ... (at most 4 bytes and the NUL) */
+        /* \ooo, or \n \t \r ... (at most 4 bytes and the NUL).  strnvis
+         * leaves LF and TAB as they are unless told: a newline in a name
+         * would start a line of the name's own choosing. */
         char enc[8];
-        strnvisx(enc, sizeof enc, src + i, 1, VIS_OCTAL | VIS_CSTYLE);
+        strnvisx(enc, sizeof enc, src + i, 1, VIS_OCTAL | VIS_CSTYLE | VIS_NL | VIS_TAB);
         size_t el = strlen(enc);
         if (k + el >= size)
             break;
@@ -591,6 +593,41 @@ int cli_unique_inputs(int nfiles, char **files)
     free(seen);
     free(known);
     return k;
+}
+
+void cli_output_not_input(const char *output, int nfiles, char *const *files,
+                          const char *default_input)
+{
+    struct stat ob;
+    bool to_stdout = !output || strcmp(output, "-") == 0;
+    if ((to_stdout ? fstat(1, &ob) : stat(output, &ob)) < 0 || !S_ISREG(ob.st_mode))
+        return; /* a new file, a device, a FIFO: nothing to destroy */
+    char *const def[] = {(char *)default_input};
+    if (nfiles == 0 && default_input) {
+        files = def;
+        nfiles = 1;
+    }
+    for (int i = 0; i < nfiles; i++) {
+        struct stat ib;
+        bool is_stdin = strcmp(files[i], "-") == 0;
+        if ((is_stdin ? fstat(0, &ib) : stat(files[i], &ib)) < 0)
+            continue;
+        if (ib.st_dev != ob.st_dev || ib.st_ino != ob.st_ino)
+            continue;
+        const char *in = is_stdin ? "standard input" : display_name(files[i]);
+        if (to_stdout)
+            cli_error("standard output is the same file as %s%s: it would be overwritten; refusing",
+                      is_stdin ? "" : "the input ", in);
+        else if (files == def)
+            cli_error("-o %s is the input read when no file is named: it would be overwritten; "
+                      "refusing", display_name(output));
+        else if (strcmp(output, files[i]) == 0)
+            cli_error("-o %s is also an input: it would be overwritten; refusing", display_name(output));
+        else
+            cli_error("-o %s is the same file as the input %s: it would be overwritten; refusing",
+                      display_name(output), in);
+        exit(EXIT_USAGE);
+    }
 }
 
 nytp_profile *cli_load_profile(int nfiles, char **files, bool strict, int *rc)

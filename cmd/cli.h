@@ -26,9 +26,10 @@ typedef struct nytp_command {
 /* Name of the running command, for messages ("dump"). */
 extern const char *cli_command;
 
-/* src with every byte a terminal could act on (C0 and C1 controls, DEL,
- * bytes that are not UTF-8) written as strnvis does with VIS_OCTAL |
- * VIS_CSTYLE (\033, \n); UTF-8 text is left as it is.  Cut to fit size
+/* src with every byte a terminal could act on (C0 controls, LF and TAB
+ * included, C1 controls, DEL, bytes that are not UTF-8) written as strnvis
+ * does with VIS_OCTAL | VIS_CSTYLE | VIS_NL | VIS_TAB (\033, \n, \t), so
+ * that a message is always one line; UTF-8 text is left as it is.  Cut to fit size
  * (at most 4 bytes out per byte in).  Returns the length written. */
 size_t cli_escape(char *dst, size_t size, const char *src);
 
@@ -103,6 +104,15 @@ void cli_close_stdout(void);
  * cannot be stat'ed are kept (opening them reports why).  Compacts files
  * in place; returns how many are left. */
 int cli_unique_inputs(int nfiles, char **files);
+/* Refuse (one line, exit 2) an output that is the same regular file as
+ * one of the inputs (the same st_dev and st_ino, so through symbolic
+ * links, hard links and /proc/self/fd too): writing it would destroy the
+ * input before or while it is read.  output NULL or "-" is standard
+ * output; input "-" is standard input; with no inputs, default_input
+ * (NULL: none) is the one the command reads.  Call it before anything is
+ * read or written. */
+void cli_output_not_input(const char *output, int nfiles, char *const *files,
+                          const char *default_input);
 
 /* A source file a profile names, opened to be read: only a regular file
  * of at most max_size bytes.  A FIFO, device, socket or directory (which

@@ -1397,6 +1397,7 @@ int cmd_diff(int argc, char **argv)
         stdin_uses += strcmp(ops[i], "-") == 0;
     if (stdin_uses > 1)
         cli_usage_error("standard input ('-') can be read only once");
+    cli_output_not_input(o.output, nops, ops, NULL);
 
     int rc = EXIT_OK;
     for (int k = 0; k < 2 && rc == EXIT_OK; k++)

@@ -594,6 +594,7 @@ int cmd_dprof_convert(int argc, char **argv)
         cli_usage_error("takes one tmon.out file, not %d", argc - first);
     const char *file = first < argc ? argv[first] : "tmon.out";
     const char *output = o.output ? o.output : "nytprof.out";
+    cli_output_not_input(output, argc - first, argv + first, "tmon.out");
     const char *shown = strcmp(file, "-") == 0 ? "(standard input)" : file;
 
     nytp_error e = {0};

@@ -412,6 +412,7 @@ int cmd_dump(int argc, char **argv)
     };
     struct dump_opts o = {0};
     int first = cli_parse(argc, argv, "f:o:", longopts, usage, on_opt, &o);
+    cli_output_not_input(o.output, argc - first, argv + first, "nytprof.out");
     if (o.data) {
         if (o.filter || o.limited)
             cli_usage_error("--tags and --limit select chunks; they do not go with --data");

@@ -125,6 +125,7 @@ int cmd_flame(int argc, char **argv)
     struct flame_opts o = {0};
     flame_svg_opts_init(&o.so);
     int first = cli_parse(argc, argv, "f:o:", longopts, usage, on_opt, &o);
+    cli_output_not_input(o.output, argc - first, argv + first, "nytprof.out");
     if (cli_names_svg(o.output))
         o.svg = true;
     if (o.svg_only && !o.svg)

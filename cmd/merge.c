@@ -74,6 +74,7 @@ int cmd_merge(int argc, char **argv)
     };
     struct merge_opts o = {"nytprof-merged.out", false, NYTP_DEFAULT_COMPRESSION};
     int first = cli_parse(argc, argv, "f:o:", longopts, usage, on_opt, &o);
+    cli_output_not_input(o.output, argc - first, argv + first, "nytprof.out");
     if (first >= argc)
         cli_usage_error("needs at least one profile to merge");
     argc = first + cli_unique_inputs(argc - first, argv + first);

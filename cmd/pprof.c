@@ -521,6 +521,7 @@ int cmd_pprof(int argc, char **argv)
     };
     struct pprof_opts o = {false, "nytprof.pb.gz"};
     int first = cli_parse(argc, argv, "f:o:", longopts, usage, on_opt, &o);
+    cli_output_not_input(o.output, argc - first, argv + first, "nytprof.out");
     export_profile x;
     int rc = export_load(&x, argc - first, argv + first, o.strict, NULL, NULL);
     if (rc != EXIT_OK)

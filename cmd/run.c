@@ -368,6 +368,9 @@ int cmd_run(int argc, char **argv)
         cli_error("out of memory");
         return EXIT_BAD_INPUT;
     }
+    /* the profile is written over the script it names after perl read it */
+    if (!sp.has_code && script < argc)
+        cli_output_not_input(profile, 1, argv + script, NULL);
 
     char dir[PATH_MAX + 64];
     find_profiler(dir, sizeof dir);

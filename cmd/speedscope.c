@@ -479,6 +479,7 @@ int cmd_speedscope(int argc, char **argv)
     };
     struct ss_opts o = {false, "nytprof.speedscope.json"};
     int first = cli_parse(argc, argv, "f:o:", longopts, usage, on_opt, &o);
+    cli_output_not_input(o.output, argc - first, argv + first, "nytprof.out");
     nytp_out *out = cli_output_open(o.output);
     if (!out)
         return EXIT_BAD_INPUT;

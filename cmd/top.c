@@ -977,6 +977,7 @@ int cmd_top(int argc, char **argv)
     };
     struct top_opts o = {.n = 20};
     int first = cli_parse(argc, argv, "f:n:o:", longopts, usage, on_opt, &o);
+    cli_output_not_input(o.output, argc - first, argv + first, "nytprof.out");
 
     int rc;
     nytp_profile *p = cli_load_profile(argc - first, argv + first, o.strict, &rc);

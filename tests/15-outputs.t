@@ -471,6 +471,73 @@ for my $sig (SIGTERM, SIGINT, SIGHUP) {
     }
 }
 
+# ---- an output that is one of the inputs (issue 21) ---------------------------------------
+# -o naming an input replaced the profile (or the script, for run) and
+# exited 0.  Now: exit 2, one line, the file untouched, nothing written.
+{
+    my $d = fresh_dir('self');
+    my $orig = slurp_file($demo);
+    my $reset = sub {
+        for my $f (qw(nytprof.out p.out)) {
+            open my $fh, '>:raw', "$d/$f" or die; print $fh $orig; close $fh;
+        }
+        unlink "$d/hard.out", "$d/link.out";
+        link "$d/p.out", "$d/hard.out" or die "link: $!";
+        symlink 'p.out', "$d/link.out" or die "symlink: $!";
+    };
+    my @cmds = (['calls'], ['flame'], ['flame', '--svg'], ['cachegrind'], ['dump'], ['dump', '--data'],
+                ['pprof'], ['speedscope'], ['top'], ['merge']);
+    my $check = sub {
+        my ($label, $argv, %opt) = @_;
+        $reset->();
+        my ($st, $out, $err) = run_cmd($argv, cwd => $d, %opt);
+        is $st, 2, "$label: exit 2";
+        like $err, qr/\Anytp [\w-]+: [^\n]*it would be overwritten; refusing\n\z/, "$label: one line saying why";
+        ok slurp_file("$d/p.out") eq $orig && slurp_file("$d/nytprof.out") eq $orig,
+            "$label: the input is untouched";
+        ok !temporaries($d), "$label: no temporary";
+    };
+    for my $c (@cmds) {
+        $check->("@$c -o p.out p.out", [$nytp, @$c, '-o', 'p.out', 'p.out']);
+        $check->("@$c -o nytprof.out (the default input)", [$nytp, @$c, '-o', 'nytprof.out']);
+        $check->("@$c -o link.out p.out (a symlink to it)", [$nytp, @$c, '-o', 'link.out', 'p.out']);
+        $check->("@$c -o hard.out p.out (a hard link)", [$nytp, @$c, '-o', 'hard.out', "$d/p.out"]);
+    }
+    $check->('merge -o p.out x p.out', [$nytp, 'merge', '-o', 'p.out', $demo, 'p.out']);
+    $check->('diff -o p.out', [$nytp, 'diff', '-o', 'p.out', $demo, 'p.out']);
+    $check->('diff -o link.out BASE -- NEW', [$nytp, 'diff', '-o', 'link.out', $demo, '--', 'p.out']);
+    $check->('-f p.out -o p.out', [$nytp, 'top', '-f', 'p.out', '-o', 'p.out']);
+    $check->('-o /proc/self/fd/N', ['sh', '-c', 'exec 7<p.out; exec "$0" dump -o /proc/self/fd/7 p.out', $nytp]);
+    $check->('standard output appended to standard input',
+             ['sh', '-c', 'exec "$0" dump - < p.out >> p.out', $nytp]);
+    # dprof-convert: the default output nytprof.out given as input, and tmon.out
+    {
+        $reset->();
+        open my $fh, '>:raw', "$d/tmon.out" or die; print $fh slurp_file($tmon); close $fh;
+        my $t = slurp_file($tmon);
+        my ($st, undef, $err) = run_cmd([$nytp, 'dprof-convert', '-o', 'tmon.out'], cwd => $d);
+        is $st, 2, 'dprof-convert -o tmon.out (its default input): exit 2';
+        like $err, qr/refusing\n\z/, '... saying why';
+        is slurp_file("$d/tmon.out"), $t, '... the tmon.out is untouched';
+    }
+    # run: -o naming the script
+    {
+        open my $fh, '>', "$d/s.pl" or die; print $fh "print qq{ran\\n};\n"; close $fh;
+        my ($st, $out, $err) = run_cmd([$nytp, 'run', '-o', 's.pl', 's.pl'], cwd => $d);
+        is $st, 2, 'run -o s.pl s.pl: exit 2';
+        like $err, qr/\Anytp run: -o s\.pl is also an input: it would be overwritten; refusing\n\z/,
+            '... one line saying why';
+        is $out, '', '... the program did not run';
+        is slurp_file("$d/s.pl"), "print qq{ran\\n};\n", '... the script is untouched';
+    }
+    # a different file, a device and a new file are still fine
+    $reset->();
+    my ($st) = run_cmd([$nytp, 'dump', '-o', '/dev/null', 'p.out'], cwd => $d);
+    is $st, 0, 'dump -o /dev/null p.out: exit 0';
+    ($st) = run_cmd([$nytp, 'merge', '-o', 'new.out', 'p.out'], cwd => $d);
+    is $st, 0, 'merge -o new.out p.out: exit 0';
+}
+
 # ---- standard output that cannot be written ---------------------------------------------
 
 sub to_full {
