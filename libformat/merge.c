@@ -109,6 +109,7 @@ struct nytp_merge {
     uint64_t discount;          /* DISCOUNTs waiting for the next statement */
     double scale;               /* output ticks per input tick */
     bool warned_undeclared;
+    bool warned_huge;           /* a line's ticks beyond 2^53 */
     bool oom;
     nytp_reader *r;             /* the input being read: where a warning is */
 };
@@ -912,8 +913,8 @@ static void repeat_chunk(nytp_merge *m, const nytp_chunk *c, bool discounted, ui
 }
 
 /* One statement of chunk c after `discounts` DISCOUNTs, with as many of
- * the ticks left as an i32 holds. */
-static void write_one(nytp_merge *m, nytp_chunk *c, uint64_t discounts, int64_t *left)
+ * the ticks left (a whole number) as an i32 holds. */
+static void write_one(nytp_merge *m, nytp_chunk *c, uint64_t discounts, double *left)
 {
     for (uint64_t i = 0; i < discounts && !nytp_writer_error(m->w)->status; i++)
         nytp_write_discount(m->w);
@@ -928,12 +929,26 @@ static void write_one(nytp_merge *m, nytp_chunk *c, uint64_t discounts, int64_t 
  * the rest in the next ones), zero in the others.  The DISCOUNTs beyond
  * one come back where they change the count as in the inputs: the
  * deficit before the line's first statement, the extra ones before a
- * later discounted statement. */
+ * later discounted statement.  Ticks that the line's statements cannot
+ * hold (converted to finer ticks, or summed past what an i32 holds per
+ * statement) go into more statements, each after one DISCOUNT, which
+ * adds nothing to the line's count: no tick is dropped. */
 static void write_stmts(nytp_merge *m, const stmts *s, bool block, uint32_t fid, uint32_t line,
                         uint32_t block_line, uint32_t sub_line)
 {
-    double total = nearbyint(s->ticks);
-    int64_t left = fabs(total) < 9.2e18 ? (int64_t)total : 0;
+    double left = nearbyint(s->ticks);
+    /* Beyond 2^53 ticks (28 years at 10 MHz) a double no longer counts
+     * single ticks, and the statements to hold them would number millions:
+     * only from a ticks_per_sec that makes no sense. */
+    const double most = 9007199254740992.0;
+    if (!(fabs(left) <= most)) {
+        if (!m->warned_huge) {
+            m->warned_huge = true;
+            mwarn(m, "line %u of file %u sums to %g ticks, more than a profile can hold; "
+                  "kept %.0f", line, fid, s->ticks, isnan(left) ? 0 : left < 0 ? -most : most);
+        }
+        left = isnan(left) ? 0 : left < 0 ? -most : most;
+    }
     uint64_t plain = s->count, disc = s->disc;
     nytp_chunk c = {.tag = block ? NYTP_TAG_TIME_BLOCK : NYTP_TAG_TIME_LINE};
     c.u.time.fid = fid;
@@ -966,6 +981,10 @@ static void write_stmts(nytp_merge *m, const stmts *s, bool block, uint32_t fid,
             write_one(m, &c, 1, &left);
         }
     }
+    /* a line always has a statement written by now, so these are not its
+     * first: one DISCOUNT each keeps the count */
+    while (left != 0 && (s->count || s->disc) && !nytp_writer_error(m->w)->status)
+        write_one(m, &c, 1, &left);
     c.u.time.ticks = 0;
     if (plain)
         repeat_chunk(m, &c, false, plain);

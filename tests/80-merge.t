@@ -425,6 +425,66 @@ sub variant {
     ok abs($dm - 1.5 * $db) < 2e-3 * $db, "ticks_per_sec: ticks converted ($dm = 1.5 x $db)";
 }
 
+# ---- ticks that a statement cannot hold (issue 21) --------------------------------------
+# A 1,000 s statement of a ticks_per_sec=1 profile merged into a 10 MHz
+# one is 10^10 ticks: merge kept INT32_MAX of them (429.5 s).  Now the
+# rest go into more statements, each discounted, so the count is kept.
+{
+    my $gen = repo() . '/build/gen-profile';
+    system($gen, 'slow-clock', 1000, "$dir/slow.out") == 0 or die 'gen-profile';
+    system($gen, 'fid0', 5, "$dir/fast.out") == 0 or die 'gen-profile';
+    system($gen, 'slow-clock', 2147483647, "$dir/slowest.out") == 0 or die 'gen-profile';
+    system($gen, 'slow-clock', 100000000, "$dir/slower.out") == 0 or die 'gen-profile';
+    my $lines = sub {
+        my ($file) = @_;
+        my ($st, $out, $err) = run_cmd([$^X, '-e', <<'PERL', $file]);
+use strict; use warnings; use Devel::NYTProf::Data;
+$SIG{__WARN__} = sub { print STDERR "WARN: @_" };
+my $p = Devel::NYTProf::Data->new({ filename => shift, quiet => 1 });
+my $d = $p->fileinfo_of('x.pl')->line_time_data;
+printf "%d %.7f %d\n", $_, @{$d->[$_]}[0, 1] for 1, 2;
+PERL
+        return ($st, $out, $err);
+    };
+    my ($st, undef, $err) = run_cmd([$nytp, 'merge', '-o', "$dir/slowm.out", "$dir/fast.out", "$dir/slow.out"]);
+    is $st, 0, '10 MHz + 1 Hz: merged' or diag $err;
+    my ($ost, $out, $oerr) = $lines->("$dir/slowm.out");
+    is $ost, 0, '... Devel::NYTProf::Data loads it';
+    is $out, "1 1000.0000020 2\n2 3.0000000 2\n",
+        '... line 1 keeps its 1,000 s (and 2 ticks of the 10 MHz input), count 2; line 2 as it was';
+    my (undef, $dump) = run_cmd([$nytp, 'dump', '--data', "$dir/slowm.out"]);
+    my (undef, $sum) = run_cmd([$nytp, 'dump', '--data', "$dir/fast.out", "$dir/slow.out"]);
+    my ($mt) = $dump =~ /^attribute\ttotal_stmts_duration\t(\S+)$/m;
+    my ($st2) = $sum =~ /^attribute\ttotal_stmts_duration\t(\S+)$/m;
+    ok defined $mt && abs($mt - $st2) < 1e-9 * $st2, "... nytp reads the same total as of both inputs ($mt, $st2)";
+    # 10^8 s (three years) at 1 Hz: 10^15 ticks, 465,662 times an i32,
+    # still every tick
+    ($st, undef, $err) = run_cmd([$nytp, 'merge', '-o', "$dir/slowerm.out", "$dir/fast.out", "$dir/slower.out"]);
+    is $st, 0, '10 MHz + a 10^8 s statement at 1 Hz: merged' or diag $err;
+    ($ost, $out) = $lines->("$dir/slowerm.out");
+    my ($t1, $c1) = $out =~ /^1 (\S+) (\S+)$/m;
+    # (Devel::NYTProf sums 465,663 quotients: 4e-12 relative off)
+    ok abs($t1 - 100000000.000002) < 1e-9 * $t1, "... Devel::NYTProf::Data: line 1 keeps 10^8 s ($t1)";
+    is $c1, 2, '... count 2';
+    my $ticks = sub {
+        my ($file, $line) = @_;
+        my (undef, $d) = run_cmd([$nytp, 'dump', '--tags=NEW_FID,TIME_LINE', $file]);
+        my ($fid) = $d =~ /^NEW_FID\t(\d+)\t.*\tx\.pl$/m;
+        my $sum = 0;
+        $sum += $1 while $d =~ /^TIME_LINE\t(-?\d+)\t$fid\t$line$/mg;
+        return $sum;
+    };
+    is $ticks->("$dir/slowerm.out", 1), 1e15 + 20, '... every tick: 10^15 + 20 in its TIME_LINE chunks';
+    # 2^31-1 s at 1 Hz is 2.1e16 ticks at 10 MHz: past 2^53 (28.5 years),
+    # where a double no longer counts single ticks; kept up to there, with
+    # a warning
+    ($st, undef, $err) = run_cmd([$nytp, 'merge', '-o', "$dir/slowestm.out", "$dir/fast.out", "$dir/slowest.out"]);
+    is $st, 0, '10 MHz + a 2^31-1 s statement at 1 Hz: merged';
+    like $err, qr/^nytp merge: warning: line 1 of file \d+ sums to 2\.14748e\+16 ticks, more than a profile can hold; kept 9007199254740992$/m,
+        '... with a warning that says what was kept';
+    is $ticks->("$dir/slowestm.out", 1), 9007199254740992, '... 2^53 ticks kept';
+}
+
 # ---- 1,000 inputs with 64 file descriptors ----------------------------------------------
 
 {

@@ -28,6 +28,9 @@
  *   long-name N     main::short returned 20,000 times, and between them
  *                   twice a sub whose name is "main::" and N bytes 'x'
  *   punct-name N    the same with N bytes '!' (3 bytes each in a URL)
+ *   slow-clock N    ticks_per_sec=1 (every other kind: 10 MHz): a
+ *                   statement of N ticks on line 1 of x.pl, two of 1 and
+ *                   2 ticks on line 2
  *   discounts N     on lines 1 and 2: N DISCOUNTs, a statement (the
  *                   line's first), a statement, N DISCOUNTs, a statement;
  *                   then a statement on line 3
@@ -69,7 +72,7 @@ int main(int argc, char **argv)
     check(nytp_out_open_file(&o, argv[3], 0, &e));
     check(nytp_writer_open(&w, o, &e));
     check(nytp_write_header(w, 5, 0));
-    check(nytp_write_attribute(w, "ticks_per_sec", "10000000"));
+    check(nytp_write_attribute(w, "ticks_per_sec", strcmp(kind, "slow-clock") == 0 ? "1" : "10000000"));
     check(nytp_write_attribute(w, "nv_size", "8"));
     check(nytp_write_pid_start(w, 42, 1, 1000.5));
     nytp_str f = nytp_cstr("main::f", false);
@@ -178,6 +181,11 @@ int main(int argc, char **argv)
         check(nytp_write_sub_callers(w, 1, 1, 20000, 0.02, 0.02, 0, 0, sname, rt));
         check(nytp_write_sub_callers(w, 1, 1, 2, 4e-6, 4e-6, 0, 0, lname, rt));
         free(big);
+    } else if (strcmp(kind, "slow-clock") == 0) {
+        file(1, 0, 0, "x.pl");
+        check(nytp_write_time_line(w, (int32_t)n, 1, 1));
+        check(nytp_write_time_line(w, 1, 1, 2));
+        check(nytp_write_time_line(w, 2, 1, 2));
     } else if (strcmp(kind, "block-lines") == 0) {
         file(1, 0, 0, "x.pl");
         check(nytp_write_time_block(w, 10, 1, 1, 1, 1));
