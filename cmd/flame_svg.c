@@ -588,7 +588,17 @@ static double row_y(const writer *w, uint32_t d)
 static const char *template_url(writer *w, nytp_str name)
 {
     const char *tp = w->o->link_template;
-    size_t need = strlen(tp) + 3 * (size_t)name.len * 4 + 1;
+    /* every %s becomes the name with each byte as %XX at worst */
+    size_t n_subst = 0;
+    for (const char *p = tp; *p; p++)
+        if (p[0] == '%' && (p[1] == 's' || p[1] == '%')) {
+            n_subst += p[1] == 's';
+            p++;
+        }
+    size_t tlen = strlen(tp), per = 3 * (size_t)name.len;
+    if (n_subst && per > (SIZE_MAX - tlen - 1) / n_subst)
+        return NULL;
+    size_t need = tlen + n_subst * per + 1;
     if (need > w->cap_url) {
         char *b = realloc(w->url, need);
         if (!b)
