@@ -54,7 +54,8 @@ static const char usage[] =
     "-n, -p, -a, -F, -0, -s, -i, -c, -U, e.g. 'nytp run -I lib -M Foo -e CODE'.\n"
     "Everything after SCRIPT (or after -- or CODE) is passed to the program.\n"
     "Exit status: the program's; 2 for a usage error; 1 if perl could not\n"
-    "be started.\n";
+    "be started.  TERM, HUP and other signals sent to nytp run are passed\n"
+    "on to perl, and nytp run waits for it to end.\n";
 
 enum { OPT_NYTPROF = 256, OPT_PERL };
 
@@ -243,6 +244,44 @@ static char *file_option(const char *opts)
     return found;
 }
 
+/* While the program runs, a signal sent to nytp run with kill(2) (TERM
+ * from a service manager, HUP, a kill -INT) is passed on to perl, and
+ * nytp run goes on waiting: it ends when perl does, with perl's status,
+ * and never leaves perl running without it.  A signal the terminal sends
+ * (^C, ^\\, a hang-up) reaches the whole process group, perl too, so it
+ * is not passed on a second time: the program decides what it does. */
+static const int forwarded[] = {SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2, SIGALRM,
+                                SIGTTIN, SIGTTOU, SIGWINCH, SIGCONT};
+static volatile sig_atomic_t forward_to, passed_on;
+
+static void on_forwarded(int sig, siginfo_t *si, void *uc)
+{
+    (void)uc;
+    int saved = errno;
+    bool sent = si->si_code == SI_USER || si->si_code == SI_QUEUE || si->si_code == SI_TKILL;
+    if (sent && forward_to > 0 && si->si_pid != forward_to && kill((pid_t)forward_to, sig) == 0)
+        passed_on = sig;
+    errno = saved;
+}
+
+static void forward_signals(struct sigaction *old)
+{
+    for (size_t i = 0; i < sizeof forwarded / sizeof *forwarded; i++) {
+        struct sigaction sa = {0};
+        sa.sa_sigaction = on_forwarded;
+        sa.sa_flags = SA_SIGINFO | SA_RESTART;
+        sigfillset(&sa.sa_mask);
+        sigaction(forwarded[i], &sa, &old[i]);
+    }
+}
+
+static void restore_signals(const struct sigaction *old)
+{
+    for (size_t i = 0; i < sizeof forwarded / sizeof *forwarded; i++)
+        sigaction(forwarded[i], &old[i], NULL);
+    forward_to = 0;
+}
+
 /* Whether a profile reads to its end (the process that wrote it
  * finished it).  Only asked after a signal: it reads the whole file. */
 static bool profile_complete(const char *path)
@@ -259,24 +298,88 @@ static bool profile_complete(const char *path)
     return st == NYTP_END;
 }
 
-/* One line naming a profile the run wrote; after a signal, whether it is
- * complete.  Returns 1. */
-static int report_profile(const char *path, bool killed)
+/* The profiler's sigexit option as the run gives it: which signals its
+ * handlers catch (sigexit=1: INT, HUP, TERM, PIPE, BUS, SEGV). */
+static bool sigexit_catches(const char *opts, int sig)
 {
-    if (!killed)
+    static const int dflt[] = {SIGINT, SIGHUP, SIGTERM, SIGPIPE, SIGBUS, SIGSEGV};
+    const char *val = NULL, *p = opts;
+    size_t vlen = 0;
+    while (*p) { /* the last sigexit= wins */
+        const char *start = p;
+        while (*p && *p != ':')
+            p += *p == '\\' && p[1] ? 2 : 1;
+        if (strncmp(start, "sigexit=", 8) == 0) {
+            val = start + 8;
+            vlen = (size_t)(p - val);
+        }
+        if (*p == ':')
+            p++;
+    }
+    if (!val)
+        return false;
+    if (vlen == 1 && val[0] == '1') {
+        for (size_t i = 0; i < sizeof dflt / sizeof *dflt; i++)
+            if (dflt[i] == sig)
+                return true;
+        return false;
+    }
+    const char *abbrev = sigabbrev_np(sig);
+    if (!abbrev)
+        return false;
+    for (const char *q = val; q < val + vlen;) {
+        const char *e = memchr(q, ',', (size_t)(val + vlen - q));
+        if (!e)
+            e = val + vlen;
+        const char *name = q;
+        if (e - name > 3 && strncasecmp(name, "SIG", 3) == 0)
+            name += 3;
+        if ((size_t)(e - name) == strlen(abbrev) && strncasecmp(name, abbrev, (size_t)(e - name)) == 0)
+            return true;
+        q = e + (e < val + vlen);
+    }
+    return false;
+}
+
+/* One line naming a profile the run wrote; after signal sig (0: none),
+ * whether it is complete and, if not, what would have kept it complete
+ * (nothing can for KILL).  Returns 1. */
+static int report_profile(const char *path, int sig, const char *opts)
+{
+    if (!sig) {
         cli_note("profile written to %s", path);
-    else if (profile_complete(path))
+    } else if (profile_complete(path)) {
         cli_note("profile written to %s (complete)", path);
-    else
-        cli_note("profile written to %s is incomplete (cut where the signal struck; "
-                 "--nytprof sigexit=1 keeps it complete)",
+    } else if (sig == SIGKILL) {
+        cli_note("profile written to %s is incomplete (cut where SIGKILL struck, which no "
+                 "process can catch; readers keep what came before the cut)",
                  path);
+    } else if (sigexit_catches(opts, sig)) {
+        cli_note("profile written to %s is incomplete (cut where SIG%s struck, though sigexit "
+                 "catches it: the process died before its handler could run)",
+                 path, sigabbrev_np(sig));
+    } else {
+        bool in_dflt = sig == SIGINT || sig == SIGHUP || sig == SIGTERM || sig == SIGPIPE
+                       || sig == SIGBUS || sig == SIGSEGV;
+        const char *abbrev = sigabbrev_np(sig);
+        if (in_dflt)
+            cli_note("profile written to %s is incomplete (cut where the signal struck; "
+                     "--nytprof sigexit=1 keeps it complete)",
+                     path);
+        else if (abbrev)
+            cli_note("profile written to %s is incomplete (cut where the signal struck; "
+                     "--nytprof sigexit=%s keeps it complete)",
+                     path, abbrev);
+        else
+            cli_note("profile written to %s is incomplete (cut where the signal struck)", path);
+    }
     return 1;
 }
 
 /* Profiles FILE.N (N digits: a child's pid, or addpid/addtimestamp)
  * written since the run started, in name order.  Returns how many. */
-static int report_pid_profiles(const char *profile, const struct timespec *since, bool killed)
+static int report_pid_profiles(const char *profile, const struct timespec *since, int sig,
+                               const char *opts)
 {
     char *copy = strdup(profile);
     if (!copy)
@@ -302,7 +405,7 @@ static int report_pid_profiles(const char *profile, const struct timespec *since
             if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode)
                 && (sb.st_mtim.tv_sec > since->tv_sec
                     || (sb.st_mtim.tv_sec == since->tv_sec && sb.st_mtim.tv_nsec >= since->tv_nsec)))
-                count += report_profile(path, killed);
+                count += report_profile(path, sig, opts);
         }
         free(list[i]);
     }
@@ -417,12 +520,18 @@ int cmd_run(int argc, char **argv)
     }
     fflush(stdout);
     fflush(stderr);
+    /* no signal is handled between the fork and the forwarding set up */
+    sigset_t all, before;
+    sigfillset(&all);
+    sigprocmask(SIG_BLOCK, &all, &before);
     pid_t pid = fork();
     if (pid < 0) {
+        sigprocmask(SIG_SETMASK, &before, NULL);
         cli_error("cannot fork: %s", strerror(errno));
         return EXIT_BAD_INPUT;
     }
     if (pid == 0) {
+        sigprocmask(SIG_SETMASK, &before, NULL);
         close(ep[0]);
         int e = 0;
         if (setenv("NYTPROF", opts, 1) != 0)
@@ -436,21 +545,19 @@ int cmd_run(int argc, char **argv)
         _exit(127);
     }
     close(ep[1]);
+    struct sigaction old_acts[sizeof forwarded / sizeof *forwarded];
+    forward_to = pid;
+    forward_signals(old_acts);
+    sigprocmask(SIG_SETMASK, &before, NULL);
     int exec_errno = 0;
     ssize_t got;
     while ((got = read(ep[0], &exec_errno, sizeof exec_errno)) < 0 && errno == EINTR)
         ;
     close(ep[0]);
-    /* The terminal's ^C and ^\ are for the program, which decides. */
-    struct sigaction ign = {0}, old_int, old_quit;
-    ign.sa_handler = SIG_IGN;
-    sigaction(SIGINT, &ign, &old_int);
-    sigaction(SIGQUIT, &ign, &old_quit);
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGQUIT, &old_quit, NULL);
+    restore_signals(old_acts);
     if (got == (ssize_t)sizeof exec_errno) {
         cli_error("cannot run %s: %s", perl, strerror(exec_errno));
         free(args);
@@ -467,10 +574,14 @@ int cmd_run(int argc, char **argv)
         rc = 128 + WTERMSIG(status);
     else
         rc = EXIT_BAD_INPUT;
-    bool killed = WIFSIGNALED(status);
-    if (killed)
-        cli_note("the program was killed by signal %d (SIG%s)", WTERMSIG(status),
-                 sigabbrev_np(WTERMSIG(status)) ? sigabbrev_np(WTERMSIG(status)) : "?");
+    int sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+    if (sig && sig == passed_on)
+        cli_note("the program was killed by signal %d (SIG%s), which nytp run was sent and "
+                 "passed on",
+                 sig, sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
+    else if (sig)
+        cli_note("the program was killed by signal %d (SIG%s)", sig,
+                 sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
 
     struct stat sb;
     int named = 0;
@@ -480,8 +591,8 @@ int cmd_run(int argc, char **argv)
     } else if (stat(profile, &sb) == 0
                && !(had_old && sb.st_ino == old.st_ino && sb.st_mtim.tv_sec == old.st_mtim.tv_sec
                     && sb.st_mtim.tv_nsec == old.st_mtim.tv_nsec))
-        named += report_profile(profile, killed);
-    named += report_pid_profiles(profile, &started, killed);
+        named += report_profile(profile, sig, opts);
+    named += report_pid_profiles(profile, &started, sig, opts);
     if (!named)
         cli_note("no profile was written (expected %s)", profile);
     free_split(&sp);

@@ -68,6 +68,32 @@ void grow_or_croak(pTHX_ void **v, size_t *cap, size_t need, size_t first, size_
 
 /* ---- control ------------------------------------------------------------------ */
 
+/* name as an absolute path (relative names are to the working directory
+ * now), so that a program that changes directory, and its children's
+ * FILE.PID, still write where the name meant when it was given.  false
+ * (dst unchanged) when it does not fit or the directory is unknown. */
+static bool absolute_name(char *dst, size_t size, const char *name)
+{
+    if (name[0] == '/') {
+        if (strlen(name) >= size)
+            return false;
+        snprintf(dst, size, "%s", name);
+        return true;
+    }
+    char cwd[PATH_MAX];
+    if (!getcwd(cwd, sizeof cwd))
+        return false;
+    size_t c = strlen(cwd), n = strlen(name);
+    if (c == 1) /* "/" */
+        c = 0;
+    if (c + 1 + n >= size)
+        return false;
+    memcpy(dst, cwd, c);
+    dst[c] = '/';
+    memcpy(dst + c + 1, name, n + 1);
+    return true;
+}
+
 static int enable_profile(pTHX_ const char *file)
 {
     int was = S.profiling;
@@ -85,9 +111,10 @@ static int enable_profile(pTHX_ const char *file)
     reinit_if_forked(aTHX);
     TRACE(1, "~ enable_profile (previously %s) to %s\n", was ? "enabled" : "disabled",
           file && *file ? file : S.file);
-    if (file && *file && strcmp(file, S.file) != 0) {
+    char full[sizeof S.file];
+    if (file && *file && absolute_name(full, sizeof full, file) && strcmp(full, S.file) != 0) {
         close_output(aTHX);
-        snprintf(S.file, sizeof S.file, "%s", file);
+        snprintf(S.file, sizeof S.file, "%s", full);
     }
     if (!S.w)
         open_output(aTHX);
@@ -245,6 +272,11 @@ static int init_profiler(pTHX)
 #ifdef MULTIPLICITY
     S.interp = aTHX;
 #endif
+    {
+        char full[sizeof S.file];
+        if (absolute_name(full, sizeof full - 64, S.file))
+            snprintf(S.file, sizeof S.file, "%s", full);
+    }
     pthread_atfork(NULL, NULL, note_fork);
     S.prev_opfreehook = PL_opfreehook;
     PL_opfreehook = cop_freed;

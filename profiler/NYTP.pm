@@ -37,8 +37,16 @@ if (defined(my $spec = $ENV{NYTPROF})) {
             # these signals end the program with a complete profile; 1 adds
             # TERM to Devel::NYTProf's list
             my @sigs = $val eq '1' ? qw(INT HUP TERM PIPE BUS SEGV) : split /,/, $val;
-            for my $sig (@sigs) {
-                $SIG{uc $sig} = sub { $finish_profile->(); exit 1 };
+            for my $sig (map { uc } @sigs) {
+                # the profile finished, the program dies of the signal as
+                # it would have (its parent, a shell or nytp run, sees
+                # which); exit 1 only if the signal does not kill it
+                $SIG{$sig} = sub {
+                    $finish_profile->();
+                    $SIG{$sig} = 'DEFAULT';
+                    kill $sig, $$;
+                    exit 1;
+                };
             }
             next;
         }
@@ -222,9 +230,13 @@ name (recorded in the profile's C<PL_perldb> attribute).
 
 =item sigexit=1 or sigexit=INT,TERM,...
 
-Finish the profile and exit (status 1) when one of these signals arrives.
+Finish the profile when one of these signals arrives, then die of the
+same signal, as the program would have without the option (so its parent
+sees which signal ended it; Devel::NYTProf exits with status 1 instead).
 C<1> means INT, HUP, TERM, PIPE, BUS and SEGV (Devel::NYTProf 6.12 leaves
-out TERM).
+out TERM).  KILL and STOP cannot be caught: a program killed with
+C<kill -9> leaves a profile cut where the signal struck (readers keep
+what came before the cut).
 
 =item posix_exit=1
 

@@ -369,7 +369,11 @@ int reinit_if_forked(pTHX)
     if (S.w) {
         nytp_writer_abort(S.w); /* a plain file: only the descriptor closes */
         S.w = NULL;
-        S.addpid = 1;
+        /* a child writes FILE.PID beside a file; into a device (-o
+         * /dev/null) it writes as the parent did, never a file beside it */
+        struct stat sb;
+        if (!(stat(S.file, &sb) == 0 && (S_ISCHR(sb.st_mode) || S_ISBLK(sb.st_mode))))
+            S.addpid = 1;
     }
     if (OPT(O_FORKDEPTH) == 0) {
         disable_profile(aTHX);
