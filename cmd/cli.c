@@ -74,9 +74,11 @@ size_t cli_escape(char *dst, size_t size, const char *src)
             i += ok;
             continue;
         }
-        /* \ooo, or \n \t \r ... (at most 4 bytes and the NUL) */
+        /* \ooo, or \n \t \r ... (at most 4 bytes and the NUL).  strnvis
+         * leaves LF and TAB as they are unless told: a newline in a name
+         * would start a line of the name's own choosing. */
         char enc[8];
-        strnvisx(enc, sizeof enc, src + i, 1, VIS_OCTAL | VIS_CSTYLE);
+        strnvisx(enc, sizeof enc, src + i, 1, VIS_OCTAL | VIS_CSTYLE | VIS_NL | VIS_TAB);
         size_t el = strlen(enc);
         if (k + el >= size)
             break;

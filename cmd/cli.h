@@ -26,9 +26,10 @@ typedef struct nytp_command {
 /* Name of the running command, for messages ("dump"). */
 extern const char *cli_command;
 
-/* src with every byte a terminal could act on (C0 and C1 controls, DEL,
- * bytes that are not UTF-8) written as strnvis does with VIS_OCTAL |
- * VIS_CSTYLE (\033, \n); UTF-8 text is left as it is.  Cut to fit size
+/* src with every byte a terminal could act on (C0 controls, LF and TAB
+ * included, C1 controls, DEL, bytes that are not UTF-8) written as strnvis
+ * does with VIS_OCTAL | VIS_CSTYLE | VIS_NL | VIS_TAB (\033, \n, \t), so
+ * that a message is always one line; UTF-8 text is left as it is.  Cut to fit size
  * (at most 4 bytes out per byte in).  Returns the length written. */
 size_t cli_escape(char *dst, size_t size, const char *src);
 

@@ -38,6 +38,8 @@ close $o;
 sub no_raw_escape {
     my ($err, $what) = @_;
     unlike $err, qr/[\x00-\x09\x0b-\x1f\x7f]/, "$what: no control byte but the newline on stderr";
+    my @bad = grep { !/^nytp[ :]/ } split /\n/, $err;
+    is_deeply \@bad, [], "$what: every line of stderr is a message of its own";
 }
 
 my @commands = (
@@ -60,6 +62,32 @@ for my $c (['csv', '-o', "$dir/csv2"], ['html', '-o', "$dir/html2"]) {
     like $err, qr/\\033\[31mfile\\033\]0;pwned\\a\.pl/, "@$c: the missing file is named, escaped"
         if $c->[0] eq 'csv';
     no_raw_escape($err, "@$c");
+}
+
+# Names holding LF, TAB, CR and ESC, each followed by text made to look
+# like a message of its own: every warning stays one line, the bytes
+# escaped (strnvis leaves LF and TAB alone unless told).
+{
+    my $ctl = "$dir/ctl.out";
+    system(repo() . '/build/gen-profile', 'control-names', 3, $ctl) == 0 or die 'gen-profile failed';
+    for my $c (['top'], ['html', '-o', "$dir/ctl-html"], ['csv', '-o', "$dir/ctl-csv"],
+               ['speedscope', '-o', "$dir/ctl.json"], ['pprof', '-o', "$dir/ctl.pb"],
+               ['diff', $ctl], ['merge', '-o', "$dir/ctl-merged.out"]) {
+        my ($st, $out, $err) = run_cmd([$nytp, @$c, $ctl]);
+        my $what = "@$c on names with LF and TAB";
+        is $st, 0, "$what: exit 0" or diag $err;
+        like $err, qr/declared again, as again\\nnytp top: warning: forged\\t\\r\\033\]0;t\\a\.pl \(it was ctl\\nnytp top: fake line\\t\\r\\033\[2J\.pl\)\n/,
+            "$what: the redeclared file's names are escaped, on one line" unless $c->[0] eq 'merge';
+        like $err, qr/calls of main::ctl\\nnytp top: forged\\t\\r\\033\[31m from file id 9, which was never declared/,
+            "$what: the sub's name is escaped, on one line" if $c->[0] eq 'merge';
+        like $err, qr/string eval \(eval 1\)\[ctl\\nnytp top: forged\\t\\r\\033\[2J:1\] \(file id 2\) names an unknown parent/,
+            "$what: the eval's name is escaped, on one line";
+        no_raw_escape($err, $what);
+    }
+    my ($st, $out, $err) = run_cmd([$nytp, 'dump', "$dir/no\nnytp dump: forged\tline.out"]);
+    is $st, 1, 'a missing file whose name holds LF: exit 1';
+    like $err, qr{/no\\nnytp dump: forged\\tline\.out: }, '... named escaped';
+    no_raw_escape($err, 'a missing file whose name holds LF');
 }
 
 # A sub name in a tmon.out: the run was cut with the sub still running.

@@ -30,6 +30,12 @@
  *   discounts N     on lines 1 and 2: N DISCOUNTs, a statement (the
  *                   line's first), a statement, N DISCOUNTs, a statement;
  *                   then a statement on line 3
+ *   control-names N  names holding LF, TAB, CR and ESC (each followed by
+ *                   text that looks like a message of its own): file 1
+ *                   declared, then declared again under another such
+ *                   name; a sub of such a name called N times, from file
+ *                   1 and from file id 9, never declared; a string eval
+ *                   of such a name whose parent file id 8 is unknown
  *
  * Exit status 0, or 1 with a message. */
 #include <stdio.h>
@@ -177,6 +183,20 @@ int main(int argc, char **argv)
         check(nytp_write_sub_callers(w, 1, 1, 20000, 0.02, 0.02, 0, 0, sname, rt));
         check(nytp_write_sub_callers(w, 1, 1, 2, 4e-6, 4e-6, 0, 0, lname, rt));
         free(big);
+    } else if (strcmp(kind, "control-names") == 0) {
+        /* every message naming one of these must stay one line */
+        const char *fname = "ctl\nnytp top: fake line\t\r\033[2J.pl";
+        const char *again = "again\nnytp top: warning: forged\t\r\033]0;t\a.pl";
+        nytp_str sub = nytp_cstr("main::ctl\nnytp top: forged\t\r\033[31m", false);
+        file(1, 0, 0, fname);
+        check(nytp_write_time_line(w, 10, 1, 1));
+        file(1, 0, 0, again);
+        check(nytp_write_sub_info(w, 1, 2, 2, sub));
+        check(nytp_write_sub_callers(w, 1, 1, (uint32_t)n, 1e-6, 1e-6, 0, 0, sub,
+                                     nytp_cstr("main::RUNTIME", false)));
+        check(nytp_write_sub_callers(w, 9, 1, (uint32_t)n, 1e-6, 1e-6, 0, 0, sub,
+                                     nytp_cstr("main::RUNTIME", false)));
+        file(2, 8, 1, "(eval 1)[ctl\nnytp top: forged\t\r\033[2J:1]");
     } else if (strcmp(kind, "block-lines") == 0) {
         file(1, 0, 0, "x.pl");
         check(nytp_write_time_block(w, 10, 1, 1, 1, 1));
