@@ -122,12 +122,95 @@ void cli_note(const char *fmt, ...)
     va_end(ap);
 }
 
+/* Warnings are capped by kind: a profile can hold millions of the same
+ * problem (a PID_END without its start, a file id declared again), and
+ * each would be a line on stderr.  The first WARN_SHOWN of a kind are
+ * shown; the rest are counted and summed up in one line per kind at exit.
+ * A kind is a message's format; kinds past the table's end share its
+ * last slot. */
+#define WARN_SHOWN 10
+#define WARN_KINDS 64
+typedef struct {
+    char kind[160];             /* the format, cut to fit */
+    unsigned long seen;
+    char last[1024];            /* the last message shown, for the summary */
+} warn_kind;
+static warn_kind *warn_kinds;   /* WARN_KINDS of them, allocated at the first warning */
+static size_t n_warn_kinds;
+static pthread_mutex_t warn_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void warn_summary(void)
+{
+    pthread_mutex_lock(&warn_lock);
+    for (size_t i = 0; i < n_warn_kinds; i++) {
+        warn_kind *k = &warn_kinds[i];
+        if (k->seen > WARN_SHOWN)
+            cli_note("warning: ... and %lu more warnings like this: %s", k->seen - WARN_SHOWN,
+                     k->last);
+    }
+    pthread_mutex_unlock(&warn_lock);
+}
+
+/* Whether a warning of this kind is to be shown (its text is line);
+ * counts it either way. */
+static bool warn_counts(const char *kind, const char *line)
+{
+    bool show = true;
+    pthread_mutex_lock(&warn_lock);
+    if (!warn_kinds) {
+        warn_kinds = calloc(WARN_KINDS, sizeof *warn_kinds);
+        if (warn_kinds)
+            atexit(warn_summary);
+    }
+    if (warn_kinds) {
+        size_t i = 0;
+        while (i < n_warn_kinds && strncmp(warn_kinds[i].kind, kind, sizeof warn_kinds[i].kind - 1))
+            i++;
+        if (i == n_warn_kinds) {
+            if (n_warn_kinds < WARN_KINDS)
+                snprintf(warn_kinds[n_warn_kinds++].kind, sizeof warn_kinds->kind, "%s", kind);
+            else
+                i = WARN_KINDS - 1;
+        }
+        warn_kind *k = &warn_kinds[i];
+        show = ++k->seen <= WARN_SHOWN;
+        if (show)
+            snprintf(k->last, sizeof k->last, "%s", line);
+    }
+    pthread_mutex_unlock(&warn_lock);
+    return show;
+}
+
+/* A warning of a kind (see warn_counts): shown or counted. */
+static void vwarn_kind(const char *kind, const char *fmt, va_list ap)
+{
+    char line[1024];
+    vsnprintf(line, sizeof line, fmt, ap);
+    if (warn_counts(kind, line))
+        cli_note("warning: %s", line);
+}
+
+static void warn_kind_of(const char *kind, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void warn_kind_of(const char *kind, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vwarn_kind(kind, fmt, ap);
+    va_end(ap);
+}
+
 void cli_warn(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vmsg("warning: ", fmt, ap);
+    vwarn_kind(fmt, fmt, ap);
     va_end(ap);
+}
+
+void cli_warn_error(const nytp_error *w)
+{
+    warn_kind_of(w->kind ? w->kind : w->msg, "%s", w->msg);
 }
 
 _Noreturn void cli_usage_error(const char *fmt, ...)
@@ -157,14 +240,15 @@ void cli_report(const char *file, const nytp_error *e, bool as_warning)
     const char *what = nytp_status_name(e->status);
     if (e->status == NYTP_E_IO || e->status == NYTP_E_NOMEM) {
         if (as_warning)
-            cli_warn("%s: %s", display_name(file), e->msg);
+            warn_kind_of(e->kind ? e->kind : e->msg, "%s: %s", display_name(file), e->msg);
         else
             cli_error("%s: %s", display_name(file), e->msg);
         return;
     }
     nytp_error_where(e, where, sizeof where);
     if (as_warning)
-        cli_warn("%s: %s at %s: %s", display_name(file), what, where, e->msg);
+        warn_kind_of(e->kind ? e->kind : e->msg, "%s: %s at %s: %s", display_name(file), what, where,
+                     e->msg);
     else
         cli_error("%s: %s at %s: %s", display_name(file), what, where, e->msg);
 }
@@ -173,7 +257,7 @@ void cli_reader_warning(void *ctx, const nytp_error *w)
 {
     char where[200];
     nytp_error_where(w, where, sizeof where);
-    cli_warn("%s: at %s: %s", display_name(ctx), where, w->msg);
+    warn_kind_of(w->kind ? w->kind : w->msg, "%s: at %s: %s", display_name(ctx), where, w->msg);
 }
 
 static bool has_long(const struct option *o, int n, const char *name)

@@ -35,7 +35,13 @@ size_t cli_escape(char *dst, size_t size, const char *src);
 
 /* "nytp dump: <message>" on stderr, escaped (cli_escape). */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "nytp dump: warning: <message>", capped: only the first 10 warnings of
+ * a kind (the same fmt) are shown; at exit one line per capped kind says
+ * "... and N more warnings like this: <the last one shown>". */
 void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A library's warning as it is (w->msg), capped by w->kind as cli_warn
+ * caps by its format. */
+void cli_warn_error(const nytp_error *w);
 /* The same for what is neither an error nor a warning ("profile written
  * to x.out"). */
 void cli_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -44,7 +50,8 @@ _Noreturn void cli_usage_error(const char *fmt, ...) __attribute__((format(print
 
 /* "FILE: truncated at offset N, chunk C: message" as an error or a warning. */
 void cli_report(const char *file, const nytp_error *e, bool as_warning);
-/* Warning callback for readers: ctx is the file name. */
+/* Warning callback for readers: ctx is the file name; capped by the
+ * warning's kind as cli_warn is. */
 void cli_reader_warning(void *ctx, const nytp_error *w);
 
 /* getopt_long over argv with --help (prints usage, exits 0) and unknown

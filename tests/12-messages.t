@@ -90,6 +90,39 @@ for my $c (['csv', '-o', "$dir/csv2"], ['html', '-o', "$dir/html2"]) {
     no_raw_escape($err, 'a missing file whose name holds LF');
 }
 
+# Warnings are capped: 200,000 of a kind are the first 10 and one line
+# at the end with the count of the rest, on every command that loads a
+# profile (before, 200,000 lines: a 39 KB file wrote 348 MB to stderr).
+{
+    my $n = 200_000;
+    for my $k (['pid-end-unstarted', qr/process 7 ends without having started/],
+               ['fid-again', qr/file id 1 declared again, as x\.pl \(it was x\.pl\)/]) {
+        my ($kind, $re) = @$k;
+        my $f = "$dir/$kind.out";
+        system(repo() . '/build/gen-profile', $kind, $n, $f) == 0 or die 'gen-profile failed';
+        for my $c (['top'], ['html', '-o', "$dir/$kind-html"], ['diff', $f], ['dump', '--data'],
+                   ['speedscope', '-o', "$dir/$kind.json"], ['pprof', '-o', "$dir/$kind.pb"],
+                   ['cachegrind', '-o', "$dir/$kind.cg"], ['csv', '-o', "$dir/$kind-csv"],
+                   ['flame', '--svg']) {
+            my ($st, $out, $err) = run_cmd([$nytp, @$c, $f]);
+            my $what = "@$c on $n warnings of one kind ($kind)";
+            is $st, 0, "$what: exit 0";
+            my @lines = split /\n/, $err;
+            cmp_ok scalar(@lines), '<=', 14, "$what: a few lines of stderr" or diag scalar(@lines);
+            my $more = $c->[0] eq 'diff' ? 2 * $n - 10 : $n - 10;   # diff reads it twice
+            my @shown = grep { /^nytp \S+: warning: \Q$f\E: at offset \d+, chunk \d+: $re$/ } @lines;
+            my @sum = grep { /^nytp \S+: warning: \.\.\. and $more more warnings like this: \Q$f\E: .*$re$/ } @lines;
+            if ($c->[0] eq 'flame') {   # flame reads the call tree only: nothing to say
+                is scalar(@shown) + scalar(@sum), 0, "$what: no such warning";
+                next;
+            }
+            is scalar(@shown), 10, "$what: the first 10 shown";
+            is scalar(@sum), 1, "$what: then one line with the count of the rest ($more)";
+            like $lines[-1], qr/\.\.\. and $more more/, "$what: the count comes last";
+        }
+    }
+}
+
 # A sub name in a tmon.out: the run was cut with the sub still running.
 my $tmon = "$dir/esc.tmon";
 open my $t, '>:raw', $tmon or die;

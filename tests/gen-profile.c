@@ -36,6 +36,8 @@
  *                   name; a sub of such a name called N times, from file
  *                   1 and from file id 9, never declared; a string eval
  *                   of such a name whose parent file id 8 is unknown
+ *   pid-end-unstarted N  N PID_ENDs of process 7, which never started
+ *   fid-again N     file 1 declared N+1 times, a statement in it
  *
  * Exit status 0, or 1 with a message. */
 #include <stdio.h>
@@ -197,6 +199,15 @@ int main(int argc, char **argv)
         check(nytp_write_sub_callers(w, 9, 1, (uint32_t)n, 1e-6, 1e-6, 0, 0, sub,
                                      nytp_cstr("main::RUNTIME", false)));
         file(2, 8, 1, "(eval 1)[ctl\nnytp top: forged\t\r\033[2J:1]");
+    } else if (strcmp(kind, "pid-end-unstarted") == 0) {
+        file(1, 0, 0, "x.pl");
+        check(nytp_write_time_line(w, 10, 1, 1));
+        for (unsigned long i = 0; i < n; i++)
+            check(nytp_write_pid_end(w, 7, 1001.0));
+    } else if (strcmp(kind, "fid-again") == 0) {
+        for (unsigned long i = 0; i <= n; i++)
+            file(1, 0, 0, "x.pl");
+        check(nytp_write_time_line(w, 10, 1, 1));
     } else if (strcmp(kind, "block-lines") == 0) {
         file(1, 0, 0, "x.pl");
         check(nytp_write_time_block(w, 10, 1, 1, 1, 1));
