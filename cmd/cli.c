@@ -374,7 +374,24 @@ static struct {
     char path[PATH_MAX];
 } temps[MAX_TEMPS];
 static _Atomic int signals_held, signal_pending, dying;
-static const int fatal_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
+/* Every signal whose default action ends the process (signal(7): Term
+ * and Core), but SIGKILL, which cannot be caught, and the real-time
+ * signals, from SIGRTMIN on, which also end it. */
+static const int fatal_signals[] = {
+    SIGHUP, SIGINT, SIGQUIT, SIGILL, SIGTRAP, SIGABRT, SIGBUS, SIGFPE, SIGUSR1, SIGSEGV,
+    SIGUSR2, SIGPIPE, SIGALRM, SIGTERM,
+#ifdef SIGSTKFLT
+    SIGSTKFLT,
+#endif
+    SIGXCPU, SIGXFSZ, SIGVTALRM, SIGPROF,
+#ifdef SIGPOLL
+    SIGPOLL,
+#endif
+#ifdef SIGPWR
+    SIGPWR,
+#endif
+    SIGSYS,
+};
 
 /* Empty a directory of files and remove it, with async-signal-safe calls
  * only (getdents64 instead of readdir, which may allocate). */
@@ -452,13 +469,37 @@ static _Noreturn void die_of(int sig)
     _exit(128 + sig); /* not reached */
 }
 
+/* A fault (or abort()) cannot wait for cli_signals_release: the handler's
+ * return would run the faulting instruction again, or abort() would kill
+ * the process with the default action. */
+static bool signal_waits(int sig)
+{
+    return sig != SIGSEGV && sig != SIGBUS && sig != SIGFPE && sig != SIGILL && sig != SIGTRAP &&
+           sig != SIGSYS && sig != SIGABRT;
+}
+
 static void on_fatal_signal(int sig)
 {
-    if (atomic_load(&signals_held)) {
+    if (atomic_load(&signals_held) && signal_waits(sig)) {
         atomic_store(&signal_pending, sig);
         return;
     }
     die_of(sig);
+}
+
+static void install_handler(int sig)
+{
+    struct sigaction old, sa;
+    /* Only a signal left at its default: one ignored when nytp started
+     * (nohup, a shell's background job) stays ignored, and one that
+     * something else handles (a sanitizer's SIGSEGV report) stays its. */
+    if (sigaction(sig, NULL, &old) < 0 || (old.sa_flags & SA_SIGINFO) || old.sa_handler != SIG_DFL)
+        return;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_fatal_signal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART | SA_NODEFER;
+    sigaction(sig, &sa, NULL);
 }
 
 static void install_handlers(void)
@@ -467,18 +508,10 @@ static void install_handlers(void)
     if (done)
         return;
     done = true;
-    for (size_t i = 0; i < sizeof fatal_signals / sizeof *fatal_signals; i++) {
-        struct sigaction old, sa;
-        /* a signal ignored when nytp started (nohup, a shell's background
-         * job) stays ignored */
-        if (sigaction(fatal_signals[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
-            continue;
-        memset(&sa, 0, sizeof sa);
-        sa.sa_handler = on_fatal_signal;
-        sigemptyset(&sa.sa_mask);
-        sa.sa_flags = SA_RESTART | SA_NODEFER;
-        sigaction(fatal_signals[i], &sa, NULL);
-    }
+    for (size_t i = 0; i < sizeof fatal_signals / sizeof *fatal_signals; i++)
+        install_handler(fatal_signals[i]);
+    for (int sig = SIGRTMIN; sig <= SIGRTMAX; sig++)
+        install_handler(sig);
 }
 
 int cli_temp_register(const char *path, bool is_dir)

@@ -77,8 +77,8 @@ unsigned long cli_parse_count(const char *opt, const char *arg);
  * written under a temporary name and renamed into place at close (a
  * symbolic link is followed and its target replaced), anything else (a
  * device, a FIFO, /dev/stdout) is written straight into.  The temporary
- * file is removed if the process is killed by SIGINT, SIGTERM, SIGHUP or
- * SIGPIPE (see cli_temp_register).  cli_output_close reports errors;
+ * file is removed if the process is killed by a signal (any whose default
+ * action ends the process: see cli_temp_register).  cli_output_close reports errors;
  * returns an exit code. */
 nytp_out *cli_output_open(const char *path);
 int cli_output_close(nytp_out *out, const char *path);
@@ -88,7 +88,10 @@ int cli_output_close(nytp_out *out, const char *path);
 int cli_output_finish(nytp_out *out, const char *path, int status);
 
 /* Temporary files and directories that must not outlive the process: on
- * SIGINT, SIGTERM, SIGHUP or SIGPIPE (unless ignored when nytp started)
+ * any signal whose default action ends the process (SIGINT, SIGTERM,
+ * SIGHUP, SIGPIPE, SIGQUIT, SIGALRM, SIGUSR1, SIGUSR2, SIGXFSZ, SIGXCPU,
+ * SIGVTALRM, SIGPROF, the faults, the real-time signals; not SIGKILL),
+ * unless it was ignored or handled by something else when nytp started,
  * they are removed and the process dies of the same signal.  A directory
  * must hold only files (no subdirectories).  Register returns a slot (or
  * -1 when the table is full or the path too long: then nothing is removed);
