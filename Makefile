@@ -65,7 +65,7 @@ DEB_PACKAGES := build-essential pkg-config libperl-dev zlib1g-dev libbsd-dev val
 	libjson-pp-perl man-db time libisal-dev golang-go nodejs graphviz \
 	libmoose-perl libdbd-sqlite3-perl
 
-.PHONY: all test unit unit-asan unit-tsan unit-tsan-cmds integration run deps deps-deb deps-npm deps-check install bench \
+.PHONY: asan-nytp all test unit unit-asan unit-tsan unit-tsan-cmds integration run deps deps-deb deps-npm deps-check install bench \
 	fuzz fuzz-smoke fuzz-dprof clean
 
 all: $(BUILD)/nytp $(BUILD)/libnytpformat.a $(PROFILER) $(BUILD)/man/Devel-NYTP.3pm $(BUILD)/gen-profile
@@ -183,6 +183,15 @@ unit-tsan: $(TSAN_BIN)
 # to compress it), and html on a profile of 18 files (its pages are
 # written by two threads when there are several).
 TSAN_NYTP := $(BUILD)/tsan/nytp
+# An ASan+UBSan nytp (with float-cast-overflow, which GCC's UBSan leaves
+# out), for checking commands on hostile inputs by hand or in tests that
+# use it when it is there (65-bounds.t): make asan-nytp.
+ASAN_NYTP := $(BUILD)/asan/nytp
+$(ASAN_NYTP): $(CMD_SRC) $(CMD_HDR) $(LIB_SRC) $(LIB_HDR) $(BUILD)/gen/perl_config.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -I$(BUILD)/gen -DNYTP_SITEARCH='"$(PERL_SITEARCH)"' $(WARN) -O1 -g $(SAN) \
+		-fsanitize=float-cast-overflow -o $@ $(CMD_SRC) $(LIB_SRC) $(LIBS) $(CMD_LIBS)
+asan-nytp: $(ASAN_NYTP)
 $(TSAN_NYTP): $(CMD_SRC) $(CMD_HDR) $(LIB_SRC) $(LIB_HDR) $(BUILD)/gen/perl_config.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -I$(BUILD)/gen -DNYTP_SITEARCH='"$(PERL_SITEARCH)"' $(WARN) -O1 -g -fsanitize=thread \

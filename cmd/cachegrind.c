@@ -471,8 +471,7 @@ static uint32_t caller_name(cg_run *R, const nytp_site *s)
 
 static uint64_t ticks(const nytp_profile *p, double secs)
 {
-    double t = secs * p->ticks_per_sec;
-    return t > 0 ? (uint64_t)llround(t) : 0;
+    return fmt_time_units(secs, p->ticks_per_sec);
 }
 
 /* The function of the top-level code of real file fid: the caller the

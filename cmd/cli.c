@@ -122,12 +122,95 @@ void cli_note(const char *fmt, ...)
     va_end(ap);
 }
 
+/* Warnings are capped by kind: a profile can hold millions of the same
+ * problem (a PID_END without its start, a file id declared again), and
+ * each would be a line on stderr.  The first WARN_SHOWN of a kind are
+ * shown; the rest are counted and summed up in one line per kind at exit.
+ * A kind is a message's format; kinds past the table's end share its
+ * last slot. */
+#define WARN_SHOWN 10
+#define WARN_KINDS 64
+typedef struct {
+    char kind[160];             /* the format, cut to fit */
+    unsigned long seen;
+    char last[1024];            /* the last message shown, for the summary */
+} warn_kind;
+static warn_kind *warn_kinds;   /* WARN_KINDS of them, allocated at the first warning */
+static size_t n_warn_kinds;
+static pthread_mutex_t warn_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void warn_summary(void)
+{
+    pthread_mutex_lock(&warn_lock);
+    for (size_t i = 0; i < n_warn_kinds; i++) {
+        warn_kind *k = &warn_kinds[i];
+        if (k->seen > WARN_SHOWN)
+            cli_note("warning: ... and %lu more warnings like this: %s", k->seen - WARN_SHOWN,
+                     k->last);
+    }
+    pthread_mutex_unlock(&warn_lock);
+}
+
+/* Whether a warning of this kind is to be shown (its text is line);
+ * counts it either way. */
+static bool warn_counts(const char *kind, const char *line)
+{
+    bool show = true;
+    pthread_mutex_lock(&warn_lock);
+    if (!warn_kinds) {
+        warn_kinds = calloc(WARN_KINDS, sizeof *warn_kinds);
+        if (warn_kinds)
+            atexit(warn_summary);
+    }
+    if (warn_kinds) {
+        size_t i = 0;
+        while (i < n_warn_kinds && strncmp(warn_kinds[i].kind, kind, sizeof warn_kinds[i].kind - 1))
+            i++;
+        if (i == n_warn_kinds) {
+            if (n_warn_kinds < WARN_KINDS)
+                snprintf(warn_kinds[n_warn_kinds++].kind, sizeof warn_kinds->kind, "%s", kind);
+            else
+                i = WARN_KINDS - 1;
+        }
+        warn_kind *k = &warn_kinds[i];
+        show = ++k->seen <= WARN_SHOWN;
+        if (show)
+            snprintf(k->last, sizeof k->last, "%s", line);
+    }
+    pthread_mutex_unlock(&warn_lock);
+    return show;
+}
+
+/* A warning of a kind (see warn_counts): shown or counted. */
+static void vwarn_kind(const char *kind, const char *fmt, va_list ap)
+{
+    char line[1024];
+    vsnprintf(line, sizeof line, fmt, ap);
+    if (warn_counts(kind, line))
+        cli_note("warning: %s", line);
+}
+
+static void warn_kind_of(const char *kind, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void warn_kind_of(const char *kind, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vwarn_kind(kind, fmt, ap);
+    va_end(ap);
+}
+
 void cli_warn(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vmsg("warning: ", fmt, ap);
+    vwarn_kind(fmt, fmt, ap);
     va_end(ap);
+}
+
+void cli_warn_error(const nytp_error *w)
+{
+    warn_kind_of(w->kind ? w->kind : w->msg, "%s", w->msg);
 }
 
 _Noreturn void cli_usage_error(const char *fmt, ...)
@@ -157,14 +240,15 @@ void cli_report(const char *file, const nytp_error *e, bool as_warning)
     const char *what = nytp_status_name(e->status);
     if (e->status == NYTP_E_IO || e->status == NYTP_E_NOMEM) {
         if (as_warning)
-            cli_warn("%s: %s", display_name(file), e->msg);
+            warn_kind_of(e->kind ? e->kind : e->msg, "%s: %s", display_name(file), e->msg);
         else
             cli_error("%s: %s", display_name(file), e->msg);
         return;
     }
     nytp_error_where(e, where, sizeof where);
     if (as_warning)
-        cli_warn("%s: %s at %s: %s", display_name(file), what, where, e->msg);
+        warn_kind_of(e->kind ? e->kind : e->msg, "%s: %s at %s: %s", display_name(file), what, where,
+                     e->msg);
     else
         cli_error("%s: %s at %s: %s", display_name(file), what, where, e->msg);
 }
@@ -173,7 +257,7 @@ void cli_reader_warning(void *ctx, const nytp_error *w)
 {
     char where[200];
     nytp_error_where(w, where, sizeof where);
-    cli_warn("%s: at %s: %s", display_name(ctx), where, w->msg);
+    warn_kind_of(w->kind ? w->kind : w->msg, "%s: at %s: %s", display_name(ctx), where, w->msg);
 }
 
 static bool has_long(const struct option *o, int n, const char *name)
@@ -290,7 +374,24 @@ static struct {
     char path[PATH_MAX];
 } temps[MAX_TEMPS];
 static _Atomic int signals_held, signal_pending, dying;
-static const int fatal_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
+/* Every signal whose default action ends the process (signal(7): Term
+ * and Core), but SIGKILL, which cannot be caught, and the real-time
+ * signals, from SIGRTMIN on, which also end it. */
+static const int fatal_signals[] = {
+    SIGHUP, SIGINT, SIGQUIT, SIGILL, SIGTRAP, SIGABRT, SIGBUS, SIGFPE, SIGUSR1, SIGSEGV,
+    SIGUSR2, SIGPIPE, SIGALRM, SIGTERM,
+#ifdef SIGSTKFLT
+    SIGSTKFLT,
+#endif
+    SIGXCPU, SIGXFSZ, SIGVTALRM, SIGPROF,
+#ifdef SIGPOLL
+    SIGPOLL,
+#endif
+#ifdef SIGPWR
+    SIGPWR,
+#endif
+    SIGSYS,
+};
 
 /* Empty a directory of files and remove it, with async-signal-safe calls
  * only (getdents64 instead of readdir, which may allocate). */
@@ -368,13 +469,37 @@ static _Noreturn void die_of(int sig)
     _exit(128 + sig); /* not reached */
 }
 
+/* A fault (or abort()) cannot wait for cli_signals_release: the handler's
+ * return would run the faulting instruction again, or abort() would kill
+ * the process with the default action. */
+static bool signal_waits(int sig)
+{
+    return sig != SIGSEGV && sig != SIGBUS && sig != SIGFPE && sig != SIGILL && sig != SIGTRAP &&
+           sig != SIGSYS && sig != SIGABRT;
+}
+
 static void on_fatal_signal(int sig)
 {
-    if (atomic_load(&signals_held)) {
+    if (atomic_load(&signals_held) && signal_waits(sig)) {
         atomic_store(&signal_pending, sig);
         return;
     }
     die_of(sig);
+}
+
+static void install_handler(int sig)
+{
+    struct sigaction old, sa;
+    /* Only a signal left at its default: one ignored when nytp started
+     * (nohup, a shell's background job) stays ignored, and one that
+     * something else handles (a sanitizer's SIGSEGV report) stays its. */
+    if (sigaction(sig, NULL, &old) < 0 || (old.sa_flags & SA_SIGINFO) || old.sa_handler != SIG_DFL)
+        return;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_fatal_signal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART | SA_NODEFER;
+    sigaction(sig, &sa, NULL);
 }
 
 static void install_handlers(void)
@@ -383,18 +508,10 @@ static void install_handlers(void)
     if (done)
         return;
     done = true;
-    for (size_t i = 0; i < sizeof fatal_signals / sizeof *fatal_signals; i++) {
-        struct sigaction old, sa;
-        /* a signal ignored when nytp started (nohup, a shell's background
-         * job) stays ignored */
-        if (sigaction(fatal_signals[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
-            continue;
-        memset(&sa, 0, sizeof sa);
-        sa.sa_handler = on_fatal_signal;
-        sigemptyset(&sa.sa_mask);
-        sa.sa_flags = SA_RESTART | SA_NODEFER;
-        sigaction(fatal_signals[i], &sa, NULL);
-    }
+    for (size_t i = 0; i < sizeof fatal_signals / sizeof *fatal_signals; i++)
+        install_handler(fatal_signals[i]);
+    for (int sig = SIGRTMIN; sig <= SIGRTMAX; sig++)
+        install_handler(sig);
 }
 
 int cli_temp_register(const char *path, bool is_dir)

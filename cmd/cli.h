@@ -35,7 +35,13 @@ size_t cli_escape(char *dst, size_t size, const char *src);
 
 /* "nytp dump: <message>" on stderr, escaped (cli_escape). */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "nytp dump: warning: <message>", capped: only the first 10 warnings of
+ * a kind (the same fmt) are shown; at exit one line per capped kind says
+ * "... and N more warnings like this: <the last one shown>". */
 void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A library's warning as it is (w->msg), capped by w->kind as cli_warn
+ * caps by its format. */
+void cli_warn_error(const nytp_error *w);
 /* The same for what is neither an error nor a warning ("profile written
  * to x.out"). */
 void cli_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -44,7 +50,8 @@ _Noreturn void cli_usage_error(const char *fmt, ...) __attribute__((format(print
 
 /* "FILE: truncated at offset N, chunk C: message" as an error or a warning. */
 void cli_report(const char *file, const nytp_error *e, bool as_warning);
-/* Warning callback for readers: ctx is the file name. */
+/* Warning callback for readers: ctx is the file name; capped by the
+ * warning's kind as cli_warn is. */
 void cli_reader_warning(void *ctx, const nytp_error *w);
 
 /* getopt_long over argv with --help (prints usage, exits 0) and unknown
@@ -70,8 +77,8 @@ unsigned long cli_parse_count(const char *opt, const char *arg);
  * written under a temporary name and renamed into place at close (a
  * symbolic link is followed and its target replaced), anything else (a
  * device, a FIFO, /dev/stdout) is written straight into.  The temporary
- * file is removed if the process is killed by SIGINT, SIGTERM, SIGHUP or
- * SIGPIPE (see cli_temp_register).  cli_output_close reports errors;
+ * file is removed if the process is killed by a signal (any whose default
+ * action ends the process: see cli_temp_register).  cli_output_close reports errors;
  * returns an exit code. */
 nytp_out *cli_output_open(const char *path);
 int cli_output_close(nytp_out *out, const char *path);
@@ -81,7 +88,10 @@ int cli_output_close(nytp_out *out, const char *path);
 int cli_output_finish(nytp_out *out, const char *path, int status);
 
 /* Temporary files and directories that must not outlive the process: on
- * SIGINT, SIGTERM, SIGHUP or SIGPIPE (unless ignored when nytp started)
+ * any signal whose default action ends the process (SIGINT, SIGTERM,
+ * SIGHUP, SIGPIPE, SIGQUIT, SIGALRM, SIGUSR1, SIGUSR2, SIGXFSZ, SIGXCPU,
+ * SIGVTALRM, SIGPROF, the faults, the real-time signals; not SIGKILL),
+ * unless it was ignored or handled by something else when nytp started,
  * they are removed and the process dies of the same signal.  A directory
  * must hold only files (no subdirectories).  Register returns a slot (or
  * -1 when the table is full or the path too long: then nothing is removed);

@@ -12,6 +12,7 @@
 #include "diff.h"
 #include "dump_data.h"
 #include "flame_svg.h"
+#include "fmt.h"
 #include "nytp/calltree.h"
 #include "perl_config.h"
 #include "term.h"
@@ -1046,11 +1047,15 @@ typedef struct styler {
     uint32_t cap_at;
 } styler;
 
-/* The change of a NEW node against BASE, in seconds (NEW scaled). */
-static double node_change(styler *S, const nytp_calltree_visit *v, double *base, bool *in_base)
+/* The change of a NEW node against BASE, in seconds (NEW scaled), into
+ * *change; false when out of memory.  A time that is NaN, infinite or
+ * negative (a damaged profile) counts as 0, as flame --svg draws it, so
+ * the change is always a finite number. */
+static bool node_change(styler *S, const nytp_calltree_visit *v, double *base, bool *in_base,
+                        double *change)
 {
     if (!grow_rows((void **)&S->at, &S->cap_at, v->depth + 1, sizeof *S->at))
-        return NAN;
+        return false;
     uint32_t parent = v->depth > 1 ? S->at[v->depth - 1] : NYTP_NONE;
     uint32_t i = NYTP_NONE;
     if (v->depth == 1 || parent != NYTP_NONE) {
@@ -1061,9 +1066,10 @@ static double node_change(styler *S, const nytp_calltree_visit *v, double *base,
     }
     S->at[v->depth] = i;
     *in_base = i != NYTP_NONE;
-    *base = i != NYTP_NONE && S->base_tps > 0 ? S->P->incl[i] / S->base_tps : 0;
-    double now = S->new_tps > 0 ? v->total_excl / S->new_tps * S->D->scale : 0;
-    return now - *base;
+    *base = i != NYTP_NONE && S->base_tps > 0 ? fmt_time_scaled(S->P->incl[i], 1 / S->base_tps) : 0;
+    double now = S->new_tps > 0 ? fmt_time_scaled(v->total_excl, S->D->scale / S->new_tps) : 0;
+    *change = now - *base;
+    return true;
 }
 
 static int measure(void *ctx, const nytp_calltree_visit *v)
@@ -1071,8 +1077,8 @@ static int measure(void *ctx, const nytp_calltree_visit *v)
     styler *S = ctx;
     double base;
     bool in_base;
-    double d = node_change(S, v, &base, &in_base);
-    if (isnan(d))
+    double d;
+    if (!node_change(S, v, &base, &in_base, &d))
         return NYTP_E_NOMEM;
     if (fabs(d) > S->max_delta)
         S->max_delta = fabs(d);
@@ -1086,12 +1092,13 @@ static int style(void *ctx, const nytp_calltree_visit *v, long *rgb, char *note,
     double base, now, d;
     bool in_base = true;
     if (!v) {
-        base = nytp_calltree_total_excl(D->s[0].t) / (S->base_tps > 0 ? S->base_tps : 1);
-        now = nytp_calltree_total_excl(D->s[1].t) / (S->new_tps > 0 ? S->new_tps : 1) * D->scale;
+        base = fmt_time_scaled(nytp_calltree_total_excl(D->s[0].t),
+                               1 / (S->base_tps > 0 ? S->base_tps : 1));
+        now = fmt_time_scaled(nytp_calltree_total_excl(D->s[1].t),
+                              D->scale / (S->new_tps > 0 ? S->new_tps : 1));
         d = now - base;
     } else {
-        d = node_change(S, v, &base, &in_base);
-        if (isnan(d))
+        if (!node_change(S, v, &base, &in_base, &d))
             return NYTP_E_NOMEM;
         now = base + d;
     }
@@ -1107,7 +1114,7 @@ static int style(void *ctx, const nytp_calltree_visit *v, long *rgb, char *note,
     snprintf(note, size, "%s (%s) against %s in BASE", ds, pc, bs);
     /* white for no change, to full red or blue at the largest change */
     double f = S->max_delta > 0 ? fabs(d) / S->max_delta : 0;
-    if (f > 1)
+    if (!(f <= 1)) /* also NaN */
         f = 1;
     f = sqrt(f); /* small changes stay visible */
     int fade = (int)lround(235 - 200 * f);

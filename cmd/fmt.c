@@ -223,3 +223,28 @@ char *fmt_duration(char *o, double s)
     int digits = v >= 10 ? 1 : 2;
     return o + snprintf(o, 30, "%.*f%s", digits, v, unit);
 }
+
+double fmt_time_scaled(double t, double scale)
+{
+    double v = t * scale;
+    /* false for NaN; an infinity (or a product that overflowed) is not
+     * finite */
+    return v > 0 && isfinite(v) ? v : 0;
+}
+
+uint64_t fmt_time_units(double t, double scale)
+{
+    double v = fmt_time_scaled(t, scale);
+    if (v >= (double)FMT_UNITS_MAX)
+        return FMT_UNITS_MAX;
+    return (uint64_t)llround(v);
+}
+
+uint64_t fmt_units_add(uint64_t a, uint64_t b)
+{
+    if (a > FMT_UNITS_MAX)
+        a = FMT_UNITS_MAX;
+    if (b > FMT_UNITS_MAX)
+        b = FMT_UNITS_MAX;
+    return a + b > FMT_UNITS_MAX ? FMT_UNITS_MAX : a + b;
+}

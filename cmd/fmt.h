@@ -27,6 +27,25 @@ char *fmt_json_str(char *o, const char *s, size_t len);
  * %.15g and %.17g that reads back exactly. */
 char *fmt_json_nv(char *o, double d);
 
+/* ---- times from a profile, to size or count with ---- */
+/* A damaged profile can hold any double as a time: NaN, an infinity, a
+ * negative time, 1e300.  Where a time becomes a size, a weight or a whole
+ * number, such a time counts as nothing, as 'nytp flame --svg' draws it
+ * (a frame of no width), and a time too large to count is cut. */
+
+/* The largest whole number fmt_time_units gives: 2^62, so that the sum of
+ * a few stays in range of an int64_t (and callers add with a saturating
+ * sum, fmt_units_add). */
+#define FMT_UNITS_MAX ((uint64_t)1 << 62)
+/* t * scale when that is a positive finite number, else 0: a time in
+ * other units (seconds to nanoseconds) that may weigh or size something. */
+double fmt_time_scaled(double t, double scale);
+/* t * scale rounded to a whole number (ticks, nanoseconds): 0 when
+ * fmt_time_scaled gives 0, at most FMT_UNITS_MAX. */
+uint64_t fmt_time_units(double t, double scale);
+/* a + b, at most FMT_UNITS_MAX. */
+uint64_t fmt_units_add(uint64_t a, uint64_t b);
+
 /* ---- HTML (nytp html) ---- */
 /* Text for HTML (element content or a quoted attribute value): & < > " '
  * become entities, valid UTF-8 passes through, a byte that is not part of

@@ -61,7 +61,7 @@ static void on_opt(int opt, const char *arg, void *ctx)
 static void merge_warning(void *ctx, const nytp_error *w)
 {
     (void)ctx;
-    cli_warn("%s", w->msg);
+    cli_warn_error(w);
 }
 
 int cmd_merge(int argc, char **argv)

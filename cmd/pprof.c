@@ -21,6 +21,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "export.h"
+#include "fmt.h"
 
 static const char usage[] =
     "usage: nytp pprof [--strict] [-o FILE] [-f FILE] [FILE...]\n"
@@ -130,7 +131,7 @@ typedef struct pprof {
     bool oom;
     int out_status;
     uint64_t samples;
-    int64_t total_ns;
+    uint64_t total_ns;      /* at most FMT_UNITS_MAX */
 } pprof;
 
 static uint32_t str_idx(pprof *P, const char *s, uint32_t len)
@@ -292,7 +293,9 @@ static void write_field(pprof *P, unsigned field, const pb *m)
 }
 
 /* One sample: locations leaf first. */
-static void write_sample(pprof *P, const uint64_t *locs_leaf_first, uint32_t n, int64_t ns,
+/* ns from fmt_time_units: a damaged time (NaN, an infinity, negative,
+ * too large) is 0 or FMT_UNITS_MAX, never a value out of range. */
+static void write_sample(pprof *P, const uint64_t *locs_leaf_first, uint32_t n, uint64_t ns,
                          uint64_t calls)
 {
     P->packed.n = 0;
@@ -301,14 +304,14 @@ static void write_sample(pprof *P, const uint64_t *locs_leaf_first, uint32_t n, 
     P->msg.n = 0;
     pb_bytes(&P->msg, 1, P->packed.p, P->packed.n);
     P->packed.n = 0;
-    pb_varint(&P->packed, (uint64_t)ns);
+    pb_varint(&P->packed, ns);
     pb_varint(&P->packed, calls);
     pb_bytes(&P->msg, 2, P->packed.p, P->packed.n);
     if (P->packed.oom)
         P->oom = true;
     write_field(P, 2, &P->msg);
     P->samples++;
-    P->total_ns += ns;
+    P->total_ns = fmt_units_add(P->total_ns, ns);
 }
 
 static bool ensure_depth(pprof *P, uint32_t depth)
@@ -347,7 +350,7 @@ static int on_node(void *ctx, const nytp_calltree_visit *v)
     uint64_t *ids = P->loc_at + d;
     for (uint32_t i = 0; i < d; i++)
         ids[i] = P->loc_at[d - 1 - i];
-    write_sample(P, ids, d, llround(v->excl * P->ns_per_tick), v->calls);
+    write_sample(P, ids, d, fmt_time_units(v->excl, P->ns_per_tick), v->calls);
     if (P->oom)
         return NYTP_E_NOMEM;
     return P->out_status ? P->out_status : 0;
@@ -366,7 +369,7 @@ static int on_site_path(void *ctx, const nytp_str *path, uint32_t depth, uint32_
         bool same_file = fc->sub != NYTP_NONE && P->x->p->subs[fc->sub].fid == fid;
         ids[1] = loc_of(P, caller, same_file ? (int64_t)line : fc->start_line);
     }
-    write_sample(P, ids, depth, llround(excl * 1e9), calls);
+    write_sample(P, ids, depth, fmt_time_units(excl, 1e9), calls);
     if (P->oom)
         return NYTP_E_NOMEM;
     return P->out_status ? P->out_status : 0;
@@ -422,12 +425,12 @@ static void write_tables(pprof *P)
     /* the earliest process start: several inputs may have run apart */
     double start = p->have_start ? p->profiler_start_time : 0;
     for (uint32_t i = 0; i < p->n_procs; i++)
-        if (p->procs[i].start > 0 && (start <= 0 || p->procs[i].start < start))
+        if (fmt_time_scaled(p->procs[i].start, 1) > 0 && (start <= 0 || p->procs[i].start < start))
             start = p->procs[i].start;
     if (start > 0)
-        pb_int(&P->tmp, 9, (uint64_t)llround(start * 1e9));
-    pb_int(&P->tmp, 10, (uint64_t)llround(p->profiler_duration * 1e9));
-    pb_int(&P->tmp, 12, (uint64_t)llround(P->ns_per_tick > 0 ? P->ns_per_tick : 1));
+        pb_int(&P->tmp, 9, fmt_time_units(start, 1e9));
+    pb_int(&P->tmp, 10, fmt_time_units(p->profiler_duration, 1e9));
+    pb_int(&P->tmp, 12, P->ns_per_tick > 0 ? fmt_time_units(P->ns_per_tick, 1) : 1);
     pb_int(&P->tmp, 14, str_idx(P, "wall", 4));
     if (P->tmp.oom)
         P->oom = true;

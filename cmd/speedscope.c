@@ -15,6 +15,7 @@
  * call's place on the time line is known only when its outermost caller
  * returns.
  */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -158,7 +159,9 @@ static bool close_top(ss *S, uint32_t frame, double incl)
     }
     open_frame top = S->stack[--S->depth];
     uint32_t id = S->n_nodes++;
-    S->nodes[id] = (node){frame, top.first, NYTP_NONE, incl > 0 ? incl : 0};
+    /* NaN, an infinity, a negative time: a call of no length (speedscope
+     * has no number for them; flame --svg draws them so) */
+    S->nodes[id] = (node){frame, top.first, NYTP_NONE, fmt_time_scaled(incl, 1)};
     open_frame *parent = &S->stack[S->depth - 1];
     if (parent->last == NYTP_NONE)
         parent->first = id;
@@ -236,8 +239,8 @@ static void end_process(ss *S)
                 opened = false;
                 continue;
             }
-            double close = w->open + n->incl * k;
-            if (close < cursor)
+            double close = w->open + fmt_time_scaled(n->incl, k);
+            if (close < cursor || !isfinite(close)) /* huge times add up to Inf */
                 close = cursor;
             cursor = close;
             char b[80];
@@ -341,9 +344,10 @@ static int on_site_path(void *ctx, const nytp_str *path, uint32_t depth, uint32_
         W->weights = w;
         W->cap = cap;
     }
-    double ns = excl * 1e9;
+    double ns = fmt_time_scaled(excl, 1e9);
     W->weights[W->n] = ns;
-    W->total += ns;
+    /* huge weights add up to Inf, which JSON cannot say */
+    W->total = isfinite(W->total + ns) ? W->total + ns : DBL_MAX;
     out_str(S, W->n++ ? ",[" : "[");
     for (uint32_t i = 0; i < depth; i++) {
         char b[16];

@@ -142,6 +142,7 @@ static void mwarn_here(nytp_merge *m, const char *fmt, ...)
         vsnprintf(w.msg + n, sizeof w.msg - n, fmt, ap);
         va_end(ap);
     }
+    w.kind = fmt;
     m->o.warn(m->o.warn_ctx, &w);
 }
 
@@ -154,6 +155,7 @@ static void mwarn(nytp_merge *m, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(w.msg, sizeof w.msg, fmt, ap);
     va_end(ap);
+    w.kind = fmt;
     m->o.warn(m->o.warn_ctx, &w);
 }
 

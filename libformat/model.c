@@ -286,6 +286,7 @@ static void lwarn(loader *L, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(w.msg, sizeof w.msg, fmt, ap);
     va_end(ap);
+    w.kind = fmt;
     if (L->r)
         set_where(&w, L->r);
     L->opts->warn(L->opts->warn_ctx, &w);

@@ -131,6 +131,7 @@ static void warn(nytp_reader *r, uint64_t offset, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(w.msg, sizeof w.msg, fmt, ap);
     va_end(ap);
+    w.kind = fmt;
     w.offset = offset;
     w.inflated = nytp_in_inflating(r->in);
     w.deflate_start = nytp_in_deflate_start(r->in);

@@ -38,6 +38,8 @@ close $o;
 sub no_raw_escape {
     my ($err, $what) = @_;
     unlike $err, qr/[\x00-\x09\x0b-\x1f\x7f]/, "$what: no control byte but the newline on stderr";
+    my @bad = grep { !/^nytp[ :]/ } split /\n/, $err;
+    is_deeply \@bad, [], "$what: every line of stderr is a message of its own";
 }
 
 my @commands = (
@@ -60,6 +62,65 @@ for my $c (['csv', '-o', "$dir/csv2"], ['html', '-o', "$dir/html2"]) {
     like $err, qr/\\033\[31mfile\\033\]0;pwned\\a\.pl/, "@$c: the missing file is named, escaped"
         if $c->[0] eq 'csv';
     no_raw_escape($err, "@$c");
+}
+
+# Names holding LF, TAB, CR and ESC, each followed by text made to look
+# like a message of its own: every warning stays one line, the bytes
+# escaped (strnvis leaves LF and TAB alone unless told).
+{
+    my $ctl = "$dir/ctl.out";
+    system(repo() . '/build/gen-profile', 'control-names', 3, $ctl) == 0 or die 'gen-profile failed';
+    for my $c (['top'], ['html', '-o', "$dir/ctl-html"], ['csv', '-o', "$dir/ctl-csv"],
+               ['speedscope', '-o', "$dir/ctl.json"], ['pprof', '-o', "$dir/ctl.pb"],
+               ['diff', $ctl], ['merge', '-o', "$dir/ctl-merged.out"]) {
+        my ($st, $out, $err) = run_cmd([$nytp, @$c, $ctl]);
+        my $what = "@$c on names with LF and TAB";
+        is $st, 0, "$what: exit 0" or diag $err;
+        like $err, qr/declared again, as again\\nnytp top: warning: forged\\t\\r\\033\]0;t\\a\.pl \(it was ctl\\nnytp top: fake line\\t\\r\\033\[2J\.pl\)\n/,
+            "$what: the redeclared file's names are escaped, on one line" unless $c->[0] eq 'merge';
+        like $err, qr/calls of main::ctl\\nnytp top: forged\\t\\r\\033\[31m from file id 9, which was never declared/,
+            "$what: the sub's name is escaped, on one line" if $c->[0] eq 'merge';
+        like $err, qr/string eval \(eval 1\)\[ctl\\nnytp top: forged\\t\\r\\033\[2J:1\] \(file id 2\) names an unknown parent/,
+            "$what: the eval's name is escaped, on one line";
+        no_raw_escape($err, $what);
+    }
+    my ($st, $out, $err) = run_cmd([$nytp, 'dump', "$dir/no\nnytp dump: forged\tline.out"]);
+    is $st, 1, 'a missing file whose name holds LF: exit 1';
+    like $err, qr{/no\\nnytp dump: forged\\tline\.out: }, '... named escaped';
+    no_raw_escape($err, 'a missing file whose name holds LF');
+}
+
+# Warnings are capped: 200,000 of a kind are the first 10 and one line
+# at the end with the count of the rest, on every command that loads a
+# profile (before, 200,000 lines: a 39 KB file wrote 348 MB to stderr).
+{
+    my $n = 200_000;
+    for my $k (['pid-end-unstarted', qr/process 7 ends without having started/],
+               ['fid-again', qr/file id 1 declared again, as x\.pl \(it was x\.pl\)/]) {
+        my ($kind, $re) = @$k;
+        my $f = "$dir/$kind.out";
+        system(repo() . '/build/gen-profile', $kind, $n, $f) == 0 or die 'gen-profile failed';
+        for my $c (['top'], ['html', '-o', "$dir/$kind-html"], ['diff', $f], ['dump', '--data'],
+                   ['speedscope', '-o', "$dir/$kind.json"], ['pprof', '-o', "$dir/$kind.pb"],
+                   ['cachegrind', '-o', "$dir/$kind.cg"], ['csv', '-o', "$dir/$kind-csv"],
+                   ['flame', '--svg']) {
+            my ($st, $out, $err) = run_cmd([$nytp, @$c, $f]);
+            my $what = "@$c on $n warnings of one kind ($kind)";
+            is $st, 0, "$what: exit 0";
+            my @lines = split /\n/, $err;
+            cmp_ok scalar(@lines), '<=', 14, "$what: a few lines of stderr" or diag scalar(@lines);
+            my $more = $c->[0] eq 'diff' ? 2 * $n - 10 : $n - 10;   # diff reads it twice
+            my @shown = grep { /^nytp \S+: warning: \Q$f\E: at offset \d+, chunk \d+: $re$/ } @lines;
+            my @sum = grep { /^nytp \S+: warning: \.\.\. and $more more warnings like this: \Q$f\E: .*$re$/ } @lines;
+            if ($c->[0] eq 'flame') {   # flame reads the call tree only: nothing to say
+                is scalar(@shown) + scalar(@sum), 0, "$what: no such warning";
+                next;
+            }
+            is scalar(@shown), 10, "$what: the first 10 shown";
+            is scalar(@sum), 1, "$what: then one line with the count of the rest ($more)";
+            like $lines[-1], qr/\.\.\. and $more more/, "$what: the count comes last";
+        }
+    }
 }
 
 # A sub name in a tmon.out: the run was cut with the sub still running.

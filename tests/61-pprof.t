@@ -253,6 +253,21 @@ PERL
     is $st, 1, 'unwritable output: exit 1';
     is scalar(() = $err =~ /\n/g), 1, 'unwritable output: one line';
 
+    # Times that are NaN, infinite or 1e300 count as nothing or as the most
+    # a sample holds (2^62 ns), never as a negative number of nanoseconds.
+    for my $k (qw(nan inf neginf huge)) {
+        my $in = "$dir/time-$k.out";
+        system(repo() . '/build/gen-profile', "time-$k", 3, $in) == 0 or die 'gen-profile failed';
+        ($st, $out, $err) = run_cmd([$nytp, 'pprof', '-o', "$dir/time-$k.pb.gz", $in]);
+        is $st, 0, "$k times: exit 0" or diag $err;
+        my ($rst, $raw) = pprof_cmd('-raw', "$dir/time-$k.pb.gz");
+        my @ns = $raw =~ /^\s*(-?\d+)\s+\d+:(?: \d+)+ *$/mg;
+        is $rst, 0, "$k times: go tool pprof reads it";
+        is scalar(@ns), 3, "$k times: its three call paths are samples";
+        my @bad = grep { $_ < 0 || $_ > 2**62 } @ns;
+        is_deeply \@bad, [], "$k times: every sample between 0 and 2^62 ns";
+    }
+
     ($st, $out, $err) = run_cmd([$nytp, 'pprof', '--frob']);
     is $st, 2, 'unknown option: exit 2';
 }

@@ -367,4 +367,48 @@ for my $id (4_194_304, 4_000_000_000) {
         'html, long name: its 2 calls and their time are in the flame graph';
 }
 
+# Times that are NaN, +Inf, -Inf or 1e300 (SUB_CALLERS, SUB_RETURN, the
+# process's start and end), statements of the largest and smallest ticks:
+# every export exits 0 and counts such a time as nothing, as flame --svg
+# draws it.  diff --svg said "out of memory" on them, pprof's total
+# overflowed.  With an ASan+UBSan nytp there (make asan-nytp), it runs them
+# too and must not report anything.
+{
+    my @bins = ($nytp);
+    my $san = repo() . '/build/asan/nytp';
+    if (-x $san) {
+        push @bins, $san;
+    } else {
+        diag 'no build/asan/nytp (make asan-nytp): odd times checked without sanitizers';
+    }
+    my @kinds = qw(nan inf neginf huge);
+    my %f = map { $_ => gen("time-$_", 3) } @kinds;
+    for my $bin (@bins) {
+        my $b = $bin eq $nytp ? 'nytp' : 'asan nytp';
+        for my $k (@kinds) {
+            my $f = $f{$k};
+            my $o = "$dir/odd-$k";
+            File::Path::remove_tree($o);
+            File::Path::make_path($o);
+            my @cmds = (['top'], ['top', '--json'], ['html', '-o', "$o/html"], ['csv', '-o', "$o/csv"],
+                        ['calls'], ['flame'], ['flame', '--svg'], ['flame', '--svg', '--calls'],
+                        ['cachegrind', '-o', "$o/cg.out"], ['pprof', '-o', "$o/p.pb.gz"],
+                        ['speedscope', '-o', "$o/s.json"], ['dump'], ['dump', '--data'],
+                        ['merge', '-o', "$o/m.out"], ['diff', $f], ['diff', '--json', $f],
+                        ['diff', '--svg', '-o', "$o/d.svg", $f], ['diff', '--svg', $f{huge}],
+                        ['diff', '--normalize', '--svg', '-o', "$o/n.svg", $f{nan}],
+                        ['diff', $f{huge}]);
+            for my $c (@cmds) {
+                my ($st, $out, $err) = run_cmd([$bin, @$c, $f]);
+                my $what = "$b @$c, $k times";
+                is $st, 0, "$what: exit 0" or diag $err;
+                unlike $err, qr/runtime error|Sanitizer|out of memory/, "$what: no sanitizer report, no false error";
+            }
+            my $json = slurp_file("$o/s.json") // '';
+            unlike $json, qr/null/, "$b speedscope, $k times: every time is a number";
+            like slurp_file("$o/d.svg") // '', qr{</svg>\s*\z}, "$b diff --svg, $k times: a whole SVG";
+        }
+    }
+}
+
 done_testing;

@@ -34,8 +34,26 @@
  *   discounts N     on lines 1 and 2: N DISCOUNTs, a statement (the
  *                   line's first), a statement, N DISCOUNTs, a statement;
  *                   then a statement on line 3
+ *   control-names N  names holding LF, TAB, CR and ESC (each followed by
+ *                   text that looks like a message of its own): file 1
+ *                   declared, then declared again under another such
+ *                   name; a sub of such a name called N times, from file
+ *                   1 and from file id 9, never declared; a string eval
+ *                   of such a name whose parent file id 8 is unknown
+ *   pid-end-unstarted N  N PID_ENDs of process 7, which never started
+ *   fid-again N     file 1 declared N+1 times, a statement in it
+ *   time-nan N, time-inf N, time-neginf N, time-huge N
+ *                   a profile whose times are NaN, +Inf, -Inf or 1e300:
+ *                   main::a and main::b called N times each, b from a
+ *                   and from main::RUNTIME, with that inclusive,
+ *                   exclusive and recursive time (SUB_CALLERS, three
+ *                   call paths), N SUB_RETURNs of each path with that
+ *                   time; a process that starts and ends at that time;
+ *                   statements of the largest and smallest ticks
  *
  * Exit status 0, or 1 with a message. */
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -186,6 +204,53 @@ int main(int argc, char **argv)
         check(nytp_write_time_line(w, (int32_t)n, 1, 1));
         check(nytp_write_time_line(w, 1, 1, 2));
         check(nytp_write_time_line(w, 2, 1, 2));
+    } else if (strcmp(kind, "control-names") == 0) {
+        /* every message naming one of these must stay one line */
+        const char *fname = "ctl\nnytp top: fake line\t\r\033[2J.pl";
+        const char *again = "again\nnytp top: warning: forged\t\r\033]0;t\a.pl";
+        nytp_str sub = nytp_cstr("main::ctl\nnytp top: forged\t\r\033[31m", false);
+        file(1, 0, 0, fname);
+        check(nytp_write_time_line(w, 10, 1, 1));
+        file(1, 0, 0, again);
+        check(nytp_write_sub_info(w, 1, 2, 2, sub));
+        check(nytp_write_sub_callers(w, 1, 1, (uint32_t)n, 1e-6, 1e-6, 0, 0, sub,
+                                     nytp_cstr("main::RUNTIME", false)));
+        check(nytp_write_sub_callers(w, 9, 1, (uint32_t)n, 1e-6, 1e-6, 0, 0, sub,
+                                     nytp_cstr("main::RUNTIME", false)));
+        file(2, 8, 1, "(eval 1)[ctl\nnytp top: forged\t\r\033[2J:1]");
+    } else if (strcmp(kind, "pid-end-unstarted") == 0) {
+        file(1, 0, 0, "x.pl");
+        check(nytp_write_time_line(w, 10, 1, 1));
+        for (unsigned long i = 0; i < n; i++)
+            check(nytp_write_pid_end(w, 7, 1001.0));
+    } else if (strcmp(kind, "fid-again") == 0) {
+        for (unsigned long i = 0; i <= n; i++)
+            file(1, 0, 0, "x.pl");
+        check(nytp_write_time_line(w, 10, 1, 1));
+    } else if (strncmp(kind, "time-", 5) == 0 &&
+               (strcmp(kind + 5, "nan") == 0 || strcmp(kind + 5, "inf") == 0 ||
+                strcmp(kind + 5, "neginf") == 0 || strcmp(kind + 5, "huge") == 0)) {
+        double v = strcmp(kind + 5, "nan") == 0 ? NAN
+                 : strcmp(kind + 5, "inf") == 0 ? INFINITY
+                 : strcmp(kind + 5, "neginf") == 0 ? -INFINITY : 1e300;
+        nytp_str a = nytp_cstr("main::a", false), b = nytp_cstr("main::b", false);
+        file(1, 0, 0, "x.pl");
+        check(nytp_write_pid_start(w, 43, 42, v));
+        check(nytp_write_time_line(w, INT32_MAX, 1, 1));
+        check(nytp_write_time_line(w, INT32_MIN, 1, 2));
+        check(nytp_write_time_block(w, INT32_MAX, 1, 3, 3, 3));
+        check(nytp_write_sub_info(w, 1, 3, 4, a));
+        check(nytp_write_sub_info(w, 1, 5, 6, b));
+        nytp_str rt = nytp_cstr("main::RUNTIME", false);
+        for (unsigned long k = 0; k < n; k++) {
+            check(nytp_write_sub_return(w, 2, v, v, b));
+            check(nytp_write_sub_return(w, 1, v, v, a));
+            check(nytp_write_sub_return(w, 1, v, v, b));
+        }
+        check(nytp_write_sub_callers(w, 1, 1, (uint32_t)n, v, v, v, 1, a, rt));
+        check(nytp_write_sub_callers(w, 1, 3, (uint32_t)n, v, v, v, 1, b, a));
+        check(nytp_write_sub_callers(w, 1, 2, (uint32_t)n, v, v, 0, 0, b, rt));
+        check(nytp_write_pid_end(w, 43, v));
     } else if (strcmp(kind, "block-lines") == 0) {
         file(1, 0, 0, "x.pl");
         check(nytp_write_time_block(w, 10, 1, 1, 1, 1));

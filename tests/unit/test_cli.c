@@ -1,12 +1,14 @@
 /* test_cli.c — the commands' shared output code (cmd/cli.c, compiled in
  * here): what a fatal signal leaves behind while other threads are still
- * writing files into a report's temporary directory. */
+ * writing files into a report's temporary directory, and that every
+ * signal that ends the process removes the temporaries first. */
 #include <dirent.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -146,11 +148,82 @@ static void signal_leaves_existing_report_as_it_was(void **state)
     signal_while_threads_write(true);
 }
 
+/* ---- every signal that ends the process -------------------------------- */
+
+/* signal(7): every signal whose default action is Term or Core, but
+ * SIGKILL; and the real-time ones, below. */
+static const int ending_signals[] = {
+    SIGHUP, SIGINT, SIGQUIT, SIGILL, SIGTRAP, SIGABRT, SIGBUS, SIGFPE, SIGUSR1, SIGSEGV,
+    SIGUSR2, SIGPIPE, SIGALRM, SIGTERM, SIGSTKFLT, SIGXCPU, SIGXFSZ, SIGVTALRM, SIGPROF,
+    SIGPOLL, SIGPWR, SIGSYS,
+};
+
+/* The child: a registered temporary, then sig (while signals are held
+ * when held: a fault dies at once, any other signal at the release,
+ * with the file still there until then). */
+static _Noreturn void temp_child(const char *path, int sig, bool held)
+{
+    /* cmocka (or a sanitizer) handles faults: start from the defaults,
+     * as nytp does */
+    for (int s = 1; s < NSIG; s++)
+        signal(s, SIG_DFL);
+    struct rlimit no_core = {0, 0};
+    setrlimit(RLIMIT_CORE, &no_core);
+    FILE *f = fopen(path, "w");
+    if (!f)
+        _exit(3);
+    fclose(f);
+    if (cli_temp_register(path, false) < 0)
+        _exit(4);
+    if (held)
+        cli_signals_hold();
+    kill(getpid(), sig);
+    if (!held)
+        _exit(5); /* not reached: the signal ended it */
+    if (access(path, F_OK) < 0)
+        _exit(6); /* removed while held */
+    cli_signals_release();
+    _exit(7);
+}
+
+static void one_signal(const char *path, int sig, bool held)
+{
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0)
+        temp_child(path, sig, held);
+    int st;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    if (!WIFSIGNALED(st) || WTERMSIG(st) != sig)
+        fail_msg("signal %d (SIG%s)%s: the child did not die of it (status %#x)", sig,
+                 sigabbrev_np(sig) ? sigabbrev_np(sig) : "?", held ? ", held" : "", st);
+    if (access(path, F_OK) == 0)
+        fail_msg("signal %d (SIG%s)%s: the temporary file is left", sig,
+                 sigabbrev_np(sig) ? sigabbrev_np(sig) : "?", held ? ", held" : "");
+}
+
+static void every_ending_signal_removes_temporaries(void **state)
+{
+    (void)state;
+    char base[] = "/tmp/nytp-test-cli-XXXXXX";
+    assert_non_null(mkdtemp(base));
+    char path[sizeof base + 16];
+    snprintf(path, sizeof path, "%s/tmp.out", base);
+    for (int held = 0; held < 2; held++) {
+        for (size_t i = 0; i < sizeof ending_signals / sizeof *ending_signals; i++)
+            one_signal(path, ending_signals[i], held);
+        for (int sig = SIGRTMIN; sig <= SIGRTMAX; sig++)
+            one_signal(path, sig, held);
+    }
+    assert_int_equal(rmdir(base), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(signal_leaves_no_new_report),
         cmocka_unit_test(signal_leaves_existing_report_as_it_was),
+        cmocka_unit_test(every_ending_signal_removes_temporaries),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

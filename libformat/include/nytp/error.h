@@ -32,6 +32,12 @@ typedef struct nytp_error {
     uint64_t deflate_start; /* file offset where the zlib stream begins */
     uint64_t chunk;         /* 1-based number of the chunk being read; 0 = header */
     char msg[NYTP_ERROR_MSG_MAX];
+    /* Warnings only: the printf format msg was made from, a string that
+     * outlives the program and is the same for every warning of one kind
+     * ("process %u ends without having started"), so that a caller can
+     * show the first few of a kind and count the rest.  NULL when not
+     * known (then msg itself is the kind). */
+    const char *kind;
 } nytp_error;
 
 /* Fill err (which may be NULL) and return status. printf-style message. */
