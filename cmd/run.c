@@ -31,6 +31,7 @@
 static const char usage[] =
     "usage: nytp run [-o FILE] [--nytprof OPTS] [--perl PERL] [PERL-SWITCHES] [--] SCRIPT [ARGS...]\n"
     "       nytp run [OPTIONS] [PERL-SWITCHES] -e CODE [ARGS...]\n"
+    "       nytp run --children [-o FILE] [--nytprof OPTS] [--] COMMAND [ARGS...]\n"
     "\n"
     "Profile a perl program: run 'perl -d:NYTP SCRIPT ARGS' with the\n"
     "Devel::NYTP profiler of this nytp (no installation needed in a build\n"
@@ -46,6 +47,9 @@ static const char usage[] =
     "                     are added after those of NYTPROF itself;\n"
     "                     sigexit=1 keeps the profile complete when the\n"
     "                     program is killed by INT, HUP, TERM, PIPE, BUS, SEGV\n"
+    "  --children         run COMMAND as it is and profile every perl it starts\n"
+    "                     (PERL5OPT), each into FILE.PID: e.g. 'nytp run\n"
+    "                     --children -o t.out prove -r t/', then 'nytp html t.out.*'\n"
     "  --perl=PERL        the perl to run (default: $NYTP_PERL, else perl)\n"
     "  -h, --help         this help\n"
     "\n"
@@ -57,12 +61,13 @@ static const char usage[] =
     "be started.  TERM, HUP and other signals sent to nytp run are passed\n"
     "on to perl, and nytp run waits for it to end.\n";
 
-enum { OPT_NYTPROF = 256, OPT_PERL };
+enum { OPT_NYTPROF = 256, OPT_PERL, OPT_CHILDREN };
 
 struct run_opts {
     const char *output;
     const char *nytprof;
     const char *perl;
+    bool children;
 };
 
 static void on_opt(int opt, const char *arg, void *ctx)
@@ -72,6 +77,7 @@ static void on_opt(int opt, const char *arg, void *ctx)
     case 'o': o->output = arg; break;
     case OPT_NYTPROF: o->nytprof = arg; break;
     case OPT_PERL: o->perl = arg; break;
+    case OPT_CHILDREN: o->children = true; break;
     }
 }
 
@@ -282,6 +288,49 @@ static void restore_signals(const struct sigaction *old)
     forward_to = 0;
 }
 
+/* path made absolute against the working directory (not resolved: a
+ * symbolic link stays one); NULL when out of memory or the directory is
+ * unknown. */
+static char *absolute_path(const char *path)
+{
+    if (path[0] == '/')
+        return strdup(path);
+    char cwd[PATH_MAX];
+    if (!getcwd(cwd, sizeof cwd))
+        return NULL;
+    size_t n = strlen(cwd) + strlen(path) + 2;
+    char *s = malloc(n);
+    if (s)
+        snprintf(s, n, "%s%s%s", cwd, strcmp(cwd, "/") ? "/" : "", path);
+    return s;
+}
+
+/* The environment of --children: every perl started below loads the
+ * profiler (PERL5OPT -d:NYTP, after what PERL5OPT had) from this nytp's
+ * directory (put in PERL5LIB, and taken out of @INC again by Devel::NYTP
+ * as NYTP_INC names it).  Returns 0, or -1 with errno. */
+static int children_env(const char *dir)
+{
+    const char *o = getenv("PERL5OPT"), *l = getenv("PERL5LIB");
+    size_t n = (o ? strlen(o) : 0) + 16;
+    char *opt = malloc(n);
+    if (!opt)
+        return -1;
+    snprintf(opt, n, "%s%s-d:NYTP", o && *o ? o : "", o && *o ? " " : "");
+    if (setenv("PERL5OPT", opt, 1) != 0)
+        return -1;
+    if (dir[0]) {
+        n = strlen(dir) + (l ? strlen(l) : 0) + 2;
+        char *lib = malloc(n);
+        if (!lib)
+            return -1;
+        snprintf(lib, n, "%s%s%s", dir, l && *l ? ":" : "", l && *l ? l : "");
+        if (setenv("PERL5LIB", lib, 1) != 0)
+            return -1;
+    }
+    return 0;
+}
+
 /* Whether a profile reads to its end (the process that wrote it
  * finished it).  Only asked after a signal: it reads the whole file. */
 static bool profile_complete(const char *path)
@@ -421,6 +470,7 @@ int cmd_run(int argc, char **argv)
         {"output", required_argument, NULL, 'o'},
         {"nytprof", required_argument, NULL, OPT_NYTPROF},
         {"perl", required_argument, NULL, OPT_PERL},
+        {"children", no_argument, NULL, OPT_CHILDREN},
         {NULL, 0, NULL, 0},
     };
     struct run_opts o = {0};
@@ -441,6 +491,12 @@ int cmd_run(int argc, char **argv)
         cli_usage_error("no program to profile");
     if (o.output && !*o.output)
         cli_usage_error("-o needs a file name");
+    if (o.children && (sp.nperl || sp.has_code))
+        cli_usage_error("--children runs a COMMAND as it is: perl switches (%s) go to the perls it "
+                        "starts through PERL5OPT, not here",
+                        sp.nperl ? sp.perl[0] : "-e");
+    if (o.children && o.perl)
+        cli_usage_error("--children profiles every perl the command starts; --perl does not go with it");
 
     const char *perl = o.perl ? o.perl : getenv("NYTP_PERL");
     if (!perl || !*perl)
@@ -458,21 +514,36 @@ int cmd_run(int argc, char **argv)
              env && *env && o.nytprof && *o.nytprof ? ":" : "", o.nytprof ? o.nytprof : "");
     char *profile = NULL;
     if (o.output) {
-        char *all = with_file(opts, o.output);
-        free(opts);
-        opts = all;
         profile = strdup(o.output);
     } else {
         profile = file_option(opts);
         if (!profile)
             profile = strdup("nytprof.out");
     }
-    if (!opts || !profile) {
+    /* The profile's name is absolute for perl, so that neither the
+     * program's chdir nor a perl started elsewhere (--children) moves it;
+     * messages keep the name as given.  With --children every perl writes
+     * its own FILE.PID. */
+    char *abs_profile = profile ? absolute_path(profile) : NULL;
+    if (abs_profile) {
+        char *all = with_file(opts, abs_profile);
+        free(opts);
+        opts = all;
+    }
+    if (opts && o.children) {
+        size_t n = strlen(opts) + 12;
+        char *all = malloc(n);
+        if (all)
+            snprintf(all, n, "%s:addpid=1", opts);
+        free(opts);
+        opts = all;
+    }
+    if (!opts || !profile || !abs_profile) {
         cli_error("out of memory");
         return EXIT_BAD_INPUT;
     }
     /* the profile is written over the script it names after perl read it */
-    if (!sp.has_code && script < argc)
+    if (!sp.has_code && script < argc && !o.children)
         cli_output_not_input(profile, 1, argv + script, NULL);
 
     char dir[PATH_MAX + 64];
@@ -487,17 +558,20 @@ int cmd_run(int argc, char **argv)
         return EXIT_BAD_INPUT;
     }
     int k = 0;
-    args[k++] = (char *)perl;
-    if (dir[0])
-        args[k++] = incopt;
-    args[k++] = "-d:NYTP";
-    for (int i = 0; i < sp.nperl; i++)
-        args[k++] = sp.perl[i];
-    if (sp.has_code && script < argc)
-        args[k++] = "--"; /* the rest are @ARGV, not perl switches */
+    if (!o.children) {
+        args[k++] = (char *)perl;
+        if (dir[0])
+            args[k++] = incopt;
+        args[k++] = "-d:NYTP";
+        for (int i = 0; i < sp.nperl; i++)
+            args[k++] = sp.perl[i];
+        if (sp.has_code && script < argc)
+            args[k++] = "--"; /* the rest are @ARGV, not perl switches */
+    }
     for (int i = script; i < argc; i++)
         args[k++] = argv[i];
     args[k] = NULL;
+    const char *run = o.children ? args[0] : perl;
 
     /* a profile left by an earlier run must not be taken for this one's */
     struct stat old;
@@ -534,10 +608,11 @@ int cmd_run(int argc, char **argv)
         sigprocmask(SIG_SETMASK, &before, NULL);
         close(ep[0]);
         int e = 0;
-        if (setenv("NYTPROF", opts, 1) != 0)
+        if (setenv("NYTPROF", opts, 1) != 0 || (dir[0] && setenv("NYTP_INC", dir, 1) != 0)
+            || (o.children && children_env(dir) != 0))
             e = errno;
         else
-            execvp(perl, args);
+            execvp(run, args);
         if (!e)
             e = errno;
         ssize_t w = write(ep[1], &e, sizeof e);
@@ -559,7 +634,7 @@ int cmd_run(int argc, char **argv)
         ;
     restore_signals(old_acts);
     if (got == (ssize_t)sizeof exec_errno) {
-        cli_error("cannot run %s: %s", perl, strerror(exec_errno));
+        cli_error("cannot run %s: %s", run, strerror(exec_errno));
         free(args);
         free(opts);
         free(profile);
@@ -594,7 +669,12 @@ int cmd_run(int argc, char **argv)
         named += report_profile(profile, sig, opts);
     named += report_pid_profiles(profile, &started, sig, opts);
     if (!named)
-        cli_note("no profile was written (expected %s)", profile);
+        cli_note("no profile was written (expected %s%s)", profile,
+                 o.children ? ".PID: did the command start perl?" : "");
+    else if (o.children && named > 1)
+        cli_note("%d profiles: 'nytp top %s.*' or 'nytp html %s.*' reports them together", named,
+                 profile, profile);
+    free(abs_profile);
     free_split(&sp);
     free(args);
     free(opts);

@@ -20,6 +20,17 @@ $^P = 0x010 | 0x100 | 0x200;
 require XSLoader;
 XSLoader::load('Devel::NYTP');
 
+# nytp run finds this module through a directory it adds to @INC (-I, or
+# PERL5LIB for --children) and names in NYTP_INC: taken out again here,
+# so that the program sees @INC as perl alone would have made it.
+if (defined(my $dir = $ENV{NYTP_INC})) {
+    for my $i (0 .. $#INC) {
+        next if ref $INC[$i] || $INC[$i] ne $dir;
+        splice @INC, $i, 1;
+        last;
+    }
+}
+
 package    # not indexed: the DB package belongs to the debugger interface
     DB;
 

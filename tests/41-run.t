@@ -222,6 +222,64 @@ PERL
     is scalar(grep { /^env\.out\.\d+$/ } readdir $dh), 1, 'NYTPROF=file=env.out: the child writes beside it too';
 }
 
+# The program's @INC is perl's own: the profiler's directory, added so
+# that perl finds Devel::NYTP, is taken out again (issue 21).
+{
+    my $code = 'print join("\n", @INC), "\n"';
+    for my $sw ([], ['-I', "$dir/lib"]) {
+        my (undef, $want) = run_cmd([$^X, @$sw, '-e', $code]);
+        ($st, $out, $err) = run_cmd([$nytp, 'run', '-o', "$dir/inc.out", @$sw, '-e', $code]);
+        is $st, 0, "\@INC (@$sw): exit 0";
+        is $out, $want, "\@INC (@$sw): as perl alone has it";
+    }
+}
+
+# --children: every perl the command starts is profiled into FILE.PID,
+# its @INC as perl alone has it; prove -r t/ as the example (issue 21).
+{
+    my $w = "$dir/kids";
+    mkdir $w; mkdir "$w/t";
+    my $sh = write_script('kids.sh', <<'SH');
+#!/bin/sh
+perl -e 'sub alpha { 1 } alpha() for 1 .. 3; open my $fh, ">", "inc.txt"; print $fh join("\n", @INC), "\n"'
+perl -e 'sub beta { 2 } beta(); if (my $p = fork) { waitpid $p, 0 } else { beta(); exit 0 }'
+SH
+    chmod 0755, $sh;
+    ($st, $out, $err) = run_cmd([$nytp, 'run', '--children', '-o', 'k.out', $sh], cwd => $w);
+    is $st, 0, '--children: exit 0' or diag $err;
+    opendir my $dh, $w or die;
+    my @p = sort grep { /^k\.out\.\d+$/ } readdir $dh;
+    is scalar(@p), 3, '--children: a profile per perl (and one for the fork)';
+    my @named = $err =~ /^nytp run: profile written to (k\.out\.\d+)$/mg;
+    is_deeply [sort @named], \@p, '--children: each named';
+    like $err, qr/^nytp run: 3 profiles: 'nytp top k\.out\.\*'/m, '--children: how to report them together';
+    my (undef, $all) = run_cmd([$nytp, 'dump', '--data', map { "$w/$_" } @p]);
+    like $all, qr/^sub_subinfo\tmain::alpha\t\[ \S+ calls 3 /m, '--children: alpha called 3 times';
+    like $all, qr/^sub_subinfo\tmain::beta\t\[ \S+ calls 2 /m, '--children: beta twice (parent and fork)';
+    my (undef, $want) = run_cmd([$^X, '-e', 'print join("\n", @INC), "\n"']);
+    is slurp_file("$w/inc.txt"), $want, "--children: a child's \@INC is perl's own";
+  SKIP: {
+        skip 'no prove', 3 unless -x '/usr/bin/prove';
+        for my $t (qw(a b)) {
+            open my $fh, '>', "$w/t/$t.t" or die;
+            print $fh "use Test::More tests => 1;\nsub work_$t { my \$s = 0; \$s += \$_ for 1 .. 100; \$s }\n"
+                . "is work_$t(), 5050;\n";
+            close $fh;
+        }
+        ($st, $out, $err) = run_cmd([$nytp, 'run', '--children', '-o', 'prove.out', 'prove', '-r', 't/'],
+                                    cwd => $w);
+        is $st, 0, '--children prove -r t/: exit 0' or diag $err;
+        opendir $dh, $w or die;
+        my @pp = map { "$w/$_" } grep { /^prove\.out\.\d+$/ } readdir $dh;
+        cmp_ok scalar(@pp), '>=', 3, '--children prove: prove and each test profiled (' . scalar(@pp) . ')';
+        my (undef, $data) = run_cmd([$nytp, 'dump', '--data', @pp]);
+        ok $data =~ /^sub_subinfo\tmain::work_a\t\[ \S+ calls 1 /m && $data =~ /^sub_subinfo\tmain::work_b\t\[ \S+ calls 1 /m,
+            '--children prove: the set loaded together holds both tests\' subs';
+    }
+    ($st, undef, $err) = run_cmd([$nytp, 'run', '--children', '-e', '1']);
+    is $st, 2, '--children -e: a usage error';
+}
+
 # A program that loads Devel::NYTProf's own XS (nytprofcalls does): its
 # boot code replaces DB::finish_profile, DB::_END and friends, and the
 # profile must still be finished by Devel::NYTP's own code, complete.
