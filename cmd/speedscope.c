@@ -27,7 +27,7 @@
 #include "fmt.h"
 
 static const char usage[] =
-    "usage: nytp speedscope [--strict] [-o FILE] [-f FILE] [FILE...]\n"
+    "usage: nytp speedscope [--sampled] [--strict] [-o FILE] [-f FILE] [FILE...]\n"
     "\n"
     "Write NYTProf profiles (default FILE: nytprof.out; '-' reads standard\n"
     "input; several files add up) as a speedscope file, for the speedscope\n"
@@ -36,6 +36,10 @@ static const char usage[] =
     "  -f, --file=FILE   read FILE (the same as naming it)\n"
     "  -o, --output=FILE write FILE (default: nytprof.speedscope.json; '-':\n"
     "                    standard output), atomically; --out is the same\n"
+    "  --sampled         one sampled profile of the call paths (those of\n"
+    "                    'nytp calls'), weighted by exclusive time: no time\n"
+    "                    line, but a file of the size of the call tree, not of\n"
+    "                    the number of calls\n"
     "  --strict          a truncated profile is an error (exit 1)\n"
     "  -h, --help        this help\n"
     "\n"
@@ -330,11 +334,9 @@ typedef struct sampled {
     double total;
 } sampled;
 
-static int on_site_path(void *ctx, const nytp_str *path, uint32_t depth, uint32_t fid,
-                        uint32_t line, double excl, uint64_t calls)
+/* One sample: a path (outermost first) weighing ns nanoseconds. */
+static int add_sample(sampled *W, const nytp_str *path, uint32_t depth, double ns)
 {
-    (void)fid, (void)line, (void)calls;
-    sampled *W = ctx;
     ss *S = W->S;
     if (W->n == W->cap) {
         uint32_t cap = W->cap ? W->cap * 2 : 1024;
@@ -344,7 +346,6 @@ static int on_site_path(void *ctx, const nytp_str *path, uint32_t depth, uint32_
         W->weights = w;
         W->cap = cap;
     }
-    double ns = fmt_time_scaled(excl, 1e9);
     W->weights[W->n] = ns;
     /* huge weights add up to Inf, which JSON cannot say */
     W->total = isfinite(W->total + ns) ? W->total + ns : DBL_MAX;
@@ -361,27 +362,55 @@ static int on_site_path(void *ctx, const nytp_str *path, uint32_t depth, uint32_
     return S->out_status ? S->out_status : 0;
 }
 
+static int on_site_path(void *ctx, const nytp_str *path, uint32_t depth, uint32_t fid,
+                        uint32_t line, double excl, uint64_t calls)
+{
+    (void)fid, (void)line, (void)calls;
+    return add_sample(ctx, path, depth, fmt_time_scaled(excl, 1e9));
+}
+
+/* --sampled with call events: a sample per call path of the call tree
+ * (the paths of 'nytp calls') that has time of its own. */
+typedef struct tree_sampled {
+    sampled W;
+    double ns_per_tick;
+} tree_sampled;
+
+static int on_tree_node(void *ctx, const nytp_calltree_visit *v)
+{
+    tree_sampled *T = ctx;
+    double ns = fmt_time_scaled(v->excl, T->ns_per_tick);
+    return ns > 0 ? add_sample(&T->W, v->path, v->depth, ns) : 0;
+}
+
 static int write_sampled(ss *S, export_profile *x)
 {
     const char *app = nytp_profile_attr(x->p, "application");
     out_str(S, "\n{\"type\":\"sampled\",\"name\":");
     out_json_str(S, app ? app : "perl", strlen(app ? app : "perl"));
     out_str(S, ",\"unit\":\"nanoseconds\",\"startValue\":0,\"samples\":[");
-    sampled W = {S, NULL, 0, 0, 0};
-    int st = export_site_paths(x, on_site_path, &W);
+    tree_sampled T = {{S, NULL, 0, 0, 0}, 0};
+    sampled *W = &T.W;
+    int st;
+    if (x->returns && x->p->ticks_per_sec > 0) {
+        T.ns_per_tick = 1e9 / x->p->ticks_per_sec;
+        st = nytp_calltree_walk(x->t, 0, on_tree_node, &T);
+    } else {
+        st = export_site_paths(x, on_site_path, W);
+    }
     if (st == 0) {
         out_str(S, "],\"weights\":[");
-        for (uint32_t i = 0; i < W.n; i++) {
+        for (uint32_t i = 0; i < W->n; i++) {
             if (i)
                 out_str(S, ",");
-            out_num(S, W.weights[i]);
+            out_num(S, W->weights[i]);
         }
         out_str(S, "],\"endValue\":");
-        out_num(S, W.total);
+        out_num(S, W->total);
         out_str(S, "}");
         S->n_profiles++;
     }
-    free(W.weights);
+    free(W->weights);
     return st;
 }
 
@@ -416,15 +445,17 @@ static void write_frames(ss *S, export_profile *x)
 struct ss_opts {
     bool strict;
     const char *output;
+    bool sampled;
 };
 
-enum { OPT_STRICT = 256 };
+enum { OPT_STRICT = 256, OPT_SAMPLED };
 
 static void on_opt(int opt, const char *arg, void *ctx)
 {
     struct ss_opts *o = ctx;
     switch (opt) {
     case OPT_STRICT: o->strict = true; break;
+    case OPT_SAMPLED: o->sampled = true; break;
     case 'o': o->output = arg; break;
     }
 }
@@ -444,11 +475,13 @@ static void ss_begin(ss *S, nytp_out *out)
 /* The rest, once x is loaded (through on_chunk): the last process, or
  * without call events the sampled profile (said on standard error with
  * the name of the input when what is not NULL), and the frames. */
-static int ss_end(ss *S, export_profile *x, const char *what)
+static int ss_end(ss *S, export_profile *x, const char *what, bool as_samples)
 {
     int st = NYTP_OK;
     end_process(S);
-    if (!x->returns) {
+    if (as_samples && x->returns) {
+        st = write_sampled(S, x);
+    } else if (!x->returns) {
         if (what)
             cli_warn("%s: no sub return events (profiled with calls=0?): a sampled profile of "
                      "caller;called paths from the call-site data",
@@ -479,9 +512,10 @@ int cmd_speedscope(int argc, char **argv)
     static const struct option longopts[] = {
         {"strict", no_argument, NULL, OPT_STRICT},
         {"output", required_argument, NULL, 'o'},
+        {"sampled", no_argument, NULL, OPT_SAMPLED},
         {NULL, 0, NULL, 0},
     };
-    struct ss_opts o = {false, "nytprof.speedscope.json"};
+    struct ss_opts o = {false, "nytprof.speedscope.json", false};
     int first = cli_parse(argc, argv, "f:o:", longopts, usage, on_opt, &o);
     cli_output_not_input(o.output, argc - first, argv + first, "nytprof.out");
     nytp_out *out = cli_output_open(o.output);
@@ -490,12 +524,15 @@ int cmd_speedscope(int argc, char **argv)
     ss S;
     ss_begin(&S, out);
     export_profile x;
-    int rc = export_load(&x, argc - first, argv + first, o.strict, on_chunk, &S);
+    /* --sampled: no time line, so the call events are not laid out */
+    int rc = export_load(&x, argc - first, argv + first, o.strict, o.sampled ? NULL : on_chunk, &S);
     int st = NYTP_OK;
     if (rc == EXIT_OK) {
-        st = ss_end(&S, &x, argc - first == 1 ? argv[first]
-                            : argc > first    ? "the profiles"
-                                              : "nytprof.out");
+        st = ss_end(&S, &x,
+                    argc - first == 1 ? argv[first]
+                    : argc > first    ? "the profiles"
+                                      : "nytprof.out",
+                    o.sampled);
         export_release(&x);
     }
     ss_release(&S);
@@ -518,7 +555,7 @@ int speedscope_write_memory(const void *data, size_t size)
     export_profile x;
     st = export_load_mem(&x, data, size, 2, on_chunk, &S);
     if (st == NYTP_OK) {
-        st = ss_end(&S, &x, NULL);
+        st = ss_end(&S, &x, NULL, false);
         export_release(&x);
     }
     ss_release(&S);

@@ -21,7 +21,7 @@ declare -gA _nytp_options=(
     [csv]='-f:profile --file=:profile -o:dir --out=:dir --output=:dir --strict -h --help'
     [cachegrind]='-f:profile --file=:profile -o:file --out=:file --output=:file --strict -h --help'
     [pprof]='-f:profile --file=:profile -o:file --out=:file --output=:file --strict -h --help'
-    [speedscope]='-f:profile --file=:profile -o:file --out=:file --output=:file --strict -h --help'
+    [speedscope]='-f:profile --file=:profile -o:file --out=:file --output=:file --sampled --strict -h --help'
     [dprof-convert]='-f:file --file=:file -o:file --out=:file --output=:file -F --fake-exits --no-overhead --dprofpp-times --goto=:goto -h --help'
     [merge]='--strict --compress=:level -f:profile --file=:profile -o:file --out=:file --output=:file -h --help'
     [calls]='--calls --stable --strict -f:profile --file=:profile -o:file --out=:file --output=:file -h --help'

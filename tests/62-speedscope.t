@@ -168,6 +168,41 @@ for my $c (@cases) {
     like Encode::decode('UTF-8', Encode::encode('UTF-8', $r->{sandwich})), qr/\Q$hot\E/, "$label: the sandwich view lists the hottest sub ($hot)";
 }
 
+# ---- --sampled: the call paths of nytp calls, weighted (issue 21) ------------------------
+
+for my $c (@cases) {
+    my ($names, $label) = @$c;
+    my @files = map { "$td/$_" } @$names;
+    my $json = "$dir/s.speedscope.json";
+    unlink $json;
+    my ($st, $out, $err) = run_cmd([$nytp, 'speedscope', '--sampled', '-o', $json, @files]);
+    is $st, 0, "$label --sampled: exit 0" or diag $err;
+    is $err, '', "$label --sampled: nothing on stderr";
+    my $data = eval { JSON::PP->new->utf8->decode(slurp_file($json)) };
+    ok $data, "$label --sampled: JSON" or next;
+    is_deeply [map { $_->{type} } @{ $data->{profiles} }], ['sampled'], "$label --sampled: one sampled profile";
+    my $k = 1e9 / ticks_per_sec($files[0]);
+    my $calls = calls_of(\@files);
+    my ($self, $total) = self_times($data);
+    ok abs($total - $calls->{total} * $k) < 1e-3, "$label --sampled: total = nytp calls total"
+        or diag "$total vs " . $calls->{total} * $k;
+    is_deeply close_enough(nonzero($self), {map { $_ => $calls->{flat}{$_} * $k } keys %{ $calls->{flat} }}, 1e-3), [],
+        "$label --sampled: self time per function = nytp calls per leaf sub";
+    my (undef, $lines) = run_cmd([$nytp, 'calls', @files]);
+    my $nonzero = grep { !/ 0$/ } split /\n/, $lines;
+    is scalar(@{ $data->{profiles}[0]{samples} }), $nonzero, "$label --sampled: a sample per path of nytp calls with time";
+    next unless $label eq 'demo';
+    run_cmd([$nytp, 'speedscope', '-o', "$dir/e.json", @files]);
+    cmp_ok -s $json, '<', (-s "$dir/e.json") / 5, "$label --sampled: a fifth of the evented file or less";
+    my $r = in_speedscope($json);
+    is $r->{fatal}, undef, "$label --sampled: speedscope ran" or next;
+    is_deeply $r->{schemaErrors}, [], "$label --sampled: valid against the schema";
+    is_deeply [$r->{consoleErrors}, $r->{pageErrors}], [[], []], "$label --sampled: speedscope opens it without errors";
+    my ($sself, $stotal) = self_times($r->{exported});
+    ok abs($stotal - $total) < 1e-3, "$label --sampled: speedscope has the same total";
+    is_deeply close_enough(nonzero($sself), nonzero($self), 1e-3), [], "$label --sampled: and the same self times";
+}
+
 # ---- processes: a merged profile of a program that forked ------------------------
 
 {
