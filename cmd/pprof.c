@@ -4,10 +4,12 @@
  * One sample per call path (the call tree of the SUB_RETURN events, as
  * 'nytp calls' prints it; without call events, caller;called paths from
  * the call-site data) with two values: exclusive wall time in nanoseconds
- * and calls.  A function per sub (name, file, first line); a location per
- * sub and line (its system name "&Pkg::name": see func_of); the leaf frame of a path is at the sub's first line, a
- * calling frame at the line it made the call from when the call-site data
- * names exactly one such line.
+ * and calls.  A function per sub (name, file, first line; its system name
+ * "&Pkg::name": see func_of); a location per sub and line.  A path's leaf
+ * frame is split over the lines of its sub by their statement times
+ * (line_shares), so pprof's line views show NYTProf's per-line times; a
+ * calling frame is at the line it made the call from when the call-site
+ * data names exactly one such line.
  *
  * The protobuf encoding is done here: profile.proto needs only varints
  * and length-delimited fields, a few dozen lines, where a protobuf library
@@ -37,7 +39,9 @@ static const char usage[] =
     "  -h, --help        this help\n"
     "\n"
     "Each call path of the sub return events (the paths of 'nytp calls') is\n"
-    "one sample with its exclusive wall time in nanoseconds and its calls.  A\n"
+    "a sample with its exclusive wall time in nanoseconds and its calls, the\n"
+    "time split over the sub's lines as their statement times are (so\n"
+    "'go tool pprof -list SUB' shows time per line).  A\n"
     "profile without call events (calls=0) gets caller;called paths from the\n"
     "call-site data instead, and says so.\n"
     "Exit status: 0 ok (a truncated file only warns), 1 bad input, 2 usage.\n";
@@ -110,7 +114,15 @@ typedef struct func {
     uint32_t name, file;    /* string table indexes */
     uint32_t system_name;   /* "&Pkg::name", as perl names the sub's symbol */
     int64_t start_line;
+    uint32_t first_share, n_shares; /* its lines' shares (line_shares) */
+    bool shares_known;
 } func;
+
+/* A line of a sub and its share of the sub's statement time. */
+typedef struct line_share {
+    uint32_t line;
+    double share;
+} line_share;
 
 typedef struct pprof {
     export_profile *x;
@@ -122,6 +134,8 @@ typedef struct pprof {
     uint32_t cap_funcs;
     export_names locs;      /* (function, line) as 8 bytes -> location (id) */
     export_names edges;     /* (caller, called) function pair -> calling line */
+    line_share *shares;     /* every function's, one run each */
+    uint32_t n_shares, cap_shares;
     uint32_t *fn_at;        /* per depth: function of the path's frame */
     uint64_t *loc_at;       /* per depth: location of the frame (calling) */
     uint32_t cap_depth;
@@ -205,6 +219,8 @@ static uint32_t func_of(pprof *P, const char *name, uint32_t len)
     const char *file = export_sub_file(P->x, s);
     f->file = str_idx(P, file, (uint32_t)strlen(file));
     f->start_line = s && s->first_line != NYTP_NONE ? s->first_line : 0;
+    f->shares_known = false;
+    f->n_shares = 0;
     return id;
 }
 
@@ -333,6 +349,58 @@ static bool ensure_depth(pprof *P, uint32_t depth)
     return true;
 }
 
+/* The lines of fn's sub with statement time, and each one's share of it:
+ * the lines from its first to its last in its file (a sub defined inside
+ * it counts with it).  The profile records statement time per line, not
+ * per call path, so every path of a sub is split the same way. */
+static const line_share *line_shares(pprof *P, uint32_t fn, uint32_t *n)
+{
+    func *f = &P->funcs[fn];
+    if (!f->shares_known) {
+        f->shares_known = true;
+        f->first_share = P->n_shares;
+        f->n_shares = 0;
+        const nytp_profile *p = P->x->p;
+        const nytp_sub *s = f->sub != NYTP_NONE ? &p->subs[f->sub] : NULL;
+        const nytp_file *file = s && s->fid != NYTP_NONE ? nytp_profile_file(p, s->fid) : NULL;
+        if (file && s->first_line != NYTP_NONE && s->last_line != NYTP_NONE && s->first_line > 0) {
+            const nytp_lines *l = &file->line;
+            uint32_t lo = 0, hi = l->n; /* the first entry at or after first_line */
+            while (lo < hi) {
+                uint32_t mid = lo + (hi - lo) / 2;
+                if (l->v[mid].line < s->first_line)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            double sum = 0;
+            for (uint32_t i = lo; i < l->n && l->v[i].line <= s->last_line; i++) {
+                double t = l->v[i].time;
+                if (!(t > 0) || !isfinite(t))
+                    continue;
+                if (P->n_shares == P->cap_shares) {
+                    uint32_t cap = P->cap_shares ? P->cap_shares * 2 : 256;
+                    line_share *b = cap > P->cap_shares ? realloc(P->shares, (size_t)cap * sizeof *b) : NULL;
+                    if (!b) {
+                        P->oom = true;
+                        P->n_shares = f->first_share;
+                        return NULL;
+                    }
+                    P->shares = b;
+                    P->cap_shares = cap;
+                }
+                P->shares[P->n_shares++] = (line_share){l->v[i].line, t};
+                sum = isfinite(sum + t) ? sum + t : sum;
+            }
+            f->n_shares = P->n_shares - f->first_share;
+            for (uint32_t i = 0; i < f->n_shares; i++)
+                P->shares[f->first_share + i].share /= sum;
+        }
+    }
+    *n = f->n_shares;
+    return f->n_shares ? P->shares + f->first_share : NULL;
+}
+
 /* A path of the call tree; its ancestors were visited just before. */
 static int on_node(void *ctx, const nytp_calltree_visit *v)
 {
@@ -350,7 +418,34 @@ static int on_node(void *ctx, const nytp_calltree_visit *v)
     uint64_t *ids = P->loc_at + d;
     for (uint32_t i = 0; i < d; i++)
         ids[i] = P->loc_at[d - 1 - i];
-    write_sample(P, ids, d, fmt_time_units(v->excl, P->ns_per_tick), v->calls);
+    uint64_t ns = fmt_time_units(v->excl, P->ns_per_tick);
+    uint32_t n_shares;
+    const line_share *sh = ns ? line_shares(P, fn, &n_shares) : NULL;
+    if (!sh) {
+        write_sample(P, ids, d, ns, v->calls);
+    } else {
+        /* the calls at the sub's first line (with that line's time, if it
+         * has any), the time split over its lines; the parts add up to ns */
+        uint64_t left = ns;
+        int64_t start = P->funcs[fn].start_line;
+        bool calls_written = false;
+        for (uint32_t i = 0; i < n_shares; i++) {
+            uint64_t part = i + 1 == n_shares ? left : (uint64_t)((double)ns * sh[i].share);
+            if (part > left)
+                part = left;
+            left -= part;
+            bool at_start = sh[i].line == start;
+            if (!part && !at_start)
+                continue;
+            ids[0] = loc_of(P, fn, sh[i].line);
+            write_sample(P, ids, d, part, at_start ? v->calls : 0);
+            calls_written |= at_start;
+        }
+        if (!calls_written && v->calls) {
+            ids[0] = loc_of(P, fn, start);
+            write_sample(P, ids, d, 0, v->calls);
+        }
+    }
     if (P->oom)
         return NYTP_E_NOMEM;
     return P->out_status ? P->out_status : 0;
@@ -474,6 +569,7 @@ static void pprof_release(pprof *P)
     export_names_release(&P->locs);
     export_names_release(&P->edges);
     free(P->funcs);
+    free(P->shares);
     free(P->fn_at);
     free(P->loc_at);
     free(P->norm);

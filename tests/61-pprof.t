@@ -175,6 +175,39 @@ for my $c (@cases) {
     like $text, qr/=~|\bsplit\b|\bm\//, "the calling line ($line) is the one that matches: $text";
 }
 
+# ---- line views: a sub's time split over its lines as NYTProf measured them ----
+# (issue 21: go tool pprof -list showed the whole sub on its first line)
+{
+    my $pb = "$dir/lines.pb.gz";
+    my ($st, undef, $err) = run_cmd([$nytp, 'pprof', '-o', $pb, "$td/demo.out"]);
+    is $st, 0, 'line views: exit 0' or diag $err;
+    my ($lst, $list) = pprof_cmd('-unit=ns', '-list', 'main::count_words$', $pb);
+    is $lst, 0, 'line views: go tool pprof -list reads it';
+    my %flat = map { /^\s*(\d+)ns\s+\S+\s+(\d+):/ ? ($2 => $1) : () } split /\n/, $list;
+    my (undef, $data) = run_cmd([$nytp, 'dump', '--data', "$td/demo.out"]);
+    my ($fid, $first, $last) = $data =~ /^sub_subinfo\tmain::count_words\t\[ (\d+):(\d+)-(\d+) /m;
+    my %stmt;
+    while ($data =~ /^fid_line_time\t$fid\t(\d+)\t\[ (\S+) /mg) {
+        $stmt{$1} = $2 if $1 >= $first && $1 <= $last && $2 > 0;
+    }
+    is_deeply [sort { $a <=> $b } keys %flat], [sort { $a <=> $b } keys %stmt],
+        'line views: the lines with time are those with statement time in the sub (' . join(',', sort keys %stmt) . ')';
+    my $k = 1e9 / ticks_per_sec("$td/demo.out");
+    my $excl = calls_of(["$td/demo.out"])->{flat}{'main::count_words'} * $k;
+    my $sum = 0;
+    $sum += $_ for values %flat;
+    ok abs($sum - $excl) < 1, "line views: the lines add up to the sub's exclusive time ($sum ns)";
+    my $stot = 0;
+    $stot += $_ for values %stmt;
+    # (each share is rounded down to whole ns, the last line takes what is left)
+    my $n = keys %stmt;
+    my @off = grep { abs($flat{$_} - $excl * $stmt{$_} / $stot) > $n } keys %stmt;
+    is_deeply \@off, [], "line views: each line's share is its share of the sub's statement time";
+    # the calls stay one per call, at the sub's first line
+    my $ctop = pprof_top($pb, '-sample_index=calls');
+    is $ctop->{flat}{'main::count_words'}, 1, 'line views: the call counted once';
+}
+
 # ---- without call events: call-site paths ------------------------------------
 
 {
