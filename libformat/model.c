@@ -263,6 +263,7 @@ typedef struct loader {
     uint64_t dense_slots;    /* in all of them */
     uint64_t n_entries;      /* line entries, of this input and those before */
     double secs_of[SECS_OF]; /* ticks / ticks_per_sec for few ticks, computed once */
+    kmap listed;             /* (owner, id): id is in a long list (see listed_has) */
     bool first_input;
     bool oom;
 } loader;
@@ -682,6 +683,51 @@ static void on_src_line(loader *L, const nytp_chunk *c)
     f->src.v[i].text = (nytp_text){copy, c->u.src_line.text.len, c->u.src_line.text.utf8};
 }
 
+/* Lists kept without duplicates (a file's subs, a call site's callers):
+ * a short list is scanned, one of LISTED_SCAN entries or more also has
+ * its entries in L->listed under its owner's key, so that a list of
+ * 400,000 subs or callers is not scanned for each of them. */
+#define LISTED_SCAN 16
+#define OWNER_FILE(fid) ((uint64_t)1 << 32 | (fid))
+#define OWNER_SITE(sid) ((uint64_t)2 << 32 | (sid))
+
+static bool listed_has(const loader *L, uint64_t owner, const uint32_t *v, uint32_t n, uint32_t id)
+{
+    if (n >= LISTED_SCAN)
+        return kmap_get(&L->listed, owner, id) != KMAP_NONE;
+    for (uint32_t i = 0; i < n; i++)
+        if (v[i] == id)
+            return true;
+    return false;
+}
+
+/* Index what was just appended to v (now n entries long); false when out
+ * of memory. */
+static bool listed_added(loader *L, uint64_t owner, const uint32_t *v, uint32_t n)
+{
+    if (n < LISTED_SCAN)
+        return true;
+    for (uint32_t i = n == LISTED_SCAN ? 0 : n - 1; i < n; i++)
+        if (!kmap_put(&L->listed, owner, v[i], 0))
+            return false;
+    return true;
+}
+
+/* Index the long lists of the inputs loaded before this one. */
+static bool index_listed(loader *L)
+{
+    nytp_profile *p = L->p;
+    for (uint32_t fid = 0; fid < p->n_files; fid++)
+        for (uint32_t i = 0; p->files[fid].n_subs >= LISTED_SCAN && i < p->files[fid].n_subs; i++)
+            if (!kmap_put(&L->listed, OWNER_FILE(fid), p->files[fid].subs[i], 0))
+                return false;
+    for (uint32_t sid = 0; sid < p->n_sites; sid++)
+        for (uint32_t i = 0; p->sites[sid].n_callers >= LISTED_SCAN && i < p->sites[sid].n_callers; i++)
+            if (!kmap_put(&L->listed, OWNER_SITE(sid), p->sites[sid].callers[i], 0))
+                return false;
+    return true;
+}
+
 /* The sub named name, created with no file and no lines if new. */
 static uint32_t sub_of(loader *L, uint32_t name)
 {
@@ -719,12 +765,9 @@ static void on_sub_info(loader *L, const nytp_chunk *c)
         s->last_line = c->u.sub_info.last_line;
     }
     nytp_file *f = file_at(L, fid);
-    if (!f)
+    if (!f || listed_has(L, OWNER_FILE(fid), f->subs, f->n_subs, id))
         return;
-    for (uint32_t i = 0; i < f->n_subs; i++)
-        if (f->subs[i] == id)
-            return;
-    if (!PUSH(f->subs, f->n_subs, f->cap_subs, id))
+    if (!PUSH(f->subs, f->n_subs, f->cap_subs, id) || !listed_added(L, OWNER_FILE(fid), f->subs, f->n_subs))
         L->oom = true;
 }
 
@@ -787,11 +830,9 @@ static void on_sub_callers(loader *L, const nytp_chunk *c)
                 s->rec_depth = a->rec_depth;
         }
         nytp_site *s = &p->sites[sid];
-        bool have = false;
-        for (uint32_t i = 0; i < s->n_callers; i++)
-            if (s->callers[i] == caller_name)
-                have = true;
-        if (!have && !PUSH(s->callers, s->n_callers, s->cap_callers, caller_name))
+        if (!listed_has(L, OWNER_SITE(sid), s->callers, s->n_callers, caller_name) &&
+            (!PUSH(s->callers, s->n_callers, s->cap_callers, caller_name) ||
+             !listed_added(L, OWNER_SITE(sid), s->callers, s->n_callers)))
             L->oom = true;
     } else {
         /* fid 0, line 0: not a call, a mark that the sub is an xsub */
@@ -937,8 +978,9 @@ int nytp_profile_load_reader(nytp_profile *p, nytp_reader *r, const char *name,
     set_ticks_per_sec(&L, 10000000.0);
     L.first_input = p->n_inputs == 0;
     L.r = r;
-    if (!index_lines(&L)) {
+    if (!index_lines(&L) || !index_listed(&L)) {
         kmap_free(&L.line_idx);
+        kmap_free(&L.listed);
         nytp_reader_close(r);
         return nytp_error_set(err, NYTP_E_NOMEM, "out of memory indexing the lines loaded so far");
     }
@@ -1013,6 +1055,7 @@ int nytp_profile_load_reader(nytp_profile *p, nytp_reader *r, const char *name,
     kidx_free(&L.fidmap);
     u64map_free(&L.eval_seen);
     kmap_free(&L.line_idx);
+    kmap_free(&L.listed);
     for (uint32_t i = 0; i < L.n_dense; i++)
         free(L.dense[i].at);
     free(L.dense);

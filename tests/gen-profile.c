@@ -31,6 +31,21 @@
  *                   line's first), a statement, N DISCOUNTs, a statement;
  *                   then a statement on line 3
  *
+ * Large shapes for the time-ratio tests (deflated, as the profiler writes
+ * by default):
+ *   sibling-evals N  a code generator in a loop, eval "\$x = $i" for 1..N
+ *                   on line 2 of x.pl: N evals of file 1 line 2, each
+ *                   declared as Devel::NYTProf does (NEW_FID with
+ *                   eval_fid 1, eval_line 2, its source saved), with a
+ *                   statement in it and one on line 2
+ *   many-subs N     N subs main::s1..sN in one file, sub s_i on line i+1
+ *                   (SUB_INFO), each called once from line N+2 by
+ *                   main::RUNTIME
+ *   many-callers N  generated code on one line: subs main::c1..cN all
+ *                   defined on line 1 of x.pl, each calling main::f there
+ *                   (one call site with N callers), each called once
+ *                   from line 2
+ *
  * Exit status 0, or 1 with a message. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,6 +114,46 @@ int main(int argc, char **argv)
             snprintf(name, sizeof name, "(eval %lu)[x.pl:1]", i);
             file((uint32_t)i + 1, (uint32_t)i, 1, name);
             check(nytp_write_time_line(w, 3, (uint32_t)i + 1, 1));
+        }
+    } else if (strcmp(kind, "sibling-evals") == 0) {
+        check(nytp_write_start_deflate(w, 1));
+        file(1, 0, 0, "x.pl");
+        check(nytp_write_time_line(w, 30, 1, 1));
+        for (unsigned long i = 1; i <= n; i++) {
+            char name[64], src[64];
+            snprintf(name, sizeof name, "(eval %lu)[x.pl:2]", i);
+            snprintf(src, sizeof src, "$x = %lu", i);
+            check(nytp_write_time_line(w, 7, 1, 2));
+            file((uint32_t)i + 1, 1, 2, name);
+            check(nytp_write_src_line(w, (uint32_t)i + 1, 1, nytp_cstr(src, false)));
+            check(nytp_write_time_line(w, 3, (uint32_t)i + 1, 1));
+        }
+    } else if (strcmp(kind, "many-subs") == 0) {
+        check(nytp_write_start_deflate(w, 1));
+        file(1, 0, 0, "x.pl");
+        check(nytp_write_time_line(w, 30, 1, (uint32_t)n + 2));
+        nytp_str rt = nytp_cstr("main::RUNTIME", false);
+        for (unsigned long i = 1; i <= n; i++) {
+            char name[64];
+            snprintf(name, sizeof name, "main::s%lu", i);
+            nytp_str sname = nytp_cstr(name, false);
+            check(nytp_write_sub_info(w, 1, (uint32_t)i + 1, (uint32_t)i + 1, sname));
+            check(nytp_write_sub_callers(w, 1, (uint32_t)n + 2, 1, 1e-6, 1e-6, 0, 0, sname, rt));
+        }
+    } else if (strcmp(kind, "many-callers") == 0) {
+        check(nytp_write_start_deflate(w, 1));
+        file(1, 0, 0, "x.pl");
+        check(nytp_write_time_line(w, 30, 1, 2));
+        check(nytp_write_time_line(w, (int32_t)n, 1, 1));
+        nytp_str rt = nytp_cstr("main::RUNTIME", false);
+        check(nytp_write_sub_info(w, 1, 1, 1, f));
+        for (unsigned long i = 1; i <= n; i++) {
+            char name[64];
+            snprintf(name, sizeof name, "main::c%lu", i);
+            nytp_str cname = nytp_cstr(name, false);
+            check(nytp_write_sub_info(w, 1, 1, 1, cname));
+            check(nytp_write_sub_callers(w, 1, 2, 1, 2e-6, 1e-6, 0, 0, cname, rt));
+            check(nytp_write_sub_callers(w, 1, 1, 1, 1e-6, 1e-6, 0, 0, f, cname));
         }
     } else if (strcmp(kind, "discounts") == 0) {
         file(1, 0, 0, "x.pl");
