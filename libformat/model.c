@@ -1473,9 +1473,9 @@ static void free_file_data(nytp_file *f)
     f->fid = fid;
 }
 
-/* Fold donors (siblings of survivor) into survivor. */
-static void collapse_into(collapser *C, uint32_t parent, uint32_t survivor, const uint32_t *donors,
-                          uint32_t n)
+/* Fold donors (siblings of survivor) into survivor; the caller takes
+ * them off their parent's list of evals. */
+static void collapse_into(collapser *C, uint32_t survivor, const uint32_t *donors, uint32_t n)
 {
     nytp_profile *p = C->p;
     for (uint32_t d = 0; d < n; d++) {
@@ -1506,14 +1506,68 @@ static void collapse_into(collapser *C, uint32_t parent, uint32_t survivor, cons
         add_lines(C, &sf->block, &df->block);
         add_lines(C, &sf->sub, &df->sub);
         sf->merged_evals += 1 + df->merged_evals;
-        remove_id(p->files[parent].evals, &p->files[parent].n_evals, donors[d]);
         free_file_data(&p->files[donors[d]]);
     }
     merge_anon_subs(C, &p->files[survivor]);
 }
 
+/* Number the n items of v (each `stride` words, compared whole) by
+ * equal value, in order of first appearance: cls[i] is item i's class,
+ * and the count of classes is returned (UINT32_MAX when out of memory).
+ * Hashed, so linear in n. */
+static uint32_t classify(const uint64_t *v, size_t stride, uint32_t n, uint32_t *cls)
+{
+    kmap m = {0};
+    uint32_t *rep = malloc((n ? n : 1) * sizeof *rep); /* class -> its first item */
+    uint32_t ncls = 0;
+    if (!rep)
+        return UINT32_MAX;
+    for (uint32_t i = 0; i < n; i++) {
+        const uint64_t *x = v + i * stride;
+        uint64_t h = 0;
+        for (size_t k = 0; k < stride; k++)
+            h = kmap_mix64(h ^ x[k]) + k;
+        /* a hash shared by different values goes on to the next salt */
+        uint64_t salt = 0;
+        uint32_t c;
+        while ((c = kmap_get(&m, h, salt)) != KMAP_NONE &&
+               memcmp(v + (size_t)rep[c] * stride, x, stride * sizeof *x) != 0)
+            salt++;
+        if (c == KMAP_NONE) {
+            c = ncls++;
+            rep[c] = i;
+            if (!kmap_put(&m, h, salt, c)) {
+                ncls = UINT32_MAX;
+                break;
+            }
+        }
+        cls[i] = c;
+    }
+    kmap_free(&m);
+    free(rep);
+    return ncls;
+}
+
+/* Order the items 0..n-1 by class (of ncls), keeping their order within
+ * a class: the items of class c are out[at[c]] .. out[at[c + 1] - 1]. */
+static void bucket(const uint32_t *cls, uint32_t n, uint32_t ncls, uint32_t *at, uint32_t *out)
+{
+    memset(at, 0, (ncls + 1) * sizeof *at);
+    for (uint32_t i = 0; i < n; i++)
+        at[cls[i] + 1]++;
+    for (uint32_t c = 0; c < ncls; c++)
+        at[c + 1] += at[c];
+    for (uint32_t i = 0; i < n; i++)
+        out[at[cls[i]]++] = i;
+    for (uint32_t c = ncls; c > 0; c--) /* back to the starts */
+        at[c] = at[c - 1];
+    at[0] = 0;
+}
+
 /* Fold the sibling evals run in parent (whose own evals are folded
- * already). */
+ * already).  Siblings are grouped by the line that ran them, then by
+ * source, each by hash: a loop running 100,000 evals makes groups that
+ * large. */
 static void collapse_in(collapser *C, uint32_t parent)
 {
     nytp_profile *p = C->p;
@@ -1523,9 +1577,16 @@ static void collapse_in(collapser *C, uint32_t parent)
         return;
     uint32_t *kids = malloc(n * sizeof *kids);
     uint64_t(*keys)[4] = malloc(n * sizeof *keys);
-    bool *done = calloc(n, sizeof *done);
+    uint64_t(*lines)[1] = malloc(n * sizeof *lines);
+    uint32_t *line_cls = malloc(n * sizeof *line_cls), *by_line = malloc(n * sizeof *by_line);
+    uint32_t *line_at = malloc((n + 1) * sizeof *line_at);
+    uint64_t(*skeys)[4] = malloc(n * sizeof *skeys);
+    uint32_t *src_cls = malloc(n * sizeof *src_cls), *by_src = malloc(n * sizeof *by_src);
+    uint32_t *src_at = malloc((n + 1) * sizeof *src_at);
     uint32_t *group = malloc(n * sizeof *group);
-    if (!kids || !keys || !done || !group) {
+    bool *gone = calloc(n, sizeof *gone);
+    if (!kids || !keys || !lines || !line_cls || !by_line || !line_at || !skeys || !src_cls || !by_src ||
+        !src_at || !group || !gone) {
         C->oom = true;
         goto out;
     }
@@ -1539,62 +1600,74 @@ static void collapse_in(collapser *C, uint32_t parent)
         keys[i][2] = d[2];
         /* no source: tell apart by whether they run evals or define subs */
         keys[i][3] = has_src ? 0 : 1 | (f->n_evals ? 2 : 0) | (f->n_subs ? 4 : 0);
+        lines[i][0] = f->eval_line;
     }
-    for (uint32_t i = 0; i < n; i++) {
-        if (done[i])
+    /* the lines in the order they first ran an eval, and each line's
+     * siblings in the order they ran */
+    uint32_t nlines = classify(&lines[0][0], 1, n, line_cls);
+    if (nlines == UINT32_MAX) {
+        C->oom = true;
+        goto out;
+    }
+    bucket(line_cls, n, nlines, line_at, by_line);
+    for (uint32_t l = 0; l < nlines; l++) {
+        const uint32_t *sib = by_line + line_at[l];
+        uint32_t nsib = line_at[l + 1] - line_at[l];
+        if (nsib < 2)
             continue;
-        /* siblings on the same line ... */
-        uint32_t line = p->files[kids[i]].eval_line;
-        uint32_t nsib = 0, nkeys = 0;
-        for (uint32_t j = i; j < n; j++) {
-            if (p->files[kids[j]].eval_line != line)
-                continue;
-            nsib++;
-            bool newkey = true;
-            for (uint32_t k = i; k < j; k++)
-                if (p->files[kids[k]].eval_line == line && memcmp(keys[k], keys[j], sizeof keys[j]) == 0)
-                    newkey = false;
-            nkeys += newkey;
-        }
-        if (nsib < 2) {
-            done[i] = true;
-            continue;
+        for (uint32_t j = 0; j < nsib; j++)
+            memcpy(skeys[j], keys[sib[j]], sizeof skeys[j]);
+        uint32_t nkeys = classify(&skeys[0][0], 4, nsib, src_cls);
+        if (nkeys == UINT32_MAX) {
+            C->oom = true;
+            goto out;
         }
         if (nkeys > 200) {
             /* too many different sources: fold them all into the first */
-            uint32_t g = 0;
-            for (uint32_t j = i + 1; j < n; j++)
-                if (!done[j] && p->files[kids[j]].eval_line == line) {
-                    group[g++] = kids[j];
-                    done[j] = true;
-                }
-            done[i] = true;
-            collapse_into(C, parent, kids[i], group, g);
+            for (uint32_t j = 1; j < nsib; j++) {
+                group[j - 1] = kids[sib[j]];
+                gone[sib[j]] = true;
+            }
+            collapse_into(C, kids[sib[0]], group, nsib - 1);
             continue;
         }
         /* ... with the same source, none running evals of its own */
-        for (uint32_t j = i; j < n; j++) {
-            if (done[j] || p->files[kids[j]].eval_line != line)
+        bucket(src_cls, nsib, nkeys, src_at, by_src);
+        for (uint32_t k = 0; k < nkeys; k++) {
+            const uint32_t *same = by_src + src_at[k];
+            uint32_t g = src_at[k + 1] - src_at[k] - 1;
+            bool nested = false;
+            for (uint32_t j = 0; j <= g; j++)
+                nested |= p->files[kids[sib[same[j]]]].n_evals > 0;
+            if (!g || nested)
                 continue;
-            uint32_t g = 0;
-            bool nested = p->files[kids[j]].n_evals > 0;
-            for (uint32_t k = j + 1; k < n; k++)
-                if (!done[k] && p->files[kids[k]].eval_line == line &&
-                    memcmp(keys[k], keys[j], sizeof keys[j]) == 0) {
-                    group[g++] = kids[k];
-                    nested |= p->files[kids[k]].n_evals > 0;
-                    done[k] = true;
-                }
-            done[j] = true;
-            if (g && !nested)
-                collapse_into(C, parent, kids[j], group, g);
+            for (uint32_t j = 1; j <= g; j++) {
+                group[j - 1] = kids[sib[same[j]]];
+                gone[sib[same[j]]] = true;
+            }
+            collapse_into(C, kids[sib[same[0]]], group, g);
         }
     }
+    /* the folded siblings leave the parent's list, the others keep their
+     * order */
+    uint32_t m = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (!gone[i])
+            pf->evals[m++] = kids[i];
+    pf->n_evals = m;
 out:
     free(kids);
     free(keys);
-    free(done);
+    free(lines);
+    free(line_cls);
+    free(by_line);
+    free(line_at);
+    free(skeys);
+    free(src_cls);
+    free(by_src);
+    free(src_at);
     free(group);
+    free(gone);
 }
 
 /* Drop dead sites and subs and renumber what refers to them. */
