@@ -254,6 +254,8 @@ typedef struct loader {
     uint32_t live[64];       /* pids started, not ended (first 64) */
     uint32_t n_live;
     u64map eval_seen;        /* (model parent fid, line) -> evals seen there in this input */
+    kmap eval_at;            /* ((parent fid, line), k) -> the model's k-th eval there */
+    kmap eval_count;         /* ((parent fid, line), 0) -> the evals in eval_at there */
     kmap line_idx;           /* (fid << 2 | kind, line) -> entry in that file's lines */
     struct line_at {         /* by fid * 3 + kind: entry at each line, KMAP_NONE: */
         uint32_t *at;        /* not here (see line_entry); loops run over a few */
@@ -569,6 +571,30 @@ static void on_attribute(loader *L, const nytp_chunk *c)
     set_kv(L, &L->p->attrs, &L->p->n_attrs, &L->p->cap_attrs, c);
 }
 
+/* Index eval fid, in the list of parent's evals, as the next on its
+ * line: the k-th eval run there in an input is the k-th the model has
+ * there, whatever the input numbered it.  False when out of memory. */
+static bool eval_at_add(loader *L, uint32_t parent, uint32_t fid)
+{
+    uint64_t key = ((uint64_t)parent << 32) | L->p->files[fid].eval_line;
+    uint32_t k = kmap_get(&L->eval_count, key, 0);
+    k = k == KMAP_NONE ? 0 : k;
+    return kmap_put(&L->eval_at, key, k, fid) && kmap_put(&L->eval_count, key, 0, k + 1);
+}
+
+/* Index the evals of the inputs loaded before this one. */
+static bool index_evals(loader *L)
+{
+    nytp_profile *p = L->p;
+    if (L->first_input)
+        return true;
+    for (uint32_t fid = 0; fid < p->n_files; fid++)
+        for (uint32_t i = 0; i < p->files[fid].n_evals; i++)
+            if (!eval_at_add(L, fid, p->files[fid].evals[i]))
+                return false;
+    return true;
+}
+
 static void on_new_fid(loader *L, const nytp_chunk *c)
 {
     nytp_profile *p = L->p;
@@ -602,17 +628,8 @@ static void on_new_fid(loader *L, const nytp_chunk *c)
         uint32_t k = u64map_get(&L->eval_seen, key);
         k = k == NYTP_NONE ? 0 : k + 1;
         u64map_put(&L->eval_seen, key, k);
-        fid = NYTP_NONE;
-        nytp_file *pf = &p->files[parent];
-        uint32_t seen = 0;
-        for (uint32_t i = 0; i < pf->n_evals; i++) {
-            nytp_file *ef = &p->files[pf->evals[i]];
-            if (ef->eval_line == eval_line && seen++ == k) {
-                fid = ef->fid;
-                break;
-            }
-        }
-        if (fid == NYTP_NONE)
+        fid = kmap_get(&L->eval_at, key, k);
+        if (fid == KMAP_NONE)
             fid = p->n_files ? p->n_files : 1;
     }
     if (!L->first_input && !kidx_set(&L->fidmap, c->u.new_fid.fid, fid)) {
@@ -639,7 +656,7 @@ static void on_new_fid(loader *L, const nytp_chunk *c)
     f->mtime = c->u.new_fid.mtime;
     if (is_eval && !was_defined) {
         nytp_file *pf = &p->files[parent];
-        if (!PUSH(pf->evals, pf->n_evals, pf->cap_evals, fid))
+        if (!PUSH(pf->evals, pf->n_evals, pf->cap_evals, fid) || (!L->first_input && !eval_at_add(L, parent, fid)))
             L->oom = true;
     }
     if (!is_eval && u64map_get(&p->impl->file_by_name, name) == NYTP_NONE &&
@@ -978,9 +995,11 @@ int nytp_profile_load_reader(nytp_profile *p, nytp_reader *r, const char *name,
     set_ticks_per_sec(&L, 10000000.0);
     L.first_input = p->n_inputs == 0;
     L.r = r;
-    if (!index_lines(&L) || !index_listed(&L)) {
+    if (!index_lines(&L) || !index_listed(&L) || !index_evals(&L)) {
         kmap_free(&L.line_idx);
         kmap_free(&L.listed);
+        kmap_free(&L.eval_at);
+        kmap_free(&L.eval_count);
         nytp_reader_close(r);
         return nytp_error_set(err, NYTP_E_NOMEM, "out of memory indexing the lines loaded so far");
     }
@@ -1056,6 +1075,8 @@ int nytp_profile_load_reader(nytp_profile *p, nytp_reader *r, const char *name,
     u64map_free(&L.eval_seen);
     kmap_free(&L.line_idx);
     kmap_free(&L.listed);
+    kmap_free(&L.eval_at);
+    kmap_free(&L.eval_count);
     for (uint32_t i = 0; i < L.n_dense; i++)
         free(L.dense[i].at);
     free(L.dense);
