@@ -1249,6 +1249,10 @@ int nytp_profile_finish(nytp_profile *p)
 typedef struct collapser {
     nytp_profile *p;
     bool *dead_site, *dead_sub;
+    kmap site_at;            /* (called, fid << 32 | line) -> site (see find_site) */
+    bool site_at_built;
+    uint32_t *in_survivor;   /* sub -> stamp of the survivor whose list has it */
+    uint32_t stamp;
     bool oom;
 } collapser;
 
@@ -1317,19 +1321,30 @@ static void merge_site(collapser *C, nytp_site *dst, const nytp_site *src)
     }
 }
 
-/* The live site of sub `called` at fid:line, or NYTP_NONE. */
+/* The live site of sub `called` at fid:line, or NYTP_NONE.  C->site_at
+ * has every live site under its (called, fid, line), and may still have
+ * a site under a key it has left or a site since merged away: checked. */
 static uint32_t find_site(collapser *C, uint32_t called, uint32_t fid, uint32_t line)
 {
-    nytp_sub *s = &C->p->subs[called];
-    for (uint32_t i = 0; i < s->n_sites; i++) {
-        nytp_site *x = &C->p->sites[s->sites[i]];
-        if (!C->dead_site[s->sites[i]] && x->fid == fid && x->line == line)
-            return s->sites[i];
+    nytp_profile *p = C->p;
+    if (!C->site_at_built) {
+        for (uint32_t i = 0; i < p->n_sites; i++)
+            if (!C->dead_site[i] &&
+                !kmap_put(&C->site_at, p->sites[i].called, (uint64_t)p->sites[i].fid << 32 | p->sites[i].line, i))
+                C->oom = true;
+        C->site_at_built = true;
     }
-    return NYTP_NONE;
+    uint32_t sid = kmap_get(&C->site_at, called, (uint64_t)fid << 32 | line);
+    if (sid == KMAP_NONE || C->dead_site[sid])
+        return NYTP_NONE;
+    const nytp_site *x = &p->sites[sid];
+    return x->called == called && x->fid == fid && x->line == line ? sid : NYTP_NONE;
 }
 
-/* Move site sid to (called, fid): merge into an existing one or re-home it. */
+/* Move site sid to (called, fid): merge into an existing one or re-home
+ * it.  The site stays in the lists of its old file (when that changes)
+ * and of its old sub, which the caller drops whole, and when merged in the
+ * lists it is in, for compact() to drop: readers skip dead sites. */
 static void move_site(collapser *C, uint32_t sid, uint32_t called, uint32_t fid)
 {
     nytp_profile *p = C->p;
@@ -1338,24 +1353,25 @@ static void move_site(collapser *C, uint32_t sid, uint32_t called, uint32_t fid)
     uint32_t into = find_site(C, called, fid, s->line);
     if (into == sid)
         return;
-    remove_id(p->files[old_fid].sites, &p->files[old_fid].n_sites, sid);
     if (into != NYTP_NONE) {
         merge_site(C, &p->sites[into], s);
-        remove_id(p->subs[old_called].sites, &p->subs[old_called].n_sites, sid);
         C->dead_site[sid] = true;
         return;
     }
+    if (old_fid == fid) /* re-homed in its file: it goes to the end of its list */
+        remove_id(p->files[old_fid].sites, &p->files[old_fid].n_sites, sid);
     s->fid = fid;
     nytp_file *f = &p->files[fid];
     if (!PUSH(f->sites, f->n_sites, f->cap_sites, sid))
         C->oom = true;
     if (called != old_called) {
-        remove_id(p->subs[old_called].sites, &p->subs[old_called].n_sites, sid);
         s->called = called;
         nytp_sub *ns = &p->subs[called];
         if (!PUSH(ns->sites, ns->n_sites, ns->cap_sites, sid))
             C->oom = true;
     }
+    if (!kmap_put(&C->site_at, called, (uint64_t)fid << 32 | s->line, sid))
+        C->oom = true;
 }
 
 static void add_lines(collapser *C, nytp_lines *dst, nytp_lines *src)
@@ -1458,14 +1474,14 @@ static void merge_anon_subs(collapser *C, nytp_file *sf)
             if (gone->rec_depth > keep->rec_depth)
                 keep->rec_depth = gone->rec_depth;
             uint32_t keep_id = sf->subs[surv];
-            while (gone->n_sites) {
-                uint32_t sid = gone->sites[0];
-                move_site(C, sid, keep_id, p->sites[sid].fid);
-                keep = &p->subs[keep_id];
+            /* move_site adds to keep's list, never to gone's */
+            for (uint32_t k = 0; k < gone->n_sites; k++) {
+                uint32_t sid = gone->sites[k];
+                if (!C->dead_site[sid])
+                    move_site(C, sid, keep_id, p->sites[sid].fid);
                 gone = &p->subs[gone_id];
-                if (gone->n_sites && gone->sites[0] == sid) /* re-homed in place */
-                    remove_id(gone->sites, &gone->n_sites, sid);
             }
+            gone->n_sites = 0;
             C->dead_sub[gone_id] = true;
         }
     }
@@ -1499,29 +1515,34 @@ static void free_file_data(nytp_file *f)
 static void collapse_into(collapser *C, uint32_t survivor, const uint32_t *donors, uint32_t n)
 {
     nytp_profile *p = C->p;
+    /* the survivor's subs, marked: a file is a survivor once */
+    C->stamp++;
+    for (uint32_t i = 0; i < p->files[survivor].n_subs; i++)
+        C->in_survivor[p->files[survivor].subs[i]] = C->stamp;
     for (uint32_t d = 0; d < n; d++) {
         nytp_file *df = &p->files[donors[d]];
         nytp_file *sf = &p->files[survivor];
         /* subs defined in the donor move to the survivor */
         for (uint32_t i = 0; i < df->n_subs; i++) {
-            nytp_sub *s = &p->subs[df->subs[i]];
+            uint32_t id = df->subs[i];
+            nytp_sub *s = &p->subs[id];
             if (s->fid != df->fid)
                 continue;
             s->fid = survivor;
-            bool have = false;
-            for (uint32_t k = 0; k < sf->n_subs; k++)
-                have |= sf->subs[k] == df->subs[i];
-            if (!have && !PUSH(sf->subs, sf->n_subs, sf->cap_subs, df->subs[i]))
-                C->oom = true;
-            sf = &p->files[survivor];
-            df = &p->files[donors[d]];
+            if (C->in_survivor[id] != C->stamp) {
+                C->in_survivor[id] = C->stamp;
+                if (!PUSH(sf->subs, sf->n_subs, sf->cap_subs, id))
+                    C->oom = true;
+            }
         }
-        /* calls made from the donor move to the survivor's lines */
-        while (df->n_sites) {
-            uint32_t sid = df->sites[0];
-            move_site(C, sid, p->sites[sid].called, survivor);
-            df = &p->files[donors[d]];
+        /* calls made from the donor move to the survivor's lines (the
+         * donor's list goes with the donor) */
+        for (uint32_t i = 0; i < df->n_sites; i++) {
+            uint32_t sid = df->sites[i];
+            if (!C->dead_site[sid])
+                move_site(C, sid, p->sites[sid].called, survivor);
         }
+        df->n_sites = 0;
         sf = &p->files[survivor];
         add_lines(C, &sf->line, &df->line);
         add_lines(C, &sf->block, &df->block);
@@ -1770,20 +1791,29 @@ static int compact(collapser *C)
     return st;
 }
 
+static void collapser_free(collapser *C)
+{
+    free(C->dead_site);
+    free(C->dead_sub);
+    free(C->in_survivor);
+    kmap_free(&C->site_at);
+}
+
 int nytp_profile_collapse_evals(nytp_profile *p)
 {
-    collapser C = {p, calloc(p->n_sites + 1, sizeof(bool)), calloc(p->n_subs + 1, sizeof(bool)),
-                   false};
-    if (!C.dead_site || !C.dead_sub) {
-        free(C.dead_site);
-        free(C.dead_sub);
+    collapser C = {0};
+    C.p = p;
+    C.dead_site = calloc(p->n_sites + 1, sizeof(bool));
+    C.dead_sub = calloc(p->n_subs + 1, sizeof(bool));
+    C.in_survivor = calloc(p->n_subs + 1, sizeof *C.in_survivor);
+    if (!C.dead_site || !C.dead_sub || !C.in_survivor) {
+        collapser_free(&C);
         return NYTP_E_NOMEM;
     }
     /* the deepest evals first, so every eval's own evals are folded
      * before it is compared with its siblings; the outermost files last */
     if (derive_eval_roots(p) < 0) {
-        free(C.dead_site);
-        free(C.dead_sub);
+        collapser_free(&C);
         return NYTP_E_NOMEM;
     }
     for (uint32_t i = p->n_evals_by_depth; i-- > 0;)
@@ -1794,7 +1824,6 @@ int nytp_profile_collapse_evals(nytp_profile *p)
     int st = compact(&C);
     if (st == NYTP_OK)
         st = derive_eval_roots(p);
-    free(C.dead_site);
-    free(C.dead_sub);
+    collapser_free(&C);
     return C.oom ? NYTP_E_NOMEM : st;
 }

@@ -11,6 +11,10 @@
 #                  the site's callers)
 #   sibling-evals in two inputs (each eval of the second was matched to
 #                  the first's by a scan of the parent's evals)
+#   eval-calls     eval "f($i);\n" x 4 for 1..N on one line: folding the
+#                  evals looked for each call site in main::f's 4 N sites
+#   eval-anon      $s = eval "sub { $i }"; $s->() for 1..N: folding the
+#                  evals looked for each anon sub in the survivor's subs
 # Each is loaded by 'nytp top' at a size N and at 10 N, and the larger
 # must take under RATIO times the CPU time and under MEM times the peak
 # memory of the smaller: ratios, never absolute times, so that a slow or
@@ -65,6 +69,11 @@ my @shapes = (
     ['many-subs', 40_000, 1, sub { qr/"rows":\{"subs":$_[0],/ }, 'every sub'],
     ['many-callers', 32_000, 1, sub { qr/"name":"main::f","file":"x\.pl","first_line":1,"calls":$_[0],/ },
      'every call of main::f'],
+    ['eval-calls', 12_000, 1, sub { qr/"subs":\[\{"name":"main::f","file":"x\.pl","first_line":1,"calls":${\(4 * $_[0])},/ },
+     'every call of main::f'],
+    ['eval-anon', 16_000, 1,
+     sub { qr/"subs":\[\{"name":"main::__ANON__\[\(eval 1\)\[x\.pl:2\]:1\]","file":"\(eval 1\)\[x\.pl:2\]","first_line":1,"calls":$_[0],/ },
+     'every anon sub folded into the first'],
     ['sibling-evals', 10_000, 2, sub { qr/"file":"\(eval 1\)\[x\.pl:2\]","fid":2,"line":1,"time":[^,]*,"count":${\(2 * $_[0])},/ },
      'the evals of both inputs, folded'],
 );
