@@ -15,7 +15,8 @@
 #                  evals looked for each call site in main::f's 4 N sites
 #   eval-anon      $s = eval "sub { $i }"; $s->() for 1..N: folding the
 #                  evals looked for each anon sub in the survivor's subs
-# Each is loaded by 'nytp top' at a size N and at 10 N, and the larger
+# Each is loaded by 'nytp top' (and one by 'nytp html') at a size N and
+# at 10 N, and the larger
 # must take under RATIO times the CPU time and under MEM times the peak
 # memory of the smaller: ratios, never absolute times, so that a slow or
 # busy machine passes and a quadratic load (about 100 times) fails.  The
@@ -46,16 +47,16 @@ sub gen {
     return $f;
 }
 
-# load(\@files, $timeout) -> ($status, $stdout, $cpu_seconds, $peak_kb, $wall)
-# 'nytp top --json' under /usr/bin/time, killed after $timeout seconds
-# (status 137 then).
+# load(\@files, $timeout, \@command) -> ($status, $stdout, $cpu_seconds, $peak_kb, $wall)
+# 'nytp @command @files' under /usr/bin/time, killed after $timeout
+# seconds (status 137 then).
 sub load {
-    my ($f, $timeout) = @_;
+    my ($f, $timeout, $cmd) = @_;
     my $m = "$dir/time.txt";
     unlink $m;
     my $t0 = Time::HiRes::time();
     my ($st, $out, $err) =
-        run_cmd(['/usr/bin/time', '-o', $m, '-f', '%U %S %M', 'timeout', '-s', 'KILL', $timeout, $nytp, 'top', '--json', @$f]);
+        run_cmd(['/usr/bin/time', '-o', $m, '-f', '%U %S %M', 'timeout', '-s', 'KILL', $timeout, $nytp, @$cmd, @$f]);
     my $wall = Time::HiRes::time() - $t0;
     my ($u, $s, $kb) = (slurp_file($m) // '') =~ /(\S+) (\S+) (\d+)\s*$/;
     diag $err if $st && $st != 137;
@@ -74,11 +75,15 @@ my @shapes = (
     ['eval-anon', 16_000, 1,
      sub { qr/"subs":\[\{"name":"main::__ANON__\[\(eval 1\)\[x\.pl:2\]:1\]","file":"\(eval 1\)\[x\.pl:2\]","first_line":1,"calls":$_[0],/ },
      'every anon sub folded into the first'],
+    # html's histograms of call durations by sub name (a hash of three
+    # words of a name sent these names to a few slots)
+    ['eval-anon', 16_000, 1, sub { qr/^report: / }, 'the report written', ['html', '-o', "$dir/html"]],
     ['sibling-evals', 10_000, 2, sub { qr/"file":"\(eval 1\)\[x\.pl:2\]","fid":2,"line":1,"time":[^,]*,"count":${\(2 * $_[0])},/ },
      'the evals of both inputs, folded'],
 );
 for my $shape (@shapes) {
-    my ($k, $n, $inputs, $want, $what) = @$shape;
+    my ($k, $n, $inputs, $want, $what, $cmd) = @$shape;
+    $cmd //= ['top', '--json'];
     my ($small, $big) = ([gen($k, $n)], [gen($k, 10 * $n)]);
     for my $f ($small, $big) {
         for my $i (2 .. $inputs) {
@@ -87,9 +92,10 @@ for my $shape (@shapes) {
         }
     }
     my $kind = $inputs > 1 ? "$k ($inputs inputs)" : $k;
+    $kind .= ", $cmd->[0]" if $cmd->[0] ne 'top';
     my ($t1, $kb1);
     for (1 .. 3) {
-        my ($st, $out, $cpu, $kb) = load($small, 600);
+        my ($st, $out, $cpu, $kb) = load($small, 600, $cmd);
         is $st, 0, "$kind $n: exit 0" if $_ == 1;
         like $out, $want->($n), "$kind $n: $what" if $_ == 1;
         $t1 = $cpu if !defined $t1 || $cpu < $t1;
@@ -100,9 +106,9 @@ for my $shape (@shapes) {
     $t1 = 0.05 if $t1 < 0.05;
     # the unfixed loads took minutes: stop long after any linear one
     my $limit = int(4 * $RATIO * $t1) + 20;
-    my ($st, $out, $t10, $kb10, $wall) = load($big, $limit);
+    my ($st, $out, $t10, $kb10, $wall) = load($big, $limit, $cmd);
     if ($st == 0 && $t10 > $RATIO * $t1) {
-        my ($st2, $out2, $t, $kb) = load($big, $limit);
+        my ($st2, $out2, $t, $kb) = load($big, $limit, $cmd);
         ($st, $out, $t10, $kb10) = ($st2, $out2, $t, $kb) if $st2 == 0 && $t < $t10;
     }
     if ($st == 137) {
