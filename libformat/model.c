@@ -1398,6 +1398,59 @@ static void add_lines(collapser *C, nytp_lines *dst, nytp_lines *src)
     src->n = src->cap = 0;
 }
 
+/* Number the n items of v (each `stride` words, compared whole) by
+ * equal value, in order of first appearance: cls[i] is item i's class,
+ * and the count of classes is returned (UINT32_MAX when out of memory).
+ * Hashed, so linear in n. */
+static uint32_t classify(const uint64_t *v, size_t stride, uint32_t n, uint32_t *cls)
+{
+    kmap m = {0};
+    uint32_t *rep = malloc((n ? n : 1) * sizeof *rep); /* class -> its first item */
+    uint32_t ncls = 0;
+    if (!rep)
+        return UINT32_MAX;
+    for (uint32_t i = 0; i < n; i++) {
+        const uint64_t *x = v + i * stride;
+        uint64_t h = 0;
+        for (size_t k = 0; k < stride; k++)
+            h = kmap_mix64(h ^ x[k]) + k;
+        /* a hash shared by different values goes on to the next salt */
+        uint64_t salt = 0;
+        uint32_t c;
+        while ((c = kmap_get(&m, h, salt)) != KMAP_NONE &&
+               memcmp(v + (size_t)rep[c] * stride, x, stride * sizeof *x) != 0)
+            salt++;
+        if (c == KMAP_NONE) {
+            c = ncls++;
+            rep[c] = i;
+            if (!kmap_put(&m, h, salt, c)) {
+                ncls = UINT32_MAX;
+                break;
+            }
+        }
+        cls[i] = c;
+    }
+    kmap_free(&m);
+    free(rep);
+    return ncls;
+}
+
+/* Order the items 0..n-1 by class (of ncls), keeping their order within
+ * a class: the items of class c are out[at[c]] .. out[at[c + 1] - 1]. */
+static void bucket(const uint32_t *cls, uint32_t n, uint32_t ncls, uint32_t *at, uint32_t *out)
+{
+    memset(at, 0, (ncls + 1) * sizeof *at);
+    for (uint32_t i = 0; i < n; i++)
+        at[cls[i] + 1]++;
+    for (uint32_t c = 0; c < ncls; c++)
+        at[c + 1] += at[c];
+    for (uint32_t i = 0; i < n; i++)
+        out[at[cls[i]]++] = i;
+    for (uint32_t c = ncls; c > 0; c--) /* back to the starts */
+        at[c] = at[c - 1];
+    at[0] = 0;
+}
+
 /* Merge anon subs of the survivor whose names differ only in eval
  * sequence numbers ("(eval 12)" -> "(eval 0)") into the first by name. */
 static void merge_anon_subs(collapser *C, nytp_file *sf)
@@ -1441,22 +1494,54 @@ static void merge_anon_subs(collapser *C, nytp_file *sf)
         }
         *o = 0;
     }
-    /* survivor of a group: the first by full name (byte order) */
-    for (uint32_t i = 0; i < n; i++) {
+    /* the groups of equal normalised names, in the order of their first
+     * live member, each member in order: by hash, a generated eval may
+     * define 100,000 anon subs */
+    uint32_t *live = malloc((n ? n : 1) * sizeof *live), *cls = calloc(n ? n : 1, sizeof *cls);
+    uint32_t *rep = malloc((n ? n : 1) * sizeof *rep), *at = malloc((n + 1) * sizeof *at);
+    uint32_t *by_cls = malloc((n ? n : 1) * sizeof *by_cls);
+    kmap m = {0};
+    uint32_t n_live = 0, ncls = 0;
+    bool ok = live && cls && rep && at && by_cls && !C->oom;
+    for (uint32_t i = 0; ok && i < n; i++) {
         if (!norm[i] || C->dead_sub[sf->subs[i]])
             continue;
-        uint32_t surv = i;
-        for (uint32_t j = 0; j < n; j++) {
-            if (j == surv || !norm[j] || C->dead_sub[sf->subs[j]] || strcmp(norm[i], norm[j]) != 0)
-                continue;
+        uint64_t h = 14695981039346656037ULL;
+        for (const char *c = norm[i]; *c; c++)
+            h = (h ^ (unsigned char)*c) * 1099511628211ULL;
+        uint64_t salt = 0;
+        uint32_t k;
+        while ((k = kmap_get(&m, h, salt)) != KMAP_NONE && strcmp(norm[rep[k]], norm[i]) != 0)
+            salt++;
+        if (k == KMAP_NONE) {
+            k = ncls++;
+            rep[k] = i;
+            ok = kmap_put(&m, h, salt, k);
+        }
+        live[n_live] = i;
+        cls[n_live++] = k;
+    }
+    kmap_free(&m);
+    if (!ok)
+        C->oom = true;
+    else
+        bucket(cls, n_live, ncls, at, by_cls);
+    for (uint32_t g = 0; ok && g < ncls; g++) {
+        const uint32_t *mem = by_cls + at[g];
+        uint32_t nmem = at[g + 1] - at[g];
+        /* survivor of a group: the first by full name (byte order) */
+        uint32_t surv = live[mem[0]];
+        for (uint32_t x = 1; x < nmem; x++) {
+            uint32_t j = live[mem[x]];
             uint32_t a = p->subs[sf->subs[j]].name, b = p->subs[sf->subs[surv]].name;
             uint32_t la = nytp_profile_strlen(p, a), lb = nytp_profile_strlen(p, b);
             int c = memcmp(nytp_profile_str(p, a), nytp_profile_str(p, b), la < lb ? la : lb);
             if (c < 0 || (c == 0 && la < lb))
                 surv = j;
         }
-        for (uint32_t j = 0; j < n; j++) {
-            if (j == surv || !norm[j] || C->dead_sub[sf->subs[j]] || strcmp(norm[surv], norm[j]) != 0)
+        for (uint32_t x = 0; x < nmem; x++) {
+            uint32_t j = live[mem[x]];
+            if (j == surv)
                 continue;
             nytp_sub *keep = &p->subs[sf->subs[surv]];
             uint32_t gone_id = sf->subs[j];
@@ -1485,6 +1570,11 @@ static void merge_anon_subs(collapser *C, nytp_file *sf)
             C->dead_sub[gone_id] = true;
         }
     }
+    free(live);
+    free(cls);
+    free(rep);
+    free(at);
+    free(by_cls);
     for (uint32_t i = 0; i < n; i++)
         free(norm[i]);
     free(norm);
@@ -1551,59 +1641,6 @@ static void collapse_into(collapser *C, uint32_t survivor, const uint32_t *donor
         free_file_data(&p->files[donors[d]]);
     }
     merge_anon_subs(C, &p->files[survivor]);
-}
-
-/* Number the n items of v (each `stride` words, compared whole) by
- * equal value, in order of first appearance: cls[i] is item i's class,
- * and the count of classes is returned (UINT32_MAX when out of memory).
- * Hashed, so linear in n. */
-static uint32_t classify(const uint64_t *v, size_t stride, uint32_t n, uint32_t *cls)
-{
-    kmap m = {0};
-    uint32_t *rep = malloc((n ? n : 1) * sizeof *rep); /* class -> its first item */
-    uint32_t ncls = 0;
-    if (!rep)
-        return UINT32_MAX;
-    for (uint32_t i = 0; i < n; i++) {
-        const uint64_t *x = v + i * stride;
-        uint64_t h = 0;
-        for (size_t k = 0; k < stride; k++)
-            h = kmap_mix64(h ^ x[k]) + k;
-        /* a hash shared by different values goes on to the next salt */
-        uint64_t salt = 0;
-        uint32_t c;
-        while ((c = kmap_get(&m, h, salt)) != KMAP_NONE &&
-               memcmp(v + (size_t)rep[c] * stride, x, stride * sizeof *x) != 0)
-            salt++;
-        if (c == KMAP_NONE) {
-            c = ncls++;
-            rep[c] = i;
-            if (!kmap_put(&m, h, salt, c)) {
-                ncls = UINT32_MAX;
-                break;
-            }
-        }
-        cls[i] = c;
-    }
-    kmap_free(&m);
-    free(rep);
-    return ncls;
-}
-
-/* Order the items 0..n-1 by class (of ncls), keeping their order within
- * a class: the items of class c are out[at[c]] .. out[at[c + 1] - 1]. */
-static void bucket(const uint32_t *cls, uint32_t n, uint32_t ncls, uint32_t *at, uint32_t *out)
-{
-    memset(at, 0, (ncls + 1) * sizeof *at);
-    for (uint32_t i = 0; i < n; i++)
-        at[cls[i] + 1]++;
-    for (uint32_t c = 0; c < ncls; c++)
-        at[c + 1] += at[c];
-    for (uint32_t i = 0; i < n; i++)
-        out[at[cls[i]]++] = i;
-    for (uint32_t c = ncls; c > 0; c--) /* back to the starts */
-        at[c] = at[c - 1];
-    at[0] = 0;
 }
 
 /* Fold the sibling evals run in parent (whose own evals are folded

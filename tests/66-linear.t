@@ -15,6 +15,9 @@
 #                  evals looked for each call site in main::f's 4 N sites
 #   eval-anon      $s = eval "sub { $i }"; $s->() for 1..N: folding the
 #                  evals looked for each anon sub in the survivor's subs
+#   eval-closures  generated code of N lines, each defining an anon sub,
+#                  run twice by one eval: folding the two compared each
+#                  anon sub's name with all the others'
 # Each is loaded by 'nytp top' (and one by 'nytp html') at a size N and
 # at 10 N, and the larger
 # must take under RATIO times the CPU time and under MEM times the peak
@@ -75,6 +78,7 @@ my @shapes = (
     ['eval-anon', 16_000, 1,
      sub { qr/"subs":\[\{"name":"main::__ANON__\[\(eval 1\)\[x\.pl:2\]:1\]","file":"\(eval 1\)\[x\.pl:2\]","first_line":1,"calls":$_[0],/ },
      'every anon sub folded into the first'],
+    ['eval-closures', 8_000, 1, sub { qr/"rows":\{"subs":$_[0],/ }, 'the anon subs of both evals folded'],
     # html's histograms of call durations by sub name (a hash of three
     # words of a name sent these names to a few slots)
     ['eval-anon', 16_000, 1, sub { qr/^report: / }, 'the report written', ['html', '-o', "$dir/html"]],

@@ -44,6 +44,9 @@
  *   eval-anon N     $s = eval "sub { $i }"; $s->() for 1..N on line 2 of
  *                   x.pl: each eval defines an anon sub, called once from
  *                   line 2
+ *   eval-closures N  generated code run twice by one string eval (line 2
+ *                   of x.pl): N lines, each defining an anon sub that the
+ *                   line calls
  *   many-subs N     N subs main::s1..sN in one file, sub s_i on line i+1
  *                   (SUB_INFO), each called once from line N+2 by
  *                   main::RUNTIME
@@ -166,6 +169,33 @@ int main(int argc, char **argv)
             nytp_str aname = nytp_cstr(name, false);
             check(nytp_write_sub_info(w, (uint32_t)i + 1, 1, 1, aname));
             check(nytp_write_sub_callers(w, 1, 2, 1, 4e-7, 4e-7, 0, 0, aname, rt));
+        }
+    } else if (strcmp(kind, "eval-closures") == 0) {
+        nytp_str rt = nytp_cstr("main::RUNTIME", false);
+        char name[80];
+        check(nytp_write_start_deflate(w, 1));
+        file(1, 0, 0, "x.pl");
+        for (uint32_t ev = 1; ev <= 2; ev++) {
+            snprintf(name, sizeof name, "(eval %u)[x.pl:2]", ev);
+            check(nytp_write_time_line(w, 7, 1, 2));
+            file(ev + 1, 1, 2, name);
+            for (unsigned long i = 1; i <= n; i++) {
+                check(nytp_write_time_line(w, 3, ev + 1, (uint32_t)i));
+                snprintf(name, sizeof name, "main::__ANON__[(eval %u)[x.pl:2]:%lu]", ev, i);
+                check(nytp_write_sub_return(w, 1, 4, 4, nytp_cstr(name, false)));
+            }
+        }
+        check(nytp_write_src_line(w, 1, 1, nytp_cstr("my $x;\n", false)));
+        for (uint32_t ev = 1; ev <= 2; ev++)
+            for (unsigned long i = 1; i <= n; i++)
+                check(nytp_write_src_line(w, ev + 1, (uint32_t)i, nytp_cstr("sub { $x }->();\n", false)));
+        for (uint32_t ev = 1; ev <= 2; ev++) {
+            for (unsigned long i = 1; i <= n; i++) {
+                snprintf(name, sizeof name, "main::__ANON__[(eval %u)[x.pl:2]:%lu]", ev, i);
+                nytp_str aname = nytp_cstr(name, false);
+                check(nytp_write_sub_info(w, ev + 1, (uint32_t)i, (uint32_t)i, aname));
+                check(nytp_write_sub_callers(w, ev + 1, (uint32_t)i, 1, 4e-7, 4e-7, 0, 0, aname, rt));
+            }
         }
     } else if (strcmp(kind, "many-subs") == 0) {
         check(nytp_write_start_deflate(w, 1));
