@@ -18,16 +18,20 @@
 #   eval-closures  generated code of N lines, each defining an anon sub,
 #                  run twice by one eval: folding the two compared each
 #                  anon sub's name with all the others'
-# Each is loaded by 'nytp top' (and one by 'nytp html') at a size N and
-# at 10 N, and the larger
-# must take under RATIO times the CPU time and under MEM times the peak
-# memory of the smaller: ratios, never absolute times, so that a slow or
-# busy machine passes and a quadratic load (about 100 times) fails.  The
-# small size's time is the least of 3 runs; a large one over the bound is
-# run once more, in case a neighbour took the cache.  The sizes keep the
-# large loads near a second (the brief sizes of issue 21, 100,000 evals,
-# 400,000 subs, 320,000 callers, are the large ones here, or twice that
-# for evals), and its memory near 200 MB.
+# Each is loaded by 'nytp top' at a size N and at 10 N (eval-anon also by
+# 'nytp html', whose histograms of call durations hashed sub names by a
+# few words of them), and the larger must take under RATIO times the CPU
+# time and under MEM times the peak memory of the smaller: ratios, never
+# absolute times, so that a slow or busy machine passes and a quadratic
+# load (about 100 times) fails.  CPU time (user + sys) rather than wall
+# time, so that other work on the machine counts little.  The small
+# size's time is the least of 3 runs; a large one over the bound is run
+# once more, in case a neighbour took the cache; one still running long
+# after any linear load could is killed, and fails.  The sizes keep each
+# large load near a second: the sizes of issue 21 (100,000 evals,
+# 400,000 subs, 320,000 callers) are the large ones here (twice that for
+# sibling evals), not the small; their peak memory is 100 to 300 MB (500
+# MB for html, a histogram per sub name).
 use strict;
 use warnings;
 use Test::More;

@@ -31,8 +31,8 @@
  *                   line's first), a statement, N DISCOUNTs, a statement;
  *                   then a statement on line 3
  *
- * Large shapes for the time-ratio tests (deflated, as the profiler writes
- * by default):
+ * Large shapes for the time-ratio tests of tests/66-linear.t (deflated,
+ * as the profiler writes by default):
  *   sibling-evals N  a code generator in a loop, eval "\$x = $i" for 1..N
  *                   on line 2 of x.pl: N evals of file 1 line 2, each
  *                   declared as Devel::NYTProf does (NEW_FID with
