@@ -254,6 +254,8 @@ typedef struct loader {
     uint32_t live[64];       /* pids started, not ended (first 64) */
     uint32_t n_live;
     u64map eval_seen;        /* (model parent fid, line) -> evals seen there in this input */
+    kmap eval_at;            /* ((parent fid, line), k) -> the model's k-th eval there */
+    kmap eval_count;         /* ((parent fid, line), 0) -> the evals in eval_at there */
     kmap line_idx;           /* (fid << 2 | kind, line) -> entry in that file's lines */
     struct line_at {         /* by fid * 3 + kind: entry at each line, KMAP_NONE: */
         uint32_t *at;        /* not here (see line_entry); loops run over a few */
@@ -263,6 +265,7 @@ typedef struct loader {
     uint64_t dense_slots;    /* in all of them */
     uint64_t n_entries;      /* line entries, of this input and those before */
     double secs_of[SECS_OF]; /* ticks / ticks_per_sec for few ticks, computed once */
+    kmap listed;             /* (owner, id): id is in a long list (see listed_has) */
     bool first_input;
     bool oom;
 } loader;
@@ -569,6 +572,30 @@ static void on_attribute(loader *L, const nytp_chunk *c)
     set_kv(L, &L->p->attrs, &L->p->n_attrs, &L->p->cap_attrs, c);
 }
 
+/* Index eval fid, in the list of parent's evals, as the next on its
+ * line: the k-th eval run there in an input is the k-th the model has
+ * there, whatever the input numbered it.  False when out of memory. */
+static bool eval_at_add(loader *L, uint32_t parent, uint32_t fid)
+{
+    uint64_t key = ((uint64_t)parent << 32) | L->p->files[fid].eval_line;
+    uint32_t k = kmap_get(&L->eval_count, key, 0);
+    k = k == KMAP_NONE ? 0 : k;
+    return kmap_put(&L->eval_at, key, k, fid) && kmap_put(&L->eval_count, key, 0, k + 1);
+}
+
+/* Index the evals of the inputs loaded before this one. */
+static bool index_evals(loader *L)
+{
+    nytp_profile *p = L->p;
+    if (L->first_input)
+        return true;
+    for (uint32_t fid = 0; fid < p->n_files; fid++)
+        for (uint32_t i = 0; i < p->files[fid].n_evals; i++)
+            if (!eval_at_add(L, fid, p->files[fid].evals[i]))
+                return false;
+    return true;
+}
+
 static void on_new_fid(loader *L, const nytp_chunk *c)
 {
     nytp_profile *p = L->p;
@@ -602,17 +629,8 @@ static void on_new_fid(loader *L, const nytp_chunk *c)
         uint32_t k = u64map_get(&L->eval_seen, key);
         k = k == NYTP_NONE ? 0 : k + 1;
         u64map_put(&L->eval_seen, key, k);
-        fid = NYTP_NONE;
-        nytp_file *pf = &p->files[parent];
-        uint32_t seen = 0;
-        for (uint32_t i = 0; i < pf->n_evals; i++) {
-            nytp_file *ef = &p->files[pf->evals[i]];
-            if (ef->eval_line == eval_line && seen++ == k) {
-                fid = ef->fid;
-                break;
-            }
-        }
-        if (fid == NYTP_NONE)
+        fid = kmap_get(&L->eval_at, key, k);
+        if (fid == KMAP_NONE)
             fid = p->n_files ? p->n_files : 1;
     }
     if (!L->first_input && !kidx_set(&L->fidmap, c->u.new_fid.fid, fid)) {
@@ -639,7 +657,7 @@ static void on_new_fid(loader *L, const nytp_chunk *c)
     f->mtime = c->u.new_fid.mtime;
     if (is_eval && !was_defined) {
         nytp_file *pf = &p->files[parent];
-        if (!PUSH(pf->evals, pf->n_evals, pf->cap_evals, fid))
+        if (!PUSH(pf->evals, pf->n_evals, pf->cap_evals, fid) || (!L->first_input && !eval_at_add(L, parent, fid)))
             L->oom = true;
     }
     if (!is_eval && u64map_get(&p->impl->file_by_name, name) == NYTP_NONE &&
@@ -683,6 +701,51 @@ static void on_src_line(loader *L, const nytp_chunk *c)
     f->src.v[i].text = (nytp_text){copy, c->u.src_line.text.len, c->u.src_line.text.utf8};
 }
 
+/* Lists kept without duplicates (a file's subs, a call site's callers):
+ * a short list is scanned, one of LISTED_SCAN entries or more also has
+ * its entries in L->listed under its owner's key, so that a list of
+ * 400,000 subs or callers is not scanned for each of them. */
+#define LISTED_SCAN 16
+#define OWNER_FILE(fid) ((uint64_t)1 << 32 | (fid))
+#define OWNER_SITE(sid) ((uint64_t)2 << 32 | (sid))
+
+static bool listed_has(const loader *L, uint64_t owner, const uint32_t *v, uint32_t n, uint32_t id)
+{
+    if (n >= LISTED_SCAN)
+        return kmap_get(&L->listed, owner, id) != KMAP_NONE;
+    for (uint32_t i = 0; i < n; i++)
+        if (v[i] == id)
+            return true;
+    return false;
+}
+
+/* Index what was just appended to v (now n entries long); false when out
+ * of memory. */
+static bool listed_added(loader *L, uint64_t owner, const uint32_t *v, uint32_t n)
+{
+    if (n < LISTED_SCAN)
+        return true;
+    for (uint32_t i = n == LISTED_SCAN ? 0 : n - 1; i < n; i++)
+        if (!kmap_put(&L->listed, owner, v[i], 0))
+            return false;
+    return true;
+}
+
+/* Index the long lists of the inputs loaded before this one. */
+static bool index_listed(loader *L)
+{
+    nytp_profile *p = L->p;
+    for (uint32_t fid = 0; fid < p->n_files; fid++)
+        for (uint32_t i = 0; p->files[fid].n_subs >= LISTED_SCAN && i < p->files[fid].n_subs; i++)
+            if (!kmap_put(&L->listed, OWNER_FILE(fid), p->files[fid].subs[i], 0))
+                return false;
+    for (uint32_t sid = 0; sid < p->n_sites; sid++)
+        for (uint32_t i = 0; p->sites[sid].n_callers >= LISTED_SCAN && i < p->sites[sid].n_callers; i++)
+            if (!kmap_put(&L->listed, OWNER_SITE(sid), p->sites[sid].callers[i], 0))
+                return false;
+    return true;
+}
+
 /* The sub named name, created with no file and no lines if new. */
 static uint32_t sub_of(loader *L, uint32_t name)
 {
@@ -720,12 +783,9 @@ static void on_sub_info(loader *L, const nytp_chunk *c)
         s->last_line = c->u.sub_info.last_line;
     }
     nytp_file *f = file_at(L, fid);
-    if (!f)
+    if (!f || listed_has(L, OWNER_FILE(fid), f->subs, f->n_subs, id))
         return;
-    for (uint32_t i = 0; i < f->n_subs; i++)
-        if (f->subs[i] == id)
-            return;
-    if (!PUSH(f->subs, f->n_subs, f->cap_subs, id))
+    if (!PUSH(f->subs, f->n_subs, f->cap_subs, id) || !listed_added(L, OWNER_FILE(fid), f->subs, f->n_subs))
         L->oom = true;
 }
 
@@ -788,11 +848,9 @@ static void on_sub_callers(loader *L, const nytp_chunk *c)
                 s->rec_depth = a->rec_depth;
         }
         nytp_site *s = &p->sites[sid];
-        bool have = false;
-        for (uint32_t i = 0; i < s->n_callers; i++)
-            if (s->callers[i] == caller_name)
-                have = true;
-        if (!have && !PUSH(s->callers, s->n_callers, s->cap_callers, caller_name))
+        if (!listed_has(L, OWNER_SITE(sid), s->callers, s->n_callers, caller_name) &&
+            (!PUSH(s->callers, s->n_callers, s->cap_callers, caller_name) ||
+             !listed_added(L, OWNER_SITE(sid), s->callers, s->n_callers)))
             L->oom = true;
     } else {
         /* fid 0, line 0: not a call, a mark that the sub is an xsub */
@@ -938,8 +996,11 @@ int nytp_profile_load_reader(nytp_profile *p, nytp_reader *r, const char *name,
     set_ticks_per_sec(&L, 10000000.0);
     L.first_input = p->n_inputs == 0;
     L.r = r;
-    if (!index_lines(&L)) {
+    if (!index_lines(&L) || !index_listed(&L) || !index_evals(&L)) {
         kmap_free(&L.line_idx);
+        kmap_free(&L.listed);
+        kmap_free(&L.eval_at);
+        kmap_free(&L.eval_count);
         nytp_reader_close(r);
         return nytp_error_set(err, NYTP_E_NOMEM, "out of memory indexing the lines loaded so far");
     }
@@ -1014,6 +1075,9 @@ int nytp_profile_load_reader(nytp_profile *p, nytp_reader *r, const char *name,
     kidx_free(&L.fidmap);
     u64map_free(&L.eval_seen);
     kmap_free(&L.line_idx);
+    kmap_free(&L.listed);
+    kmap_free(&L.eval_at);
+    kmap_free(&L.eval_count);
     for (uint32_t i = 0; i < L.n_dense; i++)
         free(L.dense[i].at);
     free(L.dense);
@@ -1186,6 +1250,10 @@ int nytp_profile_finish(nytp_profile *p)
 typedef struct collapser {
     nytp_profile *p;
     bool *dead_site, *dead_sub;
+    kmap site_at;            /* (called, fid << 32 | line) -> site (see find_site) */
+    bool site_at_built;
+    uint32_t *in_survivor;   /* sub -> stamp of the survivor whose list has it */
+    uint32_t stamp;
     bool oom;
 } collapser;
 
@@ -1254,19 +1322,30 @@ static void merge_site(collapser *C, nytp_site *dst, const nytp_site *src)
     }
 }
 
-/* The live site of sub `called` at fid:line, or NYTP_NONE. */
+/* The live site of sub `called` at fid:line, or NYTP_NONE.  C->site_at
+ * has every live site under its (called, fid, line), and may still have
+ * a site under a key it has left or a site since merged away: checked. */
 static uint32_t find_site(collapser *C, uint32_t called, uint32_t fid, uint32_t line)
 {
-    nytp_sub *s = &C->p->subs[called];
-    for (uint32_t i = 0; i < s->n_sites; i++) {
-        nytp_site *x = &C->p->sites[s->sites[i]];
-        if (!C->dead_site[s->sites[i]] && x->fid == fid && x->line == line)
-            return s->sites[i];
+    nytp_profile *p = C->p;
+    if (!C->site_at_built) {
+        for (uint32_t i = 0; i < p->n_sites; i++)
+            if (!C->dead_site[i] &&
+                !kmap_put(&C->site_at, p->sites[i].called, (uint64_t)p->sites[i].fid << 32 | p->sites[i].line, i))
+                C->oom = true;
+        C->site_at_built = true;
     }
-    return NYTP_NONE;
+    uint32_t sid = kmap_get(&C->site_at, called, (uint64_t)fid << 32 | line);
+    if (sid == KMAP_NONE || C->dead_site[sid])
+        return NYTP_NONE;
+    const nytp_site *x = &p->sites[sid];
+    return x->called == called && x->fid == fid && x->line == line ? sid : NYTP_NONE;
 }
 
-/* Move site sid to (called, fid): merge into an existing one or re-home it. */
+/* Move site sid to (called, fid): merge into an existing one or re-home
+ * it.  The site stays in the lists of its old file (when that changes)
+ * and of its old sub, which the caller drops whole, and when merged in the
+ * lists it is in, for compact() to drop: readers skip dead sites. */
 static void move_site(collapser *C, uint32_t sid, uint32_t called, uint32_t fid)
 {
     nytp_profile *p = C->p;
@@ -1275,24 +1354,25 @@ static void move_site(collapser *C, uint32_t sid, uint32_t called, uint32_t fid)
     uint32_t into = find_site(C, called, fid, s->line);
     if (into == sid)
         return;
-    remove_id(p->files[old_fid].sites, &p->files[old_fid].n_sites, sid);
     if (into != NYTP_NONE) {
         merge_site(C, &p->sites[into], s);
-        remove_id(p->subs[old_called].sites, &p->subs[old_called].n_sites, sid);
         C->dead_site[sid] = true;
         return;
     }
+    if (old_fid == fid) /* re-homed in its file: it goes to the end of its list */
+        remove_id(p->files[old_fid].sites, &p->files[old_fid].n_sites, sid);
     s->fid = fid;
     nytp_file *f = &p->files[fid];
     if (!PUSH(f->sites, f->n_sites, f->cap_sites, sid))
         C->oom = true;
     if (called != old_called) {
-        remove_id(p->subs[old_called].sites, &p->subs[old_called].n_sites, sid);
         s->called = called;
         nytp_sub *ns = &p->subs[called];
         if (!PUSH(ns->sites, ns->n_sites, ns->cap_sites, sid))
             C->oom = true;
     }
+    if (!kmap_put(&C->site_at, called, (uint64_t)fid << 32 | s->line, sid))
+        C->oom = true;
 }
 
 static void add_lines(collapser *C, nytp_lines *dst, nytp_lines *src)
@@ -1317,6 +1397,59 @@ static void add_lines(collapser *C, nytp_lines *dst, nytp_lines *src)
     free(src->v);
     src->v = NULL;
     src->n = src->cap = 0;
+}
+
+/* Number the n items of v (each `stride` words, compared whole) by
+ * equal value, in order of first appearance: cls[i] is item i's class,
+ * and the count of classes is returned (UINT32_MAX when out of memory).
+ * Hashed, so linear in n. */
+static uint32_t classify(const uint64_t *v, size_t stride, uint32_t n, uint32_t *cls)
+{
+    kmap m = {0};
+    uint32_t *rep = malloc((n ? n : 1) * sizeof *rep); /* class -> its first item */
+    uint32_t ncls = 0;
+    if (!rep)
+        return UINT32_MAX;
+    for (uint32_t i = 0; i < n; i++) {
+        const uint64_t *x = v + i * stride;
+        uint64_t h = 0;
+        for (size_t k = 0; k < stride; k++)
+            h = kmap_mix64(h ^ x[k]) + k;
+        /* a hash shared by different values goes on to the next salt */
+        uint64_t salt = 0;
+        uint32_t c;
+        while ((c = kmap_get(&m, h, salt)) != KMAP_NONE &&
+               memcmp(v + (size_t)rep[c] * stride, x, stride * sizeof *x) != 0)
+            salt++;
+        if (c == KMAP_NONE) {
+            c = ncls++;
+            rep[c] = i;
+            if (!kmap_put(&m, h, salt, c)) {
+                ncls = UINT32_MAX;
+                break;
+            }
+        }
+        cls[i] = c;
+    }
+    kmap_free(&m);
+    free(rep);
+    return ncls;
+}
+
+/* Order the items 0..n-1 by class (of ncls), keeping their order within
+ * a class: the items of class c are out[at[c]] .. out[at[c + 1] - 1]. */
+static void bucket(const uint32_t *cls, uint32_t n, uint32_t ncls, uint32_t *at, uint32_t *out)
+{
+    memset(at, 0, (ncls + 1) * sizeof *at);
+    for (uint32_t i = 0; i < n; i++)
+        at[cls[i] + 1]++;
+    for (uint32_t c = 0; c < ncls; c++)
+        at[c + 1] += at[c];
+    for (uint32_t i = 0; i < n; i++)
+        out[at[cls[i]]++] = i;
+    for (uint32_t c = ncls; c > 0; c--) /* back to the starts */
+        at[c] = at[c - 1];
+    at[0] = 0;
 }
 
 /* Merge anon subs of the survivor whose names differ only in eval
@@ -1362,22 +1495,54 @@ static void merge_anon_subs(collapser *C, nytp_file *sf)
         }
         *o = 0;
     }
-    /* survivor of a group: the first by full name (byte order) */
-    for (uint32_t i = 0; i < n; i++) {
+    /* the groups of equal normalised names, in the order of their first
+     * live member, each member in order: by hash, a generated eval may
+     * define 100,000 anon subs */
+    uint32_t *live = malloc((n ? n : 1) * sizeof *live), *cls = calloc(n ? n : 1, sizeof *cls);
+    uint32_t *rep = malloc((n ? n : 1) * sizeof *rep), *at = malloc((n + 1) * sizeof *at);
+    uint32_t *by_cls = malloc((n ? n : 1) * sizeof *by_cls);
+    kmap m = {0};
+    uint32_t n_live = 0, ncls = 0;
+    bool ok = live && cls && rep && at && by_cls && !C->oom;
+    for (uint32_t i = 0; ok && i < n; i++) {
         if (!norm[i] || C->dead_sub[sf->subs[i]])
             continue;
-        uint32_t surv = i;
-        for (uint32_t j = 0; j < n; j++) {
-            if (j == surv || !norm[j] || C->dead_sub[sf->subs[j]] || strcmp(norm[i], norm[j]) != 0)
-                continue;
+        uint64_t h = 14695981039346656037ULL;
+        for (const char *c = norm[i]; *c; c++)
+            h = (h ^ (unsigned char)*c) * 1099511628211ULL;
+        uint64_t salt = 0;
+        uint32_t k;
+        while ((k = kmap_get(&m, h, salt)) != KMAP_NONE && strcmp(norm[rep[k]], norm[i]) != 0)
+            salt++;
+        if (k == KMAP_NONE) {
+            k = ncls++;
+            rep[k] = i;
+            ok = kmap_put(&m, h, salt, k);
+        }
+        live[n_live] = i;
+        cls[n_live++] = k;
+    }
+    kmap_free(&m);
+    if (!ok)
+        C->oom = true;
+    else
+        bucket(cls, n_live, ncls, at, by_cls);
+    for (uint32_t g = 0; ok && g < ncls; g++) {
+        const uint32_t *mem = by_cls + at[g];
+        uint32_t nmem = at[g + 1] - at[g];
+        /* survivor of a group: the first by full name (byte order) */
+        uint32_t surv = live[mem[0]];
+        for (uint32_t x = 1; x < nmem; x++) {
+            uint32_t j = live[mem[x]];
             uint32_t a = p->subs[sf->subs[j]].name, b = p->subs[sf->subs[surv]].name;
             uint32_t la = nytp_profile_strlen(p, a), lb = nytp_profile_strlen(p, b);
             int c = memcmp(nytp_profile_str(p, a), nytp_profile_str(p, b), la < lb ? la : lb);
             if (c < 0 || (c == 0 && la < lb))
                 surv = j;
         }
-        for (uint32_t j = 0; j < n; j++) {
-            if (j == surv || !norm[j] || C->dead_sub[sf->subs[j]] || strcmp(norm[surv], norm[j]) != 0)
+        for (uint32_t x = 0; x < nmem; x++) {
+            uint32_t j = live[mem[x]];
+            if (j == surv)
                 continue;
             nytp_sub *keep = &p->subs[sf->subs[surv]];
             uint32_t gone_id = sf->subs[j];
@@ -1395,17 +1560,22 @@ static void merge_anon_subs(collapser *C, nytp_file *sf)
             if (gone->rec_depth > keep->rec_depth)
                 keep->rec_depth = gone->rec_depth;
             uint32_t keep_id = sf->subs[surv];
-            while (gone->n_sites) {
-                uint32_t sid = gone->sites[0];
-                move_site(C, sid, keep_id, p->sites[sid].fid);
-                keep = &p->subs[keep_id];
+            /* move_site adds to keep's list, never to gone's */
+            for (uint32_t k = 0; k < gone->n_sites; k++) {
+                uint32_t sid = gone->sites[k];
+                if (!C->dead_site[sid])
+                    move_site(C, sid, keep_id, p->sites[sid].fid);
                 gone = &p->subs[gone_id];
-                if (gone->n_sites && gone->sites[0] == sid) /* re-homed in place */
-                    remove_id(gone->sites, &gone->n_sites, sid);
             }
+            gone->n_sites = 0;
             C->dead_sub[gone_id] = true;
         }
     }
+    free(live);
+    free(cls);
+    free(rep);
+    free(at);
+    free(by_cls);
     for (uint32_t i = 0; i < n; i++)
         free(norm[i]);
     free(norm);
@@ -1431,47 +1601,53 @@ static void free_file_data(nytp_file *f)
     f->fid = fid;
 }
 
-/* Fold donors (siblings of survivor) into survivor. */
-static void collapse_into(collapser *C, uint32_t parent, uint32_t survivor, const uint32_t *donors,
-                          uint32_t n)
+/* Fold donors (siblings of survivor) into survivor; the caller takes
+ * them off their parent's list of evals. */
+static void collapse_into(collapser *C, uint32_t survivor, const uint32_t *donors, uint32_t n)
 {
     nytp_profile *p = C->p;
+    /* the survivor's subs, marked: a file is a survivor once */
+    C->stamp++;
+    for (uint32_t i = 0; i < p->files[survivor].n_subs; i++)
+        C->in_survivor[p->files[survivor].subs[i]] = C->stamp;
     for (uint32_t d = 0; d < n; d++) {
         nytp_file *df = &p->files[donors[d]];
         nytp_file *sf = &p->files[survivor];
         /* subs defined in the donor move to the survivor */
         for (uint32_t i = 0; i < df->n_subs; i++) {
-            nytp_sub *s = &p->subs[df->subs[i]];
+            uint32_t id = df->subs[i];
+            nytp_sub *s = &p->subs[id];
             if (s->fid != df->fid)
                 continue;
             s->fid = survivor;
-            bool have = false;
-            for (uint32_t k = 0; k < sf->n_subs; k++)
-                have |= sf->subs[k] == df->subs[i];
-            if (!have && !PUSH(sf->subs, sf->n_subs, sf->cap_subs, df->subs[i]))
-                C->oom = true;
-            sf = &p->files[survivor];
-            df = &p->files[donors[d]];
+            if (C->in_survivor[id] != C->stamp) {
+                C->in_survivor[id] = C->stamp;
+                if (!PUSH(sf->subs, sf->n_subs, sf->cap_subs, id))
+                    C->oom = true;
+            }
         }
-        /* calls made from the donor move to the survivor's lines */
-        while (df->n_sites) {
-            uint32_t sid = df->sites[0];
-            move_site(C, sid, p->sites[sid].called, survivor);
-            df = &p->files[donors[d]];
+        /* calls made from the donor move to the survivor's lines (the
+         * donor's list goes with the donor) */
+        for (uint32_t i = 0; i < df->n_sites; i++) {
+            uint32_t sid = df->sites[i];
+            if (!C->dead_site[sid])
+                move_site(C, sid, p->sites[sid].called, survivor);
         }
+        df->n_sites = 0;
         sf = &p->files[survivor];
         add_lines(C, &sf->line, &df->line);
         add_lines(C, &sf->block, &df->block);
         add_lines(C, &sf->sub, &df->sub);
         sf->merged_evals += 1 + df->merged_evals;
-        remove_id(p->files[parent].evals, &p->files[parent].n_evals, donors[d]);
         free_file_data(&p->files[donors[d]]);
     }
     merge_anon_subs(C, &p->files[survivor]);
 }
 
 /* Fold the sibling evals run in parent (whose own evals are folded
- * already). */
+ * already).  Siblings are grouped by the line that ran them, then by
+ * source, each by hash: a loop running 100,000 evals makes groups that
+ * large. */
 static void collapse_in(collapser *C, uint32_t parent)
 {
     nytp_profile *p = C->p;
@@ -1481,9 +1657,16 @@ static void collapse_in(collapser *C, uint32_t parent)
         return;
     uint32_t *kids = malloc(n * sizeof *kids);
     uint64_t(*keys)[4] = malloc(n * sizeof *keys);
-    bool *done = calloc(n, sizeof *done);
+    uint64_t(*lines)[1] = malloc(n * sizeof *lines);
+    uint32_t *line_cls = malloc(n * sizeof *line_cls), *by_line = malloc(n * sizeof *by_line);
+    uint32_t *line_at = malloc((n + 1) * sizeof *line_at);
+    uint64_t(*skeys)[4] = malloc(n * sizeof *skeys);
+    uint32_t *src_cls = malloc(n * sizeof *src_cls), *by_src = malloc(n * sizeof *by_src);
+    uint32_t *src_at = malloc((n + 1) * sizeof *src_at);
     uint32_t *group = malloc(n * sizeof *group);
-    if (!kids || !keys || !done || !group) {
+    bool *gone = calloc(n, sizeof *gone);
+    if (!kids || !keys || !lines || !line_cls || !by_line || !line_at || !skeys || !src_cls || !by_src ||
+        !src_at || !group || !gone) {
         C->oom = true;
         goto out;
     }
@@ -1497,62 +1680,74 @@ static void collapse_in(collapser *C, uint32_t parent)
         keys[i][2] = d[2];
         /* no source: tell apart by whether they run evals or define subs */
         keys[i][3] = has_src ? 0 : 1 | (f->n_evals ? 2 : 0) | (f->n_subs ? 4 : 0);
+        lines[i][0] = f->eval_line;
     }
-    for (uint32_t i = 0; i < n; i++) {
-        if (done[i])
+    /* the lines in the order they first ran an eval, and each line's
+     * siblings in the order they ran */
+    uint32_t nlines = classify(&lines[0][0], 1, n, line_cls);
+    if (nlines == UINT32_MAX) {
+        C->oom = true;
+        goto out;
+    }
+    bucket(line_cls, n, nlines, line_at, by_line);
+    for (uint32_t l = 0; l < nlines; l++) {
+        const uint32_t *sib = by_line + line_at[l];
+        uint32_t nsib = line_at[l + 1] - line_at[l];
+        if (nsib < 2)
             continue;
-        /* siblings on the same line ... */
-        uint32_t line = p->files[kids[i]].eval_line;
-        uint32_t nsib = 0, nkeys = 0;
-        for (uint32_t j = i; j < n; j++) {
-            if (p->files[kids[j]].eval_line != line)
-                continue;
-            nsib++;
-            bool newkey = true;
-            for (uint32_t k = i; k < j; k++)
-                if (p->files[kids[k]].eval_line == line && memcmp(keys[k], keys[j], sizeof keys[j]) == 0)
-                    newkey = false;
-            nkeys += newkey;
-        }
-        if (nsib < 2) {
-            done[i] = true;
-            continue;
+        for (uint32_t j = 0; j < nsib; j++)
+            memcpy(skeys[j], keys[sib[j]], sizeof skeys[j]);
+        uint32_t nkeys = classify(&skeys[0][0], 4, nsib, src_cls);
+        if (nkeys == UINT32_MAX) {
+            C->oom = true;
+            goto out;
         }
         if (nkeys > 200) {
             /* too many different sources: fold them all into the first */
-            uint32_t g = 0;
-            for (uint32_t j = i + 1; j < n; j++)
-                if (!done[j] && p->files[kids[j]].eval_line == line) {
-                    group[g++] = kids[j];
-                    done[j] = true;
-                }
-            done[i] = true;
-            collapse_into(C, parent, kids[i], group, g);
+            for (uint32_t j = 1; j < nsib; j++) {
+                group[j - 1] = kids[sib[j]];
+                gone[sib[j]] = true;
+            }
+            collapse_into(C, kids[sib[0]], group, nsib - 1);
             continue;
         }
         /* ... with the same source, none running evals of its own */
-        for (uint32_t j = i; j < n; j++) {
-            if (done[j] || p->files[kids[j]].eval_line != line)
+        bucket(src_cls, nsib, nkeys, src_at, by_src);
+        for (uint32_t k = 0; k < nkeys; k++) {
+            const uint32_t *same = by_src + src_at[k];
+            uint32_t g = src_at[k + 1] - src_at[k] - 1;
+            bool nested = false;
+            for (uint32_t j = 0; j <= g; j++)
+                nested |= p->files[kids[sib[same[j]]]].n_evals > 0;
+            if (!g || nested)
                 continue;
-            uint32_t g = 0;
-            bool nested = p->files[kids[j]].n_evals > 0;
-            for (uint32_t k = j + 1; k < n; k++)
-                if (!done[k] && p->files[kids[k]].eval_line == line &&
-                    memcmp(keys[k], keys[j], sizeof keys[j]) == 0) {
-                    group[g++] = kids[k];
-                    nested |= p->files[kids[k]].n_evals > 0;
-                    done[k] = true;
-                }
-            done[j] = true;
-            if (g && !nested)
-                collapse_into(C, parent, kids[j], group, g);
+            for (uint32_t j = 1; j <= g; j++) {
+                group[j - 1] = kids[sib[same[j]]];
+                gone[sib[same[j]]] = true;
+            }
+            collapse_into(C, kids[sib[same[0]]], group, g);
         }
     }
+    /* the folded siblings leave the parent's list, the others keep their
+     * order */
+    uint32_t m = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (!gone[i])
+            pf->evals[m++] = kids[i];
+    pf->n_evals = m;
 out:
     free(kids);
     free(keys);
-    free(done);
+    free(lines);
+    free(line_cls);
+    free(by_line);
+    free(line_at);
+    free(skeys);
+    free(src_cls);
+    free(by_src);
+    free(src_at);
     free(group);
+    free(gone);
 }
 
 /* Drop dead sites and subs and renumber what refers to them. */
@@ -1634,20 +1829,29 @@ static int compact(collapser *C)
     return st;
 }
 
+static void collapser_free(collapser *C)
+{
+    free(C->dead_site);
+    free(C->dead_sub);
+    free(C->in_survivor);
+    kmap_free(&C->site_at);
+}
+
 int nytp_profile_collapse_evals(nytp_profile *p)
 {
-    collapser C = {p, calloc(p->n_sites + 1, sizeof(bool)), calloc(p->n_subs + 1, sizeof(bool)),
-                   false};
-    if (!C.dead_site || !C.dead_sub) {
-        free(C.dead_site);
-        free(C.dead_sub);
+    collapser C = {0};
+    C.p = p;
+    C.dead_site = calloc(p->n_sites + 1, sizeof(bool));
+    C.dead_sub = calloc(p->n_subs + 1, sizeof(bool));
+    C.in_survivor = calloc(p->n_subs + 1, sizeof *C.in_survivor);
+    if (!C.dead_site || !C.dead_sub || !C.in_survivor) {
+        collapser_free(&C);
         return NYTP_E_NOMEM;
     }
     /* the deepest evals first, so every eval's own evals are folded
      * before it is compared with its siblings; the outermost files last */
     if (derive_eval_roots(p) < 0) {
-        free(C.dead_site);
-        free(C.dead_sub);
+        collapser_free(&C);
         return NYTP_E_NOMEM;
     }
     for (uint32_t i = p->n_evals_by_depth; i-- > 0;)
@@ -1658,7 +1862,6 @@ int nytp_profile_collapse_evals(nytp_profile *p)
     int st = compact(&C);
     if (st == NYTP_OK)
         st = derive_eval_roots(p);
-    free(C.dead_site);
-    free(C.dead_sub);
+    collapser_free(&C);
     return C.oom ? NYTP_E_NOMEM : st;
 }

@@ -51,6 +51,30 @@
  *                   time; a process that starts and ends at that time;
  *                   statements of the largest and smallest ticks
  *
+ * Large shapes for the time-ratio tests of tests/66-linear.t (deflated,
+ * as the profiler writes by default):
+ *   sibling-evals N  a code generator in a loop, eval "\$x = $i" for 1..N
+ *                   on line 2 of x.pl: N evals of file 1 line 2, each
+ *                   declared as Devel::NYTProf does (NEW_FID with
+ *                   eval_fid 1, eval_line 2, a statement in it and one on
+ *                   line 2; their source saved at the end)
+ *   eval-calls N    eval "f($i);\n" x 4 for 1..N on line 2 of x.pl:
+ *                   each eval calls main::f from its lines 1 to 4 (four
+ *                   call sites per eval)
+ *   eval-anon N     $s = eval "sub { $i }"; $s->() for 1..N on line 2 of
+ *                   x.pl: each eval defines an anon sub, called once from
+ *                   line 2
+ *   eval-closures N  generated code run twice by one string eval (line 2
+ *                   of x.pl): N lines, each defining an anon sub that the
+ *                   line calls
+ *   many-subs N     N subs main::s1..sN in one file, sub s_i on line i+1
+ *                   (SUB_INFO), each called once from line N+2 by
+ *                   main::RUNTIME
+ *   many-callers N  generated code on one line: subs main::c1..cN all
+ *                   defined on line 1 of x.pl, each calling main::f there
+ *                   (one call site with N callers), each called once
+ *                   from line 2
+ *
  * Exit status 0, or 1 with a message. */
 #include <math.h>
 #include <stdint.h>
@@ -121,6 +145,106 @@ int main(int argc, char **argv)
             snprintf(name, sizeof name, "(eval %lu)[x.pl:1]", i);
             file((uint32_t)i + 1, (uint32_t)i, 1, name);
             check(nytp_write_time_line(w, 3, (uint32_t)i + 1, 1));
+        }
+    } else if (strcmp(kind, "sibling-evals") == 0 || strcmp(kind, "eval-calls") == 0 ||
+               strcmp(kind, "eval-anon") == 0) {
+        /* as Devel::NYTProf writes them: files and calls as they come,
+         * source, subs and call arcs at the end */
+        int shape = kind[5] == 'c' ? 1 : kind[5] == 'a' ? 2 : 0;
+        nytp_str rt = nytp_cstr("main::RUNTIME", false);
+        char name[64], text[64];
+        check(nytp_write_start_deflate(w, 1));
+        file(1, 0, 0, "x.pl");
+        check(nytp_write_time_line(w, 30, 1, 1));
+        for (unsigned long i = 1; i <= n; i++) {
+            snprintf(name, sizeof name, "(eval %lu)[x.pl:2]", i);
+            check(nytp_write_time_line(w, 7, 1, 2));
+            file((uint32_t)i + 1, 1, 2, name);
+            for (uint32_t line = 1; line <= (shape == 1 ? 4u : 1u); line++) {
+                check(nytp_write_time_line(w, 3, (uint32_t)i + 1, line));
+                if (shape == 1)
+                    check(nytp_write_sub_return(w, 1, 5, 5, f));
+            }
+            if (shape == 2) {
+                snprintf(name, sizeof name, "main::__ANON__[(eval %lu)[x.pl:2]:1]", i);
+                check(nytp_write_sub_return(w, 1, 4, 4, nytp_cstr(name, false)));
+            }
+        }
+        check(nytp_write_src_line(w, 1, 1, nytp_cstr("my $x;\n", false)));
+        for (unsigned long i = 1; i <= n; i++) {
+            snprintf(text, sizeof text, shape == 1 ? "f(%lu);\n" : shape == 2 ? "sub { %lu }\n" : "$x = %lu\n",
+                     i);
+            uint32_t last = shape == 1 ? 4 : 1;
+            for (uint32_t line = 1; line <= last; line++)
+                check(nytp_write_src_line(w, (uint32_t)i + 1, line, nytp_cstr(text, false)));
+            check(nytp_write_src_line(w, (uint32_t)i + 1, last + 1, nytp_cstr(";", false)));
+        }
+        if (shape == 1)
+            check(nytp_write_sub_info(w, 1, 1, 1, f));
+        for (unsigned long i = 1; i <= n && shape; i++) {
+            if (shape == 1) {
+                for (uint32_t line = 1; line <= 4; line++)
+                    check(nytp_write_sub_callers(w, (uint32_t)i + 1, line, 1, 5e-7, 5e-7, 0, 0, f, rt));
+                continue;
+            }
+            snprintf(name, sizeof name, "main::__ANON__[(eval %lu)[x.pl:2]:1]", i);
+            nytp_str aname = nytp_cstr(name, false);
+            check(nytp_write_sub_info(w, (uint32_t)i + 1, 1, 1, aname));
+            check(nytp_write_sub_callers(w, 1, 2, 1, 4e-7, 4e-7, 0, 0, aname, rt));
+        }
+    } else if (strcmp(kind, "eval-closures") == 0) {
+        nytp_str rt = nytp_cstr("main::RUNTIME", false);
+        char name[80];
+        check(nytp_write_start_deflate(w, 1));
+        file(1, 0, 0, "x.pl");
+        for (uint32_t ev = 1; ev <= 2; ev++) {
+            snprintf(name, sizeof name, "(eval %u)[x.pl:2]", ev);
+            check(nytp_write_time_line(w, 7, 1, 2));
+            file(ev + 1, 1, 2, name);
+            for (unsigned long i = 1; i <= n; i++) {
+                check(nytp_write_time_line(w, 3, ev + 1, (uint32_t)i));
+                snprintf(name, sizeof name, "main::__ANON__[(eval %u)[x.pl:2]:%lu]", ev, i);
+                check(nytp_write_sub_return(w, 1, 4, 4, nytp_cstr(name, false)));
+            }
+        }
+        check(nytp_write_src_line(w, 1, 1, nytp_cstr("my $x;\n", false)));
+        for (uint32_t ev = 1; ev <= 2; ev++)
+            for (unsigned long i = 1; i <= n; i++)
+                check(nytp_write_src_line(w, ev + 1, (uint32_t)i, nytp_cstr("sub { $x }->();\n", false)));
+        for (uint32_t ev = 1; ev <= 2; ev++) {
+            for (unsigned long i = 1; i <= n; i++) {
+                snprintf(name, sizeof name, "main::__ANON__[(eval %u)[x.pl:2]:%lu]", ev, i);
+                nytp_str aname = nytp_cstr(name, false);
+                check(nytp_write_sub_info(w, ev + 1, (uint32_t)i, (uint32_t)i, aname));
+                check(nytp_write_sub_callers(w, ev + 1, (uint32_t)i, 1, 4e-7, 4e-7, 0, 0, aname, rt));
+            }
+        }
+    } else if (strcmp(kind, "many-subs") == 0) {
+        check(nytp_write_start_deflate(w, 1));
+        file(1, 0, 0, "x.pl");
+        check(nytp_write_time_line(w, 30, 1, (uint32_t)n + 2));
+        nytp_str rt = nytp_cstr("main::RUNTIME", false);
+        for (unsigned long i = 1; i <= n; i++) {
+            char name[64];
+            snprintf(name, sizeof name, "main::s%lu", i);
+            nytp_str sname = nytp_cstr(name, false);
+            check(nytp_write_sub_info(w, 1, (uint32_t)i + 1, (uint32_t)i + 1, sname));
+            check(nytp_write_sub_callers(w, 1, (uint32_t)n + 2, 1, 1e-6, 1e-6, 0, 0, sname, rt));
+        }
+    } else if (strcmp(kind, "many-callers") == 0) {
+        check(nytp_write_start_deflate(w, 1));
+        file(1, 0, 0, "x.pl");
+        check(nytp_write_time_line(w, 30, 1, 2));
+        check(nytp_write_time_line(w, (int32_t)n, 1, 1));
+        nytp_str rt = nytp_cstr("main::RUNTIME", false);
+        check(nytp_write_sub_info(w, 1, 1, 1, f));
+        for (unsigned long i = 1; i <= n; i++) {
+            char name[64];
+            snprintf(name, sizeof name, "main::c%lu", i);
+            nytp_str cname = nytp_cstr(name, false);
+            check(nytp_write_sub_info(w, 1, 1, 1, cname));
+            check(nytp_write_sub_callers(w, 1, 2, 1, 2e-6, 1e-6, 0, 0, cname, rt));
+            check(nytp_write_sub_callers(w, 1, 1, 1, 1e-6, 1e-6, 0, 0, f, cname));
         }
     } else if (strcmp(kind, "discounts") == 0) {
         file(1, 0, 0, "x.pl");
