@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "nytp/model.h"
 #include "nytp/nytp.h"
@@ -103,6 +104,15 @@ void cli_close_stdout(void);
  * cannot be stat'ed are kept (opening them reports why).  Compacts files
  * in place; returns how many are left. */
 int cli_unique_inputs(int nfiles, char **files);
+
+/* Growing arrays, the one way every command does it.  Make room in *v
+ * (*cap elements of elem bytes allocated) for need elements, doubling from
+ * 16: false when out of memory, or when the size would pass what *cap
+ * counts (cli_grow: UINT32_MAX elements, as the uint32_t counts that index
+ * such arrays) or what size_t holds, where a doubling wrapped before.  *v
+ * and *cap are unchanged on failure. */
+bool cli_grow(void **v, size_t need, uint32_t *cap, size_t elem);
+bool cli_grow_size(void **v, size_t need, size_t *cap, size_t elem);
 
 /* A source file a profile names, opened to be read: only a regular file
  * of at most max_size bytes.  A FIFO, device, socket or directory (which

@@ -51,7 +51,13 @@ typedef struct node {
     double incl;            /* ticks */
 } node;
 
+/* An open frame that holds something: the calls it made that completed.
+ * The stack is sparse, as the call tree's: a return far deeper than the
+ * stack opens frames that hold nothing, and only those something returned
+ * into are kept, with their depth, so that memory follows the returns and
+ * never the depth numbers (a return at depth 4e9 is one frame). */
 typedef struct open_frame {
+    uint64_t pos;           /* depth on the stack; the main program is 0 */
     uint32_t first, last;   /* completed calls made from it, in order */
 } open_frame;
 
@@ -63,8 +69,9 @@ typedef struct ss {
     /* the process being read */
     node *nodes;
     uint32_t n_nodes, cap_nodes;
-    open_frame *stack;      /* stack[0]: the main program */
-    uint32_t depth, cap_stack;
+    open_frame *stack;      /* by pos; stack[0]: the main program */
+    uint32_t n_open, cap_stack;
+    uint64_t sp;            /* frames on the stack, empty ones included */
     uint32_t pid;
     bool have_pid;
     uint32_t input;
@@ -129,73 +136,107 @@ static uint32_t frame_of(ss *S, const char *name, uint32_t len, bool utf8)
 
 /* ---- calls of one process --------------------------------------------------- */
 
-static bool push_open(ss *S)
+/* Room for one more node and one more open frame, so that a return either
+ * goes in whole or not at all. */
+static bool reserve_return(ss *S)
 {
-    if (S->depth == S->cap_stack) {
-        uint32_t cap = S->cap_stack ? S->cap_stack * 2 : 64;
-        open_frame *st = realloc(S->stack, cap * sizeof *st);
-        if (!st)
-            return false;
-        S->stack = st;
-        S->cap_stack = cap;
-    }
-    S->stack[S->depth++] = (open_frame){NYTP_NONE, NYTP_NONE};
-    return true;
+    return cli_grow((void **)&S->nodes, S->n_nodes + 1, &S->cap_nodes, sizeof *S->nodes) &&
+           cli_grow((void **)&S->stack, S->n_open + 2, &S->cap_stack, sizeof *S->stack);
 }
 
-/* Close the frame on top of the stack as a call of frame. */
-static bool close_top(ss *S, uint32_t frame, double incl)
+/* Append the new call id to the completed calls of the open frame f. */
+static void add_call(ss *S, open_frame *f, uint32_t id)
 {
-    if (S->n_nodes == S->cap_nodes) {
-        uint32_t cap = S->cap_nodes ? S->cap_nodes * 2 : 4096;
-        if (cap <= S->cap_nodes)
-            return false;
-        node *n = realloc(S->nodes, (size_t)cap * sizeof *n);
-        if (!n)
-            return false;
-        S->nodes = n;
-        S->cap_nodes = cap;
-    }
-    open_frame top = S->stack[--S->depth];
-    uint32_t id = S->n_nodes++;
-    S->nodes[id] = (node){frame, top.first, NYTP_NONE, incl > 0 ? incl : 0};
-    open_frame *parent = &S->stack[S->depth - 1];
-    if (parent->last == NYTP_NONE)
-        parent->first = id;
+    if (f->last == NYTP_NONE)
+        f->first = id;
     else
-        S->nodes[parent->last].next = id;
-    parent->last = id;
-    return true;
+        S->nodes[f->last].next = id;
+    f->last = id;
 }
 
 /* A return at depth d: frames are opened until the stack (the main
- * program counts as one) is deeper than d, then the top one closes.  A
- * return at depth 0 (only a corrupt profile has one) is taken as at depth
- * 1, as the call tree takes it: the main program never closes. */
+ * program counts as one) is deeper than d, then the top one closes, as a
+ * call of the frame below it (which now holds something).  A return at
+ * depth 0 (only a corrupt profile has one) is taken as at depth 1, as the
+ * call tree takes it: the main program never closes. */
 static bool add_return(ss *S, uint32_t d, double incl, nytp_str name)
 {
-    if (d == 0)
-        d = 1;
-    if (S->depth == 0 && !push_open(S))
+    if (!reserve_return(S))
         return false;
-    while (S->depth <= d)
-        if (!push_open(S))
-            return false;
+    if (S->n_open == 0) {
+        S->stack[S->n_open++] = (open_frame){0, NYTP_NONE, NYTP_NONE};
+        S->sp = 1;
+    }
+    uint64_t need = d == 0 ? 2 : (uint64_t)d + 1;
+    if (S->sp < need)
+        S->sp = need;
     uint32_t f = frame_of(S, name.ptr, name.len, name.utf8);
-    return !S->oom && close_top(S, f, incl);
+    if (S->oom)
+        return false;
+    uint64_t pos = --S->sp;
+    uint32_t first = NYTP_NONE;
+    if (S->stack[S->n_open - 1].pos == pos)
+        first = S->stack[--S->n_open].first;
+    if (S->stack[S->n_open - 1].pos != pos - 1)
+        S->stack[S->n_open++] = (open_frame){pos - 1, NYTP_NONE, NYTP_NONE};
+    uint32_t id = S->n_nodes++;
+    S->nodes[id] = (node){f, first, NYTP_NONE, incl > 0 ? incl : 0};
+    add_call(S, &S->stack[S->n_open - 1], id);
+    return true;
+}
+
+/* The process ended with frames still open: their names, and how many of
+ * them there were between those that hold something, are unknown.  As in
+ * the call tree, they become one call "(unreturned)" (frame 0) from the
+ * main program, holding the calls that completed in any of them, the
+ * outermost frame's first (they were made before the deeper frames were
+ * entered). */
+static bool close_unreturned(ss *S)
+{
+    if (S->n_open > 1) {
+        if (!reserve_return(S))
+            return false;
+        uint32_t id = S->n_nodes++;
+        S->nodes[id] = (node){0, NYTP_NONE, NYTP_NONE, 0};
+        open_frame u = {0, NYTP_NONE, NYTP_NONE};
+        for (uint32_t i = 1; i < S->n_open; i++) {
+            if (S->stack[i].first == NYTP_NONE)
+                continue;
+            if (u.last == NYTP_NONE)
+                u.first = S->stack[i].first;
+            else
+                S->nodes[u.last].next = S->stack[i].first;
+            u.last = S->stack[i].last;
+        }
+        S->nodes[id].first_child = u.first;
+        add_call(S, &S->stack[0], id);
+    }
+    S->n_open = S->n_open ? 1 : 0;
+    S->sp = S->n_open;
+    return true;
+}
+
+/* Room in the walk for entry sp (the walk is as deep as the calls nest,
+ * which the sparse stack does not bound). */
+static bool walk_push(ss *S, uint32_t sp)
+{
+    if (cli_grow((void **)&S->walk, (size_t)sp + 1, &S->cap_walk, sizeof *S->walk))
+        return true;
+    S->oom = true;
+    return false;
 }
 
 /* Write the calls of the process read so far as one evented profile, and
  * forget them. */
 static void end_process(ss *S)
 {
-    while (S->depth > 1)
-        if (!close_top(S, NYTP_NONE, 0)) {
-            S->oom = true;
-            return;
-        }
+    if (!close_unreturned(S)) {
+        S->oom = true;
+        return;
+    }
     if (S->n_nodes == 0) {
-        S->depth = 0;
+        S->n_open = 0;
+        S->sp = 0;
         return;
     }
     double k = S->tps > 0 ? 1e9 / S->tps : 1;
@@ -215,6 +256,8 @@ static void end_process(ss *S)
          top = S->nodes[top].next) {
         /* depth first; each entry: a call and the next of its calls to lay */
         sp = 0;
+        if (!walk_push(S, sp))
+            return;
         S->walk[sp++] = (struct walk){top, S->nodes[top].first_child, cursor};
         bool opened = false;
         while (sp && !S->out_status) {
@@ -232,6 +275,8 @@ static void end_process(ss *S)
             if (w->child != NYTP_NONE) {
                 uint32_t c = w->child;
                 w->child = S->nodes[c].next;
+                if (!walk_push(S, sp))
+                    return;
                 S->walk[sp++] = (struct walk){c, S->nodes[c].first_child, cursor};
                 opened = false;
                 continue;
@@ -254,22 +299,8 @@ static void end_process(ss *S)
     out_num(S, cursor);
     out_str(S, "}");
     S->n_nodes = 0;
-    S->depth = 0;
-}
-
-/* The deepest call of the process fits the walk: it is as deep as the
- * stack ever was. */
-static bool walk_room(ss *S)
-{
-    if (S->depth + 1 <= S->cap_walk)
-        return true;
-    uint32_t cap = S->depth + 64;
-    struct walk *w = realloc(S->walk, cap * sizeof *w);
-    if (!w)
-        return false;
-    S->walk = w;
-    S->cap_walk = cap;
-    return true;
+    S->n_open = 0;
+    S->sp = 0;
 }
 
 static int on_chunk(void *ctx, const nytp_chunk *c)
@@ -307,8 +338,6 @@ static int on_chunk(void *ctx, const nytp_chunk *c)
     }
     case NYTP_TAG_SUB_RETURN:
         if (!add_return(S, c->u.sub_return.depth, c->u.sub_return.incl, c->u.sub_return.name))
-            return NYTP_E_NOMEM;
-        if (!walk_room(S))
             return NYTP_E_NOMEM;
         break;
     default: break;
