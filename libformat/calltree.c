@@ -70,23 +70,9 @@ struct nytp_calltree {
 
 /* ---- growing arrays ------------------------------------------------------ */
 
-static bool grow(void **v, uint32_t *cap, uint32_t need, size_t elem)
+static bool grow(void **v, uint32_t *cap, uint64_t need, size_t elem)
 {
-    if (need <= *cap)
-        return true;
-    uint64_t n = *cap ? *cap : 16;
-    while (n < need)
-        n *= 2;
-    if (n > UINT32_MAX - 2)
-        n = UINT32_MAX - 2;
-    if (n < need)
-        return false;
-    void *p = realloc(*v, (size_t)n * elem);
-    if (!p)
-        return false;
-    *v = p;
-    *cap = (uint32_t)n;
-    return true;
+    return kmap_grow_to(v, cap, need, elem);
 }
 
 /* ---- the (parent, name) table --------------------------------------------- */
