@@ -174,15 +174,9 @@ static uint32_t func_of(pprof *P, const char *name, uint32_t len)
     }
     if (!added)
         return id;
-    if (id >= P->cap_funcs) {
-        uint32_t cap = P->cap_funcs ? P->cap_funcs * 2 : 256;
-        func *f = realloc(P->funcs, cap * sizeof *f);
-        if (!f) {
-            P->oom = true;
-            return 0;
-        }
-        P->funcs = f;
-        P->cap_funcs = cap;
+    if (!cli_grow((void **)&P->funcs, (size_t)id + 1, &P->cap_funcs, sizeof *P->funcs)) {
+        P->oom = true;
+        return 0;
     }
     /* the name is looked up again: P->norm is reused below */
     const char *fname = export_names_str(&P->fnames, id);
@@ -315,18 +309,14 @@ static bool ensure_depth(pprof *P, uint32_t depth)
 {
     if (depth <= P->cap_depth)
         return true;
-    uint32_t cap = depth + 64;
-    uint32_t *f = realloc(P->fn_at, cap * sizeof *f);
-    if (f)
-        P->fn_at = f;
-    uint64_t *l = realloc(P->loc_at, cap * sizeof *l);
-    if (l)
-        P->loc_at = l;
-    if (!f || !l) {
+    /* two arrays, one count: each grows to the same doubling */
+    uint32_t cf = P->cap_depth, cl = P->cap_depth;
+    if (!cli_grow((void **)&P->fn_at, depth, &cf, sizeof *P->fn_at) ||
+        !cli_grow((void **)&P->loc_at, depth, &cl, sizeof *P->loc_at)) {
         P->oom = true;
         return false;
     }
-    P->cap_depth = cap;
+    P->cap_depth = cf < cl ? cf : cl;
     return true;
 }
 

@@ -362,14 +362,8 @@ static int on_site_path(void *ctx, const nytp_str *path, uint32_t depth, uint32_
     (void)fid, (void)line, (void)calls;
     sampled *W = ctx;
     ss *S = W->S;
-    if (W->n == W->cap) {
-        uint32_t cap = W->cap ? W->cap * 2 : 1024;
-        double *w = realloc(W->weights, cap * sizeof *w);
-        if (!w)
-            return NYTP_E_NOMEM;
-        W->weights = w;
-        W->cap = cap;
-    }
+    if (!cli_grow((void **)&W->weights, (size_t)W->n + 1, &W->cap, sizeof *W->weights))
+        return NYTP_E_NOMEM;
     double ns = excl * 1e9;
     W->weights[W->n] = ns;
     W->total += ns;
