@@ -276,6 +276,15 @@ unsigned long cli_parse_count(const char *opt, const char *arg)
     return v;
 }
 
+uint32_t cli_parse_max_recursion(const char *arg)
+{
+    unsigned long v = cli_parse_count("--max-recursion", arg);
+    if (v > UINT32_MAX)
+        cli_usage_error("--max-recursion must be at most %lu frames, not %s", (unsigned long)UINT32_MAX,
+                        arg);
+    return (uint32_t)v;
+}
+
 /* ---- temporary files, signals and standard output ------------------------ */
 
 /* What a fatal signal must remove.  The paths are copied into static

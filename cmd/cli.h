@@ -64,6 +64,9 @@ bool cli_names_svg(const char *path);
 
 /* Parse a non-negative integer option value or exit 2. */
 unsigned long cli_parse_count(const char *opt, const char *arg);
+/* --max-recursion=N, the same in every command that rebuilds calls: a
+ * number of frames up to UINT32_MAX (0: no folding), or exit 2. */
+uint32_t cli_parse_max_recursion(const char *arg);
 
 /* Output for reports: "-" or NULL is stdout, anything else through
  * nytp_out_open_file(NYTP_OUT_ATOMIC): a regular file or a new path is

@@ -26,7 +26,7 @@
 #include "fmt.h"
 
 static const char usage[] =
-    "usage: nytp speedscope [--strict] [-o FILE] [-f FILE] [FILE...]\n"
+    "usage: nytp speedscope [--max-recursion=N] [--strict] [-o FILE] [-f FILE] [FILE...]\n"
     "\n"
     "Write NYTProf profiles (default FILE: nytprof.out; '-' reads standard\n"
     "input; several files add up) as a speedscope file, for the speedscope\n"
@@ -35,6 +35,8 @@ static const char usage[] =
     "  -f, --file=FILE   read FILE (the same as naming it)\n"
     "  -o, --output=FILE write FILE (default: nytprof.speedscope.json; '-':\n"
     "                    standard output), atomically; --out is the same\n"
+    "  --max-recursion=N fold direct recursion deeper than N calls into one\n"
+    "                    call 'NAME\xe2\x80\xa6[\xc3\x97K]' (default: 1000; 0: never)\n"
     "  --strict          a truncated profile is an error (exit 1)\n"
     "  -h, --help        this help\n"
     "\n"
@@ -46,7 +48,7 @@ static const char usage[] =
     "Exit status: 0 ok (a truncated file only warns), 1 bad input, 2 usage.\n";
 
 typedef struct node {
-    uint32_t frame;         /* NYTP_NONE: not named (still open at the end) */
+    uint32_t frame;         /* 0: (unreturned), the calls still open at the end */
     uint32_t first_child, next;
     double incl;            /* ticks */
 } node;
@@ -78,8 +80,16 @@ typedef struct ss {
     double tps;             /* ticks_per_sec of the current input */
     char *app;              /* its application attribute */
     /* the walk that writes a process */
-    struct walk { uint32_t node, child; double open; } *walk;
+    struct walk {
+        uint32_t node, child;
+        uint32_t shown;     /* the frame of its events; NYTP_NONE: folded away */
+        uint32_t run;       /* its place in a run of calls of one sub */
+        double open;
+    } *walk;
     uint32_t cap_walk;
+    uint32_t max_recursion; /* --max-recursion; 0: no folding */
+    uint64_t *scan;         /* measuring a run: (node, length) */
+    size_t cap_scan;
     /* output */
     uint32_t n_profiles;
     bool oom;
@@ -226,6 +236,68 @@ static bool walk_push(ss *S, uint32_t sp)
     return false;
 }
 
+/* ---- folding deep recursion ------------------------------------------------ */
+
+/* The frame "NAME…[×N]" of a call c beyond --max-recursion in a run of
+ * calls of its sub, as the call tree folds them: N is how many calls of
+ * the run it stands for, c and those below it along the longest chain of
+ * calls of the sub each made by the one before. */
+static uint32_t folded_frame(ss *S, uint32_t c)
+{
+    uint32_t f = S->nodes[c].frame;
+    uint64_t deepest = 0;
+    size_t nt = 0;
+    if (!cli_grow_size((void **)&S->scan, 2, &S->cap_scan, sizeof *S->scan)) {
+        S->oom = true;
+        return 0;
+    }
+    S->scan[nt++] = c;
+    S->scan[nt++] = 1;
+    while (nt) {
+        uint64_t len = S->scan[--nt], n = S->scan[--nt];
+        if (len > deepest)
+            deepest = len;
+        for (uint32_t k = S->nodes[n].first_child; k != NYTP_NONE; k = S->nodes[k].next) {
+            if (S->nodes[k].frame != f)
+                continue;
+            if (!cli_grow_size((void **)&S->scan, nt + 2, &S->cap_scan, sizeof *S->scan)) {
+                S->oom = true;
+                return 0;
+            }
+            S->scan[nt++] = k;
+            S->scan[nt++] = len + 1;
+        }
+    }
+    uint32_t len = S->frames.v[f].len;
+    char *name = malloc((size_t)len + 40);
+    if (!name) {
+        S->oom = true;
+        return 0;
+    }
+    memcpy(name, export_names_str(&S->frames, f), len);
+    /* U+2026 HORIZONTAL ELLIPSIS, "[", U+00D7 MULTIPLICATION SIGN */
+    int k = snprintf(name + len, 40, "\xe2\x80\xa6[\xc3\x97%llu]", (unsigned long long)deepest);
+    uint32_t id = frame_of(S, name, len + (uint32_t)k, true);
+    free(name);
+    return id;
+}
+
+/* The walk entry of call c, made by the call of entry parent (NULL: by the
+ * main program), opening at open. */
+static struct walk walk_entry(ss *S, const struct walk *parent, uint32_t c, double open)
+{
+    const node *n = &S->nodes[c];
+    struct walk w = {c, n->first_child, n->frame, 1, open};
+    if (parent && S->nodes[parent->node].frame == n->frame) {
+        w.run = parent->run == UINT32_MAX ? UINT32_MAX : parent->run + 1;
+        if (S->max_recursion && w.run == S->max_recursion + 1)
+            w.shown = folded_frame(S, c);
+        else if (S->max_recursion && w.run > S->max_recursion + 1)
+            w.shown = NYTP_NONE;
+    }
+    return w;
+}
+
 /* Write the calls of the process read so far as one evented profile, and
  * forget them. */
 static void end_process(ss *S)
@@ -258,15 +330,15 @@ static void end_process(ss *S)
         sp = 0;
         if (!walk_push(S, sp))
             return;
-        S->walk[sp++] = (struct walk){top, S->nodes[top].first_child, cursor};
+        S->walk[sp++] = walk_entry(S, NULL, top, cursor);
         bool opened = false;
-        while (sp && !S->out_status) {
+        while (sp && !S->out_status && !S->oom) {
             struct walk *w = &S->walk[sp - 1];
             const node *n = &S->nodes[w->node];
-            if (!opened) {
+            if (!opened && w->shown != NYTP_NONE) {
                 char b[80];
                 int len = snprintf(b, sizeof b, "%s{\"type\":\"O\",\"frame\":%u,\"at\":",
-                                   first_event ? "" : ",", n->frame == NYTP_NONE ? 0 : n->frame);
+                                   first_event ? "" : ",", w->shown);
                 first_event = false;
                 out_bytes(S, b, (size_t)len);
                 out_num(S, w->open);
@@ -277,7 +349,8 @@ static void end_process(ss *S)
                 w->child = S->nodes[c].next;
                 if (!walk_push(S, sp))
                     return;
-                S->walk[sp++] = (struct walk){c, S->nodes[c].first_child, cursor};
+                S->walk[sp] = walk_entry(S, &S->walk[sp - 1], c, cursor);
+                sp++;
                 opened = false;
                 continue;
             }
@@ -285,12 +358,13 @@ static void end_process(ss *S)
             if (close < cursor)
                 close = cursor;
             cursor = close;
-            char b[80];
-            int len = snprintf(b, sizeof b, ",{\"type\":\"C\",\"frame\":%u,\"at\":",
-                               n->frame == NYTP_NONE ? 0 : n->frame);
-            out_bytes(S, b, (size_t)len);
-            out_num(S, close);
-            out_str(S, "}");
+            if (w->shown != NYTP_NONE) {
+                char b[80];
+                int len = snprintf(b, sizeof b, ",{\"type\":\"C\",\"frame\":%u,\"at\":", w->shown);
+                out_bytes(S, b, (size_t)len);
+                out_num(S, close);
+                out_str(S, "}");
+            }
             sp--;
             opened = true;
         }
@@ -435,15 +509,17 @@ static void write_frames(ss *S, export_profile *x)
 struct ss_opts {
     bool strict;
     const char *output;
+    uint32_t max_recursion;
 };
 
-enum { OPT_STRICT = 256 };
+enum { OPT_STRICT = 256, OPT_MAX_RECURSION };
 
 static void on_opt(int opt, const char *arg, void *ctx)
 {
     struct ss_opts *o = ctx;
     switch (opt) {
     case OPT_STRICT: o->strict = true; break;
+    case OPT_MAX_RECURSION: o->max_recursion = cli_parse_max_recursion(arg); break;
     case 'o': o->output = arg; break;
     }
 }
@@ -490,6 +566,7 @@ static void ss_release(ss *S)
     free(S->nodes);
     free(S->stack);
     free(S->walk);
+    free(S->scan);
     free(S->app);
 }
 
@@ -497,16 +574,18 @@ int cmd_speedscope(int argc, char **argv)
 {
     static const struct option longopts[] = {
         {"strict", no_argument, NULL, OPT_STRICT},
+        {"max-recursion", required_argument, NULL, OPT_MAX_RECURSION},
         {"output", required_argument, NULL, 'o'},
         {NULL, 0, NULL, 0},
     };
-    struct ss_opts o = {false, "nytprof.speedscope.json"};
+    struct ss_opts o = {false, "nytprof.speedscope.json", NYTP_CALLTREE_MAX_RECURSION};
     int first = cli_parse(argc, argv, "f:o:", longopts, usage, on_opt, &o);
     nytp_out *out = cli_output_open(o.output);
     if (!out)
         return EXIT_BAD_INPUT;
     ss S;
     ss_begin(&S, out);
+    S.max_recursion = o.max_recursion;
     export_profile x;
     int rc = export_load(&x, argc - first, argv + first, o.strict, on_chunk, &S);
     int st = NYTP_OK;
@@ -533,6 +612,7 @@ int speedscope_write_memory(const void *data, size_t size)
         return st;
     ss S;
     ss_begin(&S, out);
+    S.max_recursion = NYTP_CALLTREE_MAX_RECURSION;
     export_profile x;
     st = export_load_mem(&x, data, size, 2, on_chunk, &S);
     if (st == NYTP_OK) {

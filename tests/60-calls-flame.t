@@ -43,10 +43,12 @@ sub same_set {
     return 0;
 }
 
+# nytprofcalls never folds deep recursion: --max-recursion=0 is its
+# behaviour (the default, 1000, changes only the deep program's lines)
 sub compare_calls {
     my ($files, $label) = @_;
     for my $mode ([], ['--calls']) {
-        my ($st, $out, $err) = run_cmd([$nytp, 'calls', @$mode, @$files]);
+        my ($st, $out, $err) = run_cmd([$nytp, 'calls', '--max-recursion=0', @$mode, @$files]);
         my $l = "$label @$mode";
         is $st, 0, "$l: exit 0";
         is $err, '', "$l: no warning";
@@ -117,6 +119,16 @@ for my $prog (@programs) {
         $name =~ s/=/-/g;
         my $f = fresh_profile($name, repo() . "/tests/programs/$prog.pl", $v);
         compare_calls([$f], "$prog ($v)");
+        next unless $prog eq 'deep';
+        # down(2000): 2001 frames of main::down, the last 1001 folded
+        my ($st, $out) = run_cmd([$nytp, 'calls', '--calls', $f]);
+        my $fold = "\x{2026}[\x{d7}";
+        utf8::encode($fold);
+        like $out, qr/^(?:main::down;){1000}main::down\Q$fold\E1001\] 1001$/m,
+            'deep: main::down folded beyond 1000 frames';
+        my ($st0, $all) = run_cmd([$nytp, 'calls', '--calls', '--max-recursion=0', $f]);
+        my $sum = sub { my $t = 0; $t += $_ for $_[0] =~ / (\d+)$/mg; $t };
+        is $sum->($out), $sum->($all), 'deep: folded, the same number of calls';
     }
 }
 

@@ -6,6 +6,8 @@
  *   deep-return N   one SUB_RETURN at depth N and nothing else: N-1 calls
  *                   left open, the name of each unknown
  *   recursion N     a complete recursion N deep: returns at depths N..1
+ *   recursion-calls N  main::a calls main::f, which recurses N deep, each
+ *                   main::f first calling main::g (1 tick each, every sub)
  *   big-fid N       one file declared with id N, a statement, a sub
  *   sparse-lines N  N statements, on lines 64, 128, ... 64*N of one file
  *   eval-chain N    N string evals, each run by the one before it
@@ -81,6 +83,14 @@ int main(int argc, char **argv)
         check(nytp_write_sub_info(w, 1, 1, 3, f));
         check(nytp_write_sub_callers(w, 1, 5, 1, 1, 1, 0, 0, f, nytp_cstr("main::RUNTIME", false)));
         check(nytp_write_sub_callers(w, 1, 2, (uint32_t)n - 1, 1, 1, 0, (uint32_t)n - 1, f, f));
+    } else if (strcmp(kind, "recursion-calls") == 0) {
+        nytp_str a = nytp_cstr("main::a", false), g = nytp_cstr("main::g", false);
+        file(1, 0, 0, "x.pl");
+        for (unsigned long i = 1; i <= n; i++)
+            check(nytp_write_sub_return(w, (uint32_t)(i + 2), 1, 1, g));
+        for (unsigned long i = n; i >= 1; i--)
+            check(nytp_write_sub_return(w, (uint32_t)(i + 1), (double)(2 * (n - i + 1)), 1, f));
+        check(nytp_write_sub_return(w, 1, (double)(2 * n + 1), 1, a));
     } else if (strcmp(kind, "big-fid") == 0) {
         file((uint32_t)n, 0, 0, "x.pl");
         check(nytp_write_time_line(w, 10, (uint32_t)n, 1));
