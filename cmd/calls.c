@@ -30,7 +30,9 @@ static const char usage[] =
     "  -h, --help        this help\n"
     "\n"
     "String eval sequence numbers in sub names become 0 ('(eval 0)[x.pl:3]');\n"
-    "names are printed as they are, spaces included.  Calls still open where a\n"
+    "names are printed as they are, spaces included, except for ';', line feed,\n"
+    "carriage return and '%', written %3B, %0A, %0D and %25 so that a name\n"
+    "cannot make another frame or line.  Calls still open where a\n"
     "profile ends are shown under '" NYTP_CALLTREE_UNRETURNED "'.  A sub calling itself\n"
     "more than N times in a row keeps N frames; the deeper ones are one frame\n"
     "'NAME\xe2\x80\xa6[\xc3\x97K]' (K: how many it stands for), holding their time and calls.\n"
@@ -147,18 +149,39 @@ static bool reserve(char **b, size_t *cap, size_t need)
     return true;
 }
 
+/* A name as a frame of a collapsed line: the bytes that would end the
+ * frame (';') or the line (LF, CR) are percent-encoded, and so is '%'
+ * itself, so that the line reads back as the names it was made of and a
+ * name can never forge another frame or line.  Other bytes (spaces, tabs,
+ * UTF-8) are written as they are: flame graph tools split the value off
+ * at the last space.  o has room for 3 * len bytes. */
+static char *put_frame(char *o, const char *s, size_t len)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    for (size_t i = 0; i < len; i++) {
+        unsigned char ch = (unsigned char)s[i];
+        if (ch == ';' || ch == '\n' || ch == '\r' || ch == '%') {
+            *o++ = '%';
+            *o++ = hex[ch >> 4];
+            *o++ = hex[ch & 15];
+        } else {
+            *o++ = (char)ch;
+        }
+    }
+    return o;
+}
+
 static int on_node(void *ctx, const nytp_calltree_visit *v)
 {
     collapse *c = ctx;
     const nytp_str *name = &v->path[v->depth - 1];
     size_t at = v->depth > 1 ? c->plen[v->depth - 1] : 0;
-    if (!reserve(&c->prefix, &c->cap_prefix, at + name->len + 64))
+    if (!reserve(&c->prefix, &c->cap_prefix, at + 3 * (size_t)name->len + 64))
         return NYTP_E_NOMEM;
     char *p = c->prefix + at;
     if (v->depth > 1)
         *p++ = ';';
-    memcpy(p, name->ptr, name->len);
-    p += name->len;
+    p = put_frame(p, name->ptr, name->len);
     c->plen[v->depth] = (size_t)(p - c->prefix);
     /* a path nothing returned along (a frame still open at the end, with
      * calls below it) holds nothing: its line would only repeat its
