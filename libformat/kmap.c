@@ -93,7 +93,7 @@ uint32_t kmap_grown_cap(uint32_t cap, uint64_t need)
 {
     if (need > KMAP_MAX_CAP)
         return 0;
-    uint64_t nc = cap ? cap : 16;
+    uint64_t nc = cap ? cap : 8; /* small: a model holds many short arrays */
     while (nc < need)
         nc *= 2;
     return nc > KMAP_MAX_CAP ? KMAP_MAX_CAP : (uint32_t)nc;

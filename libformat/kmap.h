@@ -33,7 +33,7 @@ void kmap_free(kmap *m);
  * growth goes through kmap_grown_cap, which refuses instead. */
 #define KMAP_MAX_CAP (UINT32_MAX - 2)  /* UINT32_MAX and the one below are sentinels */
 
-/* The doubling of cap (from 16) that holds need elements, at most
+/* The doubling of cap (from 8) that holds need elements, at most
  * KMAP_MAX_CAP; 0 when need is beyond that. */
 uint32_t kmap_grown_cap(uint32_t cap, uint64_t need);
 

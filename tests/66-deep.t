@@ -9,6 +9,7 @@ use Test::More;
 use FindBin;
 use lib "$FindBin::Bin/lib";
 use NytpTest;
+use JSON::PP ();
 
 my $nytp = nytp();
 my $gen = repo() . '/build/gen-profile';
@@ -153,6 +154,16 @@ utf8::encode($fold);
     }
     ($st, $out, $err) = run_cmd([$nytp, 'speedscope', '--max-recursion=2', '-o', '-', $f]);
     like $out, qr/\{"name":"main::f\Q$fold\E3\]"\}/, 'speedscope --max-recursion=2: the folded frame';
+    # the calls on the time line: main::f twice, then one folded call
+    # holding the three deeper calls of main::g, in their order
+    my $j = eval { JSON::PP->new->utf8->decode($out) };
+    my @names = map { $_->{name} } @{$j->{shared}{frames} || []};
+    my @seq = map { "$_->{type} " . ($names[$_->{frame}] // '?') } @{$j->{profiles}[0]{events} || []};
+    my $ff = "main::f${fold}3]";
+    utf8::decode($ff);
+    is_deeply \@seq, ['O main::a', 'O main::f', 'O main::g', 'C main::g', 'O main::f', 'O main::g', 'C main::g',
+                      "O $ff", ('O main::g', 'C main::g') x 3, "C $ff", 'C main::f', 'C main::f', 'C main::a'],
+        'speedscope --max-recursion=2: the time line, folded as the call tree is';
 }
 
 done_testing();

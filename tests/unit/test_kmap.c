@@ -53,7 +53,7 @@ static void arrays_grow(void **state)
 static void capacities_never_wrap(void **state)
 {
     (void)state;
-    assert_int_equal(kmap_grown_cap(0, 1), 16);
+    assert_int_equal(kmap_grown_cap(0, 1), 8);
     assert_int_equal(kmap_grown_cap(16, 17), 32);
     assert_int_equal(kmap_grown_cap(100, 50), 100);
     assert_int_equal(kmap_grown_cap(1u << 31, (1ull << 31) + 1), KMAP_MAX_CAP);
@@ -64,11 +64,11 @@ static void capacities_never_wrap(void **state)
     /* refused without touching the array */
     uint32_t *v = NULL, cap = 0;
     assert_true(kmap_grow_to((void **)&v, &cap, 3, sizeof *v));
-    assert_int_equal(cap, 16);
+    assert_int_equal(cap, 8);
     uint32_t *was = v;
     assert_false(kmap_grow_to((void **)&v, &cap, (uint64_t)UINT32_MAX + 5, sizeof *v));
     assert_ptr_equal(v, was);
-    assert_int_equal(cap, 16);
+    assert_int_equal(cap, 8);
     free(v);
 }
 
