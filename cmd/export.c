@@ -242,7 +242,11 @@ const nytp_sub *export_find_sub(export_profile *x, const char *name, uint32_t le
     if (!x->sub_names_built)
         build_sub_names(x);
     id = export_names_find(&x->sub_names, name, len);
-    return id == NYTP_NONE ? NULL : &x->p->subs[x->sub_names.v[id].value];
+    if (id != NYTP_NONE)
+        return &x->p->subs[x->sub_names.v[id].value];
+    /* a frame folded from deep recursion is its sub's */
+    size_t base = nytp_calltree_unfolded_len(name, len);
+    return base < len ? export_find_sub(x, name, (uint32_t)base) : NULL;
 }
 
 const char *export_sub_file(const export_profile *x, const nytp_sub *s)

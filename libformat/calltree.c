@@ -549,6 +549,20 @@ static int fold_run(nytp_calltree *t, uint32_t h, uint64_t frames)
     return merge(t, h, e);
 }
 
+size_t nytp_calltree_unfolded_len(const char *name, size_t len)
+{
+    static const char mark[] = "\xe2\x80\xa6[\xc3\x97";   /* "…[×" */
+    const size_t ml = sizeof mark - 1;
+    if (len < ml + 2 || name[len - 1] != ']')
+        return len;
+    size_t i = len - 1;
+    while (i > 0 && name[i - 1] >= '0' && name[i - 1] <= '9')
+        i--;
+    if (i == len - 1 || i < ml || memcmp(name + i - ml, mark, ml) != 0)
+        return len;
+    return i - ml;
+}
+
 int64_t nytp_calltree_fold_recursion(nytp_calltree *t, uint32_t limit)
 {
     if (limit == 0 || t->max_depth <= limit)

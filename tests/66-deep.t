@@ -105,7 +105,8 @@ utf8::encode($fold);
         is $st, 0, "@$cmd[0..$#$cmd-2], recursion $n deep: exit 0 within 60 s" or diag $err;
         cmp_ok -s $cmd->[-1], '<', 5_000_000, "@$cmd[0..$#$cmd-2]: " . (-s $cmd->[-1]) . ' bytes';
     }
-    like slurp_file("$dir/rec.json"), qr/"name":"main::f\Q$fold\E2199000\]"/, 'speedscope: the folded frame';
+    like slurp_file("$dir/rec.json"), qr/"name":"main::f\Q$fold\E2199000\]","file":"x\.pl","line":1\}/,
+        "speedscope: the folded frame, in its sub's file and line";
     is slurp_file("$dir/rec.txt"), join("\n", @lines) . "\n", 'flame: the lines of calls';
 }
 

@@ -386,6 +386,11 @@ static void deep_recursion_folds(void **state)
                              "a;b;b;b\xe2\x80\xa6[\xc3\x97" "3];c;c;c\xe2\x80\xa6[\xc3\x97" "2] excl=1 incl=1 calls=1 total=1\n");
     assert_true(nytp_calltree_total_excl(t) == 9.0);
     assert_int_equal(nytp_calltree_total_calls(t), 9);
+    const char *fb = "b\xe2\x80\xa6[\xc3\x97" "3]";
+    assert_int_equal(nytp_calltree_unfolded_len(fb, strlen(fb)), 1);
+    assert_int_equal(nytp_calltree_unfolded_len("b[x3]", 5), 5);
+    assert_int_equal(nytp_calltree_unfolded_len("b\xe2\x80\xa6[\xc3\x97]", 7), 7);
+    assert_int_equal(nytp_calltree_unfolded_len("]", 1), 1);
     nytp_calltree_stats s;
     nytp_calltree_get_stats(t, &s);
     assert_int_equal(s.max_depth, 7);

@@ -105,6 +105,11 @@ int nytp_calltree_add_path(nytp_calltree *t, const nytp_str *names, size_t depth
  * NYTP_E_NOMEM (the tree holds every value, partly folded). */
 int64_t nytp_calltree_fold_recursion(nytp_calltree *t, uint32_t limit);
 
+/* The length of the sub name of a folded frame's name ("NAME…[×N]": that
+ * of NAME), or len for any other name: lets a caller find the folded sub
+ * (its file, its line). */
+size_t nytp_calltree_unfolded_len(const char *name, size_t len);
+
 typedef struct nytp_calltree_stats {
     uint64_t returns;       /* SUB_RETURN events added */
     double excl_in;         /* their exclusive ticks, summed as they came */
