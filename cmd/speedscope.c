@@ -290,9 +290,10 @@ static struct walk walk_entry(ss *S, const struct walk *parent, uint32_t c, doub
     struct walk w = {c, n->first_child, n->frame, 1, open};
     if (parent && S->nodes[parent->node].frame == n->frame) {
         w.run = parent->run == UINT32_MAX ? UINT32_MAX : parent->run + 1;
-        if (S->max_recursion && w.run == S->max_recursion + 1)
+        uint64_t first = (uint64_t)S->max_recursion + 1; /* the folded call's place */
+        if (S->max_recursion && w.run == first)
             w.shown = folded_frame(S, c);
-        else if (S->max_recursion && w.run > S->max_recursion + 1)
+        else if (S->max_recursion && w.run > first)
             w.shown = NYTP_NONE;
     }
     return w;

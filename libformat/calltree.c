@@ -590,12 +590,12 @@ int64_t nytp_calltree_fold_recursion(nytp_calltree *t, uint32_t limit)
             bool same = n != ROOT && t->nodes[c].name == t->nodes[n].name;
             run[c] = same ? (run[n] == UINT32_MAX ? UINT32_MAX : run[n] + 1) : 1;
             head[c] = NONE;
-            if (same && run[c] == limit + 1) {
+            if (same && run[c] == (uint64_t)limit + 1) {
                 if (!grow((void **)&heads, &cap_heads, (uint64_t)n_heads + 1, sizeof *heads))
                     goto out;
                 head[c] = n_heads;
                 heads[n_heads++] = (struct fold_head){c, run[c]};
-            } else if (same && run[c] > limit + 1) {
+            } else if (same && run[c] > (uint64_t)limit + 1) {
                 head[c] = head[n];
                 if (run[c] > heads[head[c]].deepest)
                     heads[head[c]].deepest = run[c];

@@ -146,6 +146,12 @@ utf8::encode($fold);
             ok $def eq $off, "$cmd->[0], @$kind deep: the default changes nothing";
         }
     }
+    # the largest limit folds nothing (limit + 1 wrapped to 0 in 32 bits)
+    for my $cmd (['calls'], ['flame', '--svg'], ['pprof', '-o', '-'], ['speedscope', '-o', '-']) {
+        my (undef, $max) = run_cmd([$nytp, @$cmd, '--max-recursion=4294967295', $f]);
+        my (undef, $off) = run_cmd([$nytp, @$cmd, '--max-recursion=0', $f]);
+        ok $max eq $off, "$cmd->[0] --max-recursion=4294967295: nothing folded";
+    }
     for my $cmd (['calls'], ['flame'], ['pprof'], ['speedscope'], ['html']) {
         ($st, $out, $err) = run_cmd([$nytp, @$cmd, '--max-recursion=x', $f]);
         is $st, 2, "$cmd->[0] --max-recursion=x: exit 2";
