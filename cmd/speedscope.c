@@ -13,7 +13,14 @@
  *
  * Memory: the calls of one process at a time (24 bytes each), since a
  * call's place on the time line is known only when its outermost caller
- * returns.
+ * returns; the open calls are a sparse stack, so depth numbers cost
+ * nothing.
+ *
+ * Direct recursion deeper than --max-recursion is folded as the call tree
+ * folds it (nytp_calltree_fold_recursion): the call beyond the limit in a
+ * run of calls of one sub is drawn as "NAME…[×N]", the deeper calls of the
+ * run are not drawn (their time is inside it), and the calls they made to
+ * other subs are drawn inside it, in the order they ran.
  */
 #include <math.h>
 #include <stdio.h>
