@@ -81,6 +81,8 @@ static const char *name_str(const name_tab *t, uint32_t id)
 
 static bool names_grow(name_tab *t)
 {
+    if (t->nslots >= (1u << 31))
+        return false;
     uint32_t ns = t->nslots ? t->nslots * 2 : 1024;
     uint32_t *s = calloc(ns, sizeof *s);
     if (!s)
@@ -101,7 +103,7 @@ static bool names_grow(name_tab *t)
 /* The id of name s (len bytes), added if new; NYTP_NONE when out of memory. */
 static uint32_t intern(name_tab *t, const char *s, size_t len)
 {
-    if ((t->n + 1) * 2 > t->nslots && !names_grow(t))
+    if ((uint64_t)(t->n + 1) * 2 > t->nslots && !names_grow(t))
         return NYTP_NONE;
     uint64_t h = hash_bytes(s, len, 14695981039346656037ULL);
     uint32_t k = (uint32_t)h & (t->nslots - 1);
@@ -121,16 +123,12 @@ static uint32_t intern(name_tab *t, const char *s, size_t len)
         t->cap = cap;
     }
     if (t->n == t->capn) {
-        uint32_t c = t->capn ? t->capn * 2 : 256;
-        size_t *o = realloc(t->off, c * sizeof *o);
-        if (o)
-            t->off = o;
-        uint32_t *l = realloc(t->len, c * sizeof *l);
-        if (l)
-            t->len = l;
-        if (!o || !l)
+        /* two arrays, one count: each grows to the same doubling */
+        uint32_t co = t->capn, cl = t->capn;
+        if (!cli_grow((void **)&t->off, (size_t)t->n + 1, &co, sizeof *t->off) ||
+            !cli_grow((void **)&t->len, (size_t)t->n + 1, &cl, sizeof *t->len))
             return NYTP_NONE;
-        t->capn = c;
+        t->capn = co < cl ? co : cl;
     }
     memcpy(t->arena + t->used, s, len);
     t->arena[t->used + len] = 0;
@@ -197,7 +195,11 @@ static uint32_t func_of(cg_run *R, uint32_t fl, uint32_t fn)
         R->oom = true;
         return NYTP_NONE;
     }
-    if ((R->n_funcs + 1) * 2 > R->n_fslots) {
+    if ((uint64_t)(R->n_funcs + 1) * 2 > R->n_fslots) {
+        if (R->n_fslots >= (1u << 31)) {
+            R->oom = true;
+            return NYTP_NONE;
+        }
         uint32_t ns = R->n_fslots ? R->n_fslots * 2 : 1024;
         uint32_t *s = calloc(ns, sizeof *s);
         if (!s) {
@@ -220,15 +222,9 @@ static uint32_t func_of(cg_run *R, uint32_t fl, uint32_t fn)
         if (f->fl == fl && f->fn == fn)
             return R->fslot[k] - 1;
     }
-    if (R->n_funcs == R->cap_funcs) {
-        uint32_t c = R->cap_funcs ? R->cap_funcs * 2 : 256;
-        func *v = realloc(R->funcs, c * sizeof *v);
-        if (!v) {
-            R->oom = true;
-            return NYTP_NONE;
-        }
-        R->funcs = v;
-        R->cap_funcs = c;
+    if (!cli_grow((void **)&R->funcs, (size_t)R->n_funcs + 1, &R->cap_funcs, sizeof *R->funcs)) {
+        R->oom = true;
+        return NYTP_NONE;
     }
     R->funcs[R->n_funcs] = (func){fl, fn, 0};
     R->fslot[k] = R->n_funcs + 1;

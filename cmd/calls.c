@@ -11,7 +11,7 @@
 #include "fmt.h"
 
 static const char usage[] =
-    "usage: nytp calls [--calls] [--stable] [--strict] [-o FILE] [FILE...]\n"
+    "usage: nytp calls [--calls] [--stable] [--max-recursion=N] [--strict] [-o FILE] [FILE...]\n"
     "\n"
     "Rebuild the call tree from the sub return events of NYTProf profiles\n"
     "(default FILE: nytprof.out; '-' reads standard input; several files add\n"
@@ -21,6 +21,8 @@ static const char usage[] =
     "\n"
     "  --calls           VALUE is the number of calls instead of ticks\n"
     "  --stable          sort the lines (default: tree order)\n"
+    "  --max-recursion=N fold direct recursion deeper than N frames (default:\n"
+    "                    1000; 0: never)\n"
     "  --strict          a truncated profile is an error (exit 1)\n"
     "  -f, --file=FILE   read FILE (the same as naming it)\n"
     "  -o, --output=FILE write to FILE (atomically) instead of standard output;\n"
@@ -28,8 +30,12 @@ static const char usage[] =
     "  -h, --help        this help\n"
     "\n"
     "String eval sequence numbers in sub names become 0 ('(eval 0)[x.pl:3]');\n"
-    "names are printed as they are, spaces included.  Calls still open where a\n"
-    "profile ends are shown under '" NYTP_CALLTREE_UNRETURNED "'.\n"
+    "names are printed as they are, spaces included, except for ';', line feed,\n"
+    "carriage return and '%', written %3B, %0A, %0D and %25 so that a name\n"
+    "cannot make another frame or line.  Calls still open where a\n"
+    "profile ends are shown under '" NYTP_CALLTREE_UNRETURNED "'.  A sub calling itself\n"
+    "more than N times in a row keeps N frames; the deeper ones are one frame\n"
+    "'NAME\xe2\x80\xa6[\xc3\x97K]' (K: how many it stands for), holding their time and calls.\n"
     "Exit status: 0 ok (a truncated file only warns), 1 bad input, 2 usage.\n";
 
 /* ---- shared with 'nytp flame' ------------------------------------------- */
@@ -39,7 +45,7 @@ static const char *shown(const char *file)
     return strcmp(file, "-") == 0 ? "(standard input)" : file;
 }
 
-nytp_calltree *calls_load(int nfiles, char **files, bool strict, int *rc)
+nytp_calltree *calls_load(int nfiles, char **files, bool strict, uint32_t max_recursion, int *rc)
 {
     static char *default_file[] = {"nytprof.out"};
     if (nfiles == 0) {
@@ -86,6 +92,12 @@ nytp_calltree *calls_load(int nfiles, char **files, bool strict, int *rc)
             nytp_calltree_free(t);
             return NULL;
         }
+    }
+    if (nytp_calltree_fold_recursion(t, max_recursion) < 0) {
+        cli_error("out of memory folding deep recursion");
+        nytp_calltree_free(t);
+        *rc = EXIT_BAD_INPUT;
+        return NULL;
     }
     return t;
 }
@@ -137,18 +149,39 @@ static bool reserve(char **b, size_t *cap, size_t need)
     return true;
 }
 
+/* A name as a frame of a collapsed line: the bytes that would end the
+ * frame (';') or the line (LF, CR) are percent-encoded, and so is '%'
+ * itself, so that the line reads back as the names it was made of and a
+ * name can never forge another frame or line.  Other bytes (spaces, tabs,
+ * UTF-8) are written as they are: flame graph tools split the value off
+ * at the last space.  o has room for 3 * len bytes. */
+static char *put_frame(char *o, const char *s, size_t len)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    for (size_t i = 0; i < len; i++) {
+        unsigned char ch = (unsigned char)s[i];
+        if (ch == ';' || ch == '\n' || ch == '\r' || ch == '%') {
+            *o++ = '%';
+            *o++ = hex[ch >> 4];
+            *o++ = hex[ch & 15];
+        } else {
+            *o++ = (char)ch;
+        }
+    }
+    return o;
+}
+
 static int on_node(void *ctx, const nytp_calltree_visit *v)
 {
     collapse *c = ctx;
     const nytp_str *name = &v->path[v->depth - 1];
     size_t at = v->depth > 1 ? c->plen[v->depth - 1] : 0;
-    if (!reserve(&c->prefix, &c->cap_prefix, at + name->len + 64))
+    if (!reserve(&c->prefix, &c->cap_prefix, at + 3 * (size_t)name->len + 64))
         return NYTP_E_NOMEM;
     char *p = c->prefix + at;
     if (v->depth > 1)
         *p++ = ';';
-    memcpy(p, name->ptr, name->len);
-    p += name->len;
+    p = put_frame(p, name->ptr, name->len);
     c->plen[v->depth] = (size_t)(p - c->prefix);
     /* a path nothing returned along (a frame still open at the end, with
      * calls below it) holds nothing: its line would only repeat its
@@ -239,10 +272,11 @@ int calls_write_collapsed(nytp_out *out, const nytp_calltree *t, bool by_calls, 
 
 struct calls_opts {
     bool by_calls, stable, strict;
+    uint32_t max_recursion;
     const char *output;
 };
 
-enum { OPT_CALLS = 256, OPT_STABLE, OPT_STRICT };
+enum { OPT_CALLS = 256, OPT_STABLE, OPT_STRICT, OPT_MAX_RECURSION };
 
 static void on_opt(int opt, const char *arg, void *ctx)
 {
@@ -251,6 +285,7 @@ static void on_opt(int opt, const char *arg, void *ctx)
     case OPT_CALLS: o->by_calls = true; break;
     case OPT_STABLE: o->stable = true; break;
     case OPT_STRICT: o->strict = true; break;
+    case OPT_MAX_RECURSION: o->max_recursion = cli_parse_max_recursion(arg); break;
     case 'o': o->output = arg; break;
     }
 }
@@ -261,14 +296,16 @@ int cmd_calls(int argc, char **argv)
         {"calls", no_argument, NULL, OPT_CALLS},
         {"stable", no_argument, NULL, OPT_STABLE},
         {"strict", no_argument, NULL, OPT_STRICT},
+        {"max-recursion", required_argument, NULL, OPT_MAX_RECURSION},
         {"output", required_argument, NULL, 'o'},
         {NULL, 0, NULL, 0},
     };
     struct calls_opts o = {0};
+    o.max_recursion = NYTP_CALLTREE_MAX_RECURSION;
     int first = cli_parse(argc, argv, "f:o:", longopts, usage, on_opt, &o);
     cli_output_not_input(o.output, argc - first, argv + first, "nytprof.out");
     int rc;
-    nytp_calltree *t = calls_load(argc - first, argv + first, o.strict, &rc);
+    nytp_calltree *t = calls_load(argc - first, argv + first, o.strict, o.max_recursion, &rc);
     if (!t)
         return rc;
     nytp_out *out = cli_output_open(o.output);

@@ -362,6 +362,15 @@ unsigned long cli_parse_count(const char *opt, const char *arg)
     return v;
 }
 
+uint32_t cli_parse_max_recursion(const char *arg)
+{
+    unsigned long v = cli_parse_count("--max-recursion", arg);
+    if (v > UINT32_MAX)
+        cli_usage_error("--max-recursion must be at most %lu frames, not %s", (unsigned long)UINT32_MAX,
+                        arg);
+    return (uint32_t)v;
+}
+
 /* ---- temporary files, signals and standard output ------------------------ */
 
 /* What a fatal signal must remove.  The paths are copied into static
@@ -671,6 +680,48 @@ FILE *cli_open_source(const char *path, uint64_t max_size)
         errno = why;
     }
     return f;
+}
+
+/* ---- growing arrays ------------------------------------------------------ */
+
+/* The doubling of cap (from 16) that holds need elements, at most max; 0
+ * when none does or its bytes would not fit in a size_t. */
+static size_t grown_cap(size_t cap, size_t need, size_t max, size_t elem)
+{
+    if (need > max || (elem && need > SIZE_MAX / elem))
+        return 0;
+    size_t n = cap ? cap : 16;
+    while (n < need)
+        n = n > max / 2 ? max : n * 2;
+    if (elem && n > SIZE_MAX / elem)
+        n = need;
+    return n;
+}
+
+bool cli_grow(void **v, size_t need, uint32_t *cap, size_t elem)
+{
+    if (need <= *cap)
+        return true;
+    size_t n = grown_cap(*cap, need, UINT32_MAX, elem);
+    void *p = n ? realloc(*v, n * elem) : NULL;
+    if (!p)
+        return false;
+    *v = p;
+    *cap = (uint32_t)n;
+    return true;
+}
+
+bool cli_grow_size(void **v, size_t need, size_t *cap, size_t elem)
+{
+    if (need <= *cap)
+        return true;
+    size_t n = grown_cap(*cap, need, SIZE_MAX, elem);
+    void *p = n ? realloc(*v, n * elem) : NULL;
+    if (!p)
+        return false;
+    *v = p;
+    *cap = n;
+    return true;
 }
 
 int cli_unique_inputs(int nfiles, char **files)

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "nytp/model.h"
 #include "nytp/nytp.h"
@@ -71,6 +72,9 @@ bool cli_names_svg(const char *path);
 
 /* Parse a non-negative integer option value or exit 2. */
 unsigned long cli_parse_count(const char *opt, const char *arg);
+/* --max-recursion=N, the same in every command that rebuilds calls: a
+ * number of frames up to UINT32_MAX (0: no folding), or exit 2. */
+uint32_t cli_parse_max_recursion(const char *arg);
 
 /* Output for reports: "-" or NULL is stdout, anything else through
  * nytp_out_open_file(NYTP_OUT_ATOMIC): a regular file or a new path is
@@ -123,6 +127,15 @@ int cli_unique_inputs(int nfiles, char **files);
  * read or written. */
 void cli_output_not_input(const char *output, int nfiles, char *const *files,
                           const char *default_input);
+
+/* Growing arrays, the one way every command does it.  Make room in *v
+ * (*cap elements of elem bytes allocated) for need elements, doubling from
+ * 16: false when out of memory, or when the size would pass what *cap
+ * counts (cli_grow: UINT32_MAX elements, as the uint32_t counts that index
+ * such arrays) or what size_t holds, where a doubling wrapped before.  *v
+ * and *cap are unchanged on failure. */
+bool cli_grow(void **v, size_t need, uint32_t *cap, size_t elem);
+bool cli_grow_size(void **v, size_t need, size_t *cap, size_t elem);
 
 /* A source file a profile names, opened to be read: only a regular file
  * of at most max_size bytes.  A FIFO, device, socket or directory (which

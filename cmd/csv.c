@@ -173,14 +173,8 @@ static char *report_name(csv_run *R, const nytp_file *f, const char *level)
 
 static bool push_line(csv_run *R, const char *s, size_t len)
 {
-    if (R->n_lines == R->cap_lines) {
-        uint32_t cap = R->cap_lines ? R->cap_lines * 2 : 256;
-        span *v = realloc(R->lines, cap * sizeof *v);
-        if (!v)
-            return false;
-        R->lines = v;
-        R->cap_lines = cap;
-    }
+    if (!cli_grow((void **)&R->lines, (size_t)R->n_lines + 1, &R->cap_lines, sizeof *R->lines))
+        return false;
     R->lines[R->n_lines++] = (span){s, len};
     return true;
 }

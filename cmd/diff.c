@@ -131,6 +131,8 @@ static uint64_t hash_bytes(const char *s, size_t n)
 
 static bool bmap_grow(bmap *m)
 {
+    if (m->mask >= (1u << 30))
+        return false;
     uint32_t size = m->mask ? (m->mask + 1) * 2 : 256;
     uint32_t *slot = calloc(size, sizeof *slot);
     if (!slot)
@@ -163,19 +165,15 @@ static uint32_t bmap_find(bmap *m, const char *key, size_t len, bool add, bool *
     }
     if (!add)
         return NYTP_NONE;
-    if ((m->n + 1) * 2 > m->mask + 1 && !bmap_grow(m))
+    if ((uint64_t)(m->n + 1) * 2 > (uint64_t)m->mask + 1 && !bmap_grow(m))
         goto nomem;
     if (m->n == m->cap) {
-        uint32_t cap = m->cap ? m->cap * 2 : 256;
-        char **k = realloc(m->key, cap * sizeof *k);
-        if (k)
-            m->key = k;
-        uint32_t *l = realloc(m->len, cap * sizeof *l);
-        if (l)
-            m->len = l;
-        if (!k || !l)
+        /* two arrays, one count: each grows to the same doubling */
+        uint32_t ck = m->cap, cl = m->cap;
+        if (!cli_grow((void **)&m->key, (size_t)m->n + 1, &ck, sizeof *m->key) ||
+            !cli_grow((void **)&m->len, (size_t)m->n + 1, &cl, sizeof *m->len))
             goto nomem;
-        m->cap = cap;
+        m->cap = ck < cl ? ck : cl;
     }
     char *copy = malloc(len + 1);
     if (!copy)
@@ -270,17 +268,10 @@ static const char *normalise(diff *D, const char *s, size_t len, size_t *out_len
 
 static bool grow_rows(void **v, uint32_t *cap, uint32_t need, size_t size)
 {
-    if (need <= *cap)
-        return true;
-    uint32_t n = *cap ? *cap * 2 : 256;
-    while (n < need)
-        n *= 2;
-    void *b = realloc(*v, (size_t)n * size);
-    if (!b)
+    uint32_t was = *cap;
+    if (!cli_grow(v, need, cap, size))
         return false;
-    memset((char *)b + (size_t)*cap * size, 0, (size_t)(n - *cap) * size);
-    *v = b;
-    *cap = n;
+    memset((char *)*v + (size_t)was * size, 0, (size_t)(*cap - was) * size);
     return true;
 }
 

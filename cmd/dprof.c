@@ -151,7 +151,9 @@ static uint32_t arc_hash(uint32_t a, uint32_t b, uint32_t c)
 
 static arc *get_arc(conv *c, uint32_t callee, uint32_t caller, uint32_t site)
 {
-    if ((c->narcs + 1) * 4 > c->arc_slots * 3) {
+    if ((uint64_t)(c->narcs + 1) * 4 > (uint64_t)c->arc_slots * 3) {
+        if (c->arc_slots >= (1u << 31))
+            return NULL;
         uint32_t n = c->arc_slots ? c->arc_slots * 2 : 256;
         arc *v = calloc(n, sizeof *v);
         if (!v)
@@ -193,24 +195,17 @@ static bool grow_subs(conv *c)
             c->write_sub = c->named;
     if (n <= c->nsubs)
         return true;
-    uint32_t cap = c->nsubs ? c->nsubs : 64;
-    while (cap < n)
-        cap *= 2;
-    uint32_t *a = realloc(c->active, (size_t)cap * sizeof *a);
-    if (!a)
+    /* three arrays, one count: each grows to the same doubling */
+    uint32_t was = c->nsubs, ca = was, ck = was, co = was;
+    if (!cli_grow((void **)&c->active, n, &ca, sizeof *c->active) ||
+        !cli_grow((void **)&c->calls, n, &ck, sizeof *c->calls) ||
+        !cli_grow((void **)&c->outer, n, &co, sizeof *c->outer))
         return false;
-    c->active = a;
-    uint64_t *k = realloc(c->calls, (size_t)cap * sizeof *k);
-    if (!k)
-        return false;
-    c->calls = k;
-    int64_t *o = realloc(c->outer, (size_t)cap * sizeof *o);
-    if (!o)
-        return false;
-    c->outer = o;
-    memset(c->outer + c->nsubs, 0, (size_t)(cap - c->nsubs) * sizeof *o);
-    memset(c->active + c->nsubs, 0, (size_t)(cap - c->nsubs) * sizeof *a);
-    memset(c->calls + c->nsubs, 0, (size_t)(cap - c->nsubs) * sizeof *k);
+    uint32_t cap = ca < ck ? ca : ck;
+    cap = cap < co ? cap : co;
+    memset(c->outer + was, 0, (size_t)(cap - was) * sizeof *c->outer);
+    memset(c->active + was, 0, (size_t)(cap - was) * sizeof *c->active);
+    memset(c->calls + was, 0, (size_t)(cap - was) * sizeof *c->calls);
     c->nsubs = cap;
     return true;
 }
@@ -245,14 +240,8 @@ static double corrected(conv *c, double t)
 
 static bool enter(conv *c, uint32_t sub, uint32_t caller, uint32_t site, double t)
 {
-    if (c->depth == c->cap) {
-        uint32_t cap = c->cap ? c->cap * 2 : 64;
-        frame *v = realloc(c->stack, (size_t)cap * sizeof *v);
-        if (!v)
-            return false;
-        c->stack = v;
-        c->cap = cap;
-    }
+    if (!cli_grow((void **)&c->stack, (size_t)c->depth + 1, &c->cap, sizeof *c->stack))
+        return false;
     frame *f = &c->stack[c->depth++];
     *f = (frame){.sub = sub, .caller = caller, .site = site, .start = t};
     if (sub == c->write_sub) {
@@ -338,25 +327,14 @@ static arc *dpp_arc(conv *c, uint32_t callee, int64_t level)
     if (!a || a->listed)
         return a;
     if (lv >= c->pend_cap) {
-        uint32_t cap = c->pend_cap ? c->pend_cap * 2 : 64;
-        while (cap <= lv)
-            cap *= 2;
-        pending *v = realloc(c->pend, (size_t)cap * sizeof *v);
-        if (!v)
+        uint32_t was = c->pend_cap;
+        if (!cli_grow((void **)&c->pend, (size_t)lv + 1, &c->pend_cap, sizeof *c->pend))
             return NULL;
-        memset(v + c->pend_cap, 0, (size_t)(cap - c->pend_cap) * sizeof *v);
-        c->pend = v;
-        c->pend_cap = cap;
+        memset(c->pend + was, 0, (size_t)(c->pend_cap - was) * sizeof *c->pend);
     }
     pending *p = &c->pend[lv];
-    if (p->n == p->cap) {
-        uint32_t cap = p->cap ? p->cap * 2 : 8;
-        uint32_t *v = realloc(p->callee, (size_t)cap * sizeof *v);
-        if (!v)
-            return NULL;
-        p->callee = v;
-        p->cap = cap;
-    }
+    if (!cli_grow((void **)&p->callee, (size_t)p->n + 1, &p->cap, sizeof *p->callee))
+        return NULL;
     p->callee[p->n++] = callee;
     a->listed = true;
     return a;
@@ -391,14 +369,8 @@ static bool dpp_resolve(conv *c, uint32_t level, uint32_t name)
 
 static bool dpp_enter(conv *c, uint32_t sub, double t)
 {
-    if (c->depth == c->cap) {
-        uint32_t cap = c->cap ? c->cap * 2 : 64;
-        frame *v = realloc(c->stack, (size_t)cap * sizeof *v);
-        if (!v)
-            return false;
-        c->stack = v;
-        c->cap = cap;
-    }
+    if (!cli_grow((void **)&c->stack, (size_t)c->depth + 1, &c->cap, sizeof *c->stack))
+        return false;
     c->overhead += c->per_call;
     arc *a = dpp_arc(c, sub, (int64_t)c->depth - 1);
     if (!a)

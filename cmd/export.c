@@ -39,6 +39,8 @@ uint32_t export_names_find(const export_names *n, const char *s, uint32_t len)
 
 static bool grow_slots(export_names *n)
 {
+    if (n->n_slots >= (1u << 31))
+        return false;
     uint32_t ns = n->n_slots ? n->n_slots * 2 : 256;
     uint32_t *slots = calloc(ns, sizeof *slots);
     if (!slots)
@@ -65,14 +67,8 @@ uint32_t export_names_add(export_names *n, const char *s, uint32_t len, bool utf
         return NYTP_NONE;
     if ((uint64_t)(n->n + 1) * 2 > n->n_slots && !grow_slots(n))
         return NYTP_NONE;
-    if (n->n == n->cap) {
-        uint32_t cap = n->cap ? n->cap * 2 : 256;
-        void *v = realloc(n->v, cap * sizeof *n->v);
-        if (!v)
-            return NYTP_NONE;
-        n->v = v;
-        n->cap = cap;
-    }
+    if (!cli_grow((void **)&n->v, (size_t)n->n + 1, &n->cap, sizeof *n->v))
+        return NYTP_NONE;
     if (n->n_bytes + len + 1 > n->cap_bytes) {
         size_t cap = n->cap_bytes ? n->cap_bytes : 4096;
         while (cap < n->n_bytes + len + 1)
@@ -246,7 +242,11 @@ const nytp_sub *export_find_sub(export_profile *x, const char *name, uint32_t le
     if (!x->sub_names_built)
         build_sub_names(x);
     id = export_names_find(&x->sub_names, name, len);
-    return id == NYTP_NONE ? NULL : &x->p->subs[x->sub_names.v[id].value];
+    if (id != NYTP_NONE)
+        return &x->p->subs[x->sub_names.v[id].value];
+    /* a frame folded from deep recursion is its sub's */
+    size_t base = nytp_calltree_unfolded_len(name, len);
+    return base < len ? export_find_sub(x, name, (uint32_t)base) : NULL;
 }
 
 const char *export_sub_file(const export_profile *x, const nytp_sub *s)

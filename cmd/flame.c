@@ -10,12 +10,13 @@
 #include "flame_svg.h"
 
 static const char usage[] =
-    "usage: nytp flame [--calls] [--strict] [-o FILE] [FILE...]\n"
+    "usage: nytp flame [--calls] [--max-recursion=N] [--strict] [-o FILE] [FILE...]\n"
     "       nytp flame --svg [SVG options] [-o NAME.svg] [FILE...]\n"
     "\n"
     "Flame graphs of the call tree of NYTProf profiles (default FILE:\n"
     "nytprof.out; '-' reads standard input; several files add up).  Without\n"
-    "--svg, print the collapsed stacks of 'nytp calls' ('sub;sub;sub VALUE'),\n"
+    "--svg, print the collapsed stacks of 'nytp calls' ('sub;sub;sub VALUE', with\n"
+    "';', line feed, carriage return and '%' in names as %3B, %0A, %0D, %25),\n"
     "for flame graph tools:\n"
     "    nytp flame nytprof.out | flamegraph.pl > flame.svg\n"
     "With --svg, or an output file whose name ends in .svg, draw one\n"
@@ -34,6 +35,8 @@ static const char usage[] =
     "  --link-template=URL make frames links: %s in URL becomes the sub name,\n"
     "                      percent-encoded, %% a '%'\n"
     "  --stable            collapsed output: sort the lines\n"
+    "  --max-recursion=N   fold direct recursion deeper than N frames into one\n"
+    "                      frame 'NAME\xe2\x80\xa6[\xc3\x97K]' (default: 1000; 0: never)\n"
     "  --strict            a truncated profile is an error (exit 1)\n"
     "  -f, --file=FILE     read FILE (the same as naming it)\n"
     "  -o, --output=FILE   write to FILE (atomically) instead of standard output;\n"
@@ -44,6 +47,7 @@ static const char usage[] =
 
 struct flame_opts {
     bool svg, stable, strict;
+    uint32_t max_recursion;
     bool svg_only;          /* an option that only the SVG uses was given */
     const char *output;
     flame_svg_opts so;
@@ -59,7 +63,8 @@ enum {
     OPT_FILTER,
     OPT_LINK,
     OPT_STABLE,
-    OPT_STRICT
+    OPT_STRICT,
+    OPT_MAX_RECURSION
 };
 
 static double parse_pixels(const char *opt, const char *arg)
@@ -102,6 +107,7 @@ static void on_opt(int opt, const char *arg, void *ctx)
     case OPT_LINK: o->so.link_template = arg; o->svg_only = true; break;
     case OPT_STABLE: o->stable = true; break;
     case OPT_STRICT: o->strict = true; break;
+    case OPT_MAX_RECURSION: o->max_recursion = cli_parse_max_recursion(arg); break;
     case 'o': o->output = arg; break;
     }
 }
@@ -119,10 +125,12 @@ int cmd_flame(int argc, char **argv)
         {"link-template", required_argument, NULL, OPT_LINK},
         {"stable", no_argument, NULL, OPT_STABLE},
         {"strict", no_argument, NULL, OPT_STRICT},
+        {"max-recursion", required_argument, NULL, OPT_MAX_RECURSION},
         {"output", required_argument, NULL, 'o'},
         {NULL, 0, NULL, 0},
     };
     struct flame_opts o = {0};
+    o.max_recursion = NYTP_CALLTREE_MAX_RECURSION;
     flame_svg_opts_init(&o.so);
     int first = cli_parse(argc, argv, "f:o:", longopts, usage, on_opt, &o);
     cli_output_not_input(o.output, argc - first, argv + first, "nytprof.out");
@@ -135,7 +143,7 @@ int cmd_flame(int argc, char **argv)
         cli_usage_error("--stable sorts the collapsed lines; it does not go with --svg");
 
     int rc;
-    nytp_calltree *t = calls_load(argc - first, argv + first, o.strict, &rc);
+    nytp_calltree *t = calls_load(argc - first, argv + first, o.strict, o.max_recursion, &rc);
     if (!t)
         return rc;
     nytp_out *out = cli_output_open(o.output);

@@ -40,6 +40,8 @@ static const char usage[] =
     "                     no flame graph\n"
     "      --no-flame     no flame graph\n"
     "      --flamewidth=N width of the flame graph in pixels (default 1200)\n"
+    "      --max-recursion=N  the flame graph folds direct recursion deeper than\n"
+    "                     N frames into one frame (default 1000; 0: never)\n"
     "      --dot          also write Graphviz files of the calls between packages,\n"
     "                     between all subs, and of each file's subs (*.dot)\n"
     "      --no-mergeevals  a page for every string eval, not one for each set of\n"
@@ -56,12 +58,13 @@ struct html_opts {
     const char *out;
     bool open, minimal, no_flame, strict, no_merge, dot;
     unsigned flamewidth;
+    uint32_t max_recursion;
     const char **files;       /* -f */
     int n_files;
     char *lib;                /* -l DIRs joined with ':' */
 };
 
-enum { OPT_OPEN = 256, OPT_NO_FLAME, OPT_STRICT, OPT_FLAMEWIDTH, OPT_NO_MERGE, OPT_DOT };
+enum { OPT_OPEN = 256, OPT_NO_FLAME, OPT_STRICT, OPT_FLAMEWIDTH, OPT_NO_MERGE, OPT_DOT, OPT_MAX_RECURSION };
 
 static void on_opt(int opt, const char *arg, void *ctx)
 {
@@ -94,6 +97,7 @@ static void on_opt(int opt, const char *arg, void *ctx)
     case OPT_STRICT: o->strict = true; break;
     case OPT_NO_MERGE: o->no_merge = true; break;
     case OPT_DOT: o->dot = true; break;
+    case OPT_MAX_RECURSION: o->max_recursion = cli_parse_max_recursion(arg); break;
     case OPT_FLAMEWIDTH: {
         unsigned long n = cli_parse_count("--flamewidth", arg);
         if (n < 100 || n > 100000)
@@ -571,7 +575,8 @@ static int make_report(const struct html_opts *o, int nin, char **inputs, const 
     }
     if (feed.t) {
         nytp_calltree_stats cs = {0};
-        if (nytp_calltree_end_input(feed.t) >= 0)
+        if (nytp_calltree_end_input(feed.t) >= 0 &&
+            nytp_calltree_fold_recursion(feed.t, o->max_recursion) >= 0)
             nytp_calltree_get_stats(feed.t, &cs);
         if (cs.returns == 0) { /* no sub calls recorded (subs=0, calls=0): no graph */
             nytp_calltree_free(feed.t);
@@ -641,9 +646,11 @@ int cmd_html(int argc, char **argv)
         {"no-mergeevals", no_argument, NULL, OPT_NO_MERGE},
         {"dot", no_argument, NULL, OPT_DOT},
         {"strict", no_argument, NULL, OPT_STRICT},
+        {"max-recursion", required_argument, NULL, OPT_MAX_RECURSION},
         {NULL, 0, NULL, 0},
     };
     struct html_opts o = {0};
+    o.max_recursion = NYTP_CALLTREE_MAX_RECURSION;
     int first = cli_parse(argc, argv, "o:f:l:dm", longopts, usage, on_opt, &o);
     const char *outdir = o.out ? o.out : "nytprof";
     if (!*outdir)

@@ -88,6 +88,8 @@ static html_dist **find(html_durations *d, const char *name, uint32_t len)
 
 static int grow(html_durations *d)
 {
+    if (d->cap >= (1u << 31))
+        return NYTP_E_NOMEM;
     html_durations bigger = {calloc((size_t)d->cap * 2, sizeof *d->slot), d->cap * 2, d->used, NULL, 0};
     if (!bigger.slot)
         return NYTP_E_NOMEM;
@@ -107,7 +109,7 @@ static html_dist *dist_of(html_durations *d, const char *name, uint32_t len)
 {
     html_dist **s = find(d, name, len);
     if (!*s) {
-        if ((d->used + 1) * 2 > d->cap) {
+        if ((uint64_t)(d->used + 1) * 2 > d->cap) {
             if (grow(d) < 0)
                 return NULL;
             s = find(d, name, len);

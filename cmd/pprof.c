@@ -26,7 +26,7 @@
 #include "fmt.h"
 
 static const char usage[] =
-    "usage: nytp pprof [--strict] [-o FILE] [-f FILE] [FILE...]\n"
+    "usage: nytp pprof [--max-recursion=N] [--strict] [-o FILE] [-f FILE] [FILE...]\n"
     "\n"
     "Write NYTProf profiles (default FILE: nytprof.out; '-' reads standard\n"
     "input; several files add up) as a gzipped pprof profile (profile.proto),\n"
@@ -35,6 +35,8 @@ static const char usage[] =
     "  -f, --file=FILE   read FILE (the same as naming it)\n"
     "  -o, --output=FILE write FILE (default: nytprof.pb.gz; '-': standard\n"
     "                    output), atomically; --out is the same\n"
+    "  --max-recursion=N fold direct recursion deeper than N frames into one\n"
+    "                    frame 'NAME\xe2\x80\xa6[\xc3\x97K]' (default: 1000; 0: never)\n"
     "  --strict          a truncated profile is an error (exit 1)\n"
     "  -h, --help        this help\n"
     "\n"
@@ -189,15 +191,9 @@ static uint32_t func_of(pprof *P, const char *name, uint32_t len)
     }
     if (!added)
         return id;
-    if (id >= P->cap_funcs) {
-        uint32_t cap = P->cap_funcs ? P->cap_funcs * 2 : 256;
-        func *f = realloc(P->funcs, cap * sizeof *f);
-        if (!f) {
-            P->oom = true;
-            return 0;
-        }
-        P->funcs = f;
-        P->cap_funcs = cap;
+    if (!cli_grow((void **)&P->funcs, (size_t)id + 1, &P->cap_funcs, sizeof *P->funcs)) {
+        P->oom = true;
+        return 0;
     }
     /* the name is looked up again: P->norm is reused below */
     const char *fname = export_names_str(&P->fnames, id);
@@ -334,18 +330,14 @@ static bool ensure_depth(pprof *P, uint32_t depth)
 {
     if (depth <= P->cap_depth)
         return true;
-    uint32_t cap = depth + 64;
-    uint32_t *f = realloc(P->fn_at, cap * sizeof *f);
-    if (f)
-        P->fn_at = f;
-    uint64_t *l = realloc(P->loc_at, cap * sizeof *l);
-    if (l)
-        P->loc_at = l;
-    if (!f || !l) {
+    /* two arrays, one count: each grows to the same doubling */
+    uint32_t cf = P->cap_depth, cl = P->cap_depth;
+    if (!cli_grow((void **)&P->fn_at, depth, &cf, sizeof *P->fn_at) ||
+        !cli_grow((void **)&P->loc_at, depth, &cl, sizeof *P->loc_at)) {
         P->oom = true;
         return false;
     }
-    P->cap_depth = cap;
+    P->cap_depth = cf < cl ? cf : cl;
     return true;
 }
 
@@ -598,15 +590,17 @@ static int pprof_write(nytp_out *out, export_profile *x)
 struct pprof_opts {
     bool strict;
     const char *output;
+    uint32_t max_recursion;
 };
 
-enum { OPT_STRICT = 256 };
+enum { OPT_STRICT = 256, OPT_MAX_RECURSION };
 
 static void on_opt(int opt, const char *arg, void *ctx)
 {
     struct pprof_opts *o = ctx;
     switch (opt) {
     case OPT_STRICT: o->strict = true; break;
+    case OPT_MAX_RECURSION: o->max_recursion = cli_parse_max_recursion(arg); break;
     case 'o': o->output = arg; break;
     }
 }
@@ -615,16 +609,22 @@ int cmd_pprof(int argc, char **argv)
 {
     static const struct option longopts[] = {
         {"strict", no_argument, NULL, OPT_STRICT},
+        {"max-recursion", required_argument, NULL, OPT_MAX_RECURSION},
         {"output", required_argument, NULL, 'o'},
         {NULL, 0, NULL, 0},
     };
-    struct pprof_opts o = {false, "nytprof.pb.gz"};
+    struct pprof_opts o = {false, "nytprof.pb.gz", NYTP_CALLTREE_MAX_RECURSION};
     int first = cli_parse(argc, argv, "f:o:", longopts, usage, on_opt, &o);
     cli_output_not_input(o.output, argc - first, argv + first, "nytprof.out");
     export_profile x;
     int rc = export_load(&x, argc - first, argv + first, o.strict, NULL, NULL);
     if (rc != EXIT_OK)
         return rc;
+    if (nytp_calltree_fold_recursion(x.t, o.max_recursion) < 0) {
+        cli_error("out of memory folding deep recursion");
+        export_release(&x);
+        return EXIT_BAD_INPUT;
+    }
     double tps = x.p->ticks_per_sec;
     if (x.returns && !(tps > 0)) {
         cli_error("%s: no ticks_per_sec attribute, so call event ticks cannot be converted to "

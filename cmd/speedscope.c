@@ -13,7 +13,14 @@
  *
  * Memory: the calls of one process at a time (24 bytes each), since a
  * call's place on the time line is known only when its outermost caller
- * returns.
+ * returns; the open calls are a sparse stack, so depth numbers cost
+ * nothing.
+ *
+ * Direct recursion deeper than --max-recursion is folded as the call tree
+ * folds it (nytp_calltree_fold_recursion): the call beyond the limit in a
+ * run of calls of one sub is drawn as "NAME…[×N]", the deeper calls of the
+ * run are not drawn (their time is inside it), and the calls they made to
+ * other subs are drawn inside it, in the order they ran.
  */
 #include <float.h>
 #include <math.h>
@@ -27,7 +34,7 @@
 #include "fmt.h"
 
 static const char usage[] =
-    "usage: nytp speedscope [--sampled] [--strict] [-o FILE] [-f FILE] [FILE...]\n"
+    "usage: nytp speedscope [--sampled] [--max-recursion=N] [--strict] [-o FILE] [-f FILE] [FILE...]\n"
     "\n"
     "Write NYTProf profiles (default FILE: nytprof.out; '-' reads standard\n"
     "input; several files add up) as a speedscope file, for the speedscope\n"
@@ -40,6 +47,8 @@ static const char usage[] =
     "                    'nytp calls'), weighted by exclusive time: no time\n"
     "                    line, but a file of the size of the call tree, not of\n"
     "                    the number of calls\n"
+    "  --max-recursion=N fold direct recursion deeper than N calls into one\n"
+    "                    call 'NAME\xe2\x80\xa6[\xc3\x97K]' (default: 1000; 0: never)\n"
     "  --strict          a truncated profile is an error (exit 1)\n"
     "  -h, --help        this help\n"
     "\n"
@@ -51,12 +60,18 @@ static const char usage[] =
     "Exit status: 0 ok (a truncated file only warns), 1 bad input, 2 usage.\n";
 
 typedef struct node {
-    uint32_t frame;         /* NYTP_NONE: not named (still open at the end) */
+    uint32_t frame;         /* 0: (unreturned), the calls still open at the end */
     uint32_t first_child, next;
     double incl;            /* ticks */
 } node;
 
+/* An open frame that holds something: the calls it made that completed.
+ * The stack is sparse, as the call tree's: a return far deeper than the
+ * stack opens frames that hold nothing, and only those something returned
+ * into are kept, with their depth, so that memory follows the returns and
+ * never the depth numbers (a return at depth 4e9 is one frame). */
 typedef struct open_frame {
+    uint64_t pos;           /* depth on the stack; the main program is 0 */
     uint32_t first, last;   /* completed calls made from it, in order */
 } open_frame;
 
@@ -68,16 +83,25 @@ typedef struct ss {
     /* the process being read */
     node *nodes;
     uint32_t n_nodes, cap_nodes;
-    open_frame *stack;      /* stack[0]: the main program */
-    uint32_t depth, cap_stack;
+    open_frame *stack;      /* by pos; stack[0]: the main program */
+    uint32_t n_open, cap_stack;
+    uint64_t sp;            /* frames on the stack, empty ones included */
     uint32_t pid;
     bool have_pid;
     uint32_t input;
     double tps;             /* ticks_per_sec of the current input */
     char *app;              /* its application attribute */
     /* the walk that writes a process */
-    struct walk { uint32_t node, child; double open; } *walk;
+    struct walk {
+        uint32_t node, child;
+        uint32_t shown;     /* the frame of its events; NYTP_NONE: folded away */
+        uint32_t run;       /* its place in a run of calls of one sub */
+        double open;
+    } *walk;
     uint32_t cap_walk;
+    uint32_t max_recursion; /* --max-recursion; 0: no folding */
+    uint64_t *scan;         /* measuring a run: (node, length) */
+    size_t cap_scan;
     /* output */
     uint32_t n_profiles;
     bool oom;
@@ -134,75 +158,172 @@ static uint32_t frame_of(ss *S, const char *name, uint32_t len, bool utf8)
 
 /* ---- calls of one process --------------------------------------------------- */
 
-static bool push_open(ss *S)
+/* Room for one more node and one more open frame, so that a return either
+ * goes in whole or not at all. */
+static bool reserve_return(ss *S)
 {
-    if (S->depth == S->cap_stack) {
-        uint32_t cap = S->cap_stack ? S->cap_stack * 2 : 64;
-        open_frame *st = realloc(S->stack, cap * sizeof *st);
-        if (!st)
-            return false;
-        S->stack = st;
-        S->cap_stack = cap;
-    }
-    S->stack[S->depth++] = (open_frame){NYTP_NONE, NYTP_NONE};
-    return true;
+    return cli_grow((void **)&S->nodes, S->n_nodes + 1, &S->cap_nodes, sizeof *S->nodes) &&
+           cli_grow((void **)&S->stack, S->n_open + 2, &S->cap_stack, sizeof *S->stack);
 }
 
-/* Close the frame on top of the stack as a call of frame. */
-static bool close_top(ss *S, uint32_t frame, double incl)
+/* Append the new call id to the completed calls of the open frame f. */
+static void add_call(ss *S, open_frame *f, uint32_t id)
 {
-    if (S->n_nodes == S->cap_nodes) {
-        uint32_t cap = S->cap_nodes ? S->cap_nodes * 2 : 4096;
-        if (cap <= S->cap_nodes)
-            return false;
-        node *n = realloc(S->nodes, (size_t)cap * sizeof *n);
-        if (!n)
-            return false;
-        S->nodes = n;
-        S->cap_nodes = cap;
-    }
-    open_frame top = S->stack[--S->depth];
-    uint32_t id = S->n_nodes++;
-    /* NaN, an infinity, a negative time: a call of no length (speedscope
-     * has no number for them; flame --svg draws them so) */
-    S->nodes[id] = (node){frame, top.first, NYTP_NONE, fmt_time_scaled(incl, 1)};
-    open_frame *parent = &S->stack[S->depth - 1];
-    if (parent->last == NYTP_NONE)
-        parent->first = id;
+    if (f->last == NYTP_NONE)
+        f->first = id;
     else
-        S->nodes[parent->last].next = id;
-    parent->last = id;
-    return true;
+        S->nodes[f->last].next = id;
+    f->last = id;
 }
 
 /* A return at depth d: frames are opened until the stack (the main
- * program counts as one) is deeper than d, then the top one closes.  A
- * return at depth 0 (only a corrupt profile has one) is taken as at depth
- * 1, as the call tree takes it: the main program never closes. */
+ * program counts as one) is deeper than d, then the top one closes, as a
+ * call of the frame below it (which now holds something).  A return at
+ * depth 0 (only a corrupt profile has one) is taken as at depth 1, as the
+ * call tree takes it: the main program never closes. */
 static bool add_return(ss *S, uint32_t d, double incl, nytp_str name)
 {
-    if (d == 0)
-        d = 1;
-    if (S->depth == 0 && !push_open(S))
+    if (!reserve_return(S))
         return false;
-    while (S->depth <= d)
-        if (!push_open(S))
-            return false;
+    if (S->n_open == 0) {
+        S->stack[S->n_open++] = (open_frame){0, NYTP_NONE, NYTP_NONE};
+        S->sp = 1;
+    }
+    uint64_t need = d == 0 ? 2 : (uint64_t)d + 1;
+    if (S->sp < need)
+        S->sp = need;
     uint32_t f = frame_of(S, name.ptr, name.len, name.utf8);
-    return !S->oom && close_top(S, f, incl);
+    if (S->oom)
+        return false;
+    uint64_t pos = --S->sp;
+    uint32_t first = NYTP_NONE;
+    if (S->stack[S->n_open - 1].pos == pos)
+        first = S->stack[--S->n_open].first;
+    if (S->stack[S->n_open - 1].pos != pos - 1)
+        S->stack[S->n_open++] = (open_frame){pos - 1, NYTP_NONE, NYTP_NONE};
+    uint32_t id = S->n_nodes++;
+    /* NaN, an infinity, a negative time: a call of no length (speedscope
+     * has no number for them; flame --svg draws them so) */
+    S->nodes[id] = (node){f, first, NYTP_NONE, fmt_time_scaled(incl, 1)};
+    add_call(S, &S->stack[S->n_open - 1], id);
+    return true;
+}
+
+/* The process ended with frames still open: their names, and how many of
+ * them there were between those that hold something, are unknown.  As in
+ * the call tree, they become one call "(unreturned)" (frame 0) from the
+ * main program, holding the calls that completed in any of them, the
+ * outermost frame's first (they were made before the deeper frames were
+ * entered). */
+static bool close_unreturned(ss *S)
+{
+    if (S->n_open > 1) {
+        if (!reserve_return(S))
+            return false;
+        uint32_t id = S->n_nodes++;
+        S->nodes[id] = (node){0, NYTP_NONE, NYTP_NONE, 0};
+        open_frame u = {0, NYTP_NONE, NYTP_NONE};
+        for (uint32_t i = 1; i < S->n_open; i++) {
+            if (S->stack[i].first == NYTP_NONE)
+                continue;
+            if (u.last == NYTP_NONE)
+                u.first = S->stack[i].first;
+            else
+                S->nodes[u.last].next = S->stack[i].first;
+            u.last = S->stack[i].last;
+        }
+        S->nodes[id].first_child = u.first;
+        add_call(S, &S->stack[0], id);
+    }
+    S->n_open = S->n_open ? 1 : 0;
+    S->sp = S->n_open;
+    return true;
+}
+
+/* Room in the walk for entry sp (the walk is as deep as the calls nest,
+ * which the sparse stack does not bound). */
+static bool walk_push(ss *S, uint32_t sp)
+{
+    if (cli_grow((void **)&S->walk, (size_t)sp + 1, &S->cap_walk, sizeof *S->walk))
+        return true;
+    S->oom = true;
+    return false;
+}
+
+/* ---- folding deep recursion ------------------------------------------------ */
+
+/* The frame "NAME…[×N]" of a call c beyond --max-recursion in a run of
+ * calls of its sub, as the call tree folds them: N is how many calls of
+ * the run it stands for, c and those below it along the longest chain of
+ * calls of the sub each made by the one before. */
+static uint32_t folded_frame(ss *S, uint32_t c)
+{
+    uint32_t f = S->nodes[c].frame;
+    uint64_t deepest = 0;
+    size_t nt = 0;
+    if (!cli_grow_size((void **)&S->scan, 2, &S->cap_scan, sizeof *S->scan)) {
+        S->oom = true;
+        return 0;
+    }
+    S->scan[nt++] = c;
+    S->scan[nt++] = 1;
+    while (nt) {
+        uint64_t len = S->scan[--nt], n = S->scan[--nt];
+        if (len > deepest)
+            deepest = len;
+        for (uint32_t k = S->nodes[n].first_child; k != NYTP_NONE; k = S->nodes[k].next) {
+            if (S->nodes[k].frame != f)
+                continue;
+            if (!cli_grow_size((void **)&S->scan, nt + 2, &S->cap_scan, sizeof *S->scan)) {
+                S->oom = true;
+                return 0;
+            }
+            S->scan[nt++] = k;
+            S->scan[nt++] = len + 1;
+        }
+    }
+    uint32_t len = S->frames.v[f].len;
+    char *name = malloc((size_t)len + 40);
+    if (!name) {
+        S->oom = true;
+        return 0;
+    }
+    memcpy(name, export_names_str(&S->frames, f), len);
+    /* U+2026 HORIZONTAL ELLIPSIS, "[", U+00D7 MULTIPLICATION SIGN */
+    int k = snprintf(name + len, 40, "\xe2\x80\xa6[\xc3\x97%llu]", (unsigned long long)deepest);
+    uint32_t id = frame_of(S, name, len + (uint32_t)k, true);
+    free(name);
+    return id;
+}
+
+/* The walk entry of call c, made by the call of entry parent (NULL: by the
+ * main program), opening at open. */
+static struct walk walk_entry(ss *S, const struct walk *parent, uint32_t c, double open)
+{
+    const node *n = &S->nodes[c];
+    struct walk w = {c, n->first_child, n->frame, 1, open};
+    if (parent && S->nodes[parent->node].frame == n->frame) {
+        w.run = parent->run == UINT32_MAX ? UINT32_MAX : parent->run + 1;
+        uint64_t first = (uint64_t)S->max_recursion + 1; /* the folded call's place */
+        if (S->max_recursion && w.run == first)
+            w.shown = folded_frame(S, c);
+        else if (S->max_recursion && w.run > first)
+            w.shown = NYTP_NONE;
+    }
+    return w;
 }
 
 /* Write the calls of the process read so far as one evented profile, and
  * forget them. */
 static void end_process(ss *S)
 {
-    while (S->depth > 1)
-        if (!close_top(S, NYTP_NONE, 0)) {
-            S->oom = true;
-            return;
-        }
+    if (!close_unreturned(S)) {
+        S->oom = true;
+        return;
+    }
     if (S->n_nodes == 0) {
-        S->depth = 0;
+        S->n_open = 0;
+        S->sp = 0;
         return;
     }
     double k = S->tps > 0 ? 1e9 / S->tps : 1;
@@ -222,15 +343,17 @@ static void end_process(ss *S)
          top = S->nodes[top].next) {
         /* depth first; each entry: a call and the next of its calls to lay */
         sp = 0;
-        S->walk[sp++] = (struct walk){top, S->nodes[top].first_child, cursor};
+        if (!walk_push(S, sp))
+            return;
+        S->walk[sp++] = walk_entry(S, NULL, top, cursor);
         bool opened = false;
-        while (sp && !S->out_status) {
+        while (sp && !S->out_status && !S->oom) {
             struct walk *w = &S->walk[sp - 1];
             const node *n = &S->nodes[w->node];
-            if (!opened) {
+            if (!opened && w->shown != NYTP_NONE) {
                 char b[80];
                 int len = snprintf(b, sizeof b, "%s{\"type\":\"O\",\"frame\":%u,\"at\":",
-                                   first_event ? "" : ",", n->frame == NYTP_NONE ? 0 : n->frame);
+                                   first_event ? "" : ",", w->shown);
                 first_event = false;
                 out_bytes(S, b, (size_t)len);
                 out_num(S, w->open);
@@ -239,7 +362,10 @@ static void end_process(ss *S)
             if (w->child != NYTP_NONE) {
                 uint32_t c = w->child;
                 w->child = S->nodes[c].next;
-                S->walk[sp++] = (struct walk){c, S->nodes[c].first_child, cursor};
+                if (!walk_push(S, sp))
+                    return;
+                S->walk[sp] = walk_entry(S, &S->walk[sp - 1], c, cursor);
+                sp++;
                 opened = false;
                 continue;
             }
@@ -247,12 +373,13 @@ static void end_process(ss *S)
             if (close < cursor || !isfinite(close)) /* huge times add up to Inf */
                 close = cursor;
             cursor = close;
-            char b[80];
-            int len = snprintf(b, sizeof b, ",{\"type\":\"C\",\"frame\":%u,\"at\":",
-                               n->frame == NYTP_NONE ? 0 : n->frame);
-            out_bytes(S, b, (size_t)len);
-            out_num(S, close);
-            out_str(S, "}");
+            if (w->shown != NYTP_NONE) {
+                char b[80];
+                int len = snprintf(b, sizeof b, ",{\"type\":\"C\",\"frame\":%u,\"at\":", w->shown);
+                out_bytes(S, b, (size_t)len);
+                out_num(S, close);
+                out_str(S, "}");
+            }
             sp--;
             opened = true;
         }
@@ -261,22 +388,8 @@ static void end_process(ss *S)
     out_num(S, cursor);
     out_str(S, "}");
     S->n_nodes = 0;
-    S->depth = 0;
-}
-
-/* The deepest call of the process fits the walk: it is as deep as the
- * stack ever was. */
-static bool walk_room(ss *S)
-{
-    if (S->depth + 1 <= S->cap_walk)
-        return true;
-    uint32_t cap = S->depth + 64;
-    struct walk *w = realloc(S->walk, cap * sizeof *w);
-    if (!w)
-        return false;
-    S->walk = w;
-    S->cap_walk = cap;
-    return true;
+    S->n_open = 0;
+    S->sp = 0;
 }
 
 static int on_chunk(void *ctx, const nytp_chunk *c)
@@ -315,8 +428,6 @@ static int on_chunk(void *ctx, const nytp_chunk *c)
     case NYTP_TAG_SUB_RETURN:
         if (!add_return(S, c->u.sub_return.depth, c->u.sub_return.incl, c->u.sub_return.name))
             return NYTP_E_NOMEM;
-        if (!walk_room(S))
-            return NYTP_E_NOMEM;
         break;
     default: break;
     }
@@ -338,14 +449,8 @@ typedef struct sampled {
 static int add_sample(sampled *W, const nytp_str *path, uint32_t depth, double ns)
 {
     ss *S = W->S;
-    if (W->n == W->cap) {
-        uint32_t cap = W->cap ? W->cap * 2 : 1024;
-        double *w = realloc(W->weights, cap * sizeof *w);
-        if (!w)
-            return NYTP_E_NOMEM;
-        W->weights = w;
-        W->cap = cap;
-    }
+    if (!cli_grow((void **)&W->weights, (size_t)W->n + 1, &W->cap, sizeof *W->weights))
+        return NYTP_E_NOMEM;
     W->weights[W->n] = ns;
     /* huge weights add up to Inf, which JSON cannot say */
     W->total = isfinite(W->total + ns) ? W->total + ns : DBL_MAX;
@@ -394,7 +499,10 @@ static int write_sampled(ss *S, export_profile *x)
     int st;
     if (x->returns && x->p->ticks_per_sec > 0) {
         T.ns_per_tick = 1e9 / x->p->ticks_per_sec;
-        st = nytp_calltree_walk(x->t, 0, on_tree_node, &T);
+        /* folded as in nytp calls (the evented writer folds as it goes) */
+        st = nytp_calltree_fold_recursion(x->t, S->max_recursion) < 0 ? NYTP_E_NOMEM : 0;
+        if (st == 0)
+            st = nytp_calltree_walk(x->t, 0, on_tree_node, &T);
     } else {
         st = export_site_paths(x, on_site_path, W);
     }
@@ -446,9 +554,10 @@ struct ss_opts {
     bool strict;
     const char *output;
     bool sampled;
+    uint32_t max_recursion;
 };
 
-enum { OPT_STRICT = 256, OPT_SAMPLED };
+enum { OPT_STRICT = 256, OPT_SAMPLED, OPT_MAX_RECURSION };
 
 static void on_opt(int opt, const char *arg, void *ctx)
 {
@@ -456,6 +565,7 @@ static void on_opt(int opt, const char *arg, void *ctx)
     switch (opt) {
     case OPT_STRICT: o->strict = true; break;
     case OPT_SAMPLED: o->sampled = true; break;
+    case OPT_MAX_RECURSION: o->max_recursion = cli_parse_max_recursion(arg); break;
     case 'o': o->output = arg; break;
     }
 }
@@ -504,6 +614,7 @@ static void ss_release(ss *S)
     free(S->nodes);
     free(S->stack);
     free(S->walk);
+    free(S->scan);
     free(S->app);
 }
 
@@ -511,11 +622,12 @@ int cmd_speedscope(int argc, char **argv)
 {
     static const struct option longopts[] = {
         {"strict", no_argument, NULL, OPT_STRICT},
+        {"max-recursion", required_argument, NULL, OPT_MAX_RECURSION},
         {"output", required_argument, NULL, 'o'},
         {"sampled", no_argument, NULL, OPT_SAMPLED},
         {NULL, 0, NULL, 0},
     };
-    struct ss_opts o = {false, "nytprof.speedscope.json", false};
+    struct ss_opts o = {false, "nytprof.speedscope.json", false, NYTP_CALLTREE_MAX_RECURSION};
     int first = cli_parse(argc, argv, "f:o:", longopts, usage, on_opt, &o);
     cli_output_not_input(o.output, argc - first, argv + first, "nytprof.out");
     nytp_out *out = cli_output_open(o.output);
@@ -523,6 +635,7 @@ int cmd_speedscope(int argc, char **argv)
         return EXIT_BAD_INPUT;
     ss S;
     ss_begin(&S, out);
+    S.max_recursion = o.max_recursion;
     export_profile x;
     /* --sampled: no time line, so the call events are not laid out */
     int rc = export_load(&x, argc - first, argv + first, o.strict, o.sampled ? NULL : on_chunk, &S);
@@ -552,6 +665,7 @@ int speedscope_write_memory(const void *data, size_t size)
         return st;
     ss S;
     ss_begin(&S, out);
+    S.max_recursion = 2; /* small, so that the fuzz target's inputs reach the folding */
     export_profile x;
     st = export_load_mem(&x, data, size, 2, on_chunk, &S);
     if (st == NYTP_OK) {

@@ -13,6 +13,7 @@
  * (with their depth), so a depth costs nothing by itself: memory follows
  * the returns, never the depth numbers.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -70,23 +71,9 @@ struct nytp_calltree {
 
 /* ---- growing arrays ------------------------------------------------------ */
 
-static bool grow(void **v, uint32_t *cap, uint32_t need, size_t elem)
+static bool grow(void **v, uint32_t *cap, uint64_t need, size_t elem)
 {
-    if (need <= *cap)
-        return true;
-    uint64_t n = *cap ? *cap : 16;
-    while (n < need)
-        n *= 2;
-    if (n > UINT32_MAX - 2)
-        n = UINT32_MAX - 2;
-    if (n < need)
-        return false;
-    void *p = realloc(*v, (size_t)n * elem);
-    if (!p)
-        return false;
-    *v = p;
-    *cap = (uint32_t)n;
-    return true;
+    return kmap_grow_to(v, cap, need, elem);
 }
 
 /* ---- the (parent, name) table --------------------------------------------- */
@@ -497,6 +484,144 @@ int64_t nytp_calltree_end_input(nytp_calltree *t)
     if (measure_depth(t) < 0)
         return NYTP_E_NOMEM;
     return closed > INT64_MAX ? INT64_MAX : (int64_t)closed;
+}
+
+/* ---- folding deep recursion ------------------------------------------------ */
+
+/* Take child c out of parent p's list (not out of the table). */
+static void unlink_child(nytp_calltree *t, uint32_t p, uint32_t c)
+{
+    uint32_t *at = &t->nodes[p].first;
+    while (*at != c)
+        at = &t->nodes[*at].next;
+    *at = t->nodes[c].next;
+    t->nodes[p].n_children--;
+}
+
+/* The name id of "NAME…[×N]" for name id. */
+static uint32_t folded_name(nytp_calltree *t, uint32_t id, uint64_t n)
+{
+    nytp_str base = nytp_calltree_name(t, id);
+    char *s = malloc((size_t)base.len + 40);
+    if (!s)
+        return NONE;
+    memcpy(s, base.ptr, base.len);
+    /* U+2026 HORIZONTAL ELLIPSIS, "[", U+00D7 MULTIPLICATION SIGN */
+    int k = snprintf(s + base.len, 40, "\xe2\x80\xa6[\xc3\x97%llu]", (unsigned long long)n);
+    bool ascii = true;
+    for (size_t i = 0; i < base.len && ascii; i++)
+        ascii = !((unsigned char)base.ptr[i] & 0x80);
+    uint32_t r = intern(t, s, base.len + (size_t)k, base.utf8 || ascii);
+    free(s);
+    return r;
+}
+
+/* Fold the run below head h (the first frame beyond the limit of a run of
+ * its sub): every frame of the sub called directly from it, and from
+ * those, is merged into it; then it takes the folded name. */
+static int fold_run(nytp_calltree *t, uint32_t h, uint64_t frames)
+{
+    uint32_t b = t->nodes[h].name;
+    for (;;) {
+        if (!slots_reserve(t))
+            return NYTP_E_NOMEM;
+        uint32_t c = child_find(t, h, b);
+        if (c == NONE)
+            break;
+        child_remove(t, c);
+        unlink_child(t, h, c);
+        int st = merge(t, c, h);
+        if (st < 0)
+            return st;
+    }
+    uint32_t name = folded_name(t, b, frames);
+    if (name == NONE || !slots_reserve(t))
+        return NYTP_E_NOMEM;
+    uint32_t parent = t->nodes[h].parent;
+    child_remove(t, h);
+    t->nodes[h].name = name;
+    uint32_t e = child_find(t, parent, name);
+    if (e == NONE) {
+        child_insert(t, h);
+        return NYTP_OK;
+    }
+    unlink_child(t, parent, h);
+    return merge(t, h, e);
+}
+
+size_t nytp_calltree_unfolded_len(const char *name, size_t len)
+{
+    static const char mark[] = "\xe2\x80\xa6[\xc3\x97";   /* "…[×" */
+    const size_t ml = sizeof mark - 1;
+    if (len < ml + 2 || name[len - 1] != ']')
+        return len;
+    size_t i = len - 1;
+    while (i > 0 && name[i - 1] >= '0' && name[i - 1] <= '9')
+        i--;
+    if (i == len - 1 || i < ml || memcmp(name + i - ml, mark, ml) != 0)
+        return len;
+    return i - ml;
+}
+
+int64_t nytp_calltree_fold_recursion(nytp_calltree *t, uint32_t limit)
+{
+    if (limit == 0 || t->max_depth <= limit)
+        return 0;
+    /* run[n]: n's place in the run of frames of its sub, each called by
+     * the one before (1: its caller is another sub); head[n]: for a frame
+     * beyond the limit, the first such frame of its run (which the others
+     * fold into), with run[head] kept and the deepest place in deep[] */
+    uint32_t nn = t->n_nodes;
+    uint32_t *run = malloc((size_t)nn * sizeof *run);
+    uint32_t *head = malloc((size_t)nn * sizeof *head);
+    uint32_t *todo = malloc((size_t)nn * sizeof *todo);
+    struct fold_head { uint32_t node, deepest; } *heads = NULL;
+    uint32_t n_heads = 0, cap_heads = 0;
+    int64_t rc = NYTP_E_NOMEM;
+    if (!run || !head || !todo)
+        goto out;
+    uint32_t nt = 0;
+    run[ROOT] = 0;
+    head[ROOT] = NONE;
+    todo[nt++] = ROOT;
+    while (nt) {
+        uint32_t n = todo[--nt];
+        for (uint32_t c = t->nodes[n].first; c != NONE; c = t->nodes[c].next) {
+            bool same = n != ROOT && t->nodes[c].name == t->nodes[n].name;
+            run[c] = same ? (run[n] == UINT32_MAX ? UINT32_MAX : run[n] + 1) : 1;
+            head[c] = NONE;
+            if (same && run[c] == (uint64_t)limit + 1) {
+                if (!grow((void **)&heads, &cap_heads, (uint64_t)n_heads + 1, sizeof *heads))
+                    goto out;
+                head[c] = n_heads;
+                heads[n_heads++] = (struct fold_head){c, run[c]};
+            } else if (same && run[c] > (uint64_t)limit + 1) {
+                head[c] = head[n];
+                if (run[c] > heads[head[c]].deepest)
+                    heads[head[c]].deepest = run[c];
+            }
+            todo[nt++] = c;
+        }
+    }
+    /* a head's subtree holds only later heads: folding from the last
+     * leaves every merge to frames already folded */
+    rc = 0;
+    for (uint32_t i = n_heads; i-- > 0;) {
+        int st = fold_run(t, heads[i].node, (uint64_t)heads[i].deepest - limit);
+        if (st < 0) {
+            rc = st;
+            goto out;
+        }
+        rc += heads[i].deepest - limit;
+    }
+    if (n_heads && measure_depth(t) < 0)
+        rc = NYTP_E_NOMEM;
+out:
+    free(run);
+    free(head);
+    free(todo);
+    free(heads);
+    return rc;
 }
 
 int nytp_calltree_add_path(nytp_calltree *t, const nytp_str *names, size_t depth, double excl,

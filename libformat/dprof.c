@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "nytp/dprof.h"
+#include "kmap.h"
 #include "strtab.h"
 
 #define MAX_LINE (1u << 20)   /* no real record is anywhere near this */
@@ -351,28 +352,16 @@ static int declare(nytp_dprof *d, char **f, int n, nytp_error *err)
     uint32_t id = strtab_intern(&d->ids, f[1], strlen(f[1]));
     if (id == STRTAB_NONE)
         return nytp_error_set(err, NYTP_E_NOMEM, "out of memory");
-    if (id >= d->id_cap) {
-        uint32_t cap = d->id_cap ? d->id_cap * 2 : 64;
-        uint32_t *v = realloc(d->id_sub, (size_t)cap * sizeof *v);
-        if (!v)
-            return nytp_error_set(err, NYTP_E_NOMEM, "out of memory");
-        d->id_sub = v;
-        d->id_cap = cap;
-    }
+    if (!kmap_grow_to((void **)&d->id_sub, &d->id_cap, (uint64_t)id + 1, sizeof *d->id_sub))
+        return nytp_error_set(err, NYTP_E_NOMEM, "out of memory");
     d->id_sub[id] = sub;    /* a redeclared id names its new sub, as in dprofpp */
     return NYTP_OK;
 }
 
 static int push(nytp_dprof *d, uint32_t sub, uint32_t entered, nytp_error *err)
 {
-    if (d->depth == d->stack_cap) {
-        uint32_t cap = d->stack_cap ? d->stack_cap * 2 : 64;
-        frame *v = realloc(d->stack, (size_t)cap * sizeof *v);
-        if (!v)
-            return nytp_error_set(err, NYTP_E_NOMEM, "out of memory");
-        d->stack = v;
-        d->stack_cap = cap;
-    }
+    if (!kmap_grow_to((void **)&d->stack, &d->stack_cap, (uint64_t)d->depth + 1, sizeof *d->stack))
+        return nytp_error_set(err, NYTP_E_NOMEM, "out of memory");
     d->stack[d->depth++] = (frame){sub, entered};
     return NYTP_OK;
 }

@@ -89,19 +89,34 @@ void kmap_free(kmap *m)
     memset(m, 0, sizeof *m);
 }
 
-bool kmap_grow_array(void **v, uint32_t n, uint32_t *cap, size_t sz)
+uint32_t kmap_grown_cap(uint32_t cap, uint64_t need)
 {
-    if (n < *cap)
+    if (need > KMAP_MAX_CAP)
+        return 0;
+    uint64_t nc = cap ? cap : 8; /* small: a model holds many short arrays */
+    while (nc < need)
+        nc *= 2;
+    return nc > KMAP_MAX_CAP ? KMAP_MAX_CAP : (uint32_t)nc;
+}
+
+bool kmap_grow_to(void **v, uint32_t *cap, uint64_t need, size_t sz)
+{
+    if (need <= *cap)
         return true;
-    if (*cap >= UINT32_MAX / 2)
-        return false;
-    uint32_t nc = *cap ? *cap * 2 : 8;
-    void *nv = realloc(*v, (size_t)nc * sz);
+    uint32_t nc = kmap_grown_cap(*cap, need);
+    void *nv = nc && (size_t)nc <= SIZE_MAX / sz ? realloc(*v, (size_t)nc * sz) : NULL;
     if (!nv)
         return false;
     *v = nv;
     *cap = nc;
     return true;
+}
+
+bool kmap_grow_array(void **v, uint32_t n, uint32_t *cap, size_t sz)
+{
+    if (n >= UINT32_MAX / 2)
+        return false;
+    return kmap_grow_to(v, cap, (uint64_t)n + 1, sz);
 }
 
 /* The smallest doubling of *cap (from start) above idx, or 0 past 2^32. */

@@ -27,6 +27,20 @@ uint32_t kmap_get(const kmap *m, uint64_t a, uint64_t b);
 bool kmap_put(kmap *m, uint64_t a, uint64_t b, uint32_t val);
 void kmap_free(kmap *m);
 
+/* Array growth, the one way the library does it.  Capacities are 32-bit
+ * counts, and a doubling past 2^31 used to wrap to 0 (then the array was
+ * written beyond its end, or the loop that doubled never ended): every
+ * growth goes through kmap_grown_cap, which refuses instead. */
+#define KMAP_MAX_CAP (UINT32_MAX - 2)  /* UINT32_MAX and the one below are sentinels */
+
+/* The doubling of cap (from 8) that holds need elements, at most
+ * KMAP_MAX_CAP; 0 when need is beyond that. */
+uint32_t kmap_grown_cap(uint32_t cap, uint64_t need);
+
+/* Make room in *v (*cap elements of size sz allocated) for need elements;
+ * false when out of memory or beyond KMAP_MAX_CAP, *v and *cap unchanged. */
+bool kmap_grow_to(void **v, uint32_t *cap, uint64_t need, size_t sz);
+
 /* Make room in *v (n used, *cap allocated, elements of size sz) for one
  * more, doubling; false when out of memory or past 2^31 elements. */
 bool kmap_grow_array(void **v, uint32_t n, uint32_t *cap, size_t sz);

@@ -168,10 +168,8 @@ static uint32_t intern(nytp_merge *m, nytp_str s)
         return NONE;
     }
     if (id >= m->cap_utf8) {
-        uint32_t nc = m->cap_utf8 ? m->cap_utf8 : 64;
-        while (nc <= id)
-            nc *= 2;
-        bool *v = realloc(m->utf8, nc * sizeof *v);
+        uint32_t nc = kmap_grown_cap(m->cap_utf8, (uint64_t)id + 1);
+        bool *v = nc ? realloc(m->utf8, nc * sizeof *v) : NULL;
         if (!v) {
             m->oom = true;
             return NONE;

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kmap.h"
 #include "strtab.h"
 
 /* Eight bytes at a time, each word mixed in by a multiply, the whole
@@ -96,13 +97,13 @@ uint32_t strtab_intern(strtab *t, const char *s, size_t len)
     if (len > UINT32_MAX || t->count == STRTAB_NONE - 1)
         return STRTAB_NONE;
     if ((uint64_t)(t->count + 1) * 4 > (uint64_t)t->nslots * 3) {
-        if (!rehash(t, t->nslots ? t->nslots * 2 : 64))
+        if (t->nslots >= (1u << 31) || !rehash(t, t->nslots ? t->nslots * 2 : 64))
             return STRTAB_NONE;
         lookup(t, s, len, h, &slot);
     }
     if (t->count == t->cap) {
-        uint32_t ncap = t->cap ? t->cap * 2 : 64;
-        char **ns = realloc(t->str, ncap * sizeof *ns);
+        uint32_t ncap = kmap_grown_cap(t->cap, (uint64_t)t->count + 1);
+        char **ns = ncap ? realloc(t->str, ncap * sizeof *ns) : NULL;
         if (!ns)
             return STRTAB_NONE;
         t->str = ns;

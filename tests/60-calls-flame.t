@@ -43,13 +43,17 @@ sub same_set {
     return 0;
 }
 
+# nytprofcalls never folds deep recursion: --max-recursion=0 is its
+# behaviour (the default, 1000, changes only the deep program's lines).
+# It prints names as they are: ours decoded (%3B, %0A, %0D, %25) are its.
 sub compare_calls {
     my ($files, $label) = @_;
     for my $mode ([], ['--calls']) {
-        my ($st, $out, $err) = run_cmd([$nytp, 'calls', @$mode, @$files]);
+        my ($st, $out, $err) = run_cmd([$nytp, 'calls', '--max-recursion=0', @$mode, @$files]);
         my $l = "$label @$mode";
         is $st, 0, "$l: exit 0";
         is $err, '', "$l: no warning";
+        $out =~ s/%(3B|0A|0D|25)/chr hex $1/ge;
         same_set($out, oracle_lines(@$mode, @$files), $l);
     }
 }
@@ -117,6 +121,16 @@ for my $prog (@programs) {
         $name =~ s/=/-/g;
         my $f = fresh_profile($name, repo() . "/tests/programs/$prog.pl", $v);
         compare_calls([$f], "$prog ($v)");
+        next unless $prog eq 'deep';
+        # down(2000): 2001 frames of main::down, the last 1001 folded
+        my ($st, $out) = run_cmd([$nytp, 'calls', '--calls', $f]);
+        my $fold = "\x{2026}[\x{d7}";
+        utf8::encode($fold);
+        like $out, qr/^(?:main::down;){1000}main::down\Q$fold\E1001\] 1001$/m,
+            'deep: main::down folded beyond 1000 frames';
+        my ($st0, $all) = run_cmd([$nytp, 'calls', '--calls', '--max-recursion=0', $f]);
+        my $sum = sub { my $t = 0; $t += $_ for $_[0] =~ / (\d+)$/mg; $t };
+        is $sum->($out), $sum->($all), 'deep: folded, the same number of calls';
     }
 }
 
@@ -543,6 +557,40 @@ EOF
     my @want = map { 'main::' . Encode::decode('latin1', $_) }
         "o1\xc0\xaf", "o2\xed\xa0\x80", "o3\xf4\x90\x80\x80", "o4\xe2\x82", "o5\x80", "o6\xef\xbf\xbe";
     is_deeply [sort @titles], \@want, 'flame --svg: each name as its Latin-1 reading';
+}
+
+# Sub names holding ';', line feeds and carriage returns could forge
+# frames and lines of the collapsed stacks (issue 21, item 12): those
+# bytes and '%' are percent-encoded; tabs, spaces and UTF-8 are not.
+# Decoding every frame of every line gives back exactly the names.
+{
+    my $f = "$dir/odd-chars.out";
+    system(repo() . '/build/gen-profile', 'odd-chars', 2, $f) == 0 or die 'gen-profile failed';
+    my @want = (
+        "main::semi;colon 20", "main::line\nfeed 42", "main::line\nfeed\0main::semi;colon 5",
+        "main::tab\there 60", "main::with space 80", "main::caf\xc3\xa9 100", "main::per%3Bcent 120",
+        "main::cr\rhere 140", "main::evil 99\nmain::forged;main::x 160",
+    );
+    for my $cmd (['calls'], ['calls', '--stable'], ['flame'], ['flame', '--stable']) {
+        my ($st, $out, $err) = run_cmd([$nytp, @$cmd, $f]);
+        is $st, 0, "@$cmd, names with ';' and line ends: exit 0" or diag $err;
+        my @lines = split /\n/, $out, -1;
+        is pop(@lines), '', "@$cmd: ends with a line end";
+        is scalar(@lines), scalar(@want), "@$cmd: one line per path, none forged";
+        unlike $out, qr/^main::forged/m, "@$cmd: no line starts inside a name";
+        like $out, qr/^main::semi%3Bcolon 20$/m, "@$cmd: ';' is %3B";
+        like $out, qr/^main::line%0Afeed;main::semi%3Bcolon 5$/m, "@$cmd: LF is %0A, the frames apart";
+        like $out, qr/^main::cr%0Dhere 140$/m, "@$cmd: CR is %0D";
+        like $out, qr/^main::per%253Bcent 120$/m, "@$cmd: '%' is %25";
+        like $out, qr/^main::tab\there 60$/m, "@$cmd: a tab as it is";
+        my @got;
+        for (@lines) {
+            my ($path, $v) = /^(.*) (\d+)$/ or next;
+            my @frames = map { (my $x = $_) =~ s/%([0-9A-F]{2})/chr hex $1/ge; $x } split /;/, $path, -1;
+            push @got, join("\0", @frames) . " $v";
+        }
+        is_deeply [sort @got], [sort @want], "@$cmd: decoded, the names as they are";
+    }
 }
 
 done_testing;

@@ -90,7 +90,10 @@ sub ticks_per_sec {
     return $out =~ /^attribute\tticks_per_sec\t(\d+)$/m ? $1 : die "no ticks_per_sec in $file";
 }
 
-# nytp calls: per path, per leaf function, total
+# nytp calls: per path, per leaf function, total (frames decoded: ';', LF,
+# CR and '%' in names are written %3B, %0A, %0D, %25)
+sub unescape_frame { my $f = shift; $f =~ s/%([0-9A-F]{2})/chr hex $1/ge; return $f }
+
 sub calls_of {
     my ($files, @opt) = @_;
     my ($st, $out, $err) = run_cmd([$nytp, 'calls', @opt, @$files]);
@@ -98,7 +101,7 @@ sub calls_of {
     my (%path, %flat, $total);
     for (split /\n/, $out) {
         my ($p, $v) = /^(.*) (-?\d+)$/ or die "bad line $_";
-        $p = join ';', map { as_text($_) } split /;/, $p;
+        $p = join ';', map { as_text(unescape_frame($_)) } split /;/, $p;
         $path{$p} += $v;
         $flat{(split /;/, $p)[-1]} += $v;
         $total += $v;

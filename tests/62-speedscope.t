@@ -48,6 +48,10 @@ sub ticks_per_sec {
     return $out =~ /^attribute\tticks_per_sec\t(\d+)$/m ? $1 : die "no ticks_per_sec in $file";
 }
 
+# frames of nytp calls decoded: ';', LF, CR and '%' in names are written
+# %3B, %0A, %0D, %25
+sub unescape_frame { my $f = shift; $f =~ s/%([0-9A-F]{2})/chr hex $1/ge; return $f }
+
 sub calls_of {
     my ($files) = @_;
     my ($st, $out, $err) = run_cmd([$nytp, 'calls', @$files]);
@@ -55,7 +59,7 @@ sub calls_of {
     my (%flat, $total);
     for (split /\n/, $out) {
         my ($p, $v) = /^(.*) (-?\d+)$/ or die "bad line $_";
-        $flat{as_text((split /;/, $p)[-1])} += $v;
+        $flat{as_text(unescape_frame((split /;/, $p)[-1]))} += $v;
         $total += $v;
     }
     return {flat => \%flat, total => $total // 0};

@@ -6,6 +6,12 @@
  *   deep-return N   one SUB_RETURN at depth N and nothing else: N-1 calls
  *                   left open, the name of each unknown
  *   recursion N     a complete recursion N deep: returns at depths N..1
+ *   recursion-calls N  main::a calls main::f, which recurses N deep, each
+ *                   main::f first calling main::g (1 tick each, every sub)
+ *   odd-chars N     subs whose names hold ';', LF, CR, TAB, space, '%' and
+ *                   UTF-8 (one a forged collapsed line), each called N
+ *                   times from main::RUNTIME, and main::semi;colon also
+ *                   from the one with a LF
  *   big-fid N       one file declared with id N, a statement, a sub
  *   sparse-lines N  N statements, on lines 64, 128, ... 64*N of one file
  *   eval-chain N    N string evals, each run by the one before it
@@ -127,6 +133,30 @@ int main(int argc, char **argv)
         check(nytp_write_sub_info(w, 1, 1, 3, f));
         check(nytp_write_sub_callers(w, 1, 5, 1, 1, 1, 0, 0, f, nytp_cstr("main::RUNTIME", false)));
         check(nytp_write_sub_callers(w, 1, 2, (uint32_t)n - 1, 1, 1, 0, (uint32_t)n - 1, f, f));
+    } else if (strcmp(kind, "recursion-calls") == 0) {
+        nytp_str a = nytp_cstr("main::a", false), g = nytp_cstr("main::g", false);
+        file(1, 0, 0, "x.pl");
+        for (unsigned long i = 1; i <= n; i++)
+            check(nytp_write_sub_return(w, (uint32_t)(i + 2), 1, 1, g));
+        for (unsigned long i = n; i >= 1; i--)
+            check(nytp_write_sub_return(w, (uint32_t)(i + 1), (double)(2 * (n - i + 1)), 1, f));
+        check(nytp_write_sub_return(w, 1, (double)(2 * n + 1), 1, a));
+    } else if (strcmp(kind, "odd-chars") == 0) {
+        static const char *odd[] = {"main::semi;colon", "main::line\nfeed", "main::tab\there",
+                                    "main::with space", "main::caf\xc3\xa9", "main::per%3Bcent",
+                                    "main::cr\rhere", "main::evil 99\nmain::forged;main::x"};
+        file(1, 0, 0, "x.pl");
+        for (uint32_t i = 0; i < 8; i++) {
+            nytp_str name = nytp_cstr(odd[i], i == 4);
+            check(nytp_write_sub_info(w, 1, 10 + i, 10 + i, name));
+            check(nytp_write_sub_callers(w, 1, 1, (uint32_t)n, 1e-6 * (i + 1), 1e-6 * (i + 1), 0, 0, name,
+                                         nytp_cstr("main::RUNTIME", false)));
+            for (unsigned long k = 0; k < n; k++)
+                check(nytp_write_sub_return(w, 1, 10 * (i + 1), 10 * (i + 1), name));
+        }
+        /* main::semi;colon called from main::line\nfeed */
+        check(nytp_write_sub_return(w, 2, 5, 5, nytp_cstr(odd[0], false)));
+        check(nytp_write_sub_return(w, 1, 7, 2, nytp_cstr(odd[1], false)));
     } else if (strcmp(kind, "big-fid") == 0) {
         file((uint32_t)n, 0, 0, "x.pl");
         check(nytp_write_time_line(w, 10, (uint32_t)n, 1));

@@ -219,6 +219,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         nytp_out_abort(o);
     }
     diff_write_memory(p, p, t, t); /* nytp diff: tables, JSON, the SVG */
+    /* deep recursion folded (a limit of 2, so that small inputs reach it):
+     * every call is kept (times too, but summed in another order) */
+    if (nytp_calltree_fold_recursion(t, 2) >= 0) {
+        if (nytp_calltree_total_calls(t) != cs.returns)
+            __builtin_trap();
+        if (nytp_out_open_mem(&o, &e) == 0) {
+            calls_write_collapsed(o, t, true, false);
+            nytp_out_abort(o);
+        }
+    }
     nytp_profile_free(p);
     nytp_calltree_free(t);
 

@@ -348,6 +348,59 @@ static void paths_by_hand_and_walk_order(void **state)
     nytp_calltree_free(t);
 }
 
+/* Direct recursion deeper than the limit folds into one frame
+ * "NAME…[×N]" holding the deeper frames' values and calls (merged by
+ * name, themselves folded when they recurse too deep), every total kept
+ * (issue 21, item 5); a tree within the limit is left as it is. */
+static void deep_recursion_folds(void **state)
+{
+    (void)state;
+    static const char *paths[] = {
+        "a", "a;b", "a;b;b", "a;b;b;b", "a;b;b;b;b", "a;b;b;b;b;c", "a;b;b;b;c",
+        "a;b;b;b;b;b", "a;b;b;b;b;b;c;c;c;c",
+    };
+    nytp_calltree *t;
+    nytp_error e = {0};
+    assert_int_equal(nytp_calltree_new(&t, &e), NYTP_OK);
+    for (size_t i = 0; i < sizeof paths / sizeof *paths; i++) {
+        nytp_str p[16];
+        size_t d = 0;
+        for (const char *s = paths[i]; *s; s++)
+            if (*s != ';')
+                p[d++] = (nytp_str){s, 1, false};
+        assert_int_equal(nytp_calltree_add_path(t, p, d, 1, 1, 1), NYTP_OK);
+    }
+    char *before = tree_text(t);
+    assert_int_equal(nytp_calltree_fold_recursion(t, 0), 0);
+    assert_int_equal(nytp_calltree_fold_recursion(t, 5), 0);
+    char *same = tree_text(t);
+    assert_string_equal(same, before);
+    assert_int_equal(nytp_calltree_fold_recursion(t, 2), 3 + 2);
+    char *got = tree_text(t);
+    assert_string_equal(got, "a excl=1 incl=1 calls=1 total=9\n"
+                             "a;b excl=1 incl=1 calls=1 total=8\n"
+                             "a;b;b excl=1 incl=1 calls=1 total=7\n"
+                             "a;b;b;b\xe2\x80\xa6[\xc3\x97" "3] excl=3 incl=3 calls=3 total=6\n"
+                             "a;b;b;b\xe2\x80\xa6[\xc3\x97" "3];c excl=2 incl=2 calls=2 total=3\n"
+                             "a;b;b;b\xe2\x80\xa6[\xc3\x97" "3];c;c excl=0 incl=0 calls=0 total=1\n"
+                             "a;b;b;b\xe2\x80\xa6[\xc3\x97" "3];c;c;c\xe2\x80\xa6[\xc3\x97" "2] excl=1 incl=1 calls=1 total=1\n");
+    assert_true(nytp_calltree_total_excl(t) == 9.0);
+    assert_int_equal(nytp_calltree_total_calls(t), 9);
+    const char *fb = "b\xe2\x80\xa6[\xc3\x97" "3]";
+    assert_int_equal(nytp_calltree_unfolded_len(fb, strlen(fb)), 1);
+    assert_int_equal(nytp_calltree_unfolded_len("b[x3]", 5), 5);
+    assert_int_equal(nytp_calltree_unfolded_len("b\xe2\x80\xa6[\xc3\x97]", 7), 7);
+    assert_int_equal(nytp_calltree_unfolded_len("]", 1), 1);
+    nytp_calltree_stats s;
+    nytp_calltree_get_stats(t, &s);
+    assert_int_equal(s.max_depth, 7);
+    assert_int_equal(s.nodes, 7);
+    free(before);
+    free(same);
+    free(got);
+    nytp_calltree_free(t);
+}
+
 /* Any depth is a depth: no fixed limit, and a return at depth 4e9 costs a
  * few nodes, not one per level; the frames it leaves open are one
  * "(unreturned)" frame, not a chain of four billion. */
@@ -439,6 +492,7 @@ int main(void)
         cmocka_unit_test(truncated_stream_keeps_what_came_before),
         cmocka_unit_test(several_inputs_add_up),
         cmocka_unit_test(deep_recursion),
+        cmocka_unit_test(deep_recursion_folds),
         cmocka_unit_test(memory_bounded_by_paths),
         cmocka_unit_test(paths_by_hand_and_walk_order),
         cmocka_unit_test(any_depth_costs_only_its_returns),

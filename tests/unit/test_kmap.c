@@ -48,6 +48,30 @@ static void arrays_grow(void **state)
 }
 
 /* Index tables grow to hold any index set, with the gaps empty. */
+/* Doublings of a 32-bit capacity stop at KMAP_MAX_CAP instead of
+ * wrapping to 0 (issue 21, item 3), and refuse what is beyond it. */
+static void capacities_never_wrap(void **state)
+{
+    (void)state;
+    assert_int_equal(kmap_grown_cap(0, 1), 8);
+    assert_int_equal(kmap_grown_cap(16, 17), 32);
+    assert_int_equal(kmap_grown_cap(100, 50), 100);
+    assert_int_equal(kmap_grown_cap(1u << 31, (1ull << 31) + 1), KMAP_MAX_CAP);
+    assert_int_equal(kmap_grown_cap(3u << 30, (3ull << 30) + 1), KMAP_MAX_CAP);
+    assert_int_equal(kmap_grown_cap(KMAP_MAX_CAP, KMAP_MAX_CAP), KMAP_MAX_CAP);
+    assert_int_equal(kmap_grown_cap(KMAP_MAX_CAP, (uint64_t)KMAP_MAX_CAP + 1), 0);
+    assert_int_equal(kmap_grown_cap(0, UINT64_MAX), 0);
+    /* refused without touching the array */
+    uint32_t *v = NULL, cap = 0;
+    assert_true(kmap_grow_to((void **)&v, &cap, 3, sizeof *v));
+    assert_int_equal(cap, 8);
+    uint32_t *was = v;
+    assert_false(kmap_grow_to((void **)&v, &cap, (uint64_t)UINT32_MAX + 5, sizeof *v));
+    assert_ptr_equal(v, was);
+    assert_int_equal(cap, 8);
+    free(v);
+}
+
 static void index_tables(void **state)
 {
     (void)state;
@@ -104,6 +128,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(pairs_round_trip),
         cmocka_unit_test(arrays_grow),
+        cmocka_unit_test(capacities_never_wrap),
         cmocka_unit_test(index_tables),
         cmocka_unit_test(number_maps),
     };

@@ -82,6 +82,34 @@ int64_t nytp_calltree_end_input(nytp_calltree *t);
 int nytp_calltree_add_path(nytp_calltree *t, const nytp_str *names, size_t depth, double excl,
                            double incl, uint64_t calls);
 
+/* ---- folding deep recursion ------------------------------------------------ */
+
+/* The default limit of the commands (--max-recursion). */
+#define NYTP_CALLTREE_MAX_RECURSION 1000
+
+/* Fold direct recursion deeper than limit frames.  A run of frames of one
+ * sub, each called by the one before it, keeps its first limit frames;
+ * every frame of the run beyond them is one frame named
+ *
+ *     NAME…[×N]       (U+2026 then "[", U+00D7, N, "]")
+ *
+ * N being how many frames it stands for along the deepest such run.  It
+ * holds their values summed (exclusive and inclusive ticks, calls), and
+ * the calls they made to other subs, merged by name, so every total stays
+ * what it was: "a;b;b;b;…;b;c" with 2,000,000 frames of b and a limit of
+ * 1000 becomes "a;b;…(1000 frames of b);b…[×1999000];c".  A tree with no
+ * run deeper than limit is left as it is.  Call it once, after the last
+ * input (a folded frame is not a frame of its sub: returns added later do
+ * not go into it).  limit 0 folds nothing.  Returns how many frames were
+ * folded away along the deepest runs (summed over the runs), or
+ * NYTP_E_NOMEM (the tree holds every value, partly folded). */
+int64_t nytp_calltree_fold_recursion(nytp_calltree *t, uint32_t limit);
+
+/* The length of the sub name of a folded frame's name ("NAME…[×N]": that
+ * of NAME), or len for any other name: lets a caller find the folded sub
+ * (its file, its line). */
+size_t nytp_calltree_unfolded_len(const char *name, size_t len);
+
 typedef struct nytp_calltree_stats {
     uint64_t returns;       /* SUB_RETURN events added */
     double excl_in;         /* their exclusive ticks, summed as they came */
