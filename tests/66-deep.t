@@ -100,13 +100,16 @@ utf8::encode($fold);
     like $svg, qr/main::f\Q$fold\E2199000\]/, 'html: the folded frame is drawn';
 
     for my $cmd (['flame', '--svg', '-o', "$dir/rec.svg"], ['flame', '-o', "$dir/rec.txt"],
-                 ['pprof', '-o', "$dir/rec.pb.gz"], ['speedscope', '-o', "$dir/rec.json"]) {
+                 ['pprof', '-o', "$dir/rec.pb.gz"], ['speedscope', '-o', "$dir/rec.json"],
+                 ['speedscope', '--sampled', '-o', "$dir/recs.json"]) {
         ($st, $out, $err, $s) = run_limited(1_000_000, 60, $nytp, @$cmd, $f);
         is $st, 0, "@$cmd[0..$#$cmd-2], recursion $n deep: exit 0 within 60 s" or diag $err;
         cmp_ok -s $cmd->[-1], '<', 5_000_000, "@$cmd[0..$#$cmd-2]: " . (-s $cmd->[-1]) . ' bytes';
     }
     like slurp_file("$dir/rec.json"), qr/"name":"main::f\Q$fold\E2199000\]","file":"x\.pl","line":1\}/,
         "speedscope: the folded frame, in its sub's file and line";
+    like slurp_file("$dir/recs.json"), qr/"name":"main::f\Q$fold\E2199000\]"/,
+        "speedscope --sampled: the folded frame";
     is slurp_file("$dir/rec.txt"), join("\n", @lines) . "\n", 'flame: the lines of calls';
 }
 
