@@ -2,15 +2,20 @@
  * state (S), its types, the clock read at every event, and the functions
  * one concern offers another.  Private to profiler/.
  *
- * The files, by concern:
- *   NYTP.c    options, start-up, control (enable, disable, finish), the
- *             perl interface (DB::...) and the module's boot
+ * The files, in layers: each calls only files below it (none calls up).
+ *   state.c   S and its defaults, messages (note), array growth
  *   clock.c   the clock: time-stamp counter or clock_gettime
  *   files.c   file ids of files and string evals
- *   stmt.c    statements: the op wrappers of nextstate, leave, exit, fork
- *   calls.c   sub calls: frames, subs by address, call arcs
- *   output.c  the output file, fork, and what is written at the end
- *             (source lines, sub line ranges, call arcs)
+ *   subs.c    subs and call arcs by address; calls waiting for their start
+ *   output.c  the output file: open, close, disable, a fork's new file,
+ *             and what is written at the end (source lines, sub line
+ *             ranges, call arcs)
+ *   stmt.c    statements: the op wrappers of nextstate and leave
+ *   control.c enable and finish a profile; the wrappers of fork, exit, exec
+ *   calls.c   sub calls: the wrappers of entersub, goto and slow ops, a
+ *             frame per call on perl's save stack, what a call's end records
+ *   NYTP.c    options, start-up and the perl interface (DB::...), the
+ *             module's boot
  * Everything but the boot function is hidden inside NYTP.so.
  */
 #ifndef NYTP_PROF_H
@@ -87,6 +92,9 @@ typedef struct {
     struct sub_node *called;     /* NULL until known */
     int hide;                    /* time spent waiting (accept) is hidden */
 } call_frame;
+
+/* The frame at save-stack index ix (-1: none). */
+#define FRAME(ix) ((ix) != -1 ? SSPTR((ix), call_frame *) : (call_frame *)NULL)
 
 /* A sub by name ("Pkg::name"), as calls and call arcs refer to it.  One
  * node per name, never freed: arcs and frames hold its address. */
@@ -300,28 +308,36 @@ int name_is_eval(const char *name, STRLEN len);
 unsigned file_id(pTHX_ const char *name, STRLEN len, unsigned create_via);
 void emit_fid(const fid_info *f);
 
-/* stmt.c */
-OP *pp_exit(pTHX);
-OP *pp_fork(pTHX);
-OP *pp_leave(pTHX);
-OP *pp_stmt(pTHX);
-void stmt_event(pTHX_ COP *cop, OP *op, int64_t now);
-
-/* calls.c */
-OP *pp_call(pTHX);
-OP *pp_slowop(pTHX);
+/* subs.c */
 sub_node *node_named(pTHX_ const char *pkg, STRLEN pkg_len, const char *sub, STRLEN sub_len);
+sub_node *node_for_gv(pTHX_ GV *gv);
+sub_node *node_for_slowop(pTHX_ HV *stash, OPCODE type);
+arc_stats *arc_for(pTHX_ sub_node *called, sub_node *caller, unsigned fid, int line);
 void arcs_clear(pTHX);
 void node_cache_clear(pTHX);
 
 /* output.c */
-int reinit_if_forked(pTHX);
-void close_output(pTHX);
-void note_fork(void);
 void open_output(pTHX);
-
-/* NYTP.c */
+void close_output(pTHX);
 int disable_profile(pTHX);
+void note_fork(void);
+int reinit_if_forked(pTHX);
+
+/* stmt.c */
+OP *pp_stmt(pTHX);
+OP *pp_leave(pTHX);
+void stmt_event(pTHX_ COP *cop, OP *op, int64_t now);
+void leave_event(pTHX_ OP *op, int64_t now);
+
+/* control.c */
+bool absolute_name(char *dst, size_t size, const char *name);
+int enable_profile(pTHX_ const char *file);
 void finish_profile(pTHX);
+OP *pp_exit(pTHX);
+OP *pp_fork(pTHX);
+
+/* calls.c */
+OP *pp_call(pTHX);
+OP *pp_slowop(pTHX);
 
 #endif

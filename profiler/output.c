@@ -340,6 +340,23 @@ void close_output(pTHX)
     S.w = NULL;
 }
 
+int disable_profile(pTHX)
+{
+    int was = S.profiling;
+    if (OTHER_INTERP())
+        return 0;
+    TRACE(1, "~ disable_profile (previously %s, pid %d)\n", was ? "enabled" : "disabled",
+          (int)getpid());
+    if (S.profiling) {
+        if (OPT(O_USE_DB_SUB))
+            sv_setiv(PL_DBsingle, 0);
+        if (S.w)
+            nytp_out_flush(nytp_writer_out(S.w));
+        S.profiling = 0;
+    }
+    return was;
+}
+
 /* In a child after fork: drop the parent's unwritten data and state, and
  * (within forkdepth) start the child's own file, FILE.PID. */
 /* Set in a child by fork() (pthread_atfork), however it was called: perl's

@@ -1,5 +1,5 @@
 /* stmt.c — statements: the wrappers of nextstate and of the ops that
- * return into the middle of a statement, exit and fork. */
+ * return into the middle of a statement. */
 #include "nytp_prof.h"
 
 /* ---- statements ------------------------------------------------------------ */
@@ -182,7 +182,7 @@ void stmt_event(pTHX_ COP *cop, OP *op, int64_t now)
 /* After an op that returns into the middle of an outer statement: close
  * the inner statement now and mark the outer one's next time as a
  * continuation (DISCOUNT), not a new execution. */
-static void leave_event(pTHX_ OP *op, int64_t now)
+void leave_event(pTHX_ OP *op, int64_t now)
 {
     if (!S.profiling || !S.w || !OPT(O_STMTS) || OTHER_INTERP())
         return;
@@ -211,22 +211,4 @@ OP *pp_leave(pTHX)
     OP *op = S.orig[PL_op->op_type](aTHX);
     leave_event(aTHX_ op, FRESH_TIME());
     return op;
-}
-
-OP *pp_fork(pTHX)
-{
-    OP *op = S.orig[PL_op->op_type](aTHX);
-    if (!OTHER_INTERP())
-        reinit_if_forked(aTHX);
-    return op;
-}
-
-OP *pp_exit(pTHX)
-{
-    if (OTHER_INTERP())
-        return S.orig[PL_op->op_type](aTHX);
-    leave_event(aTHX_ NULL, 0);
-    if (PL_op->op_type == OP_EXEC)
-        finish_profile(aTHX); /* nothing runs after a successful exec */
-    return S.orig[PL_op->op_type](aTHX);
 }

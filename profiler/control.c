@@ -1,0 +1,102 @@
+/* control.c — a profile from start to end: enable (open the output),
+ * finish (the last statement, the tables, close), and the wrappers of
+ * fork, exit and exec, where a process begins anew or ends.  Above the
+ * statement and call recording it finishes; below the sub hooks
+ * (calls.c: POSIX::_exit) and the perl interface (NYTP.c). */
+#include "nytp_prof.h"
+
+/* name as an absolute path (relative names are to the working directory
+ * now), so that a program that changes directory, and its children's
+ * FILE.PID, still write where the name meant when it was given.  false
+ * (dst unchanged) when it does not fit or the directory is unknown. */
+bool absolute_name(char *dst, size_t size, const char *name)
+{
+    if (name[0] == '/') {
+        if (strlen(name) >= size)
+            return false;
+        snprintf(dst, size, "%s", name);
+        return true;
+    }
+    char cwd[PATH_MAX];
+    if (!getcwd(cwd, sizeof cwd))
+        return false;
+    size_t c = strlen(cwd), n = strlen(name);
+    if (c == 1) /* "/" */
+        c = 0;
+    if (c + 1 + n >= size)
+        return false;
+    memcpy(dst, cwd, c);
+    dst[c] = '/';
+    memcpy(dst + c + 1, name, n + 1);
+    return true;
+}
+
+int enable_profile(pTHX_ const char *file)
+{
+    int was = S.profiling;
+    if (OTHER_INTERP())
+        return 0;
+    if (OPT(O_USECPUTIME)) {
+        /* as Devel::NYTProf 6 does: no profile rather than one measured
+         * with a clock the user did not ask for */
+        if (!S.cputime_noted++)
+            note("Devel::NYTP: the usecputime option has been removed (as from Devel::NYTProf): "
+                 "profiling is not enabled; use clock=N for a CPU-time clock "
+                 "(clock=%d is CLOCK_PROCESS_CPUTIME_ID)\n", (int)CLOCK_PROCESS_CPUTIME_ID);
+        return 0;
+    }
+    reinit_if_forked(aTHX);
+    TRACE(1, "~ enable_profile (previously %s) to %s\n", was ? "enabled" : "disabled",
+          file && *file ? file : S.file);
+    char full[sizeof S.file];
+    if (file && *file && absolute_name(full, sizeof full, file) && strcmp(full, S.file) != 0) {
+        close_output(aTHX);
+        snprintf(S.file, sizeof S.file, "%s", full);
+    }
+    if (!S.w)
+        open_output(aTHX);
+    S.last_fileptr = NULL;
+    S.profiling = 1;
+    if (OPT(O_USE_DB_SUB))
+        sv_setiv(PL_DBsingle, 1);
+    S.last_t = clock_ticks();
+    return was;
+}
+
+void finish_profile(pTHX)
+{
+    int saved_errno = errno;
+    if (OTHER_INTERP())
+        return;
+    TRACE(1, "~ finish_profile (overhead %gt, profiling %d)\n", (double)S.overhead_ticks,
+          S.profiling);
+    if (!OPT(O_LEAVE) || OPT(O_USE_DB_SUB))
+        stmt_event(aTHX_ NULL, NULL, 0); /* the last statement's time */
+    disable_profile(aTHX);
+    close_output(aTHX);
+    if (HvUSEDKEYS(S.callers_hv))
+        hv_clear(S.callers_hv);
+    arcs_clear(aTHX);
+    node_cache_clear(aTHX);
+    S.overhead_ticks = 0;
+    S.subr_ticks = 0;
+    errno = saved_errno;
+}
+
+OP *pp_fork(pTHX)
+{
+    OP *op = S.orig[PL_op->op_type](aTHX);
+    if (!OTHER_INTERP())
+        reinit_if_forked(aTHX);
+    return op;
+}
+
+OP *pp_exit(pTHX)
+{
+    if (OTHER_INTERP())
+        return S.orig[PL_op->op_type](aTHX);
+    leave_event(aTHX_ NULL, 0);
+    if (PL_op->op_type == OP_EXEC)
+        finish_profile(aTHX); /* nothing runs after a successful exec */
+    return S.orig[PL_op->op_type](aTHX);
+}
