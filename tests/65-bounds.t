@@ -13,15 +13,7 @@ use File::Copy ();
 use File::Path ();
 
 my $nytp = nytp();
-my $gen = repo() . '/build/gen-profile';
 my $dir = scratch_dir();
-
-sub gen {
-    my ($kind, $n) = @_;
-    my $f = "$dir/$kind-$n.out";
-    system($gen, $kind, $n, $f) == 0 or die "gen-profile $kind $n failed";
-    return $f;
-}
 
 # run_measured(\@argv) -> ($status, $stdout, $stderr, $peak_kb, $seconds)
 sub run_measured {

@@ -12,15 +12,7 @@ use NytpTest;
 use JSON::PP ();
 
 my $nytp = nytp();
-my $gen = repo() . '/build/gen-profile';
 my $dir = scratch_dir();
-
-sub gen {
-    my ($kind, $n) = @_;
-    my $f = "$dir/$kind-$n.out";
-    system($gen, $kind, $n, $f) == 0 or die "gen-profile $kind $n failed";
-    return $f;
-}
 
 # run_limited($kb, $seconds, @argv) -> ($status, $stdout, $stderr, $elapsed):
 # memory, time and every file written (50 MB) bounded, so that what used

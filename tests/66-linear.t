@@ -42,17 +42,9 @@ use Time::HiRes ();
 use File::Copy ();
 
 my $nytp = nytp();
-my $gen = repo() . '/build/gen-profile';
 my $dir = scratch_dir();
 my $RATIO = 30;
 my $MEM = 15;
-
-sub gen {
-    my ($kind, $n) = @_;
-    my $f = "$dir/$kind-$n.out";
-    system($gen, $kind, $n, $f) == 0 or die "gen-profile $kind $n failed";
-    return $f;
-}
 
 # load(\@files, $timeout, \@command) -> ($status, $stdout, $cpu_seconds, $peak_kb, $wall)
 # 'nytp @command @files' under /usr/bin/time, killed after $timeout

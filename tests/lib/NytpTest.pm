@@ -10,7 +10,7 @@ use Cwd qw(abs_path);
 use Encode ();
 use FindBin;
 
-our @EXPORT = qw(repo nytp run_cmd slurp_file fresh_profile testdata scratch_dir need missing xml_problem);
+our @EXPORT = qw(repo nytp run_cmd slurp_file fresh_profile gen testdata scratch_dir need missing xml_problem);
 
 # need(HAVE, WHY): a test file whose tools are missing (make deps installs
 # them) is skipped when run by hand, but fails under 'make test', which sets
@@ -64,6 +64,15 @@ sub run_cmd {
     waitpid $pid, 0;
     my $status = $? & 127 ? 128 + ($? & 127) : $? >> 8;
     return ($status, slurp_file($out), slurp_file($err));
+}
+
+# gen($kind, $n) -> the path of a profile that build/gen-profile made
+# (tests/gen-profile.c lists the kinds), in the scratch directory
+sub gen {
+    my ($kind, $n) = @_;
+    my $f = scratch_dir() . "/$kind-$n.out";
+    system(repo() . '/build/gen-profile', $kind, $n, $f) == 0 or die "gen-profile $kind $n failed";
+    return $f;
 }
 
 sub slurp_file {
