@@ -145,6 +145,13 @@ nytp_profile *cli_load_profile_with(int nfiles, char **files, bool strict,
                                     int (*on_chunk)(void *ctx, const nytp_chunk *c), void *ctx,
                                     int *rc);
 
+/* Fold the files of p that are one file named several ways ("/a/./b.pl",
+ * "/a//b.pl", a symlink to it) into the first of them: the same real
+ * path when the file exists, else the same name once "//" and "/./" are
+ * squeezed.  Files with nothing in them are left as they are.  Returns
+ * NYTP_OK or NYTP_E_NOMEM. */
+int cli_fold_aliases(nytp_profile *p);
+
 /* A report written as a directory.  Its files are written into a
  * temporary directory first; only when all are written does
  * cli_outdir_commit put them in place, so a failed or interrupted run

@@ -583,7 +583,7 @@ static int write_reports(csv_run *R)
     for (int lv = 0; lv < nlevels; lv++) {
         for (uint32_t fid = 1; fid < p->n_files; fid++) {
             const nytp_file *f = &p->files[fid];
-            if (!f->defined || (f->eval_fid && strcmp(levels[lv], "line") != 0))
+            if (!f->defined || nytp_file_is_empty(f) || (f->eval_fid && strcmp(levels[lv], "line") != 0))
                 continue;
             int rc = write_report(R, f, levels[lv]);
             if (rc < 0) {
@@ -616,7 +616,7 @@ int cmd_csv(int argc, char **argv)
     nytp_profile *p = cli_load_profile(argc - first, argv + first, o.strict, &rc);
     if (!p)
         return rc;
-    if (nytp_profile_collapse_evals(p) < 0) {
+    if (cli_fold_aliases(p) < 0 || nytp_profile_collapse_evals(p) < 0) {
         cli_error("out of memory");
         nytp_profile_free(p);
         return EXIT_BAD_INPUT;

@@ -193,6 +193,13 @@ static int report_init(html_report *r, const nytp_profile *p)
         const nytp_file *f = &p->files[fid];
         if (!f->defined && !f->line.n)
             continue;
+        if (nytp_file_is_empty(f)) { /* nothing to show: no page, only counted */
+            if (f->eval_fid)
+                r->n_evals += 1 + f->merged_evals;
+            else
+                r->n_empty_files++;
+            continue;
+        }
         char *shown;
         if (f->defined) {
             uint32_t len = nytp_profile_strlen(p, f->name);
@@ -579,7 +586,7 @@ static int make_report(const struct html_opts *o, int nin, char **inputs, const 
             flame_empty = true;
         }
     }
-    if (!o->no_merge && nytp_profile_collapse_evals(p) < 0) {
+    if (cli_fold_aliases(p) < 0 || (!o->no_merge && nytp_profile_collapse_evals(p) < 0)) {
         cli_progress_end(&pg);
         cli_error("out of memory");
         nytp_calltree_free(feed.t);

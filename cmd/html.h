@@ -95,6 +95,7 @@ typedef struct html_report {
     double active;            /* profiler active seconds */
     double excl_total, excl_max; /* exclusive time of all subs, of the top one */
     uint32_t n_source_files, n_evals;
+    uint32_t n_empty_files;   /* declared, nothing in them: no page */
     char flame_url[128];      /* the flame graph's link of a frame */
     unsigned flame_w, flame_h; /* its size in pixels */
     unsigned flamewidth;      /* --flamewidth, 0: the default */

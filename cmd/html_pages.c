@@ -485,6 +485,11 @@ static void summary(html_report *r, hw *w)
     hw_s(w, ", ");
     hw_u(w, r->n_evals);
     hw_s(w, " string evals");
+    if (r->n_empty_files) {
+        hw_s(w, "; ");
+        hw_count(w, r->n_empty_files);
+        hw_s(w, r->n_empty_files == 1 ? " more file with no data (no page)" : " more files with no data (no pages)");
+    }
     dt(w, "Processes");
     hw_u(w, p->n_procs);
     for (uint32_t i = 0; i < p->n_procs && i < 20; i++) {

@@ -1662,3 +1662,68 @@ int nytp_profile_collapse_evals(nytp_profile *p)
     free(C.dead_sub);
     return C.oom ? NYTP_E_NOMEM : st;
 }
+
+/* ---- files named more than once ----------------------------------------- */
+
+int nytp_profile_fold_files(nytp_profile *p, const uint32_t *into)
+{
+    collapser C = {p, calloc(p->n_sites + 1, sizeof(bool)), calloc(p->n_subs + 1, sizeof(bool)),
+                   false};
+    if (!C.dead_site || !C.dead_sub) {
+        free(C.dead_site);
+        free(C.dead_sub);
+        return NYTP_E_NOMEM;
+    }
+    bool any = false;
+    for (uint32_t d = 1; d < p->n_files; d++) {
+        uint32_t t = into[d];
+        if (t == d || t >= p->n_files || into[t] != t || p->files[d].eval_fid || p->files[t].eval_fid)
+            continue;
+        any = true;
+        /* every sub placed in the donor, defined there or only listed */
+        for (uint32_t i = 0; i < p->files[d].n_subs; i++) {
+            uint32_t sid = p->files[d].subs[i];
+            if (p->subs[sid].fid == d)
+                p->subs[sid].fid = t;
+            nytp_file *tf = &p->files[t];
+            bool have = false;
+            for (uint32_t k = 0; k < tf->n_subs; k++)
+                have |= tf->subs[k] == sid;
+            if (!have && !PUSH(tf->subs, tf->n_subs, tf->cap_subs, sid))
+                C.oom = true;
+        }
+        while (p->files[d].n_sites) {
+            uint32_t sid = p->files[d].sites[0];
+            move_site(&C, sid, p->sites[sid].called, t);
+        }
+        nytp_file *df = &p->files[d], *tf = &p->files[t];
+        add_lines(&C, &tf->line, &df->line);
+        add_lines(&C, &tf->block, &df->block);
+        add_lines(&C, &tf->sub, &df->sub);
+        for (uint32_t i = 0; i < df->n_evals; i++) {
+            p->files[df->evals[i]].eval_fid = t;
+            if (!PUSH(tf->evals, tf->n_evals, tf->cap_evals, df->evals[i]))
+                C.oom = true;
+        }
+        if (!tf->src.n) { /* the first saved source of the file serves */
+            nytp_src keep = tf->src;
+            tf->src = df->src;
+            df->src = keep;
+        }
+        for (uint32_t i = 0; i < p->n_subs; i++) /* placed there but not listed */
+            if (p->subs[i].fid == d)
+                p->subs[i].fid = t;
+        free_file_data(df);
+    }
+    int st = any ? compact(&C) : NYTP_OK;
+    if (any && st == NYTP_OK)
+        st = derive_eval_roots(p);
+    free(C.dead_site);
+    free(C.dead_sub);
+    return C.oom ? NYTP_E_NOMEM : st;
+}
+
+bool nytp_file_is_empty(const nytp_file *f)
+{
+    return !f->line.n && !f->block.n && !f->sub.n && !f->src.n && !f->n_subs && !f->n_sites && !f->n_evals;
+}
