@@ -11,7 +11,7 @@
 #include "fmt.h"
 
 static const char usage[] =
-    "usage: nytp calls [--calls] [--stable] [--strict] [-o FILE] [FILE...]\n"
+    "usage: nytp calls [--calls] [--stable] [--strict] [-v] [-o FILE] [FILE...]\n"
     "\n"
     "Rebuild the call tree from the sub return events of NYTProf profiles\n"
     "(default FILE: nytprof.out; '-' reads standard input; several files add\n"
@@ -22,6 +22,7 @@ static const char usage[] =
     "  --calls           VALUE is the number of calls instead of ticks\n"
     "  --stable          sort the lines (default: tree order)\n"
     "  --strict          a truncated profile is an error (exit 1)\n"
+    "  -v, --verbose     say what is being done on standard error\n"
     "  -f, --file=FILE   read FILE (the same as naming it)\n"
     "  -o, --output=FILE write to FILE (atomically) instead of standard output;\n"
     "                    --out is the same\n"
@@ -39,7 +40,7 @@ static const char *shown(const char *file)
     return strcmp(file, "-") == 0 ? "(standard input)" : file;
 }
 
-nytp_calltree *calls_load(int nfiles, char **files, bool strict, int *rc)
+nytp_calltree *calls_load(int nfiles, char **files, bool strict, bool verbose, int *rc)
 {
     static char *default_file[] = {"nytprof.out"};
     if (nfiles == 0) {
@@ -58,6 +59,8 @@ nytp_calltree *calls_load(int nfiles, char **files, bool strict, int *rc)
     for (int i = 0; i < nfiles; i++) {
         nytp_calltree_stats before, after;
         nytp_calltree_get_stats(t, &before);
+        if (verbose)
+            cli_note("reading %s (%d of %d)", shown(files[i]), i + 1, nfiles);
         int st = nytp_calltree_load(t, files[i], cli_reader_warning, files[i], &e);
         nytp_calltree_get_stats(t, &after);
         uint64_t open = after.unreturned - before.unreturned;
@@ -86,6 +89,9 @@ nytp_calltree *calls_load(int nfiles, char **files, bool strict, int *rc)
             nytp_calltree_free(t);
             return NULL;
         }
+        if (verbose)
+            cli_note("%s: %llu sub returns", shown(files[i]),
+                     (unsigned long long)(after.returns - before.returns));
     }
     return t;
 }
@@ -238,7 +244,7 @@ int calls_write_collapsed(nytp_out *out, const nytp_calltree *t, bool by_calls, 
 /* ---- the command ---------------------------------------------------------- */
 
 struct calls_opts {
-    bool by_calls, stable, strict;
+    bool by_calls, stable, strict, verbose;
     const char *output;
 };
 
@@ -252,6 +258,7 @@ static void on_opt(int opt, const char *arg, void *ctx)
     case OPT_STABLE: o->stable = true; break;
     case OPT_STRICT: o->strict = true; break;
     case 'o': o->output = arg; break;
+    case 'v': o->verbose = true; break;
     }
 }
 
@@ -262,13 +269,14 @@ int cmd_calls(int argc, char **argv)
         {"stable", no_argument, NULL, OPT_STABLE},
         {"strict", no_argument, NULL, OPT_STRICT},
         {"output", required_argument, NULL, 'o'},
+        {"verbose", no_argument, NULL, 'v'},
         {NULL, 0, NULL, 0},
     };
     struct calls_opts o = {0};
-    int first = cli_parse(argc, argv, "f:o:", longopts, usage, on_opt, &o);
+    int first = cli_parse(argc, argv, "f:o:v", longopts, usage, on_opt, &o);
     cli_output_not_input(o.output, argc - first, argv + first, "nytprof.out");
     int rc;
-    nytp_calltree *t = calls_load(argc - first, argv + first, o.strict, &rc);
+    nytp_calltree *t = calls_load(argc - first, argv + first, o.strict, o.verbose, &rc);
     if (!t)
         return rc;
     nytp_out *out = cli_output_open(o.output);
@@ -276,6 +284,8 @@ int cmd_calls(int argc, char **argv)
         nytp_calltree_free(t);
         return EXIT_BAD_INPUT;
     }
+    if (o.verbose)
+        cli_note("writing the call paths to %s", o.output && strcmp(o.output, "-") ? o.output : "standard output");
     int st = calls_write_collapsed(out, t, o.by_calls, o.stable);
     nytp_calltree_free(t);
     return cli_output_finish(out, o.output, st);

@@ -12,7 +12,7 @@
  * every command does: a truncated input warns (its calls before the cut
  * are kept) unless strict, which makes it an error; frames left open are
  * reported.  Returns NULL and sets *rc to the exit code on failure. */
-nytp_calltree *calls_load(int nfiles, char **files, bool strict, int *rc);
+nytp_calltree *calls_load(int nfiles, char **files, bool strict, bool verbose, int *rc);
 
 /* "sub;sub;sub VALUE" lines, one per call path, as nytprofcalls prints
  * them: VALUE is the exclusive ticks (an integer, truncated), or the

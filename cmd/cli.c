@@ -1054,7 +1054,7 @@ static int marks_write(cli_outdir *d, const marks *old, bool keep_old, const cha
     fputs("# Files written by nytp's reports (kind, name; %XX is a byte): nytp\n"
           "# replaces or removes only the files listed here.\n", f);
     for (size_t i = 0; old && i < old->n; i++) {
-        bool mine = strcmp(old->v[i].kind, d->kind) == 0;
+        bool mine = strcmp(old->v[i].kind, d->kind) == 0 || d->delete_old;
         if (mine && !keep_old)
             continue;
         fprintf(f, "%s ", old->v[i].kind);
@@ -1378,7 +1378,7 @@ static int commit_into(cli_outdir *d)
     for (size_t i = 0; rc == EXIT_OK && i < m.n; i++) {
         const char *name = m.v[i].name;
         struct stat sb;
-        if (strcmp(m.v[i].kind, d->kind) ||
+        if ((strcmp(m.v[i].kind, d->kind) && !d->delete_old) ||
             bsearch(&name, d->names, d->n_names, sizeof *d->names, str_cmp))
             continue;
         snprintf(to, n, "%s/%s", d->target, name);

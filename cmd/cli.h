@@ -170,6 +170,7 @@ typedef struct cli_outdir {
     char *tmp;      /* where files are written until commit */
     const char *kind;       /* "html", "csv": the marker's first word */
     bool into;              /* target existed: files are moved into it */
+    bool delete_old;        /* -d: every file of earlier reports goes, of any kind */
     char **names;           /* files written so far */
     size_t n_names, cap_names;
     int slot;               /* cli_temp_register's slot of tmp */
@@ -191,7 +192,10 @@ nytp_out *cli_outdir_file(cli_outdir *d, const char *name);
 /* Close a file of the report; reports errors; returns an exit code. */
 int cli_outdir_close_file(cli_outdir *d, nytp_out *out, const char *name);
 /* Put the finished report in place; returns an exit code.  Frees d's
- * strings either way. */
+ * strings either way.  The files of an earlier report of the same kind
+ * that this one lacks are removed; with d->delete_old (-d, set after
+ * cli_outdir_open) every file the marker lists is, whatever its kind:
+ * never one that nytp did not write. */
 int cli_outdir_commit(cli_outdir *d);
 /* Remove the temporary directory and free d's strings. */
 void cli_outdir_abort(cli_outdir *d);

@@ -42,6 +42,8 @@ static const char usage[] =
     "                       side, as seconds (0.01), with a unit (5ms, 200us) or\n"
     "                       a share of BASE's total (2%); default 1%\n"
     "  --strict             a truncated profile is an error (exit 1)\n"
+    "  -f, --file=FILE      a profile, as if named where the operands begin: '-f\n"
+    "                       BASE -f NEW' is 'BASE NEW'\n"
     "  -o, --output=FILE    write to FILE (atomically); a name ending in .svg\n"
     "                       implies --svg\n"
     "  -h, --help           this help\n"
@@ -1364,7 +1366,7 @@ int cmd_diff(int argc, char **argv)
             dashes = i;
             break;
         }
-    int first = cli_parse(argc, argv, "n:o:", longopts, usage, on_opt, &o);
+    int first = cli_parse(argc, argv, "f:n:o:", longopts, usage, on_opt, &o);
     if (cli_names_svg(o.output))
         o.svg = true;
     if (o.svg && o.json)

@@ -135,7 +135,7 @@ int cmd_flame(int argc, char **argv)
         cli_usage_error("--stable sorts the collapsed lines; it does not go with --svg");
 
     int rc;
-    nytp_calltree *t = calls_load(argc - first, argv + first, o.strict, &rc);
+    nytp_calltree *t = calls_load(argc - first, argv + first, o.strict, false, &rc);
     if (!t)
         return rc;
     nytp_out *out = cli_output_open(o.output);

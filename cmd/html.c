@@ -16,7 +16,7 @@
 #include "perl_config.h"
 
 static const char usage[] =
-    "usage: nytp html [-o DIR] [-f FILE] [--open] [--minimal] [--no-flame] [--dot] [--strict] [FILE...]\n"
+    "usage: nytp html [-o DIR] [-f FILE] [-d] [--open] [--minimal] [--no-flame] [--dot] [--strict] [FILE...]\n"
     "\n"
     "Write a static HTML report of an NYTProf profile into DIR (default\n"
     "./nytprof/): index.html with what ran, a flame graph, the top subroutines,\n"
@@ -44,9 +44,10 @@ static const char usage[] =
     "                     between all subs, and of each file's subs (*.dot)\n"
     "      --no-mergeevals  a page for every string eval, not one for each set of\n"
     "                     evals with the same source run from the same place\n"
-    "  -d, --delete       accepted for nytprofhtml's sake: files of an earlier nytp\n"
-    "                     report that the new one lacks are always removed, and\n"
-    "                     files nytp did not write never are\n"
+    "  -d, --delete       first remove every file of earlier nytp reports in DIR (a\n"
+    "                     csv report's too; without -d only the pages of an earlier\n"
+    "                     html report that this one lacks go); files nytp did not\n"
+    "                     write never do\n"
     "      --strict       a truncated profile is an error (exit 1)\n"
     "  -h, --help         this help\n"
     "\n"
@@ -54,7 +55,7 @@ static const char usage[] =
 
 struct html_opts {
     const char *out;
-    bool open, minimal, no_flame, strict, no_merge, dot;
+    bool open, minimal, no_flame, strict, no_merge, dot, del;
     unsigned flamewidth;
     const char **files;       /* -f */
     int n_files;
@@ -87,7 +88,7 @@ static void on_opt(int opt, const char *arg, void *ctx)
         o->lib = l;
         break;
     }
-    case 'd': break; /* stale files of our own report always go; others never */
+    case 'd': o->del = true; break;
     case 'm': o->minimal = true; break;
     case OPT_OPEN: o->open = true; break;
     case OPT_NO_FLAME: o->no_flame = true; break;
@@ -617,6 +618,7 @@ static int make_report(const struct html_opts *o, int nin, char **inputs, const 
         cli_error("out of memory");
         rc = EXIT_BAD_INPUT;
     } else if ((rc = cli_outdir_open(&r.dir, outdir, "html", always_written)) == EXIT_OK) {
+        r.dir.delete_old = o->del;
         cli_progress_phase(&pg, "writing", &r.pages_done, &r.pages_total, "pages");
         rc = write_report(&r, feed.t);
         if (rc == EXIT_OK)

@@ -18,18 +18,18 @@ _nytp_commands=(dump csv cachegrind pprof speedscope dprof-convert merge calls f
 
 declare -gA _nytp_options=(
     [dump]='--json --tags=:tags --limit=:number --strict --data --collapse-evals --inc=:dirs -f:profile --file=:profile -o:file --out=:file --output=:file -h --help'
-    [csv]='-f:profile --file=:profile -o:dir --out=:dir --output=:dir --strict -h --help'
+    [csv]='-f:profile --file=:profile -o:dir --out=:dir --output=:dir -d --delete --strict -h --help'
     [cachegrind]='-f:profile --file=:profile -o:file --out=:file --output=:file --strict -h --help'
     [pprof]='-f:profile --file=:profile -o:file --out=:file --output=:file --strict -h --help'
     [speedscope]='-f:profile --file=:profile -o:file --out=:file --output=:file --strict -h --help'
     [dprof-convert]='-f:file --file=:file -o:file --out=:file --output=:file -F --fake-exits --no-overhead --dprofpp-times --goto=:goto -h --help'
-    [merge]='--strict --compress=:level -f:profile --file=:profile -o:file --out=:file --output=:file -h --help'
-    [calls]='--calls --stable --strict -f:profile --file=:profile -o:file --out=:file --output=:file -h --help'
+    [merge]='--strict --compress=:level -v --verbose -f:profile --file=:profile -o:file --out=:file --output=:file -h --help'
+    [calls]='--calls --stable --strict -v --verbose -f:profile --file=:profile -o:file --out=:file --output=:file -h --help'
     [flame]='--svg --calls --title=:text --width=:number --minwidth=:number --inverted --filter=:regex --link-template=:url --stable --strict -f:profile --file=:profile -o:file --out=:file --output=:file -h --help'
     [run]='-o:file --out=:file --output=:file --nytprof=:options --perl=:file -I:dir -M:module -m:module -e:code -E:code -w -W -X -t -T -h --help'
     [html]='-f:profile --file=:profile -o:dir --out=:dir --output=:dir -l:dir --lib=:dir -d --delete --open -m --minimal --no-flame --flamewidth=:number --no-mergeevals --dot --strict -h --help'
     [top]='-n:number --count=:number --by=:by --lines --json --strict -f:profile --file=:profile -o:file --out=:file --output=:file -h --help'
-    [diff]='--normalize -n:number --count=:number --json --svg --title=:text --fail-above=:percent --min-time=:time --strict -o:file --out=:file --output=:file -h --help'
+    [diff]='--normalize -n:number --count=:number --json --svg --title=:text --fail-above=:percent --min-time=:time --strict -f:profile --file=:profile -o:file --out=:file --output=:file -h --help'
 )
 
 # The kind of a command's operand when it is not a profile.
