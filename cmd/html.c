@@ -305,8 +305,8 @@ static void report_free(html_report *r)
  * first closes the frames the last one left open. */
 typedef struct flame_feed {
     nytp_calltree *t;         /* NULL: no flame graph wanted */
-    bool any;
-    bool by_nytp;             /* a comment says Devel::NYTP wrote it */
+    unsigned inputs;          /* VERSION chunks seen: inputs begun */
+    bool by_nytp;             /* the first input's comment says Devel::NYTP wrote it */
     html_durations *durations; /* of each sub's calls */
     html_returns *returns;    /* feeds both */
 } flame_feed;
@@ -319,13 +319,14 @@ static int feed_chunk(void *ctx, const nytp_chunk *c)
     case NYTP_TAG_ATTRIBUTE: /* ticks_per_sec */
         return html_returns_add(f->returns, c);
     case NYTP_TAG_COMMENT:
-        if (!f->any || f->by_nytp) /* only the first input's header counts */
-            f->by_nytp = memmem(c->u.comment.text.ptr, c->u.comment.text.len, "by Devel::NYTP ", 15) != NULL;
+        /* only the first input's header counts; its VERSION comes first */
+        if (f->inputs <= 1 &&
+            memmem(c->u.comment.text.ptr, c->u.comment.text.len, "by Devel::NYTP ", 15) != NULL)
+            f->by_nytp = true;
         return NYTP_OK;
     case NYTP_TAG_VERSION:
-        if (f->any && html_returns_end_input(f->returns) < 0)
+        if (f->inputs++ && html_returns_end_input(f->returns) < 0)
             return NYTP_E_NOMEM;
-        f->any = true;
         return NYTP_OK;
     default: /* the statements, most of the chunks: nothing for the tree */
         return NYTP_OK;

@@ -289,6 +289,23 @@ for my $name (qw(demo recursion evals anon)) {
     unlike $h, qr{Devel::NYTProf DProf}, 'DProf profile: not "Devel::NYTProf DProf"';
 }
 
+# a profile written by Devel::NYTP names it, with its version; one written
+# by Devel::NYTProf names that; the first input's profiler is named
+{
+    my $ours = "$dir/ours.out";
+    my ($st, undef, $se) = run_cmd([$nytp, 'run', '-o', $ours, '-e', 'sub f { 1 } f() for 1 .. 3']);
+    is $st, 0, 'nytp run: exit 0' or diag $se;
+    my $v = model($ours)->{attributes}{xs_version};
+    ($st, undef, $se) = html("$dir/ours-report", $ours);
+    is $st, 0, 'Devel::NYTP profile: exit 0' or diag $se;
+    my $h = slurp_file("$dir/ours-report/index.html");
+    like $h, qr{<dt>Perl<dd>[\d.]+, Devel::NYTP \Q$v\E<}, "Devel::NYTP profile: the profiler is Devel::NYTP $v";
+    unlike $h, qr{Devel::NYTProf \Q$v\E}, "... not Devel::NYTProf $v";
+    ($st, undef, $se) = html("$dir/theirs-report", "$td/demo.out");
+    like slurp_file("$dir/theirs-report/index.html"), qr{, Devel::NYTProf 6\.\d+<},
+        'Devel::NYTProf profile: the profiler is Devel::NYTProf';
+}
+
 # a string eval that defines subs: "includes X spent executing N calls to K
 # subs defined therein", as nytprofhtml says it
 {
