@@ -28,6 +28,8 @@ static const char usage[] =
     "                    --out is the same\n"
     "  -h, --help        this help\n"
     "\n"
+    "A profile without sub return events (calls=0) gives the caller;called paths\n"
+    "of its call sites instead, with a warning (not from standard input).\n"
     "String eval sequence numbers in sub names become 0 ('(eval 0)[x.pl:3]');\n"
     "names are printed as they are, spaces included.  Calls still open where a\n"
     "profile ends are shown under '" NYTP_CALLTREE_UNRETURNED "'.\n"
@@ -38,6 +40,46 @@ static const char usage[] =
 static const char *shown(const char *file)
 {
     return strcmp(file, "-") == 0 ? "(standard input)" : file;
+}
+
+/* A profile without call events (calls=0) still has its call sites:
+ * their caller;called paths go into t, as pprof and speedscope show them,
+ * said once on stderr.  The inputs are read again for them (quietly:
+ * their warnings were given); standard input cannot be.  With no call
+ * sites either, each input not warned about yet (warned[i]) gets a
+ * warning that there is nothing to show.  Returns NYTP_OK or
+ * NYTP_E_NOMEM. */
+static int calls_from_sites(nytp_calltree *t, int nfiles, char **files, const bool *warned)
+{
+    nytp_profile *p;
+    nytp_error e = {0};
+    if (nytp_profile_new(&p, &e) < 0)
+        return NYTP_E_NOMEM;
+    nytp_load_opts lo = {0};
+    int used = 0, st = NYTP_OK;
+    for (int i = 0; i < nfiles && st == NYTP_OK; i++) {
+        if (strcmp(files[i], "-") == 0) {
+            if (!warned[i])
+                cli_warn("(standard input): no sub return events, so no calls to show (profiled "
+                         "with calls=0?): its call-site data cannot be read again from standard input");
+            continue;
+        }
+        int ls = nytp_profile_load(p, files[i], &lo, &e);
+        if (ls == NYTP_E_NOMEM)
+            st = ls;
+        else
+            used += ls == NYTP_OK || ls == NYTP_E_TRUNCATED;
+    }
+    if (st == NYTP_OK && used && (st = nytp_profile_finish(p)) == NYTP_OK)
+        st = nytp_calltree_add_sites(t, p);
+    if (st == NYTP_OK && p->n_sites)
+        cli_warn("%s: " CLI_NO_RETURNS, nfiles == 1 ? shown(files[0]) : "the profiles");
+    for (int i = 0; st == NYTP_OK && !p->n_sites && i < nfiles; i++)
+        if (!warned[i] && strcmp(files[i], "-"))
+            cli_warn("%s: no sub return events, so no calls to show (profiled with calls=0, subs=0 "
+                     "or an old profiler?)", shown(files[i]));
+    nytp_profile_free(p);
+    return st;
 }
 
 nytp_calltree *calls_load(int nfiles, char **files, bool strict, bool verbose, int *rc)
@@ -51,8 +93,11 @@ nytp_calltree *calls_load(int nfiles, char **files, bool strict, bool verbose, i
     nytp_calltree *t;
     nytp_error e = {0};
     *rc = EXIT_OK;
-    if (nytp_calltree_new(&t, &e) < 0) {
-        cli_error("%s", e.msg);
+    bool *none = calloc((size_t)nfiles * 2, sizeof *none); /* inputs without returns */
+    bool *warned = none + nfiles;                               /* inputs warned about */
+    if (!none || nytp_calltree_new(&t, &e) < 0) {
+        cli_error("%s", none ? e.msg : "out of memory");
+        free(none);
         *rc = EXIT_BAD_INPUT;
         return NULL;
     }
@@ -81,18 +126,32 @@ nytp_calltree *calls_load(int nfiles, char **files, bool strict, bool verbose, i
             *rc = EXIT_BAD_INPUT;
         } else if (open) {
             cli_warn("%s: %s", shown(files[i]), opened);
-        } else if (after.returns == before.returns) {
-            cli_warn("%s: no sub return events, so no calls to show (profiled with calls=0, "
-                     "subs=0 or an old profiler?)", shown(files[i]));
         }
+        none[i] = after.returns == before.returns;
+        warned[i] = st < 0 || open;
         if (*rc != EXIT_OK) {
             nytp_calltree_free(t);
+            free(none);
             return NULL;
         }
         if (verbose)
             cli_note("%s: %llu sub returns", shown(files[i]),
                      (unsigned long long)(after.returns - before.returns));
     }
+    nytp_calltree_stats all;
+    nytp_calltree_get_stats(t, &all);
+    if (all.returns == 0 && calls_from_sites(t, nfiles, files, warned) < 0) {
+        cli_error("out of memory");
+        nytp_calltree_free(t);
+        free(none);
+        *rc = EXIT_BAD_INPUT;
+        return NULL;
+    }
+    for (int i = 0; all.returns && i < nfiles; i++)
+        if (none[i])
+            cli_warn("%s: no sub return events, so no calls from it (profiled with calls=0, "
+                     "subs=0 or an old profiler?)", shown(files[i]));
+    free(none);
     return t;
 }
 
@@ -227,7 +286,7 @@ int calls_write_collapsed(nytp_out *out, const nytp_calltree *t, bool by_calls, 
     if (st)
         return st < 0 ? st : NYTP_E_NOMEM;
     bool same = by_calls ? c.out_calls == s.returns : c.out_excl == s.excl_in;
-    if (!same) {
+    if (s.returns && !same) { /* without returns the paths came from the call sites */
         char a[40], b[40];
         if (by_calls) {
             *fmt_u64(a, s.returns) = 0;

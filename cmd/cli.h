@@ -45,6 +45,11 @@ void cli_warn_error(const nytp_error *w);
 /* The same for what is neither an error nor a warning ("profile written
  * to x.out"). */
 void cli_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* What calls, flame and diff --svg say of a profile without call events
+ * (after "NAME: "), whose paths then come from its call sites
+ * (nytp_calltree_add_sites); pprof and speedscope say the same of theirs. */
+#define CLI_NO_RETURNS "no sub return events (profiled with calls=0?): caller;called paths from the call-site data"
+
 /* One-line usage error and exit 2. */
 _Noreturn void cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

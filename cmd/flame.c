@@ -21,6 +21,8 @@ static const char usage[] =
     "With --svg, or an output file whose name ends in .svg, draw one\n"
     "self-contained interactive SVG: frames sized by inclusive time, tooltips,\n"
     "click to zoom, search (Ctrl-F) with the share matched.\n"
+    "A profile without sub return events (calls=0) gives the caller;called paths\n"
+    "of its call sites, with a warning.\n"
     "\n"
     "  --svg               draw the SVG (to standard output without -o)\n"
     "  --calls             size frames by calls (collapsed: print call counts)\n"

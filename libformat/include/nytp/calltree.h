@@ -43,6 +43,7 @@
 
 #include "nytp/codec.h"
 #include "nytp/error.h"
+#include "nytp/model.h"
 #include "nytp/reader.h"
 
 typedef struct nytp_calltree nytp_calltree;
@@ -81,6 +82,15 @@ int64_t nytp_calltree_end_input(nytp_calltree *t);
  * building trees by hand (filters, tests). */
 int nytp_calltree_add_path(nytp_calltree *t, const nytp_str *names, size_t depth, double excl,
                            double incl, uint64_t calls);
+
+/* The paths a profile without call events (calls=0: no SUB_RETURN) still
+ * has, from its call sites (SUB_CALLERS): "caller;called" when a site has
+ * one calling sub, "called" alone when it has several, with the site's
+ * exclusive and inclusive time (in ticks of p's ticks_per_sec, seconds
+ * when it has none) and calls.  What pprof and speedscope show of such a
+ * profile.  The tree's return statistics are left as they are.  NYTP_OK
+ * or NYTP_E_NOMEM. */
+int nytp_calltree_add_sites(nytp_calltree *t, const nytp_profile *p);
 
 typedef struct nytp_calltree_stats {
     uint64_t returns;       /* SUB_RETURN events added */
