@@ -1669,9 +1669,11 @@ int nytp_profile_fold_files(nytp_profile *p, const uint32_t *into)
 {
     collapser C = {p, calloc(p->n_sites + 1, sizeof(bool)), calloc(p->n_subs + 1, sizeof(bool)),
                    false};
-    if (!C.dead_site || !C.dead_sub) {
+    bool *folded = calloc((size_t)p->n_files + 1, sizeof *folded);
+    if (!C.dead_site || !C.dead_sub || !folded) {
         free(C.dead_site);
         free(C.dead_sub);
+        free(folded);
         return NYTP_E_NOMEM;
     }
     bool any = false;
@@ -1679,7 +1681,7 @@ int nytp_profile_fold_files(nytp_profile *p, const uint32_t *into)
         uint32_t t = into[d];
         if (t == d || t >= p->n_files || into[t] != t || p->files[d].eval_fid || p->files[t].eval_fid)
             continue;
-        any = true;
+        any = folded[d] = true;
         /* every sub placed in the donor, defined there or only listed */
         for (uint32_t i = 0; i < p->files[d].n_subs; i++) {
             uint32_t sid = p->files[d].subs[i];
@@ -1710,16 +1712,20 @@ int nytp_profile_fold_files(nytp_profile *p, const uint32_t *into)
             tf->src = df->src;
             df->src = keep;
         }
-        for (uint32_t i = 0; i < p->n_subs; i++) /* placed there but not listed */
-            if (p->subs[i].fid == d)
-                p->subs[i].fid = t;
         free_file_data(df);
+    }
+    /* subs placed in a donor but not on its list */
+    for (uint32_t i = 0; any && i < p->n_subs; i++) {
+        uint32_t f = p->subs[i].fid;
+        if (f != NYTP_NONE && f < p->n_files && folded[f])
+            p->subs[i].fid = into[f];
     }
     int st = any ? compact(&C) : NYTP_OK;
     if (any && st == NYTP_OK)
         st = derive_eval_roots(p);
     free(C.dead_site);
     free(C.dead_sub);
+    free(folded);
     return C.oom ? NYTP_E_NOMEM : st;
 }
 
