@@ -547,7 +547,7 @@ static int make_report(const struct html_opts *o, int nin, char **inputs, const 
     cli_progress_start(&pg, "loading the profile");
     int rc;
     flame_feed feed = {0};
-    bool flame_empty = false;
+    bool flame_empty = false, flame_sites = false;
     nytp_error e = {0};
     if (!o->no_flame && !o->minimal && nytp_calltree_new(&feed.t, &e) < 0) {
         cli_progress_end(&pg);
@@ -582,7 +582,11 @@ static int make_report(const struct html_opts *o, int nin, char **inputs, const 
         nytp_calltree_stats cs = {0};
         if (nytp_calltree_end_input(feed.t) >= 0)
             nytp_calltree_get_stats(feed.t, &cs);
-        if (cs.returns == 0) { /* no sub calls recorded (subs=0, calls=0): no graph */
+        /* no sub returns (calls=0): the paths of the call sites, as calls,
+         * flame and the exports show them; none either (subs=0): no graph */
+        if (cs.returns == 0 && p->n_sites && nytp_calltree_add_sites(feed.t, p) == NYTP_OK) {
+            flame_sites = true;
+        } else if (cs.returns == 0) {
             nytp_calltree_free(feed.t);
             feed.t = NULL;
             flame_empty = true;
@@ -602,6 +606,7 @@ static int make_report(const struct html_opts *o, int nin, char **inputs, const 
     r.minimal = o->minimal;
     r.flame = feed.t != NULL;
     r.flame_empty = flame_empty;
+    r.flame_sites = flame_sites;
     r.flamewidth = o->flamewidth;
     r.dot = o->dot;
     r.durations = feed.durations;
@@ -628,6 +633,10 @@ static int make_report(const struct html_opts *o, int nin, char **inputs, const 
             cli_outdir_abort(&r.dir);
     }
     cli_progress_end(&pg);
+    if (flame_sites && rc == EXIT_OK)
+        cli_warn("%s: " CLI_NO_RETURNS,
+                 nin > 1 ? "the profiles" : nin == 0 ? "nytprof.out"
+                         : strcmp(inputs[0], "-") ? inputs[0] : "(standard input)");
     report_free(&r);
     nytp_calltree_free(feed.t);
     html_durations_free(feed.durations);
