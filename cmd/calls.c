@@ -11,7 +11,7 @@
 #include "fmt.h"
 
 static const char usage[] =
-    "usage: nytp calls [--calls] [--stable] [--max-recursion=N] [--strict] [-o FILE] [FILE...]\n"
+    "usage: nytp calls [--calls] [--stable] [--max-recursion=N] [--strict] [-v] [-o FILE] [FILE...]\n"
     "\n"
     "Rebuild the call tree from the sub return events of NYTProf profiles\n"
     "(default FILE: nytprof.out; '-' reads standard input; several files add\n"
@@ -24,11 +24,14 @@ static const char usage[] =
     "  --max-recursion=N fold direct recursion deeper than N frames (default:\n"
     "                    1000; 0: never)\n"
     "  --strict          a truncated profile is an error (exit 1)\n"
+    "  -v, --verbose     say what is being done on standard error\n"
     "  -f, --file=FILE   read FILE (the same as naming it)\n"
     "  -o, --output=FILE write to FILE (atomically) instead of standard output;\n"
     "                    --out is the same\n"
     "  -h, --help        this help\n"
     "\n"
+    "A profile without sub return events (calls=0) gives the caller;called paths\n"
+    "of its call sites instead, with a warning (not from standard input).\n"
     "String eval sequence numbers in sub names become 0 ('(eval 0)[x.pl:3]');\n"
     "names are printed as they are, spaces included, except for ';', line feed,\n"
     "carriage return and '%', written %3B, %0A, %0D and %25 so that a name\n"
@@ -45,7 +48,48 @@ static const char *shown(const char *file)
     return strcmp(file, "-") == 0 ? "(standard input)" : file;
 }
 
-nytp_calltree *calls_load(int nfiles, char **files, bool strict, uint32_t max_recursion, int *rc)
+/* A profile without call events (calls=0) still has its call sites:
+ * their caller;called paths go into t, as pprof and speedscope show them,
+ * said once on stderr.  The inputs are read again for them (quietly:
+ * their warnings were given); standard input cannot be.  With no call
+ * sites either, each input not warned about yet (warned[i]) gets a
+ * warning that there is nothing to show.  Returns NYTP_OK or
+ * NYTP_E_NOMEM. */
+static int calls_from_sites(nytp_calltree *t, int nfiles, char **files, const bool *warned)
+{
+    nytp_profile *p;
+    nytp_error e = {0};
+    if (nytp_profile_new(&p, &e) < 0)
+        return NYTP_E_NOMEM;
+    nytp_load_opts lo = {0};
+    int used = 0, st = NYTP_OK;
+    for (int i = 0; i < nfiles && st == NYTP_OK; i++) {
+        if (strcmp(files[i], "-") == 0) {
+            if (!warned[i])
+                cli_warn("(standard input): no sub return events, so no calls to show (profiled "
+                         "with calls=0?): its call-site data cannot be read again from standard input");
+            continue;
+        }
+        int ls = nytp_profile_load(p, files[i], &lo, &e);
+        if (ls == NYTP_E_NOMEM)
+            st = ls;
+        else
+            used += ls == NYTP_OK || ls == NYTP_E_TRUNCATED;
+    }
+    if (st == NYTP_OK && used && (st = nytp_profile_finish(p)) == NYTP_OK)
+        st = nytp_calltree_add_sites(t, p);
+    if (st == NYTP_OK && p->n_sites)
+        cli_warn("%s: " CLI_NO_RETURNS, nfiles == 1 ? shown(files[0]) : "the profiles");
+    for (int i = 0; st == NYTP_OK && !p->n_sites && i < nfiles; i++)
+        if (!warned[i] && strcmp(files[i], "-"))
+            cli_warn("%s: no sub return events, so no calls to show (profiled with calls=0, subs=0 "
+                     "or an old profiler?)", shown(files[i]));
+    nytp_profile_free(p);
+    return st;
+}
+
+nytp_calltree *calls_load(int nfiles, char **files, bool strict, uint32_t max_recursion,
+                          bool verbose, int *rc)
 {
     static char *default_file[] = {"nytprof.out"};
     if (nfiles == 0) {
@@ -56,14 +100,19 @@ nytp_calltree *calls_load(int nfiles, char **files, bool strict, uint32_t max_re
     nytp_calltree *t;
     nytp_error e = {0};
     *rc = EXIT_OK;
-    if (nytp_calltree_new(&t, &e) < 0) {
-        cli_error("%s", e.msg);
+    bool *none = calloc((size_t)nfiles * 2, sizeof *none); /* inputs without returns */
+    bool *warned = none + nfiles;                               /* inputs warned about */
+    if (!none || nytp_calltree_new(&t, &e) < 0) {
+        cli_error("%s", none ? e.msg : "out of memory");
+        free(none);
         *rc = EXIT_BAD_INPUT;
         return NULL;
     }
     for (int i = 0; i < nfiles; i++) {
         nytp_calltree_stats before, after;
         nytp_calltree_get_stats(t, &before);
+        if (verbose)
+            cli_note("reading %s (%d of %d)", shown(files[i]), i + 1, nfiles);
         int st = nytp_calltree_load(t, files[i], cli_reader_warning, files[i], &e);
         nytp_calltree_get_stats(t, &after);
         uint64_t open = after.unreturned - before.unreturned;
@@ -84,15 +133,32 @@ nytp_calltree *calls_load(int nfiles, char **files, bool strict, uint32_t max_re
             *rc = EXIT_BAD_INPUT;
         } else if (open) {
             cli_warn("%s: %s", shown(files[i]), opened);
-        } else if (after.returns == before.returns) {
-            cli_warn("%s: no sub return events, so no calls to show (profiled with calls=0, "
-                     "subs=0 or an old profiler?)", shown(files[i]));
         }
+        none[i] = after.returns == before.returns;
+        warned[i] = st < 0 || open;
         if (*rc != EXIT_OK) {
             nytp_calltree_free(t);
+            free(none);
             return NULL;
         }
+        if (verbose)
+            cli_note("%s: %llu sub returns", shown(files[i]),
+                     (unsigned long long)(after.returns - before.returns));
     }
+    nytp_calltree_stats all;
+    nytp_calltree_get_stats(t, &all);
+    if (all.returns == 0 && calls_from_sites(t, nfiles, files, warned) < 0) {
+        cli_error("out of memory");
+        nytp_calltree_free(t);
+        free(none);
+        *rc = EXIT_BAD_INPUT;
+        return NULL;
+    }
+    for (int i = 0; all.returns && i < nfiles; i++)
+        if (none[i])
+            cli_warn("%s: no sub return events, so no calls from it (profiled with calls=0, "
+                     "subs=0 or an old profiler?)", shown(files[i]));
+    free(none);
     if (nytp_calltree_fold_recursion(t, max_recursion) < 0) {
         cli_error("out of memory folding deep recursion");
         nytp_calltree_free(t);
@@ -254,7 +320,7 @@ int calls_write_collapsed(nytp_out *out, const nytp_calltree *t, bool by_calls, 
     if (st)
         return st < 0 ? st : NYTP_E_NOMEM;
     bool same = by_calls ? c.out_calls == s.returns : c.out_excl == s.excl_in;
-    if (!same) {
+    if (s.returns && !same) { /* without returns the paths came from the call sites */
         char a[40], b[40];
         if (by_calls) {
             *fmt_u64(a, s.returns) = 0;
@@ -271,7 +337,7 @@ int calls_write_collapsed(nytp_out *out, const nytp_calltree *t, bool by_calls, 
 /* ---- the command ---------------------------------------------------------- */
 
 struct calls_opts {
-    bool by_calls, stable, strict;
+    bool by_calls, stable, strict, verbose;
     uint32_t max_recursion;
     const char *output;
 };
@@ -287,6 +353,7 @@ static void on_opt(int opt, const char *arg, void *ctx)
     case OPT_STRICT: o->strict = true; break;
     case OPT_MAX_RECURSION: o->max_recursion = cli_parse_max_recursion(arg); break;
     case 'o': o->output = arg; break;
+    case 'v': o->verbose = true; break;
     }
 }
 
@@ -298,14 +365,15 @@ int cmd_calls(int argc, char **argv)
         {"strict", no_argument, NULL, OPT_STRICT},
         {"max-recursion", required_argument, NULL, OPT_MAX_RECURSION},
         {"output", required_argument, NULL, 'o'},
+        {"verbose", no_argument, NULL, 'v'},
         {NULL, 0, NULL, 0},
     };
     struct calls_opts o = {0};
     o.max_recursion = NYTP_CALLTREE_MAX_RECURSION;
-    int first = cli_parse(argc, argv, "f:o:", longopts, usage, on_opt, &o);
+    int first = cli_parse(argc, argv, "f:o:v", longopts, usage, on_opt, &o);
     cli_output_not_input(o.output, argc - first, argv + first, "nytprof.out");
     int rc;
-    nytp_calltree *t = calls_load(argc - first, argv + first, o.strict, o.max_recursion, &rc);
+    nytp_calltree *t = calls_load(argc - first, argv + first, o.strict, o.max_recursion, o.verbose, &rc);
     if (!t)
         return rc;
     nytp_out *out = cli_output_open(o.output);
@@ -313,6 +381,8 @@ int cmd_calls(int argc, char **argv)
         nytp_calltree_free(t);
         return EXIT_BAD_INPUT;
     }
+    if (o.verbose)
+        cli_note("writing the call paths to %s", o.output && strcmp(o.output, "-") ? o.output : "standard output");
     int st = calls_write_collapsed(out, t, o.by_calls, o.stable);
     nytp_calltree_free(t);
     return cli_output_finish(out, o.output, st);

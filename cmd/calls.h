@@ -11,10 +11,13 @@
 /* Build one call tree from files (none: "nytprof.out"), reporting as
  * every command does: a truncated input warns (its calls before the cut
  * are kept) unless strict, which makes it an error; frames left open are
- * reported.  Then direct recursion deeper than max_recursion frames is
- * folded (nytp_calltree_fold_recursion; 0: not).  Returns NULL and sets
- * *rc to the exit code on failure. */
-nytp_calltree *calls_load(int nfiles, char **files, bool strict, uint32_t max_recursion, int *rc);
+ * reported; a profile without sub return events gets the caller;called
+ * paths of its call sites (with a warning).  Then direct recursion deeper
+ * than max_recursion frames is folded (nytp_calltree_fold_recursion; 0:
+ * not).  verbose says what is being done on stderr.  Returns NULL and
+ * sets *rc to the exit code on failure. */
+nytp_calltree *calls_load(int nfiles, char **files, bool strict, uint32_t max_recursion,
+                          bool verbose, int *rc);
 
 /* "sub;sub;sub VALUE" lines, one per call path, as nytprofcalls prints
  * them: VALUE is the exclusive ticks (an integer, truncated), or the

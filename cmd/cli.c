@@ -798,6 +798,87 @@ void cli_output_not_input(const char *output, int nfiles, char *const *files,
     }
 }
 
+/* The name a file is known by whichever way the profile spelled it: its
+ * real path when it exists, else the name with "//" and "/./" squeezed
+ * and a leading "./" dropped ("a/../b" is left alone: "a" may be a
+ * symlink). */
+static char *file_key(const char *name)
+{
+    char *real = realpath(name, NULL);
+    if (real)
+        return real;
+    char *k = strdup(name);
+    if (!k)
+        return NULL;
+    char *o = k;
+    for (const char *s = name; *s;) {
+        if (s == name && s[0] == '.' && s[1] == '/' && s[2]) {
+            s += 2;
+            while (*s == '/')
+                s++;
+            continue;
+        }
+        if (*s == '/' && o > k && o[-1] == '/') {
+            s++;
+            continue;
+        }
+        if (*s == '.' && o > k && o[-1] == '/' && s[1] == '/') {
+            s += 2;
+            continue;
+        }
+        *o++ = *s++;
+    }
+    *o = 0;
+    return k;
+}
+
+typedef struct keyed_fid {
+    char *key;
+    uint32_t fid;
+} keyed_fid;
+
+static int cmp_keyed(const void *a, const void *b)
+{
+    const keyed_fid *x = a, *y = b;
+    int c = strcmp(x->key, y->key);
+    return c ? c : (x->fid > y->fid) - (x->fid < y->fid);
+}
+
+int cli_fold_aliases(nytp_profile *p)
+{
+    keyed_fid *v = calloc((size_t)p->n_files + 1, sizeof *v);
+    uint32_t *into = malloc(((size_t)p->n_files + 1) * sizeof *into);
+    uint32_t n = 0;
+    int st = v && into ? NYTP_OK : NYTP_E_NOMEM;
+    for (uint32_t fid = 0; st == NYTP_OK && fid < p->n_files; fid++) {
+        const nytp_file *f = &p->files[fid];
+        into[fid] = fid;
+        if (!fid || !f->defined || f->eval_fid || nytp_file_is_empty(f) || memchr(nytp_profile_str(p, f->name), 0,
+                                                                                     nytp_profile_strlen(p, f->name)))
+            continue;
+        if (!(v[n].key = file_key(nytp_profile_str(p, f->name))))
+            st = NYTP_E_NOMEM;
+        else
+            v[n++].fid = fid;
+    }
+    bool any = false;
+    if (st == NYTP_OK && n > 1) {
+        qsort(v, n, sizeof *v, cmp_keyed);
+        for (uint32_t i = 1; i < n; i++)
+            if (strcmp(v[i].key, v[i - 1].key) == 0) {
+                into[v[i].fid] = into[v[i - 1].fid]; /* the lowest fid of the group */
+                any = true;
+            }
+    }
+    if (any)
+        st = nytp_profile_fold_files(p, into);
+    for (uint32_t i = 0; i < n; i++)
+        free(v[i].key);
+    free(v);
+    free(into);
+    return st;
+}
+
 nytp_profile *cli_load_profile(int nfiles, char **files, bool strict, int *rc)
 {
     return cli_load_profile_with(nfiles, files, strict, NULL, NULL, rc);
@@ -1024,7 +1105,7 @@ static int marks_write(cli_outdir *d, const marks *old, bool keep_old, const cha
     fputs("# Files written by nytp's reports (kind, name; %XX is a byte): nytp\n"
           "# replaces or removes only the files listed here.\n", f);
     for (size_t i = 0; old && i < old->n; i++) {
-        bool mine = strcmp(old->v[i].kind, d->kind) == 0;
+        bool mine = strcmp(old->v[i].kind, d->kind) == 0 || d->delete_old;
         if (mine && !keep_old)
             continue;
         fprintf(f, "%s ", old->v[i].kind);
@@ -1348,7 +1429,7 @@ static int commit_into(cli_outdir *d)
     for (size_t i = 0; rc == EXIT_OK && i < m.n; i++) {
         const char *name = m.v[i].name;
         struct stat sb;
-        if (strcmp(m.v[i].kind, d->kind) ||
+        if ((strcmp(m.v[i].kind, d->kind) && !d->delete_old) ||
             bsearch(&name, d->names, d->n_names, sizeof *d->names, str_cmp))
             continue;
         snprintf(to, n, "%s/%s", d->target, name);

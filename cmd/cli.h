@@ -46,6 +46,11 @@ void cli_warn_error(const nytp_error *w);
 /* The same for what is neither an error nor a warning ("profile written
  * to x.out"). */
 void cli_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* What calls, flame and diff --svg say of a profile without call events
+ * (after "NAME: "), whose paths then come from its call sites
+ * (nytp_calltree_add_sites); pprof and speedscope say the same of theirs. */
+#define CLI_NO_RETURNS "no sub return events (profiled with calls=0?): caller;called paths from the call-site data"
+
 /* One-line usage error and exit 2. */
 _Noreturn void cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -158,6 +163,13 @@ nytp_profile *cli_load_profile_with(int nfiles, char **files, bool strict,
                                     int (*on_chunk)(void *ctx, const nytp_chunk *c), void *ctx,
                                     int *rc);
 
+/* Fold the files of p that are one file named several ways ("/a/./b.pl",
+ * "/a//b.pl", a symlink to it) into the first of them: the same real
+ * path when the file exists, else the same name once "//" and "/./" are
+ * squeezed.  Files with nothing in them are left as they are.  Returns
+ * NYTP_OK or NYTP_E_NOMEM. */
+int cli_fold_aliases(nytp_profile *p);
+
 /* A report written as a directory.  Its files are written into a
  * temporary directory first; only when all are written does
  * cli_outdir_commit put them in place, so a failed or interrupted run
@@ -176,6 +188,7 @@ typedef struct cli_outdir {
     char *tmp;      /* where files are written until commit */
     const char *kind;       /* "html", "csv": the marker's first word */
     bool into;              /* target existed: files are moved into it */
+    bool delete_old;        /* -d: every file of earlier reports goes, of any kind */
     char **names;           /* files written so far */
     size_t n_names, cap_names;
     int slot;               /* cli_temp_register's slot of tmp */
@@ -197,7 +210,10 @@ nytp_out *cli_outdir_file(cli_outdir *d, const char *name);
 /* Close a file of the report; reports errors; returns an exit code. */
 int cli_outdir_close_file(cli_outdir *d, nytp_out *out, const char *name);
 /* Put the finished report in place; returns an exit code.  Frees d's
- * strings either way. */
+ * strings either way.  The files of an earlier report of the same kind
+ * that this one lacks are removed; with d->delete_old (-d, set after
+ * cli_outdir_open) every file the marker lists is, whatever its kind:
+ * never one that nytp did not write. */
 int cli_outdir_commit(cli_outdir *d);
 /* Remove the temporary directory and free d's strings. */
 void cli_outdir_abort(cli_outdir *d);

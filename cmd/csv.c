@@ -29,7 +29,7 @@
 #include "perl_config.h"
 
 static const char usage[] =
-    "usage: nytp csv [-f FILE] [-o DIR] [--strict] [FILE...]\n"
+    "usage: nytp csv [-f FILE] [-o DIR] [-d] [--strict] [FILE...]\n"
     "\n"
     "Write one CSV file per profiled source file (time, calls, time/call,\n"
     "code for every source line), with the file names and layout of\n"
@@ -41,6 +41,8 @@ static const char usage[] =
     "  -f, --file=FILE   read FILE (the same as naming it)\n"
     "  -o, --out=DIR     write the CSV files into DIR (default: nytprof);\n"
     "                    --output is the same\n"
+    "  -d, --delete      first remove every file of earlier nytp reports in DIR\n"
+    "                    (an html report's too); files nytp did not write never go\n"
     "  --strict          a truncated profile is an error (exit 1)\n"
     "  -h, --help        this help\n"
     "\n"
@@ -50,6 +52,7 @@ static const char usage[] =
 typedef struct csv_opts {
     const char *out;
     bool strict;
+    bool del;               /* -d */
 } csv_opts;
 
 enum { OPT_STRICT = 256 };
@@ -60,6 +63,7 @@ static void on_opt(int opt, const char *arg, void *ctx)
     switch (opt) {
     case 'o': o->out = arg; break;
     case OPT_STRICT: o->strict = true; break;
+    case 'd': o->del = true; break;
     }
 }
 
@@ -577,7 +581,7 @@ static int write_reports(csv_run *R)
     for (int lv = 0; lv < nlevels; lv++) {
         for (uint32_t fid = 1; fid < p->n_files; fid++) {
             const nytp_file *f = &p->files[fid];
-            if (!f->defined || (f->eval_fid && strcmp(levels[lv], "line") != 0))
+            if (!f->defined || nytp_file_is_empty(f) || (f->eval_fid && strcmp(levels[lv], "line") != 0))
                 continue;
             int rc = write_report(R, f, levels[lv]);
             if (rc < 0) {
@@ -597,10 +601,11 @@ int cmd_csv(int argc, char **argv)
         {"out", required_argument, NULL, 'o'},
         {"output", required_argument, NULL, 'o'},
         {"strict", no_argument, NULL, OPT_STRICT},
+        {"delete", no_argument, NULL, 'd'},
         {NULL, 0, NULL, 0},
     };
-    csv_opts o = {"nytprof", false};
-    int first = cli_parse(argc, argv, "f:o:", longopts, usage, on_opt, &o);
+    csv_opts o = {"nytprof", false, false};
+    int first = cli_parse(argc, argv, "f:o:d", longopts, usage, on_opt, &o);
     if (!*o.out)
         cli_usage_error("--out needs a directory name");
     if (cli_outdir_check(o.out, "csv", NULL) != EXIT_OK)
@@ -610,7 +615,7 @@ int cmd_csv(int argc, char **argv)
     nytp_profile *p = cli_load_profile(argc - first, argv + first, o.strict, &rc);
     if (!p)
         return rc;
-    if (nytp_profile_collapse_evals(p) < 0) {
+    if (cli_fold_aliases(p) < 0 || nytp_profile_collapse_evals(p) < 0) {
         cli_error("out of memory");
         nytp_profile_free(p);
         return EXIT_BAD_INPUT;
@@ -632,6 +637,7 @@ int cmd_csv(int argc, char **argv)
         cli_error("out of memory");
         rc = EXIT_BAD_INPUT;
     } else if ((rc = cli_outdir_open(&R.dir, o.out, "csv", NULL)) == EXIT_OK) {
+        R.dir.delete_old = o.del;
         rc = write_reports(&R);
         if (rc == EXIT_OK)
             rc = cli_outdir_commit(&R.dir);

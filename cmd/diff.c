@@ -34,7 +34,8 @@ static const char usage[] =
     "  -n, --count=N        rows per table (default 20; 0: all)\n"
     "  --json               one JSON document instead of tables\n"
     "  --svg                a differential flame graph: frames sized by NEW,\n"
-    "                       red where slower than BASE, blue where faster\n"
+    "                       red where slower than BASE, blue where faster (a\n"
+    "                       side profiled with calls=0: its call-site paths)\n"
     "  --title=TEXT         the flame graph's title\n"
     "  --fail-above=PCT     exit with status 3 when the total, or a sub whose time\n"
     "                       is above --min-time, grew by more than PCT percent\n"
@@ -42,6 +43,8 @@ static const char usage[] =
     "                       side, as seconds (0.01), with a unit (5ms, 200us) or\n"
     "                       a share of BASE's total (2%); default 1%\n"
     "  --strict             a truncated profile is an error (exit 1)\n"
+    "  -f, --file=FILE      a profile, as if named where the operands begin: '-f\n"
+    "                       BASE -f NEW' is 'BASE NEW'\n"
     "  -o, --output=FILE    write to FILE (atomically); a name ending in .svg\n"
     "                       implies --svg\n"
     "  -h, --help           this help\n"
@@ -1355,7 +1358,7 @@ int cmd_diff(int argc, char **argv)
             dashes = i;
             break;
         }
-    int first = cli_parse(argc, argv, "n:o:", longopts, usage, on_opt, &o);
+    int first = cli_parse(argc, argv, "f:n:o:", longopts, usage, on_opt, &o);
     if (cli_names_svg(o.output))
         o.svg = true;
     if (o.svg && o.json)
@@ -1407,10 +1410,18 @@ int cmd_diff(int argc, char **argv)
     for (int k = 0; k < 2 && o.svg; k++) {
         nytp_calltree_stats cs;
         nytp_calltree_get_stats(D.s[k].t, &cs);
-        if (!cs.returns)
-            cli_warn("%s has no sub return events, so the flame graph %s (profiled with "
-                     "calls=0, subs=0 or an old profiler?)",
-                     k ? "NEW" : "BASE", k ? "is empty" : "shows no change against it");
+        if (cs.returns)
+            continue;
+        /* as calls and flame do: the caller;called paths of its call sites */
+        if (!D.s[k].own_t || nytp_calltree_add_sites(D.s[k].own_t, D.s[k].p) < 0) {
+            cli_error("out of memory");
+            diff_free(&D);
+            return EXIT_BAD_INPUT;
+        }
+        if (D.s[k].nfiles == 1)
+            cli_warn("%s %s: " CLI_NO_RETURNS, k ? "NEW" : "BASE", D.s[k].files[0]);
+        else
+            cli_warn("%s: " CLI_NO_RETURNS, k ? "NEW" : "BASE");
     }
     char *storage = NULL;
     D.names.inc = dump_data_split_dirs(NYTP_PERL_INC, &D.names.n_inc, &storage);

@@ -22,6 +22,8 @@ static const char usage[] =
     "With --svg, or an output file whose name ends in .svg, draw one\n"
     "self-contained interactive SVG: frames sized by inclusive time, tooltips,\n"
     "click to zoom, search (Ctrl-F) with the share matched.\n"
+    "A profile without sub return events (calls=0) gives the caller;called paths\n"
+    "of its call sites, with a warning.\n"
     "\n"
     "  --svg               draw the SVG (to standard output without -o)\n"
     "  --calls             size frames by calls (collapsed: print call counts)\n"
@@ -143,7 +145,7 @@ int cmd_flame(int argc, char **argv)
         cli_usage_error("--stable sorts the collapsed lines; it does not go with --svg");
 
     int rc;
-    nytp_calltree *t = calls_load(argc - first, argv + first, o.strict, o.max_recursion, &rc);
+    nytp_calltree *t = calls_load(argc - first, argv + first, o.strict, o.max_recursion, false, &rc);
     if (!t)
         return rc;
     nytp_out *out = cli_output_open(o.output);

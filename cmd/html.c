@@ -16,7 +16,7 @@
 #include "perl_config.h"
 
 static const char usage[] =
-    "usage: nytp html [-o DIR] [-f FILE] [--open] [--minimal] [--no-flame] [--dot] [--strict] [FILE...]\n"
+    "usage: nytp html [-o DIR] [-f FILE] [-d] [--open] [--minimal] [--no-flame] [--dot] [--strict] [FILE...]\n"
     "\n"
     "Write a static HTML report of an NYTProf profile into DIR (default\n"
     "./nytprof/): index.html with what ran, a flame graph, the top subroutines,\n"
@@ -46,9 +46,10 @@ static const char usage[] =
     "                     between all subs, and of each file's subs (*.dot)\n"
     "      --no-mergeevals  a page for every string eval, not one for each set of\n"
     "                     evals with the same source run from the same place\n"
-    "  -d, --delete       accepted for nytprofhtml's sake: files of an earlier nytp\n"
-    "                     report that the new one lacks are always removed, and\n"
-    "                     files nytp did not write never are\n"
+    "  -d, --delete       first remove every file of earlier nytp reports in DIR (a\n"
+    "                     csv report's too; without -d only the pages of an earlier\n"
+    "                     html report that this one lacks go); files nytp did not\n"
+    "                     write never do\n"
     "      --strict       a truncated profile is an error (exit 1)\n"
     "  -h, --help         this help\n"
     "\n"
@@ -56,7 +57,7 @@ static const char usage[] =
 
 struct html_opts {
     const char *out;
-    bool open, minimal, no_flame, strict, no_merge, dot;
+    bool open, minimal, no_flame, strict, no_merge, dot, del;
     unsigned flamewidth;
     uint32_t max_recursion;
     const char **files;       /* -f */
@@ -90,7 +91,7 @@ static void on_opt(int opt, const char *arg, void *ctx)
         o->lib = l;
         break;
     }
-    case 'd': break; /* stale files of our own report always go; others never */
+    case 'd': o->del = true; break;
     case 'm': o->minimal = true; break;
     case OPT_OPEN: o->open = true; break;
     case OPT_NO_FLAME: o->no_flame = true; break;
@@ -197,6 +198,13 @@ static int report_init(html_report *r, const nytp_profile *p)
         const nytp_file *f = &p->files[fid];
         if (!f->defined && !f->line.n)
             continue;
+        if (nytp_file_is_empty(f)) { /* nothing to show: no page, only counted */
+            if (f->eval_fid)
+                r->n_evals += 1 + f->merged_evals;
+            else
+                r->n_empty_files++;
+            continue;
+        }
         char *shown;
         if (f->defined) {
             uint32_t len = nytp_profile_strlen(p, f->name);
@@ -301,8 +309,8 @@ static void report_free(html_report *r)
  * first closes the frames the last one left open. */
 typedef struct flame_feed {
     nytp_calltree *t;         /* NULL: no flame graph wanted */
-    bool any;
-    bool by_nytp;             /* a comment says Devel::NYTP wrote it */
+    unsigned inputs;          /* VERSION chunks seen: inputs begun */
+    bool by_nytp;             /* the first input's comment says Devel::NYTP wrote it */
     html_durations *durations; /* of each sub's calls */
     html_returns *returns;    /* feeds both */
 } flame_feed;
@@ -315,13 +323,14 @@ static int feed_chunk(void *ctx, const nytp_chunk *c)
     case NYTP_TAG_ATTRIBUTE: /* ticks_per_sec */
         return html_returns_add(f->returns, c);
     case NYTP_TAG_COMMENT:
-        if (!f->any || f->by_nytp) /* only the first input's header counts */
-            f->by_nytp = memmem(c->u.comment.text.ptr, c->u.comment.text.len, "by Devel::NYTP ", 15) != NULL;
+        /* only the first input's header counts; its VERSION comes first */
+        if (f->inputs <= 1 &&
+            memmem(c->u.comment.text.ptr, c->u.comment.text.len, "by Devel::NYTP ", 15) != NULL)
+            f->by_nytp = true;
         return NYTP_OK;
     case NYTP_TAG_VERSION:
-        if (f->any && html_returns_end_input(f->returns) < 0)
+        if (f->inputs++ && html_returns_end_input(f->returns) < 0)
             return NYTP_E_NOMEM;
-        f->any = true;
         return NYTP_OK;
     default: /* the statements, most of the chunks: nothing for the tree */
         return NYTP_OK;
@@ -542,7 +551,7 @@ static int make_report(const struct html_opts *o, int nin, char **inputs, const 
     cli_progress_start(&pg, "loading the profile");
     int rc;
     flame_feed feed = {0};
-    bool flame_empty = false;
+    bool flame_empty = false, flame_sites = false;
     nytp_error e = {0};
     if (!o->no_flame && !o->minimal && nytp_calltree_new(&feed.t, &e) < 0) {
         cli_progress_end(&pg);
@@ -578,13 +587,17 @@ static int make_report(const struct html_opts *o, int nin, char **inputs, const 
         if (nytp_calltree_end_input(feed.t) >= 0 &&
             nytp_calltree_fold_recursion(feed.t, o->max_recursion) >= 0)
             nytp_calltree_get_stats(feed.t, &cs);
-        if (cs.returns == 0) { /* no sub calls recorded (subs=0, calls=0): no graph */
+        /* no sub returns (calls=0): the paths of the call sites, as calls,
+         * flame and the exports show them; none either (subs=0): no graph */
+        if (cs.returns == 0 && p->n_sites && nytp_calltree_add_sites(feed.t, p) == NYTP_OK) {
+            flame_sites = true;
+        } else if (cs.returns == 0) {
             nytp_calltree_free(feed.t);
             feed.t = NULL;
             flame_empty = true;
         }
     }
-    if (!o->no_merge && nytp_profile_collapse_evals(p) < 0) {
+    if (cli_fold_aliases(p) < 0 || (!o->no_merge && nytp_profile_collapse_evals(p) < 0)) {
         cli_progress_end(&pg);
         cli_error("out of memory");
         nytp_calltree_free(feed.t);
@@ -598,6 +611,7 @@ static int make_report(const struct html_opts *o, int nin, char **inputs, const 
     r.minimal = o->minimal;
     r.flame = feed.t != NULL;
     r.flame_empty = flame_empty;
+    r.flame_sites = flame_sites;
     r.flamewidth = o->flamewidth;
     r.dot = o->dot;
     r.durations = feed.durations;
@@ -615,6 +629,7 @@ static int make_report(const struct html_opts *o, int nin, char **inputs, const 
         cli_error("out of memory");
         rc = EXIT_BAD_INPUT;
     } else if ((rc = cli_outdir_open(&r.dir, outdir, "html", always_written)) == EXIT_OK) {
+        r.dir.delete_old = o->del;
         cli_progress_phase(&pg, "writing", &r.pages_done, &r.pages_total, "pages");
         rc = write_report(&r, feed.t);
         if (rc == EXIT_OK)
@@ -623,6 +638,10 @@ static int make_report(const struct html_opts *o, int nin, char **inputs, const 
             cli_outdir_abort(&r.dir);
     }
     cli_progress_end(&pg);
+    if (flame_sites && rc == EXIT_OK)
+        cli_warn("%s: " CLI_NO_RETURNS,
+                 nin > 1 ? "the profiles" : nin == 0 ? "nytprof.out"
+                         : strcmp(inputs[0], "-") ? inputs[0] : "(standard input)");
     report_free(&r);
     nytp_calltree_free(feed.t);
     html_durations_free(feed.durations);

@@ -78,6 +78,7 @@ typedef struct html_report {
     bool minimal, flame;
     bool in_memory;           /* pages go to memory and are dropped (fuzzing) */
     bool flame_empty;         /* wanted, but the profile has no sub returns */
+    bool flame_sites;         /* no sub returns: the graph is of call-site paths */
     enum html_source source;
     dump_data_opts names;     /* for display names (@INC stripped) */
     char **page;              /* by fid: page name of the line view, NULL: none */
@@ -95,6 +96,7 @@ typedef struct html_report {
     double active;            /* profiler active seconds */
     double excl_total, excl_max; /* exclusive time of all subs, of the top one */
     uint32_t n_source_files, n_evals;
+    uint32_t n_empty_files;   /* declared, nothing in them: no page */
     char flame_url[128];      /* the flame graph's link of a frame */
     unsigned flame_w, flame_h; /* its size in pixels */
     unsigned flamewidth;      /* --flamewidth, 0: the default */

@@ -485,6 +485,11 @@ static void summary(html_report *r, hw *w)
     hw_s(w, ", ");
     hw_u(w, r->n_evals);
     hw_s(w, " string evals");
+    if (r->n_empty_files) {
+        hw_s(w, "; ");
+        hw_count(w, r->n_empty_files);
+        hw_s(w, r->n_empty_files == 1 ? " more file with no data (no page)" : " more files with no data (no pages)");
+    }
     dt(w, "Processes");
     hw_u(w, p->n_procs);
     for (uint32_t i = 0; i < p->n_procs && i < 20; i++) {
@@ -532,8 +537,12 @@ int html_write_index(html_report *r)
         hw_s(&w, "<section id=flame><h2>Flame graph</h2><p class=note>Each box is a sub called along "
                  "one call path; its width is the time spent in it and in what it called, the boxes "
                  "above it are the subs it called. Click a box to zoom in, click it again (or "
-                 "Ctrl-click) to open that sub; Ctrl-F in the graph searches.</p>"
-                 "<object data=flame.svg type=\"image/svg+xml\" class=flame style=\"max-width:");
+                 "Ctrl-click) to open that sub; Ctrl-F in the graph searches.</p>");
+        if (r->flame_sites)
+            hw_s(&w, "<p class=note>The profile has no sub return events (it was made with calls=0): "
+                     "the graph shows the caller;called paths of its call-site data, not whole "
+                     "call stacks.</p>");
+        hw_s(&w, "<object data=flame.svg type=\"image/svg+xml\" class=flame style=\"max-width:");
         hw_u(&w, r->flame_w);
         hw_s(&w, "px;aspect-ratio:");
         hw_u(&w, r->flame_w);
@@ -543,8 +552,8 @@ int html_write_index(html_report *r)
     }
 
     if (r->flame_empty)
-        hw_s(&w, "<p class=note>No flame graph: the profile has no sub return events (it was made "
-                 "with calls=0 or subs=0).</p>\n");
+        hw_s(&w, "<p class=note>No flame graph: the profile has no sub return events and no "
+                 "call-site data (it was made with subs=0).</p>\n");
     uint32_t top = p->n_subs < 25 ? p->n_subs : 25;
     hw_s(&w, "<section><h2>Top subroutines by exclusive time</h2>\n");
     html_subs_table(r, &w, r->by_excl, top, false, "topsubs");

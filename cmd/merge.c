@@ -8,7 +8,7 @@
 #include "nytp/merge.h"
 
 static const char usage[] =
-    "usage: nytp merge [-o OUT] [--strict] [--compress=N] FILE...\n"
+    "usage: nytp merge [-o OUT] [-v] [--strict] [--compress=N] FILE...\n"
     "\n"
     "Join profiles of the same program (the files of a program that forked,\n"
     "of the workers of a server, of many runs) into one NYTProf v5 file.\n"
@@ -23,6 +23,8 @@ static const char usage[] =
     "  --strict          a truncated input is an error (default: a warning, and\n"
     "                    everything before the cut is merged)\n"
     "  --compress=N      deflate level of the output, 0 (none) to 9 (default 6)\n"
+    "  -v, --verbose     say what is being done on standard error (no progress\n"
+    "                    line then)\n"
     "  -h, --help        this help\n"
     "\n"
     "Inputs that disagree on perl_version, nv_size, ticks_per_sec, clock_id,\n"
@@ -37,7 +39,7 @@ enum { OPT_STRICT = 256, OPT_COMPRESS };
 
 struct merge_opts {
     const char *output;
-    bool strict;
+    bool strict, verbose;
     int level;
 };
 
@@ -47,6 +49,7 @@ static void on_opt(int opt, const char *arg, void *ctx)
     switch (opt) {
     case 'o': o->output = arg; break;
     case OPT_STRICT: o->strict = true; break;
+    case 'v': o->verbose = true; break;
     case OPT_COMPRESS: {
         unsigned long v = cli_parse_count("--compress", arg);
         if (v > 9)
@@ -70,10 +73,11 @@ int cmd_merge(int argc, char **argv)
         {"output", required_argument, NULL, 'o'},
         {"strict", no_argument, NULL, OPT_STRICT},
         {"compress", required_argument, NULL, OPT_COMPRESS},
+        {"verbose", no_argument, NULL, 'v'},
         {NULL, 0, NULL, 0},
     };
-    struct merge_opts o = {"nytprof-merged.out", false, NYTP_DEFAULT_COMPRESSION};
-    int first = cli_parse(argc, argv, "f:o:", longopts, usage, on_opt, &o);
+    struct merge_opts o = {"nytprof-merged.out", false, false, NYTP_DEFAULT_COMPRESSION};
+    int first = cli_parse(argc, argv, "f:o:v", longopts, usage, on_opt, &o);
     cli_output_not_input(o.output, argc - first, argv + first, "nytprof.out");
     if (first >= argc)
         cli_usage_error("needs at least one profile to merge");
@@ -114,10 +118,17 @@ int cmd_merge(int argc, char **argv)
     /* a merge of large inputs takes a while: progress on a terminal */
     atomic_uint done = 0, total = (unsigned)(argc - first);
     cli_progress pg;
-    cli_progress_start(&pg, "merging");
-    cli_progress_phase(&pg, "merging", &done, &total, "files");
+    memset(&pg, 0, sizeof pg);
+    if (!o.verbose) { /* -v says it line by line instead */
+        cli_progress_start(&pg, "merging");
+        cli_progress_phase(&pg, "merging", &done, &total, "files");
+    }
+    const char *shown_out = strcmp(o.output, "-") ? o.output : "standard output";
     for (int i = first; i < argc && rc == EXIT_OK; i++) {
         const char *file = argv[i];
+        if (o.verbose)
+            cli_note("merging %s (%d of %d)", strcmp(file, "-") ? file : "(standard input)", i - first + 1,
+                     argc - first);
         int st = nytp_merge_add(m, file, &e);
         atomic_fetch_add(&done, 1);
         if (st < 0)
@@ -138,7 +149,11 @@ int cmd_merge(int argc, char **argv)
             rc = EXIT_BAD_INPUT;
         }
     }
-    cli_progress_phase(&pg, "writing the sums", NULL, NULL, NULL);
+    if (o.verbose) {
+        if (rc == EXIT_OK)
+            cli_note("writing the sums to %s", shown_out);
+    } else
+        cli_progress_phase(&pg, "writing the sums", NULL, NULL, NULL);
     if (rc == EXIT_OK && nytp_merge_finish(m, &e) < 0) {
         cli_error("%s: %s", o.output, e.msg);
         rc = EXIT_BAD_INPUT;
@@ -153,5 +168,7 @@ int cmd_merge(int argc, char **argv)
         cli_error("%s: %s", strcmp(o.output, "-") ? o.output : "(standard output)", e.msg);
         return EXIT_BAD_INPUT;
     }
+    if (o.verbose)
+        cli_note("wrote %s", shown_out);
     return EXIT_OK;
 }

@@ -10,27 +10,39 @@
 #     -x:kind           value as the next word
 #
 # Kinds: file (any file), dir (a directory), profile (a profile file), tags
-# (a comma-separated list of chunk names), and anything else for a value
-# that is not completed.  The operand, the profile, completes as a profile
+# (a comma-separated list of chunk names), options (the profiler's
+# colon-separated name=value list), and anything else for a value that is
+# not completed.  The operand, the profile, completes as a profile
 # file; commands in _nytp_many_profiles take any number of them.
 
 _nytp_commands=(dump csv cachegrind pprof speedscope dprof-convert merge calls flame run html top diff)
 
 declare -gA _nytp_options=(
     [dump]='--json --tags=:tags --limit=:number --strict --data --collapse-evals --inc=:dirs -f:profile --file=:profile -o:file --out=:file --output=:file -h --help'
-    [csv]='-f:profile --file=:profile -o:dir --out=:dir --output=:dir --strict -h --help'
+    [csv]='-f:profile --file=:profile -o:dir --out=:dir --output=:dir -d --delete --strict -h --help'
     [cachegrind]='-f:profile --file=:profile -o:file --out=:file --output=:file --strict -h --help'
     [pprof]='-f:profile --file=:profile -o:file --out=:file --output=:file --max-recursion=:number --strict -h --help'
     [speedscope]='-f:profile --file=:profile -o:file --out=:file --output=:file --max-recursion=:number --sampled --strict -h --help'
     [dprof-convert]='-f:file --file=:file -o:file --out=:file --output=:file -F --fake-exits --no-overhead --dprofpp-times --goto=:goto -h --help'
-    [merge]='--strict --compress=:level -f:profile --file=:profile -o:file --out=:file --output=:file -h --help'
-    [calls]='--calls --stable --max-recursion=:number --strict -f:profile --file=:profile -o:file --out=:file --output=:file -h --help'
+    [merge]='--strict --compress=:level -v --verbose -f:profile --file=:profile -o:file --out=:file --output=:file -h --help'
+    [calls]='--calls --stable --max-recursion=:number --strict -v --verbose -f:profile --file=:profile -o:file --out=:file --output=:file -h --help'
     [flame]='--svg --calls --title=:text --width=:number --minwidth=:number --inverted --filter=:regex --link-template=:url --stable --max-recursion=:number --strict -f:profile --file=:profile -o:file --out=:file --output=:file -h --help'
     [run]='-o:file --out=:file --output=:file --nytprof=:options --children --perl=:file -I:dir -M:module -m:module -e:code -E:code -w -W -X -t -T -h --help'
     [html]='-f:profile --file=:profile -o:dir --out=:dir --output=:dir -l:dir --lib=:dir -d --delete --open -m --minimal --no-flame --flamewidth=:number --no-mergeevals --dot --max-recursion=:number --strict -h --help'
     [top]='-n:number --count=:number --by=:by --lines --json --strict -f:profile --file=:profile -o:file --out=:file --output=:file -h --help'
-    [diff]='--normalize -n:number --count=:number --json --svg --title=:text --fail-above=:percent --min-time=:time --strict -o:file --out=:file --output=:file -h --help'
+    [diff]='--normalize -n:number --count=:number --json --svg --title=:text --fail-above=:percent --min-time=:time --strict -f:profile --file=:profile -o:file --out=:file --output=:file -h --help'
 )
+
+# The profiler's options (nytp-run(1), Devel::NYTP), and the values of
+# those that take one of a few.
+_nytp_profiler_options=(file addpid addtimestamp compress calls stmts subs leave blocks slowops
+    savesrc start clock forkdepth nameevals nameanonsubs sigexit posix_exit use_db_sub findcaller
+    optimize endatexit libcexit trace log usecputime)
+declare -gA _nytp_profiler_values=([calls]='0 1 2' [slowops]='0 1 2' [compress]='0 1 2 3 4 5 6 7 8 9'
+    [start]='begin init end no' [stmts]='0 1' [subs]='0 1' [leave]='0 1' [blocks]='0 1' [savesrc]='0 1'
+    [addpid]='0 1' [addtimestamp]='0 1' [nameevals]='0 1' [nameanonsubs]='0 1' [posix_exit]='0 1'
+    [use_db_sub]='0 1' [findcaller]='0 1' [optimize]='0 1' [endatexit]='0 1' [libcexit]='0 1'
+    [usecputime]='0 1' [sigexit]='1 INT,TERM,HUP')
 
 # The kind of a command's operand when it is not a profile.
 declare -gA _nytp_operand=(
@@ -80,8 +92,31 @@ _nytp_tag_list()
     done
 }
 
-# Profile files: *.out and nytprof.out*, with directories to descend
-# into; any file when no profile file matches.
+# Candidates for the profiler's options, name=value:name=value; $1 is the
+# list typed so far.  Only the part after the last ':' is completed: a
+# name (with its '='), or the value of a name that takes one of a few.
+_nytp_profiler_option_list()
+{
+    local done_part="" part=$1 name v
+    if [[ $1 == *:* ]]; then
+        done_part=${1%:*}:
+        part=${1##*:}
+    fi
+    if [[ $part == *=* ]]; then
+        name=${part%%=*}
+        for v in ${_nytp_profiler_values[$name]-}; do
+            [[ $v == "${part#*=}"* ]] && printf '%s\n' "$done_part$name=$v"
+        done
+        return
+    fi
+    for name in "${_nytp_profiler_options[@]}"; do
+        [[ $name == "$part"* ]] && printf '%s\n' "$done_part$name="
+    done
+}
+
+# Profile files: *.out and nytprof.out*, and the profiles of child
+# processes written beside them (FILE.PID, FILE.PID.TIME: x.out.12345),
+# with directories to descend into; any file when no profile file matches.
 _nytp_profiles()
 {
     local f n=0
@@ -89,7 +124,7 @@ _nytp_profiles()
     while IFS= read -r f; do
         if [[ -d $f ]]; then
             found+=("$f")
-        elif [[ ${f##*/} == *.out || ${f##*/} == nytprof.out* ]]; then
+        elif [[ ${f##*/} == *.out || ${f##*/} == nytprof.out* || ${f##*/} =~ \.out(\.[0-9]+)+$ ]]; then
             found+=("$f")
             n=$((n + 1))
         fi
@@ -142,6 +177,10 @@ _nytp_value_only()
     tags)
         compopt -o nospace 2>/dev/null
         mapfile -t COMPREPLY < <(_nytp_tag_list "$2")
+        ;;
+    options)
+        compopt -o nospace 2>/dev/null
+        mapfile -t COMPREPLY < <(_nytp_profiler_option_list "$2")
         ;;
     goto)
         mapfile -t COMPREPLY < <(compgen -W 'nytprof dprofpp' -- "$2")

@@ -651,6 +651,27 @@ int nytp_calltree_add_path(nytp_calltree *t, const nytp_str *names, size_t depth
     return NYTP_OK;
 }
 
+int nytp_calltree_add_sites(nytp_calltree *t, const nytp_profile *p)
+{
+    double tps = p->ticks_per_sec > 0 ? p->ticks_per_sec : 1;
+    if (!(t->ticks_per_sec > 0) && p->ticks_per_sec > 0)
+        t->ticks_per_sec = p->ticks_per_sec;
+    for (uint32_t i = 0; i < p->n_sites; i++) {
+        const nytp_site *s = &p->sites[i];
+        const nytp_sub *called = &p->subs[s->called];
+        nytp_str path[2];
+        size_t depth = 0;
+        if (s->n_callers == 1)
+            path[depth++] = (nytp_str){nytp_profile_str(p, s->callers[0]), nytp_profile_strlen(p, s->callers[0]),
+                                       false};
+        path[depth++] = (nytp_str){nytp_profile_str(p, called->name), nytp_profile_strlen(p, called->name), false};
+        int st = nytp_calltree_add_path(t, path, depth, s->excl * tps, s->incl * tps, s->count);
+        if (st < 0)
+            return st;
+    }
+    return NYTP_OK;
+}
+
 int nytp_calltree_add_chunk(nytp_calltree *t, const nytp_chunk *c)
 {
     if (c->tag == NYTP_TAG_SUB_RETURN)

@@ -1865,3 +1865,82 @@ int nytp_profile_collapse_evals(nytp_profile *p)
     collapser_free(&C);
     return C.oom ? NYTP_E_NOMEM : st;
 }
+
+/* ---- files named more than once ----------------------------------------- */
+
+int nytp_profile_fold_files(nytp_profile *p, const uint32_t *into)
+{
+    collapser C = {0};
+    C.p = p;
+    C.dead_site = calloc(p->n_sites + 1, sizeof(bool));
+    C.dead_sub = calloc(p->n_subs + 1, sizeof(bool));
+    C.in_survivor = calloc(p->n_subs + 1, sizeof *C.in_survivor);
+    bool *folded = calloc((size_t)p->n_files + 1, sizeof *folded);
+    if (!C.dead_site || !C.dead_sub || !C.in_survivor || !folded) {
+        collapser_free(&C);
+        free(folded);
+        return NYTP_E_NOMEM;
+    }
+    bool any = false;
+    for (uint32_t d = 1; d < p->n_files; d++) {
+        uint32_t t = into[d];
+        if (t == d || t >= p->n_files || into[t] != t || p->files[d].eval_fid || p->files[t].eval_fid)
+            continue;
+        any = folded[d] = true;
+        /* every sub placed in the donor, defined there or only listed,
+         * once on the target's list (marked: no scan per sub) */
+        C.stamp++;
+        for (uint32_t k = 0; k < p->files[t].n_subs; k++)
+            C.in_survivor[p->files[t].subs[k]] = C.stamp;
+        for (uint32_t i = 0; i < p->files[d].n_subs; i++) {
+            uint32_t sid = p->files[d].subs[i];
+            if (p->subs[sid].fid == d)
+                p->subs[sid].fid = t;
+            nytp_file *tf = &p->files[t];
+            if (C.in_survivor[sid] == C.stamp)
+                continue;
+            C.in_survivor[sid] = C.stamp;
+            if (!PUSH(tf->subs, tf->n_subs, tf->cap_subs, sid))
+                C.oom = true;
+        }
+        /* the sites stay on the donor's list, which goes whole below */
+        for (uint32_t i = 0; i < p->files[d].n_sites; i++) {
+            uint32_t sid = p->files[d].sites[i];
+            if (!C.dead_site[sid] && p->sites[sid].fid == d)
+                move_site(&C, sid, p->sites[sid].called, t);
+        }
+        nytp_file *df = &p->files[d], *tf = &p->files[t];
+        add_lines(&C, &tf->line, &df->line);
+        add_lines(&C, &tf->block, &df->block);
+        add_lines(&C, &tf->sub, &df->sub);
+        for (uint32_t i = 0; i < df->n_evals; i++) {
+            p->files[df->evals[i]].eval_fid = t;
+            if (!PUSH(tf->evals, tf->n_evals, tf->cap_evals, df->evals[i]))
+                C.oom = true;
+        }
+        if (!tf->src.n) { /* the first saved source of the file serves */
+            nytp_src keep = tf->src;
+            tf->src = df->src;
+            df->src = keep;
+        }
+        free_file_data(df);
+    }
+    /* subs placed in a donor but not on its list */
+    for (uint32_t i = 0; any && i < p->n_subs; i++) {
+        uint32_t f = p->subs[i].fid;
+        if (f != NYTP_NONE && f < p->n_files && folded[f])
+            p->subs[i].fid = into[f];
+    }
+    int st = any ? compact(&C) : NYTP_OK;
+    if (any && st == NYTP_OK)
+        st = derive_eval_roots(p);
+    bool oom = C.oom;
+    collapser_free(&C);
+    free(folded);
+    return oom ? NYTP_E_NOMEM : st;
+}
+
+bool nytp_file_is_empty(const nytp_file *f)
+{
+    return !f->line.n && !f->block.n && !f->sub.n && !f->src.n && !f->n_subs && !f->n_sites && !f->n_evals;
+}

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 #include "codec_decode.h"
 #include "in_impl.h"
@@ -160,6 +161,29 @@ static const char *foreign_format_hint(const uint8_t *p, size_t n)
     return NULL;
 }
 
+/* Whether the gzip data p[0..n) (its start is enough) holds a pprof
+ * profile, as 'nytp pprof' and Go write them (profile.proto): it opens
+ * with field 1, sample_type, a length-delimited ValueType whose own first
+ * field is 1 (type), a varint: bytes 0x0a LEN 0x08. */
+static bool gzip_holds_pprof(const uint8_t *p, size_t n)
+{
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK)
+        return false;
+    uint8_t out[8];
+    z.next_in = (Bytef *)p;
+    z.avail_in = n > UINT32_MAX ? UINT32_MAX : (uInt)n;
+    z.next_out = out;
+    z.avail_out = sizeof out;
+    int st = inflate(&z, Z_SYNC_FLUSH);
+    size_t got = sizeof out - z.avail_out;
+    inflateEnd(&z);
+    if (st != Z_OK && st != Z_STREAM_END && st != Z_BUF_ERROR)
+        return false;
+    return got >= 3 && out[0] == 0x0a && out[1] >= 2 && out[1] < 0x80 && out[2] == 0x08;
+}
+
 static int read_header(nytp_reader *r, nytp_chunk *c, nytp_error *err)
 {
     size_t want = 32;
@@ -178,6 +202,13 @@ static int read_header(nytp_reader *r, nytp_chunk *c, nytp_error *err)
         int d = nytp_decode_header(p, p + avail, c, &used, &why);
         if (d == NYTP_DECODE_BAD) {
             const char *hint = foreign_format_hint(p, avail);
+            if (hint && p[0] == 0x1f && st != NYTP_END && avail < 512) {
+                want = 512; /* enough of a gzip stream to see what it holds */
+                continue;
+            }
+            if (hint && p[0] == 0x1f && gzip_holds_pprof(p, avail))
+                hint = "this is a pprof profile (gzipped protobuf, as 'nytp pprof' writes), which "
+                       "nytp cannot read: open it with 'go tool pprof'";
             if (hint)
                 return stop(r, err, NYTP_E_FORMAT, 0, "not an NYTProf profile: %s", hint);
             return stop(r, err, NYTP_E_FORMAT, used,

@@ -171,6 +171,23 @@ like $err, qr{/\Q$c1\E}, 'a lone 0x9B and U+009B (CSI) are escaped';
         like $err, qr/^nytp \S+: \Q$tmon\E: .*this is a Devel::DProf tmon\.out: convert it with 'nytp dprof-convert'\n\z/,
             "@$c on a tmon.out: says nytp dprof-convert";
     }
+    # a pprof profile (nytp pprof's output) is a gzip file too: named for what it is
+    my $pb = "$dir/demo.pb.gz";
+    my ($pst, undef, $perr) = run_cmd([$nytp, 'pprof', '-o', $pb, $demo]);
+    is $pst, 0, 'pprof: exit 0' or diag $perr;
+    for my $c (['html', '-o', "$dir/pb-html"], ['dump'], ['calls'], ['csv', '-o', "$dir/pb-csv"]) {
+        my ($st, $out, $err) = run_cmd([$nytp, @$c, $pb]);
+        is $st, 1, "@$c on a pprof profile: exit 1";
+        like $err, qr/^nytp \S+: \Q$pb\E: .*this is a pprof profile \(gzipped protobuf, as 'nytp pprof' writes\), which nytp cannot read: open it with 'go tool pprof'\n\z/,
+            "@$c on a pprof profile: says it is one, not 'gunzip it first'";
+    }
+    my ($sst, undef, $serr) = run_cmd([$nytp, 'dump', '-'], stdin => slurp_file($pb));
+    like $serr, qr/this is a pprof profile/, 'a pprof profile on standard input: the same';
+    my $renamed = "$dir/demo-copy.pb.gz";
+    system("gzip -c '$demo' > '$renamed'") == 0 or die;
+    my (undef, undef, $rerr) = run_cmd([$nytp, 'dump', $renamed]);
+    like $rerr, qr/this is a gzip file: gunzip it first/, 'a gzipped NYTProf profile named .pb.gz: gunzip it';
+
     my ($st, $out, $err) = run_cmd([$nytp, 'dprof-convert', '-o', "$dir/y.out", $demo]);
     is $st, 1, 'dprof-convert on a profile: exit 1';
     like $err, qr/this is an NYTProf profile already/, '... says it is one already';

@@ -162,4 +162,63 @@ for my $spelling (['-o', 'X'], ['--out=X'], ['--output=X']) {
     }
 }
 
+# -f on every command that reads a profile, diff included: '-f BASE -f NEW'
+# is 'BASE NEW'.
+{
+    for my $c (qw(html top diff flame calls csv cachegrind pprof speedscope merge dump dprof-convert)) {
+        my ($st, $out, $err) = run_cmd([$nytp, $c, '-f']);
+        like $err, qr/^nytp \Q$c\E: option '-f' needs a value /m, "$c takes -f";
+    }
+    my ($s1, $want) = run_cmd([$nytp, 'diff', $demo, "$td/evals.out"]);
+    my ($st, $got, $err) = run_cmd([$nytp, 'diff', '-f', $demo, '--file', "$td/evals.out"]);
+    is $st, 0, 'diff -f BASE --file NEW: exit 0' or diag $err;
+    is $got, $want, '... the same as diff BASE NEW';
+    ($st, $got) = run_cmd([$nytp, 'diff', "--file=$demo", '--', "$td/evals.out"]);
+    is $got, $want, 'diff --file=BASE -- NEW: the same';
+}
+
+# -v of nytprofmerge and nytprofcalls: what is being done, on stderr only.
+{
+    my ($st, $out, $err) = run_cmd([$nytp, 'merge', '-v', '-o', "$dir/v.out", $demo, "$td/evals.out"]);
+    is $st, 0, 'merge -v: exit 0';
+    is $err, "nytp merge: merging $demo (1 of 2)\nnytp merge: merging $td/evals.out (2 of 2)\n"
+        . "nytp merge: writing the sums to $dir/v.out\nnytp merge: wrote $dir/v.out\n", 'merge -v: says each step';
+    ($st, $out, $err) = run_cmd([$nytp, 'merge', '--verbose', '-o', "$dir/v2.out", $demo]);
+    like $err, qr/^nytp merge: merging /, 'merge --verbose: the same';
+    my (undef, $quiet) = run_cmd([$nytp, 'calls', $demo]);
+    ($st, $out, $err) = run_cmd([$nytp, 'calls', '-v', $demo]);
+    is $st, 0, 'calls -v: exit 0';
+    is $out, $quiet, 'calls -v: the same call paths on stdout';
+    like $err, qr/\Anytp calls: reading \Q$demo\E \(1 of 1\)\nnytp calls: \Q$demo\E: \d+ sub returns\n/,
+        'calls -v: says what it read';
+    like $err, qr/^nytp calls: writing the call paths to standard output$/m, '... and where it writes';
+    ($st, $out, $err) = run_cmd([$nytp, 'calls', '--verbose', $demo]);
+    like $err, qr/reading/, 'calls --verbose: the same';
+}
+
+# csv -d / --delete (nytprofcsv's): every file of earlier nytp reports in
+# the directory goes first, the html report's too; files nytp did not
+# write stay.  Without -d an html report beside the csv one stays.
+for my $cmd (qw(csv html)) {
+    for my $d (0, 1) {
+        my $o = "$dir/del-$cmd-$d";
+        my $other = $cmd eq 'csv' ? 'html' : 'csv';
+        run_cmd([$nytp, $other, '-o', $o, $demo]);
+        open my $fh, '>', "$o/mine.txt" or die;
+        close $fh;
+        my @before = grep { !/^\./ && $_ ne 'mine.txt' } do { opendir(my $dh, $o) or die; readdir $dh };
+        my ($st, $out, $err) = run_cmd([$nytp, $cmd, ($d ? ('-d') : ()), '-o', $o, $demo]);
+        is $st, 0, "$cmd @{[ $d ? '-d ' : '' ]}into a $other report: exit 0" or diag $err;
+        ok -e "$o/mine.txt", '... a file nytp did not write stays';
+        my @left = grep { -e "$o/$_" } @before;
+        if ($d) {
+            is scalar(@left), 0, "... the $other report's files are gone" or diag "@left";
+        } else {
+            is scalar(@left), scalar(@before), "... the $other report stays";
+        }
+        ($st) = run_cmd([$nytp, $other, '-o', $o, $demo]);
+        is $st, 0, "... and a $other report can be written there again";
+    }
+}
+
 done_testing;

@@ -174,13 +174,38 @@ EOF
         'totals that differ: the warning of nytprofcalls';
 }
 
-# A profile without sub return events: nothing to show, and a warning.
+# A profile without sub return events: the caller;called paths of its
+# call sites (SUB_CALLERS), as pprof and speedscope show it (nytprofcalls
+# prints nothing), with one warning saying so; calls, flame and diff --svg
+# alike.
 {
     my $f = fresh_profile('calls0', repo() . '/tests/programs/closures.pl', 'calls=0');
-    my ($st, $out, $err) = run_cmd([$nytp, 'calls', $f]);
+    my ($st, $out, $err) = run_cmd([$nytp, 'calls', '--calls', $f]);
     is $st, 0, 'calls=0 profile: exit 0';
-    is $out, oracle_lines($f), 'calls=0 profile: no lines, as nytprofcalls';
-    like $err, qr/\A[^\n]*calls0\.out: no sub return events[^\n]*\n\z/, 'calls=0 profile: one warning';
+    my $want = qr/\A[^\n]*calls0\.out: no sub return events \(profiled with calls=0\?\): caller;called paths from the call-site data\n\z/;
+    like $err, $want, 'calls=0 profile: one warning, that paths come from the call sites';
+    my @lines = split /\n/, $out;
+    ok @lines > 0, 'calls=0 profile: calls prints paths (' . scalar(@lines) . ')';
+    is scalar(grep { !/\A[^;]+(?:;[^;]+)? \d+\z/ } @lines), 0, '... each caller;called or called alone';
+    my $sum = 0;
+    $sum += (/ (\d+)\z/)[0] for @lines;
+    my (undef, $json) = run_cmd([$nytp, 'dump', '--data', '--json', $f]);
+    my $m = JSON::PP->new->decode($json);
+    my $calls = 0;
+    $calls += $_->{calls} // 0 for @{ $m->{subs} };
+    is $sum, $calls, "... their calls add up to the profile's sub calls ($calls)";
+    my ($fst, $fout, $ferr) = run_cmd([$nytp, 'flame', '--calls', $f]);
+    is $fout, $out, 'calls=0 profile: flame prints the same paths';
+    like $ferr, $want, '... with the same warning';
+    ($fst, $fout, $ferr) = run_cmd([$nytp, 'flame', '--svg', $f]);
+    my $frames = () = $fout =~ /<g /g;
+    cmp_ok $frames, '>', 2, "calls=0 profile: flame --svg draws the paths ($frames frames)";
+    my ($dst, $dout, $derr) = run_cmd([$nytp, 'diff', '--svg', $f, $f]);
+    is $dst, 0, 'calls=0 profiles: diff --svg exit 0';
+    like $derr, qr/\Anytp diff: warning: BASE \S*calls0\.out: no sub return events \(profiled with calls=0\?\): caller;called paths from the call-site data\nnytp diff: warning: NEW /,
+        '... says for each side that paths come from the call sites';
+    my $dframes = () = $dout =~ /<g /g;
+    cmp_ok $dframes, '>', 2, "... and draws them ($dframes frames)";
 }
 
 # --stable: byte-sorted, same set; standard input; -o

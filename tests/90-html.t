@@ -229,11 +229,21 @@ for my $name (qw(demo recursion evals anon)) {
     my $bad = grep { !m{^f\d+-[A-Za-z0-9_-]+\.html#S\d+\z|^subs\.html#S\d+\z} } @links;
     is $bad, 0, 'flame: links go to sub headlines';
     my $nocalls = fresh_profile('nocalls', "$td/demo.pl", 'calls=0');
-    my ($stn) = html("$dir/nocalls", $nocalls);
+    my ($stn, undef, $sen) = html("$dir/nocalls", $nocalls);
     is $stn, 0, 'calls=0: exit 0';
-    ok !-e "$dir/nocalls/flame.svg", 'calls=0: no flame graph (no sub return events)';
-    like slurp_file("$dir/nocalls/index.html"), qr/No flame graph: the profile has no sub return events/,
-        'calls=0: the index says why';
+    my $nsvg = slurp_file("$dir/nocalls/flame.svg") // '';
+    my $frames = () = $nsvg =~ /<g /g;
+    cmp_ok $frames, '>', 2, "calls=0: a flame graph of the call-site paths, as nytp flame draws ($frames frames)";
+    like slurp_file("$dir/nocalls/index.html"), qr/The profile has no sub return events \(it was made with calls=0\): the graph shows the caller;called paths/,
+        'calls=0: the index says what the graph shows';
+    like $sen, qr/\Anytp html: warning: \S*nocalls\.out: no sub return events \(profiled with calls=0\?\): caller;called paths from the call-site data\n\z/,
+        'calls=0: the warning of nytp flame';
+    my $nosubs = fresh_profile('nosubs', "$td/demo.pl", 'subs=0');
+    my ($sts0) = html("$dir/nosubs", $nosubs);
+    is $sts0, 0, 'subs=0: exit 0';
+    ok !-e "$dir/nosubs/flame.svg", 'subs=0: no flame graph (no sub return events, no call sites)';
+    like slurp_file("$dir/nosubs/index.html"), qr/No flame graph: the profile has no sub return events/,
+        'subs=0: the index says why';
     # standard input is read once: the model and the flame graph in one pass
     my ($sts, undef, $ses) = run_cmd([$nytp, 'html', '-o', "$dir/stdin", '-'], stdin => slurp_file("$td/demo.out"));
     is $sts, 0, 'standard input: exit 0' or diag $ses;
@@ -287,6 +297,23 @@ for my $name (qw(demo recursion evals anon)) {
     my $h = slurp_file("$dir/dprof-report/index.html");
     like $h, qr{<dt>Profiler<dd>Devel::DProf 20110802\.00 }, 'DProf profile: the profiler is Devel::DProf, with its version';
     unlike $h, qr{Devel::NYTProf DProf}, 'DProf profile: not "Devel::NYTProf DProf"';
+}
+
+# a profile written by Devel::NYTP names it, with its version; one written
+# by Devel::NYTProf names that; the first input's profiler is named
+{
+    my $ours = "$dir/ours.out";
+    my ($st, undef, $se) = run_cmd([$nytp, 'run', '-o', $ours, '-e', 'sub f { 1 } f() for 1 .. 3']);
+    is $st, 0, 'nytp run: exit 0' or diag $se;
+    my $v = model($ours)->{attributes}{xs_version};
+    ($st, undef, $se) = html("$dir/ours-report", $ours);
+    is $st, 0, 'Devel::NYTP profile: exit 0' or diag $se;
+    my $h = slurp_file("$dir/ours-report/index.html");
+    like $h, qr{<dt>Perl<dd>[\d.]+, Devel::NYTP \Q$v\E<}, "Devel::NYTP profile: the profiler is Devel::NYTP $v";
+    unlike $h, qr{Devel::NYTProf \Q$v\E}, "... not Devel::NYTProf $v";
+    ($st, undef, $se) = html("$dir/theirs-report", "$td/demo.out");
+    like slurp_file("$dir/theirs-report/index.html"), qr{, Devel::NYTProf 6\.\d+<},
+        'Devel::NYTProf profile: the profiler is Devel::NYTProf';
 }
 
 # a string eval that defines subs: "includes X spent executing N calls to K

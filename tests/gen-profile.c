@@ -1,7 +1,7 @@
 /* gen-profile.c — small hand-made profiles for the integration tests,
  * written with libformat's writer (the one encoder):
  *
- *     gen-profile KIND N OUT
+ *     gen-profile KIND N OUT [NAME]
  *
  *   deep-return N   one SUB_RETURN at depth N and nothing else: N-1 calls
  *                   left open, the name of each unknown
@@ -56,6 +56,13 @@
  *                   call paths), N SUB_RETURNs of each path with that
  *                   time; a process that starts and ends at that time;
  *                   statements of the largest and smallest ticks
+ *   empty-fids N    x.pl with a statement, then N more files
+ *                   (/nonexistent/e1.pm ...) declared with nothing in them
+ *   aliases N       the file NAME declared three times: as NAME, with "/./"
+ *                   before its last component, with that '/' doubled;
+ *                   statements of N ticks on line 1 of the first and third,
+ *                   on line 2 of the second; main::f defined in the second
+ *                   on line 2, called from line 1 of the third
  *
  * Large shapes for the time-ratio tests of tests/66-linear.t (deflated,
  * as the profiler writes by default):
@@ -110,8 +117,8 @@ static void file(uint32_t fid, uint32_t eval_fid, uint32_t eval_line, const char
 
 int main(int argc, char **argv)
 {
-    if (argc != 4) {
-        fprintf(stderr, "usage: gen-profile KIND N OUT\n");
+    if (argc != 4 && argc != 5) {
+        fprintf(stderr, "usage: gen-profile KIND N OUT [NAME]\n");
         return 2;
     }
     const char *kind = argv[1];
@@ -405,6 +412,29 @@ int main(int argc, char **argv)
         check(nytp_write_sub_callers(w, 1, 3, (uint32_t)n, v, v, v, 1, b, a));
         check(nytp_write_sub_callers(w, 1, 2, (uint32_t)n, v, v, 0, 0, b, rt));
         check(nytp_write_pid_end(w, 43, v));
+    } else if (strcmp(kind, "empty-fids") == 0) {
+        file(1, 0, 0, "x.pl");
+        check(nytp_write_time_line(w, 10, 1, 1));
+        for (unsigned long i = 1; i <= n; i++) {
+            char name[64];
+            snprintf(name, sizeof name, "/nonexistent/e%lu.pm", i);
+            file((uint32_t)i + 1, 0, 0, name);
+        }
+    } else if (strcmp(kind, "aliases") == 0) {
+        const char *name = argc == 5 ? argv[4] : "/tmp/x.pl";
+        const char *slash = strrchr(name, '/');
+        size_t dir = slash ? (size_t)(slash - name) : 0;
+        char dot[4096], twice[4096];
+        snprintf(dot, sizeof dot, "%.*s/./%s", (int)dir, name, slash ? slash + 1 : name);
+        snprintf(twice, sizeof twice, "%.*s//%s", (int)dir, name, slash ? slash + 1 : name);
+        file(1, 0, 0, name);
+        check(nytp_write_time_line(w, (int32_t)n, 1, 1));
+        file(2, 0, 0, dot);
+        check(nytp_write_time_line(w, (int32_t)n, 2, 2));
+        file(3, 0, 0, twice);
+        check(nytp_write_time_line(w, (int32_t)n, 3, 1));
+        check(nytp_write_sub_info(w, 2, 2, 2, f));
+        check(nytp_write_sub_callers(w, 3, 1, 1, 1e-6, 1e-6, 0, 0, f, nytp_cstr("main::RUNTIME", false)));
     } else if (strcmp(kind, "block-lines") == 0) {
         file(1, 0, 0, "x.pl");
         check(nytp_write_time_block(w, 10, 1, 1, 1, 1));

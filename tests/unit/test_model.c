@@ -572,6 +572,69 @@ static void statement_runs_match_the_general_path(void **state)
     }
 }
 
+/* ---- one file named several ways (nytp_profile_fold_files) ------------- */
+
+static void fold_files_merges_aliases(void **state)
+{
+    (void)state;
+    nytp_error e = {0};
+    nytp_out *o;
+    nytp_writer *w;
+    assert_int_equal(nytp_out_open_mem(&o, &e), NYTP_OK);
+    assert_int_equal(nytp_writer_open(&w, o, &e), NYTP_OK);
+    nytp_write_header(w, 5, 0);
+    nytp_write_attribute(w, "ticks_per_sec", "1000000");
+    nytp_write_pid_start(w, 7, 1, 1.5);
+    nytp_write_new_fid(w, 1, 0, 0, 0, 0, 0, nytp_cstr("/a/b.pl", false));
+    nytp_write_new_fid(w, 2, 0, 0, 0, 0, 0, nytp_cstr("/a/./b.pl", false));
+    nytp_write_new_fid(w, 3, 0, 0, 0, 0, 0, nytp_cstr("/c.pl", false));
+    nytp_write_new_fid(w, 4, 2, 9, 0, 0, 0, nytp_cstr("(eval 1)[/a/./b.pl:9]", false));
+    nytp_write_src_line(w, 2, 1, nytp_cstr("my $x;\n", false));
+    nytp_write_time_line(w, 10, 1, 1);
+    nytp_write_time_line(w, 20, 2, 1);
+    nytp_write_time_line(w, 30, 2, 2);
+    nytp_write_time_line(w, 40, 3, 1);
+    nytp_write_time_line(w, 50, 4, 1);
+    nytp_str f = nytp_cstr("main::f", false), rt = nytp_cstr("main::RUNTIME", false);
+    nytp_write_sub_info(w, 2, 3, 4, f);
+    nytp_write_sub_callers(w, 1, 5, 2, 1e-6, 1e-6, 0, 0, f, rt);
+    nytp_write_sub_callers(w, 2, 5, 3, 2e-6, 2e-6, 0, 0, f, rt);
+    nytp_write_pid_end(w, 7, 9.5);
+    uint8_t *data;
+    size_t len;
+    assert_int_equal(nytp_writer_close_mem(w, &data, &len, &e), NYTP_OK);
+    loaded l;
+    load_mem(&l, data, len, false);
+    assert_int_equal(l.st, NYTP_OK);
+    nytp_profile *p = l.p;
+    assert_int_equal(nytp_profile_finish(p), NYTP_OK);
+    assert_int_equal(p->n_files, 5);
+    uint32_t into[5] = {0, 1, 1, 3, 4};
+    assert_int_equal(nytp_profile_fold_files(p, into), NYTP_OK);
+
+    const nytp_file *a = &p->files[1], *b = &p->files[2];
+    assert_true(a->defined);
+    assert_false(b->defined);
+    assert_true(nytp_file_is_empty(b));
+    assert_int_equal(nytp_profile_line(p, 1, 1)->count, 2);
+    assert_int_equal(nytp_profile_line(p, 1, 2)->count, 1);
+    assert_int_equal(nytp_profile_line(p, 3, 1)->count, 1);
+    assert_non_null(nytp_src_get(&a->src, 1)); /* the alias's saved source */
+    uint32_t sid = nytp_profile_sub_by_name(p, "main::f", 7);
+    assert_int_not_equal(sid, NYTP_NONE);
+    assert_int_equal(p->subs[sid].fid, 1);
+    assert_int_equal(p->subs[sid].n_sites, 1); /* the two sites on line 5 are one */
+    assert_int_equal(p->sites[p->subs[sid].sites[0]].fid, 1);
+    assert_int_equal(p->sites[p->subs[sid].sites[0]].count, 5);
+    assert_int_equal(p->files[4].eval_fid, 1);
+    assert_int_equal(p->files[4].root_fid, 1);
+    assert_int_equal(a->n_evals, 1);
+    assert_int_equal(a->evals[0], 4);
+    assert_false(nytp_file_is_empty(&p->files[3]));
+    nytp_profile_free(p);
+    free(data);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -585,6 +648,7 @@ int main(void)
         cmocka_unit_test(callees_mirror_callers),
         cmocka_unit_test(on_chunk_hook),
         cmocka_unit_test(statement_runs_match_the_general_path),
+        cmocka_unit_test(fold_files_merges_aliases),
     };
     return cmocka_run_group_tests_name("model", tests, NULL, NULL);
 }

@@ -43,6 +43,7 @@
 
 #include "nytp/codec.h"
 #include "nytp/error.h"
+#include "nytp/model.h"
 #include "nytp/reader.h"
 
 typedef struct nytp_calltree nytp_calltree;
@@ -109,6 +110,15 @@ int64_t nytp_calltree_fold_recursion(nytp_calltree *t, uint32_t limit);
  * of NAME), or len for any other name: lets a caller find the folded sub
  * (its file, its line). */
 size_t nytp_calltree_unfolded_len(const char *name, size_t len);
+
+/* The paths a profile without call events (calls=0: no SUB_RETURN) still
+ * has, from its call sites (SUB_CALLERS): "caller;called" when a site has
+ * one calling sub, "called" alone when it has several, with the site's
+ * exclusive and inclusive time (in ticks of p's ticks_per_sec, seconds
+ * when it has none) and calls.  What pprof and speedscope show of such a
+ * profile.  The tree's return statistics are left as they are.  NYTP_OK
+ * or NYTP_E_NOMEM. */
+int nytp_calltree_add_sites(nytp_calltree *t, const nytp_profile *p);
 
 typedef struct nytp_calltree_stats {
     uint64_t returns;       /* SUB_RETURN events added */

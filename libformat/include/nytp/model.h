@@ -222,6 +222,19 @@ int nytp_profile_finish(nytp_profile *p);
  * sums of its siblings. */
 int nytp_profile_collapse_evals(nytp_profile *p);
 
+/* Fold files that are one file named several ways ("/a/./b.pl" and
+ * "/a/b.pl"): into[fid] is the fid that file fid is folded into, or fid
+ * itself (into has n_files entries; a target must map to itself; string
+ * evals are never folded).  The target gets the donors' lines, subs, call
+ * sites and evals, and their saved source if it has none; a donor is left
+ * empty and undefined, as if never declared.  Call it before collapsing
+ * evals. */
+int nytp_profile_fold_files(nytp_profile *p, const uint32_t *into);
+
+/* Whether a file has nothing to show: no statements, subs, calls made,
+ * string evals or saved source. */
+bool nytp_file_is_empty(const nytp_file *f);
+
 /* Strings of the model. */
 const char *nytp_profile_str(const nytp_profile *p, uint32_t id);
 uint32_t nytp_profile_strlen(const nytp_profile *p, uint32_t id);
