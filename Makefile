@@ -36,9 +36,9 @@ SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recove
 LIB_SRC := $(wildcard libformat/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 LIB_HDR := $(wildcard libformat/include/nytp/*.h) $(wildcard libformat/*.h)
-CMD_SRC := $(wildcard cmd/*.c)
+CMD_SRC := $(wildcard cmd/*.c cmd/html/*.c)
 CMD_OBJ := $(CMD_SRC:%.c=$(BUILD)/obj/%.o)
-CMD_HDR := $(wildcard cmd/*.h)
+CMD_HDR := $(wildcard cmd/*.h cmd/html/*.h)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/unit/%)
 ASAN_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/asan/%)
@@ -231,7 +231,7 @@ test: deps-check
 
 FUZZ_BIN := $(BUILD)/fuzz/fuzz_reader
 FUZZ_CMD_SRC := cmd/dump.c cmd/dump_data.c cmd/cli.c cmd/fmt.c cmd/calls.c cmd/flame_svg.c \
-	cmd/html.c cmd/html_pages.c cmd/html_packages.c cmd/html_callgraph.c cmd/html_durations.c cmd/html_returns.c cmd/html_assets.c \
+	$(wildcard cmd/html/*.c) \
 	cmd/top.c cmd/diff.c cmd/term.c cmd/export.c cmd/pprof.c cmd/speedscope.c cmd/cachegrind.c
 $(FUZZ_BIN): tests/fuzz/fuzz_reader.c $(LIB_SRC) $(LIB_HDR) $(FUZZ_CMD_SRC) $(CMD_HDR) \
 		$(BUILD)/gen/perl_config.h

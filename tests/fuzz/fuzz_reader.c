@@ -15,7 +15,7 @@
 #include "dump_data.h"
 #include "export.h"
 #include "flame_svg.h"
-#include "html.h"
+#include "html/html.h"
 #include "top.h"
 #include "nytp/merge.h"
 #include "nytp/model.h"

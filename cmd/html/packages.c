@@ -1,4 +1,4 @@
-/* html_packages.c — packages in 'nytp html': every package with its
+/* packages.c — packages in 'nytp html': every package with its
  * summed exclusive time on the index, and packages.html with a treemap of
  * exclusive time by package and sub (inline SVG, laid out here: no
  * library, no script) and each package's subs. */

@@ -1,6 +1,17 @@
 /* html.h — the parts of 'nytp html' shared by its files: a page writer
  * that escapes whatever comes from the profile, and the report state
- * (page names, per-file totals, sub orders) computed once from the model. */
+ * (page names, per-file totals, sub orders) computed once from the model.
+ *
+ * The files, in layers: each calls only files below it.
+ *   write.c      the page writer (hw_*), page frame, links, the subs table
+ *   durations.c  per-sub histograms of call durations (and their HTML)
+ *   returns.c    the call tree and the durations, built on a second thread
+ *   packages.c   subs by package: the index's section, packages.html
+ *   callgraph.c  calls between subs: nytp.js data, --dot files
+ *   index.c      index.html and subs.html
+ *   file.c       a source file's pages
+ *   assets.c     nytp.css and nytp.js
+ *   html.c       the command: loading, report state, who writes what */
 #ifndef NYTP_HTML_H
 #define NYTP_HTML_H
 
@@ -10,8 +21,8 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "cli.h"
-#include "dump_data.h"
+#include "../cli.h"
+#include "../dump_data.h"
 #include "nytp/calltree.h"
 
 /* One page being written; err is the first write error (sticky). */
@@ -124,7 +135,7 @@ int html_write_file(html_report *r, uint32_t fid, enum html_view v);
 /* eval_subs, summed from the deepest evals up; false when out of memory */
 bool html_eval_subs_init(html_report *r);
 
-/* Shared by the pages (html_pages.c). */
+/* The page frame, links and tables (write.c), shared by the pages. */
 nytp_out *html_dir_file(html_report *r, const char *name); /* cli_outdir_file, under dir_lock */
 bool html_page_open(html_report *r, hw *w, const char *name);
 int html_page_close(html_report *r, hw *w, const char *name);
@@ -136,11 +147,23 @@ void html_sub_href(html_report *r, hw *w, uint32_t sid);    /* <a href="..."> */
 void html_sub_link(html_report *r, hw *w, uint32_t sid);    /* <a ...>name</a> */
 void html_td_dur(hw *w, double secs);
 void html_td_u(hw *w, uint64_t v);
+/* What a sub is: lines known; defined in a file of the profile; a
+ * headline on its file's page; an opcode (CORE:...); an xsub. */
+bool html_sub_has_lines(const nytp_sub *s);
+bool html_sub_defined_here(const nytp_profile *p, const nytp_sub *s);
+bool html_sub_has_headline(const nytp_sub *s);
+bool html_is_opcode(const nytp_profile *p, const nytp_sub *s);
+bool html_is_xsub(const nytp_sub *s);
+/* A sub's name, escaped; a link to a line (with its file's name if
+ * with_file) and to a file's page. */
+void html_sub_name(html_report *r, hw *w, uint32_t sid);
+void html_line_link(html_report *r, hw *w, uint32_t fid, uint32_t line, bool with_file);
+void html_file_link(html_report *r, hw *w, uint32_t fid);
 /* A sortable table of subs ids[0..n) with the table id given. */
 void html_subs_table(html_report *r, hw *w, const uint32_t *ids, uint32_t n, bool all_columns,
                      const char *id);
 
-/* Packages (html_packages.c): subs grouped by package, the packages by
+/* Packages (packages.c): subs grouped by package, the packages by
  * exclusive time descending. */
 typedef struct html_pkg {
     uint32_t start, n;        /* its subs: ids[start .. start+n), exclusive time descending */
@@ -164,7 +187,7 @@ void html_packages_section(html_report *r, hw *w);
 /* The index's first sentence: which package dominates, and its top subs. */
 void html_index_lead(html_report *r, hw *w);
 
-/* Call graphs (html_callgraph.c): calls between subs, summed per
+/* Call graphs (callgraph.c): calls between subs, summed per
  * (caller, called) pair from the call sites. */
 int html_edges_build(html_report *r);          /* into r->edges */
 /* "var nytpSubs = [...], nytpEdges = [...];" for nytp.js. */

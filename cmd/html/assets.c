@@ -1,6 +1,12 @@
-/* html_assets.c — the style sheet and the script every page of 'nytp html'
- * loads (nytp.css, nytp.js).  Hand-written and small; no library, no CDN,
- * so a report works offline from file://. */
+/* assets.c — the style sheet and the script every page of 'nytp html'
+ * loads (nytp.css, nytp.js), and their writing with the report's data
+ * for the script.  Hand-written and small; no library, no CDN, so a
+ * report works offline from file://. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../fmt.h"
 #include "html.h"
 
 const char html_css[] =
@@ -294,3 +300,59 @@ const char html_js[] =
     "    b.addEventListener(\"click\", function () { sortBy(th); });\n"
     "  });\n"
     "})();\n";
+
+/* ---- assets ---------------------------------------------------------------------- */
+
+static int write_asset(html_report *r, const char *name, const char *text)
+{
+    hw w;
+    if (!html_page_open(r, &w, name))
+        return EXIT_BAD_INPUT;
+    hw_s(&w, text);
+    return html_page_close(r, &w, name);
+}
+
+static int cmp_files_shown(const void *a, const void *b, void *ctx)
+{
+    const html_report *r = ctx;
+    return strcmp(r->shown[*(const uint32_t *)a], r->shown[*(const uint32_t *)b]);
+}
+
+/* nytp.js: the source files for the jump-to-file menu of every page (by
+ * name; string evals are reached from their files), then the script. */
+static int write_script(html_report *r)
+{
+    const nytp_profile *p = r->p;
+    hw w;
+    if (!html_page_open(r, &w, "nytp.js"))
+        return EXIT_BAD_INPUT;
+    uint32_t *fids = malloc(((size_t)p->n_files + 1) * sizeof *fids), n = 0;
+    if (!fids)
+        w.err = NYTP_E_NOMEM;
+    for (uint32_t fid = 1; fids && fid < p->n_files; fid++)
+        if (r->page[fid] && !p->files[fid].eval_fid)
+            fids[n++] = fid;
+    if (fids)
+        qsort_r(fids, n, sizeof *fids, cmp_files_shown, r);
+    hw_s(&w, "var nytpFiles = [");
+    for (uint32_t i = 0; i < n; i++) {
+        hw_s(&w, i ? ",\n[" : "\n[");
+        hw_json(&w, r->page[fids[i]], strlen(r->page[fids[i]]));
+        hw_s(&w, ",");
+        hw_json(&w, r->shown[fids[i]], strlen(r->shown[fids[i]]));
+        hw_s(&w, "]");
+    }
+    hw_s(&w, "];\n");
+    html_callgraph_script(r, &w);
+    hw_s(&w, html_js);
+    free(fids);
+    return html_page_close(r, &w, "nytp.js");
+}
+
+int html_write_assets(html_report *r)
+{
+    int rc = write_asset(r, "nytp.css", html_css);
+    if (rc == EXIT_OK)
+        rc = write_script(r);
+    return rc;
+}

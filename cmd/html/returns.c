@@ -1,4 +1,4 @@
-/* html_returns.c — the call tree and the duration histograms of 'nytp
+/* returns.c — the call tree and the duration histograms of 'nytp
  * html' built on a second thread while the model loads.
  *
  * Both are fed by the SUB_RETURN events only (1.26 million of them in

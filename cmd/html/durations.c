@@ -1,4 +1,4 @@
-/* html_durations.c — per-sub distribution of call durations in 'nytp
+/* durations.c — per-sub distribution of call durations in 'nytp
  * html': every SUB_RETURN event (one per call, with calls=1 or more)
  * adds its inclusive time to a histogram of its sub, with log-scale
  * buckets (8 per doubling, so a percentile read from it is within 9% of

@@ -1,5 +1,5 @@
 /* html.c — 'nytp html': a static HTML report of a profile, written as a
- * directory atomically (see html_pages.c for the pages). */
+ * directory atomically (html.h lists the files of the report). */
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -9,8 +9,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "commands.h"
-#include "flame_svg.h"
+#include "../commands.h"
+#include "../flame_svg.h"
 #include "html.h"
 #include "nytp/calltree.h"
 #include "perl_config.h"
@@ -305,7 +305,7 @@ static void report_free(html_report *r)
 
 /* Built in the same pass as the model: the sub returns and the
  * ticks_per_sec attribute also go to the call tree and the durations (on
- * a second thread, see html_returns.c); a new input (its VERSION chunk)
+ * a second thread, see returns.c); a new input (its VERSION chunk)
  * first closes the frames the last one left open. */
 typedef struct flame_feed {
     nytp_calltree *t;         /* NULL: no flame graph wanted */

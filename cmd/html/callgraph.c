@@ -1,4 +1,4 @@
-/* html_callgraph.c — calls between subs in 'nytp html': the edges (caller,
+/* callgraph.c — calls between subs in 'nytp html': the edges (caller,
  * called) summed from the call sites, written as data into nytp.js for
  * the call graph each sub headline can draw (SVG, by nytp.js), and with
  * --dot as Graphviz files, as nytprofhtml writes them. */
@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fmt.h"
+#include "../fmt.h"
 #include "html.h"
 
 static int cmp_edge(const void *a, const void *b)
