@@ -13,86 +13,23 @@
 /* ---- a map from byte strings to dense indexes ------------------------------- */
 
 
-static uint64_t hash_bytes(const char *s, size_t n)
-{
-    uint64_t h = 14695981039346656037ULL;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
-    return h ^ (h >> 29);
-}
-
-static bool bmap_grow(bmap *m)
-{
-    if (m->mask >= (1u << 30))
-        return false;
-    uint32_t size = m->mask ? (m->mask + 1) * 2 : 256;
-    uint32_t *slot = calloc(size, sizeof *slot);
-    if (!slot)
-        return false;
-    for (uint32_t i = 0; i < m->n; i++) {
-        uint32_t h = (uint32_t)hash_bytes(m->key[i], m->len[i]) & (size - 1);
-        while (slot[h])
-            h = (h + 1) & (size - 1);
-        slot[h] = i + 1;
-    }
-    free(m->slot);
-    m->slot = slot;
-    m->mask = size - 1;
-    return true;
-}
-
-/* The index of key; with add, a new one when it is missing (*added set).
- * NYTP_NONE: missing, or out of memory (*oom set). */
-uint32_t diff_bmap_find(bmap *m, const char *key, size_t len, bool add, bool *added, bool *oom)
+/* The index of key in m (diff's names: subs, line keys, files); with
+ * add, a new one when it is missing (*added set).  NYTP_NONE: missing,
+ * or out of memory (*oom set). */
+uint32_t diff_bmap_find(strmap *m, const char *key, size_t len, bool add, bool *added, bool *oom)
 {
     if (added)
         *added = false;
-    if (m->mask) {
-        uint32_t h = (uint32_t)hash_bytes(key, len) & m->mask;
-        for (; m->slot[h]; h = (h + 1) & m->mask) {
-            uint32_t i = m->slot[h] - 1;
-            if (m->len[i] == len && memcmp(m->key[i], key, len) == 0)
-                return i;
-        }
+    if (len > UINT32_MAX - 1) {
+        *oom = true;
+        return NYTP_NONE;
     }
     if (!add)
-        return NYTP_NONE;
-    if ((uint64_t)(m->n + 1) * 2 > (uint64_t)m->mask + 1 && !bmap_grow(m))
-        goto nomem;
-    if (m->n == m->cap) {
-        /* two arrays, one count: each grows to the same doubling */
-        uint32_t ck = m->cap, cl = m->cap;
-        if (!cli_grow((void **)&m->key, (size_t)m->n + 1, &ck, sizeof *m->key) ||
-            !cli_grow((void **)&m->len, (size_t)m->n + 1, &cl, sizeof *m->len))
-            goto nomem;
-        m->cap = ck < cl ? ck : cl;
-    }
-    char *copy = malloc(len + 1);
-    if (!copy)
-        goto nomem;
-    memcpy(copy, key, len);
-    copy[len] = 0;
-    uint32_t h = (uint32_t)hash_bytes(key, len) & m->mask;
-    while (m->slot[h])
-        h = (h + 1) & m->mask;
-    m->slot[h] = m->n + 1;
-    m->key[m->n] = copy;
-    m->len[m->n] = (uint32_t)len;
-    if (added)
-        *added = true;
-    return m->n++;
-nomem:
-    *oom = true;
-    return NYTP_NONE;
-}
-
-void diff_bmap_free(bmap *m)
-{
-    for (uint32_t i = 0; i < m->n; i++)
-        free(m->key[i]);
-    free(m->key);
-    free(m->len);
-    free(m->slot);
+        return strmap_find(m, key, (uint32_t)len);
+    uint32_t id = strmap_add(m, key, (uint32_t)len, false, added);
+    if (id == NYTP_NONE)
+        *oom = true;
+    return id;
 }
 
 /* ---- the two sides and their rows ---------------------------------------------- */
@@ -136,7 +73,7 @@ static const char *file_key(diff *D, const nytp_profile *p, uint32_t fid, size_t
     return normalise(D, nytp_profile_str(p, f->name), nytp_profile_strlen(p, f->name), len);
 }
 
-static time_row *time_row_at(diff *D, bmap *m, time_row **rows, uint32_t *cap, const char *key,
+static time_row *time_row_at(diff *D, strmap *m, time_row **rows, uint32_t *cap, const char *key,
                              size_t len)
 {
     bool added;
@@ -266,7 +203,7 @@ static int cmp_sub(const void *x, const void *y)
         c = cmp_abs_desc(ra->incl[1] - ra->incl[0], rb->incl[1] - rb->incl[0]);
     if (!c)
         c = cmp_abs_desc(ra->excl[1] + ra->excl[0], rb->excl[1] + rb->excl[0]);
-    return c ? c : strcmp(sort_d->subs.key[a], sort_d->subs.key[b]);
+    return c ? c : strcmp(strmap_str(&sort_d->subs, a), strmap_str(&sort_d->subs, b));
 }
 
 static int cmp_time_rows(const time_row *ra, const time_row *rb)
@@ -283,7 +220,7 @@ static int cmp_line(const void *x, const void *y)
     const time_row *ra = &sort_d->line[a], *rb = &sort_d->line[b];
     int c = cmp_time_rows(ra, rb);
     if (!c)
-        c = strcmp(sort_d->line_files.key[ra->file], sort_d->line_files.key[rb->file]);
+        c = strcmp(strmap_str(&sort_d->line_files, ra->file), strmap_str(&sort_d->line_files, rb->file));
     return c ? c : ra->line < rb->line ? -1 : ra->line > rb->line;
 }
 
@@ -291,7 +228,7 @@ static int cmp_file(const void *x, const void *y)
 {
     uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
     int c = cmp_time_rows(&sort_d->file[a], &sort_d->file[b]);
-    return c ? c : strcmp(sort_d->files.key[a], sort_d->files.key[b]);
+    return c ? c : strcmp(strmap_str(&sort_d->files, a), strmap_str(&sort_d->files, b));
 }
 
 static uint32_t *ordered(uint32_t n, int (*cmp)(const void *, const void *))
@@ -369,11 +306,11 @@ void diff_report_growth(diff *D, double min)
             continue;
         }
         shown++;
-        char *name = malloc((size_t)D->subs.len[id] * 4 + 1);
+        char *name = malloc((size_t)D->subs.v[id].len * 4 + 1);
         if (!name)
             continue;
         size_t w;
-        term_clean(D->subs.key[id], D->subs.len[id], false, name, &w);
+        term_clean(strmap_str(&D->subs, id), D->subs.v[id].len, false, name, &w);
         char b[40], n[40], pc[40];
         *term_dur(b, r->excl[0], false) = 0;
         *term_dur(n, r->excl[1], false) = 0;
@@ -401,10 +338,10 @@ void diff_free(diff *D)
             nytp_profile_free(D->s[k].p);
         nytp_calltree_free(D->s[k].own_t);
     }
-    diff_bmap_free(&D->subs);
-    diff_bmap_free(&D->lines);
-    diff_bmap_free(&D->files);
-    diff_bmap_free(&D->line_files);
+    strmap_release(&D->subs);
+    strmap_release(&D->lines);
+    strmap_release(&D->files);
+    strmap_release(&D->line_files);
     free(D->sub);
     free(D->line);
     free(D->file);

@@ -15,6 +15,7 @@
 #include "nytp/calltree.h"
 #include "nytp/model.h"
 #include "nytp/io.h"
+#include "strmap.h"
 #include "term.h"
 
 enum { EXIT_GREW = 3 };
@@ -28,13 +29,6 @@ struct diff_opts {
     const char *title, *output;
 };
 
-typedef struct bmap {
-    uint32_t *slot;         /* index + 1; 0: empty */
-    uint32_t mask;
-    char **key;
-    uint32_t *len;
-    uint32_t n, cap;
-} bmap;
 
 typedef struct side {
     char **files;
@@ -67,7 +61,7 @@ typedef struct diff {
     struct diff_opts *o;
     side s[2];
     double scale;           /* NEW's times are multiplied by it (--normalize) */
-    bmap subs, lines, files, line_files;
+    strmap subs, lines, files, line_files;
     sub_row *sub;
     time_row *line, *file;
     uint32_t cap_sub, cap_line, cap_file;
@@ -81,8 +75,7 @@ typedef struct diff {
 } diff;
 
 /* diff_compare.c: the map of names to rows */
-uint32_t diff_bmap_find(bmap *m, const char *key, size_t len, bool add, bool *added, bool *oom);
-void diff_bmap_free(bmap *m);
+uint32_t diff_bmap_find(strmap *m, const char *key, size_t len, bool add, bool *added, bool *oom);
 bool diff_grow_rows(void **v, uint32_t *cap, uint32_t need, size_t size);
 /* the rows, their order and the check */
 int diff_compute(diff *D);

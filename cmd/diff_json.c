@@ -93,7 +93,7 @@ void diff_write_json(diff *D, nytp_out *out, double min)
             if (!first)
                 nytp_out_write(out, ",", 1);
             first = false;
-            term_json_str(out, D->subs.key[id], D->subs.len[id]);
+            term_json_str(out, strmap_str(&D->subs, id), D->subs.v[id].len);
         }
         nytp_out_write(out, "]", 1);
         jkey(out, "failed", false);
@@ -108,7 +108,7 @@ void diff_write_json(diff *D, nytp_out *out, double min)
         const sub_row *r = &D->sub[id];
         nytp_out_write(out, i ? ",{" : "{", i ? 2 : 1);
         jkey(out, "name", true);
-        term_json_str(out, D->subs.key[id], D->subs.len[id]);
+        term_json_str(out, strmap_str(&D->subs, id), D->subs.v[id].len);
         jkey(out, "status", false);
         nytp_out_printf(out, "\"%s\"", status(r->present));
         for (int k = 0; k < 2; k++) {
@@ -147,7 +147,7 @@ void diff_write_json(diff *D, nytp_out *out, double min)
     }
     nytp_out_write(out, "]", 1);
     for (int lines = 1; lines >= 0; lines--) {
-        bmap *m = lines ? &D->lines : &D->files;
+        strmap *m = lines ? &D->lines : &D->files;
         time_row *rows = lines ? D->line : D->file;
         uint32_t *order = lines ? D->order_line : D->order_file;
         nytp_out_printf(out, ",\"%s\":[", lines ? "lines" : "files");
@@ -156,10 +156,10 @@ void diff_write_json(diff *D, nytp_out *out, double min)
             nytp_out_write(out, i ? ",{" : "{", i ? 2 : 1);
             jkey(out, "file", true);
             if (lines) {
-                term_json_str(out, D->line_files.key[r->file], D->line_files.len[r->file]);
+                term_json_str(out, strmap_str(&D->line_files, r->file), D->line_files.v[r->file].len);
                 nytp_out_printf(out, ",\"line\":%u", r->line);
             } else {
-                term_json_str(out, D->files.key[order[i]], D->files.len[order[i]]);
+                term_json_str(out, strmap_str(&D->files, order[i]), D->files.v[order[i]].len);
             }
             jkey(out, "status", false);
             nytp_out_printf(out, "\"%s\"", status(r->present));

@@ -14,7 +14,7 @@
 
 /* BASE's call paths as a trie in a map: key (parent node, name) -> node. */
 typedef struct paths {
-    bmap m;
+    strmap m;
     double *incl;           /* per node: time along the path and below (ticks) */
     uint32_t cap;
     uint32_t *at;           /* per depth: the node of the path being walked */
@@ -185,7 +185,7 @@ int diff_write_svg(diff *D, nytp_out *out)
                                : "sized by NEW; red: slower than BASE, blue: faster";
         st = flame_svg_write(out, D->s[1].t, &fo);
     }
-    diff_bmap_free(&P.m);
+    strmap_release(&P.m);
     free(P.incl);
     free(P.at);
     free(P.key);

@@ -171,7 +171,7 @@ static void text_subs(diff *D, nytp_out *out, double min)
                  (unsigned long long)r->calls[1]);
         cell(out, calls, callw);
         nytp_out_write(out, "  ", 2);
-        put_name(out, D->subs.key[id], D->subs.len[id], room_after(D, used));
+        put_name(out, strmap_str(&D->subs, id), D->subs.v[id].len, room_after(D, used));
         term_sgr(&D->t, out, TERM_RESET);
         nytp_out_write(out, "\n", 1);
     }
@@ -179,7 +179,7 @@ static void text_subs(diff *D, nytp_out *out, double min)
 
 static void text_times(diff *D, nytp_out *out, bool lines)
 {
-    bmap *m = lines ? &D->lines : &D->files;
+    strmap *m = lines ? &D->lines : &D->files;
     time_row *rows = lines ? D->line : D->file;
     uint32_t *order = lines ? D->order_line : D->order_file;
     size_t n = diff_limit(D, m->n);
@@ -218,8 +218,8 @@ static void text_times(diff *D, nytp_out *out, bool lines)
         nytp_out_write(out, "  ", 2);
         term_sgr(&D->t, out, TERM_RESET);
         uint32_t fk = lines ? r->file : order[i];
-        const bmap *names = lines ? &D->line_files : &D->files;
-        char *shown = shown_file(D, names->key[fk], names->len[fk]);
+        const strmap *names = lines ? &D->line_files : &D->files;
+        char *shown = shown_file(D, strmap_str(names, fk), names->v[fk].len);
         if (!shown) {
             D->oom = true;
             return;

@@ -8,98 +8,6 @@
 #include "export.h"
 #include "fmt.h"
 
-/* ---- interned names ------------------------------------------------------ */
-
-static uint32_t hash_bytes(const char *s, uint32_t len)
-{
-    uint32_t h = 2166136261u;
-    for (uint32_t i = 0; i < len; i++)
-        h = (h ^ (unsigned char)s[i]) * 16777619u;
-    return h;
-}
-
-static bool same(const export_names *n, uint32_t id, const char *s, uint32_t len)
-{
-    return n->v[id].len == len && memcmp(n->bytes + n->v[id].at, s, len) == 0;
-}
-
-uint32_t export_names_find(const export_names *n, const char *s, uint32_t len)
-{
-    if (!n->n_slots)
-        return NYTP_NONE;
-    uint32_t mask = n->n_slots - 1;
-    for (uint32_t i = hash_bytes(s, len) & mask;; i = (i + 1) & mask) {
-        uint32_t e = n->slots[i];
-        if (!e)
-            return NYTP_NONE;
-        if (same(n, e - 1, s, len))
-            return e - 1;
-    }
-}
-
-static bool grow_slots(export_names *n)
-{
-    if (n->n_slots >= (1u << 31))
-        return false;
-    uint32_t ns = n->n_slots ? n->n_slots * 2 : 256;
-    uint32_t *slots = calloc(ns, sizeof *slots);
-    if (!slots)
-        return false;
-    for (uint32_t id = 0; id < n->n; id++) {
-        uint32_t i = hash_bytes(n->bytes + n->v[id].at, n->v[id].len) & (ns - 1);
-        while (slots[i])
-            i = (i + 1) & (ns - 1);
-        slots[i] = id + 1;
-    }
-    free(n->slots);
-    n->slots = slots;
-    n->n_slots = ns;
-    return true;
-}
-
-uint32_t export_names_add(export_names *n, const char *s, uint32_t len, bool utf8, bool *added)
-{
-    *added = false;
-    uint32_t id = export_names_find(n, s, len);
-    if (id != NYTP_NONE)
-        return id;
-    if (n->n >= NYTP_NONE - 1)
-        return NYTP_NONE;
-    if ((uint64_t)(n->n + 1) * 2 > n->n_slots && !grow_slots(n))
-        return NYTP_NONE;
-    if (!cli_grow((void **)&n->v, (size_t)n->n + 1, &n->cap, sizeof *n->v))
-        return NYTP_NONE;
-    if (n->n_bytes + len + 1 > n->cap_bytes) {
-        size_t cap = n->cap_bytes ? n->cap_bytes : 4096;
-        while (cap < n->n_bytes + len + 1)
-            cap *= 2;
-        char *b = realloc(n->bytes, cap);
-        if (!b)
-            return NYTP_NONE;
-        n->bytes = b;
-        n->cap_bytes = cap;
-    }
-    memcpy(n->bytes + n->n_bytes, s, len);
-    n->bytes[n->n_bytes + len] = 0;
-    id = n->n++;
-    n->v[id] = (struct export_name){n->n_bytes, len, utf8, NYTP_NONE};
-    n->n_bytes += len + 1;
-    uint32_t mask = n->n_slots - 1, i = hash_bytes(s, len) & mask;
-    while (n->slots[i])
-        i = (i + 1) & mask;
-    n->slots[i] = id + 1;
-    *added = true;
-    return id;
-}
-
-void export_names_release(export_names *n)
-{
-    free(n->bytes);
-    free(n->v);
-    free(n->slots);
-    memset(n, 0, sizeof *n);
-}
-
 /* ---- loading ------------------------------------------------------------- */
 
 typedef struct load_ctx {
@@ -201,7 +109,7 @@ void export_release(export_profile *x)
         nytp_profile_free(x->p);
     if (x->t)
         nytp_calltree_free(x->t);
-    export_names_release(&x->sub_names);
+    strmap_release(&x->sub_names);
     memset(x, 0, sizeof *x);
 }
 
@@ -224,7 +132,7 @@ static void build_sub_names(export_profile *x)
         }
         size_t n = nytp_calltree_normalise(name, len, buf);
         bool added;
-        uint32_t id = export_names_add(&x->sub_names, buf, (uint32_t)n, false, &added);
+        uint32_t id = strmap_add(&x->sub_names, buf, (uint32_t)n, false, &added);
         if (id == NYTP_NONE)
             break;
         if (added)
@@ -241,7 +149,7 @@ const nytp_sub *export_find_sub(export_profile *x, const char *name, uint32_t le
     /* the call tree numbers string evals 0; the model keeps their numbers */
     if (!x->sub_names_built)
         build_sub_names(x);
-    id = export_names_find(&x->sub_names, name, len);
+    id = strmap_find(&x->sub_names, name, len);
     if (id != NYTP_NONE)
         return &x->p->subs[x->sub_names.v[id].value];
     /* a frame folded from deep recursion is its sub's */

@@ -18,34 +18,7 @@
 
 #include "nytp/calltree.h"
 #include "nytp/model.h"
-
-/* ---- interned names --------------------------------------------------- */
-
-/* Distinct byte strings, numbered 0, 1, ... in the order first added. */
-typedef struct export_names {
-    char *bytes;            /* every string, each followed by a NUL */
-    size_t n_bytes, cap_bytes;
-    struct export_name {
-        size_t at;
-        uint32_t len;
-        bool utf8;
-        uint32_t value;     /* the caller's */
-    } *v;
-    uint32_t n, cap;
-    uint32_t *slots;        /* hash slots: index + 1, 0 empty */
-    uint32_t n_slots;
-} export_names;
-
-/* The id of name (added if new, with value NYTP_NONE); *added says
- * whether it was.  NYTP_NONE when out of memory. */
-uint32_t export_names_add(export_names *n, const char *s, uint32_t len, bool utf8, bool *added);
-/* The id, or NYTP_NONE. */
-uint32_t export_names_find(const export_names *n, const char *s, uint32_t len);
-static inline const char *export_names_str(const export_names *n, uint32_t id)
-{
-    return n->bytes + n->v[id].at;
-}
-void export_names_release(export_names *n);
+#include "strmap.h"
 
 /* ---- the loaded profile ----------------------------------------------- */
 
@@ -54,7 +27,7 @@ typedef struct export_profile {
     nytp_calltree *t;
     uint64_t returns;       /* SUB_RETURN events read */
     uint64_t unreturned;    /* frames still open where an input ended */
-    export_names sub_names; /* model sub names, eval numbers normalised -> sub id */
+    strmap sub_names; /* model sub names, eval numbers normalised -> sub id */
     bool sub_names_built;
 } export_profile;
 

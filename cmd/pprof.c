@@ -130,12 +130,12 @@ typedef struct pprof {
     export_profile *x;
     nytp_out *out;
     double ns_per_tick;
-    export_names strings;   /* the string table, "" first */
-    export_names fnames;    /* normalised sub name -> function (id = index) */
+    strmap strings;   /* the string table, "" first */
+    strmap fnames;    /* normalised sub name -> function (id = index) */
     func *funcs;
     uint32_t cap_funcs;
-    export_names locs;      /* (function, line) as 8 bytes -> location (id) */
-    export_names edges;     /* (caller, called) function pair -> calling line */
+    strmap locs;      /* (function, line) as 8 bytes -> location (id) */
+    strmap edges;     /* (caller, called) function pair -> calling line */
     line_share *shares;     /* every function's, one run each */
     uint32_t n_shares, cap_shares;
     uint32_t *fn_at;        /* per depth: function of the path's frame */
@@ -160,7 +160,7 @@ static uint32_t str_idx(pprof *P, const char *s, uint32_t len)
         return 0;
     }
     bool added;
-    uint32_t id = export_names_add(&P->strings, u, ulen, true, &added);
+    uint32_t id = strmap_add(&P->strings, u, ulen, true, &added);
     free(tofree);
     if (id == NYTP_NONE) {
         P->oom = true;
@@ -184,7 +184,7 @@ static uint32_t func_of(pprof *P, const char *name, uint32_t len)
     }
     uint32_t n = (uint32_t)nytp_calltree_normalise(name, len, P->norm);
     bool added;
-    uint32_t id = export_names_add(&P->fnames, P->norm, n, false, &added);
+    uint32_t id = strmap_add(&P->fnames, P->norm, n, false, &added);
     if (id == NYTP_NONE) {
         P->oom = true;
         return 0;
@@ -196,7 +196,7 @@ static uint32_t func_of(pprof *P, const char *name, uint32_t len)
         return 0;
     }
     /* the name is looked up again: P->norm is reused below */
-    const char *fname = export_names_str(&P->fnames, id);
+    const char *fname = strmap_str(&P->fnames, id);
     const nytp_sub *s = export_find_sub(P->x, fname, n);
     func *f = &P->funcs[id];
     f->sub = s ? (uint32_t)(s - P->x->p->subs) : NYTP_NONE;
@@ -224,7 +224,7 @@ static uint64_t loc_of(pprof *P, uint32_t fn, int64_t line)
 {
     uint32_t key[2] = {fn, (uint32_t)line};
     bool added;
-    uint32_t id = export_names_add(&P->locs, (const char *)key, sizeof key, false, &added);
+    uint32_t id = strmap_add(&P->locs, (const char *)key, sizeof key, false, &added);
     if (id == NYTP_NONE) {
         P->oom = true;
         return 1;
@@ -257,7 +257,7 @@ static int64_t call_line(pprof *P, uint32_t caller, uint32_t called)
 {
     uint32_t key[2] = {caller, called};
     bool added;
-    uint32_t id = export_names_add(&P->edges, (const char *)key, sizeof key, false, &added);
+    uint32_t id = strmap_add(&P->edges, (const char *)key, sizeof key, false, &added);
     if (id == NYTP_NONE) {
         P->oom = true;
         return 0;
@@ -269,7 +269,7 @@ static int64_t call_line(pprof *P, uint32_t caller, uint32_t called)
     if (fc->sub != NYTP_NONE && fd->sub != NYTP_NONE) {
         const nytp_profile *p = P->x->p;
         const nytp_sub *cs = &p->subs[fc->sub], *ds = &p->subs[fd->sub];
-        const char *cname = export_names_str(&P->fnames, caller);
+        const char *cname = strmap_str(&P->fnames, caller);
         uint32_t clen = P->fnames.v[caller].len;
         uint32_t found = 0, at = 0;
         for (uint32_t i = 0; i < ds->n_sites && found < 2; i++) {
@@ -489,7 +489,7 @@ static void write_tables(pprof *P)
     }
     for (uint32_t i = 0; i < P->locs.n && !P->oom; i++) {
         uint32_t key[2];
-        memcpy(key, export_names_str(&P->locs, i), sizeof key);
+        memcpy(key, strmap_str(&P->locs, i), sizeof key);
         line.n = 0;
         pb_int(&line, 1, (uint64_t)key[0] + 1);
         pb_int(&line, 2, key[1]);
@@ -525,7 +525,7 @@ static void write_tables(pprof *P)
         P->out_status = nytp_out_error(P->out)->status;
     for (uint32_t i = 0; i < P->strings.n && !P->oom; i++) {
         m.n = 0;
-        pb_put(&m, export_names_str(&P->strings, i), P->strings.v[i].len);
+        pb_put(&m, strmap_str(&P->strings, i), P->strings.v[i].len);
         write_field(P, 6, &m);
     }
     if (m.oom || line.oom)
@@ -556,10 +556,10 @@ static int write_pprof(pprof *P)
 
 static void pprof_release(pprof *P)
 {
-    export_names_release(&P->strings);
-    export_names_release(&P->fnames);
-    export_names_release(&P->locs);
-    export_names_release(&P->edges);
+    strmap_release(&P->strings);
+    strmap_release(&P->fnames);
+    strmap_release(&P->locs);
+    strmap_release(&P->edges);
     free(P->funcs);
     free(P->shares);
     free(P->fn_at);

@@ -77,7 +77,7 @@ typedef struct open_frame {
 
 typedef struct ss {
     nytp_out *out;
-    export_names frames;    /* normalised names; value: NYTP_NONE */
+    strmap frames;    /* normalised names; value: NYTP_NONE */
     char *norm;
     size_t cap_norm;
     /* the process being read */
@@ -148,7 +148,7 @@ static uint32_t frame_of(ss *S, const char *name, uint32_t len, bool utf8)
     }
     uint32_t n = (uint32_t)nytp_calltree_normalise(name, len, S->norm);
     bool added;
-    uint32_t id = export_names_add(&S->frames, S->norm, n, utf8, &added);
+    uint32_t id = strmap_add(&S->frames, S->norm, n, utf8, &added);
     if (id == NYTP_NONE) {
         S->oom = true;
         return 0;
@@ -288,7 +288,7 @@ static uint32_t folded_frame(ss *S, uint32_t c)
         S->oom = true;
         return 0;
     }
-    memcpy(name, export_names_str(&S->frames, f), len);
+    memcpy(name, strmap_str(&S->frames, f), len);
     /* U+2026 HORIZONTAL ELLIPSIS, "[", U+00D7 MULTIPLICATION SIGN */
     int k = snprintf(name + len, 40, "\xe2\x80\xa6[\xc3\x97%llu]", (unsigned long long)deepest);
     uint32_t id = frame_of(S, name, len + (uint32_t)k, true);
@@ -528,7 +528,7 @@ static void write_frames(ss *S, export_profile *x)
 {
     out_str(S, "\n],\"shared\":{\"frames\":[");
     for (uint32_t i = 0; i < S->frames.n && !S->out_status; i++) {
-        const char *name = export_names_str(&S->frames, i);
+        const char *name = strmap_str(&S->frames, i);
         uint32_t len = S->frames.v[i].len;
         out_str(S, i ? ",\n{\"name\":" : "\n{\"name\":");
         out_json_str(S, name, len);
@@ -609,7 +609,7 @@ static int ss_end(ss *S, export_profile *x, const char *what, bool as_samples)
 
 static void ss_release(ss *S)
 {
-    export_names_release(&S->frames);
+    strmap_release(&S->frames);
     free(S->norm);
     free(S->nodes);
     free(S->stack);
