@@ -55,96 +55,12 @@ static void on_opt(int opt, const char *arg, void *ctx)
     }
 }
 
-/* ---- names: interned byte strings --------------------------------------- */
-
-typedef struct name_tab {
-    char *arena;
-    size_t used, cap;
-    size_t *off;            /* per name: offset in arena */
-    uint32_t *len;
-    uint32_t n, capn;
-    uint32_t *slot;         /* hash slots: name index + 1, 0 empty */
-    uint32_t nslots;
-} name_tab;
-
-static uint64_t hash_bytes(const char *s, size_t n, uint64_t h)
-{
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
-    return h;
-}
-
-static const char *name_str(const name_tab *t, uint32_t id)
-{
-    return t->arena + t->off[id];
-}
-
-static bool names_grow(name_tab *t)
-{
-    if (t->nslots >= (1u << 31))
-        return false;
-    uint32_t ns = t->nslots ? t->nslots * 2 : 1024;
-    uint32_t *s = calloc(ns, sizeof *s);
-    if (!s)
-        return false;
-    for (uint32_t i = 0; i < t->n; i++) {
-        uint64_t h = hash_bytes(name_str(t, i), t->len[i], 14695981039346656037ULL);
-        uint32_t k = (uint32_t)h & (ns - 1);
-        while (s[k])
-            k = (k + 1) & (ns - 1);
-        s[k] = i + 1;
-    }
-    free(t->slot);
-    t->slot = s;
-    t->nslots = ns;
-    return true;
-}
+/* ---- names: interned byte strings (strmap) ------------------------------ */
 
 /* The id of name s (len bytes), added if new; NYTP_NONE when out of memory. */
-static uint32_t intern(name_tab *t, const char *s, size_t len)
+static uint32_t intern(strmap *t, const char *s, size_t len)
 {
-    if ((uint64_t)(t->n + 1) * 2 > t->nslots && !names_grow(t))
-        return NYTP_NONE;
-    uint64_t h = hash_bytes(s, len, 14695981039346656037ULL);
-    uint32_t k = (uint32_t)h & (t->nslots - 1);
-    for (; t->slot[k]; k = (k + 1) & (t->nslots - 1)) {
-        uint32_t i = t->slot[k] - 1;
-        if (t->len[i] == len && memcmp(name_str(t, i), s, len) == 0)
-            return i;
-    }
-    if (t->used + len + 1 > t->cap) {
-        size_t cap = t->cap ? t->cap : 1 << 16;
-        while (t->used + len + 1 > cap)
-            cap *= 2;
-        char *a = realloc(t->arena, cap);
-        if (!a)
-            return NYTP_NONE;
-        t->arena = a;
-        t->cap = cap;
-    }
-    if (t->n == t->capn) {
-        /* two arrays, one count: each grows to the same doubling */
-        uint32_t co = t->capn, cl = t->capn;
-        if (!cli_grow((void **)&t->off, (size_t)t->n + 1, &co, sizeof *t->off) ||
-            !cli_grow((void **)&t->len, (size_t)t->n + 1, &cl, sizeof *t->len))
-            return NYTP_NONE;
-        t->capn = co < cl ? co : cl;
-    }
-    memcpy(t->arena + t->used, s, len);
-    t->arena[t->used + len] = 0;
-    t->off[t->n] = t->used;
-    t->len[t->n] = (uint32_t)len;
-    t->used += len + 1;
-    t->slot[k] = t->n + 1;
-    return t->n++;
-}
-
-static void names_free(name_tab *t)
-{
-    free(t->arena);
-    free(t->off);
-    free(t->len);
-    free(t->slot);
+    return len < UINT32_MAX ? strmap_add(t, s, (uint32_t)len, false, NULL) : NYTP_NONE;
 }
 
 /* ---- functions: (file, name) pairs -------------------------------------- */
@@ -167,11 +83,10 @@ typedef struct entry {
 
 typedef struct cg_run {
     const nytp_profile *p;
-    name_tab names;
+    strmap names;
     func *funcs;
     uint32_t n_funcs, cap_funcs;
-    uint32_t *fslot;        /* hash of (fl, fn): func id + 1 */
-    uint32_t n_fslots;
+    strmap func_keys;       /* (fl, fn) as 8 bytes -> func id */
     entry *entries;
     size_t n_entries, cap_entries;
     uint32_t **oline;       /* per fid: the lines asked about (with statements, calls or evals), sorted */
@@ -183,51 +98,27 @@ typedef struct cg_run {
     bool oom;
 } cg_run;
 
-static uint64_t pair_hash(uint32_t a, uint32_t b)
-{
-    uint64_t k = ((uint64_t)a << 32 | b) * 0x9E3779B97F4A7C15ULL;
-    return k ^ (k >> 29);
-}
-
 static uint32_t func_of(cg_run *R, uint32_t fl, uint32_t fn)
 {
     if (fl == NYTP_NONE || fn == NYTP_NONE) {
         R->oom = true;
         return NYTP_NONE;
     }
-    if ((uint64_t)(R->n_funcs + 1) * 2 > R->n_fslots) {
-        if (R->n_fslots >= (1u << 31)) {
-            R->oom = true;
-            return NYTP_NONE;
-        }
-        uint32_t ns = R->n_fslots ? R->n_fslots * 2 : 1024;
-        uint32_t *s = calloc(ns, sizeof *s);
-        if (!s) {
-            R->oom = true;
-            return NYTP_NONE;
-        }
-        for (uint32_t i = 0; i < R->n_funcs; i++) {
-            uint32_t k = (uint32_t)pair_hash(R->funcs[i].fl, R->funcs[i].fn) & (ns - 1);
-            while (s[k])
-                k = (k + 1) & (ns - 1);
-            s[k] = i + 1;
-        }
-        free(R->fslot);
-        R->fslot = s;
-        R->n_fslots = ns;
+    uint32_t key[2] = {fl, fn};
+    bool added;
+    uint32_t id = strmap_add(&R->func_keys, (const char *)key, sizeof key, false, &added);
+    if (id == NYTP_NONE) {
+        R->oom = true;
+        return NYTP_NONE;
     }
-    uint32_t k = (uint32_t)pair_hash(fl, fn) & (R->n_fslots - 1);
-    for (; R->fslot[k]; k = (k + 1) & (R->n_fslots - 1)) {
-        const func *f = &R->funcs[R->fslot[k] - 1];
-        if (f->fl == fl && f->fn == fn)
-            return R->fslot[k] - 1;
-    }
+    if (!added)
+        return id;
+    /* a new key's id is the next func's */
     if (!cli_grow((void **)&R->funcs, (size_t)R->n_funcs + 1, &R->cap_funcs, sizeof *R->funcs)) {
         R->oom = true;
         return NYTP_NONE;
     }
     R->funcs[R->n_funcs] = (func){fl, fn, 0};
-    R->fslot[k] = R->n_funcs + 1;
     return R->n_funcs++;
 }
 
@@ -254,7 +145,7 @@ static uint32_t sub_func(cg_run *R, uint32_t sid)
  * it is defined in, or else a function of that name in file fl. */
 static uint32_t named_func(cg_run *R, uint32_t name, uint32_t fl)
 {
-    uint32_t sid = nytp_profile_sub_by_name(R->p, name_str(&R->names, name), R->names.len[name]);
+    uint32_t sid = nytp_profile_sub_by_name(R->p, strmap_str(&R->names, name), R->names.v[name].len);
     if (sid != NYTP_NONE && nytp_profile_file(R->p, R->p->subs[sid].fid))
         fl = file_name(R, R->p->subs[sid].fid);
     return func_of(R, fl, name);
@@ -536,9 +427,9 @@ static int cmp_func_names(const void *a, const void *b, void *ctx)
 {
     const cg_run *R = ctx;
     const func *x = &R->funcs[*(const uint32_t *)a], *y = &R->funcs[*(const uint32_t *)b];
-    int c = strcmp(name_str(&R->names, x->fl), name_str(&R->names, y->fl));
+    int c = strcmp(strmap_str(&R->names, x->fl), strmap_str(&R->names, y->fl));
     if (!c)
-        c = strcmp(name_str(&R->names, x->fn), name_str(&R->names, y->fn));
+        c = strcmp(strmap_str(&R->names, x->fn), strmap_str(&R->names, y->fn));
     return c;
 }
 
@@ -555,7 +446,7 @@ static int cmp_entries(const void *a, const void *b, void *ctx)
     if (x->file != y->file) /* the function's own file first */
         return x->file == R->funcs[x->func].fl ? -1
              : y->file == R->funcs[y->func].fl ? 1
-             : strcmp(name_str(&R->names, x->file), name_str(&R->names, y->file));
+             : strcmp(strmap_str(&R->names, x->file), strmap_str(&R->names, y->file));
     if (x->line != y->line)
         return x->line < y->line ? -1 : 1;
     if (cx && R->funcs[x->callee].rank != R->funcs[y->callee].rank)
@@ -601,8 +492,8 @@ typedef struct emitter {
 /* "KEY=(id)" plus " name" the first time id is used in this context. */
 static int put_ref(emitter *E, const char *key, uint32_t id, bool *done)
 {
-    const name_tab *t = &E->R->names;
-    size_t room = strlen(key) + 32 + (done[id] ? 0 : 4 * (size_t)t->len[id]);
+    const strmap *t = &E->R->names;
+    size_t room = strlen(key) + 32 + (done[id] ? 0 : 4 * (size_t)t->v[id].len);
     char *o = (char *)nytp_out_reserve(E->out, room);
     if (!o)
         return -1;
@@ -610,7 +501,7 @@ static int put_ref(emitter *E, const char *key, uint32_t id, bool *done)
     o += sprintf(o, "%s=(%u)", key, id + 1);
     if (!done[id]) {
         *o++ = ' ';
-        o = put_name(o, name_str(t, id), t->len[id]);
+        o = put_name(o, strmap_str(t, id), t->v[id].len);
         done[id] = true;
     }
     *o++ = '\n';
@@ -739,9 +630,9 @@ static int cachegrind_write(nytp_profile *p, nytp_out *out)
     free(R.top);
     free(R.ran_at);
     free(R.funcs);
-    free(R.fslot);
+    strmap_release(&R.func_keys);
     free(R.entries);
-    names_free(&R.names);
+    strmap_release(&R.names);
     return st;
 }
 
