@@ -10,96 +10,45 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../strmap.h"
 #include "html.h"
 
 #define PER_OCTAVE 8
 #define NBUCKETS (48 * PER_OCTAVE + 1) /* bucket 0: zero ticks; up to 2^48 ticks */
 
 struct html_dist {
-    char *name;
-    uint32_t len;
     uint64_t n;
     double max;
     uint32_t b[NBUCKETS];
 };
 
 struct html_durations {
-    html_dist **slot;         /* open addressing by name */
-    uint32_t cap, used;
+    strmap names;             /* distinct sub names -> index in dists */
+    html_dist **dists;
+    uint32_t cap_dists;
     html_dist **by_key;       /* by the caller's key of a name (html_durations_add_key) */
     uint32_t n_by_key;
 };
 
-/* A hash of a name, 8 bytes at a time.  Every byte counts: names that
- * differ only in a few digits inside ("main::__ANON__[(eval 123)[x.pl:2]:1]",
- * one per string eval) are common, and a hash of a few words of them
- * sent 160,000 such names to a few slots (html 74 times slower at 10
- * times the evals).  Names the call tree has an id for are hashed once
- * per name (html_durations_add_key), not per call. */
-static uint32_t name_hash(const char *s, uint32_t n)
-{
-    uint64_t h = n * 0x9E3779B97F4A7C15ULL;
-    for (uint32_t i = 0; i < n; i += 8) {
-        uint64_t w = 0;
-        memcpy(&w, s + i, n - i < 8 ? n - i : 8);
-        h ^= w;
-        h *= 0xFF51AFD7ED558CCDULL;
-        h ^= h >> 32;
-    }
-    return (uint32_t)h;
-}
+/* Names the call tree has an id for are looked up once per name
+ * (html_durations_add_key), not per call. */
 
 int html_durations_new(html_durations **d)
 {
     *d = calloc(1, sizeof **d);
-    if (!*d)
-        return NYTP_E_NOMEM;
-    (*d)->cap = 1024;
-    (*d)->slot = calloc((*d)->cap, sizeof *(*d)->slot);
-    if (!(*d)->slot) {
-        free(*d);
-        *d = NULL;
-        return NYTP_E_NOMEM;
-    }
-    return NYTP_OK;
+    return *d ? NYTP_OK : NYTP_E_NOMEM;
 }
 
 void html_durations_free(html_durations *d)
 {
     if (!d)
         return;
-    for (uint32_t i = 0; i < d->cap; i++)
-        if (d->slot[i]) {
-            free(d->slot[i]->name);
-            free(d->slot[i]);
-        }
-    free(d->slot);
+    for (uint32_t i = 0; i < d->names.n; i++)
+        free(d->dists[i]);
+    free(d->dists);
+    strmap_release(&d->names);
     free(d->by_key);
     free(d);
-}
-
-static html_dist **find(html_durations *d, const char *name, uint32_t len)
-{
-    uint32_t i = name_hash(name, len) & (d->cap - 1);
-    while (d->slot[i] && (d->slot[i]->len != len || memcmp(d->slot[i]->name, name, len) != 0))
-        i = (i + 1) & (d->cap - 1);
-    return &d->slot[i];
-}
-
-static int grow(html_durations *d)
-{
-    if (d->cap >= (1u << 31))
-        return NYTP_E_NOMEM;
-    html_durations bigger = {calloc((size_t)d->cap * 2, sizeof *d->slot), d->cap * 2, d->used, NULL, 0};
-    if (!bigger.slot)
-        return NYTP_E_NOMEM;
-    for (uint32_t i = 0; i < d->cap; i++)
-        if (d->slot[i])
-            *find(&bigger, d->slot[i]->name, d->slot[i]->len) = d->slot[i];
-    free(d->slot);
-    d->slot = bigger.slot;
-    d->cap = bigger.cap;
-    return NYTP_OK;
 }
 
 static void add_to(html_dist *h, double ticks);
@@ -107,25 +56,17 @@ static void add_to(html_dist *h, double ticks);
 /* The histogram of name, made if new; NULL: out of memory. */
 static html_dist *dist_of(html_durations *d, const char *name, uint32_t len)
 {
-    html_dist **s = find(d, name, len);
-    if (!*s) {
-        if ((uint64_t)(d->used + 1) * 2 > d->cap) {
-            if (grow(d) < 0)
-                return NULL;
-            s = find(d, name, len);
-        }
-        html_dist *h = calloc(1, sizeof *h);
-        if (!h || !(h->name = malloc((size_t)len + 1))) {
-            free(h);
-            return NULL;
-        }
-        memcpy(h->name, name, len);
-        h->name[len] = 0;
-        h->len = len;
-        *s = h;
-        d->used++;
+    uint32_t id = strmap_find(&d->names, name, len);
+    if (id != NYTP_NONE)
+        return d->dists[id];
+    html_dist *h = NULL;
+    if (!cli_grow((void **)&d->dists, (size_t)d->names.n + 1, &d->cap_dists, sizeof *d->dists) ||
+        !(h = calloc(1, sizeof *h)) || (id = strmap_add(&d->names, name, len, false, NULL)) == NYTP_NONE) {
+        free(h);
+        return NULL;
     }
-    return *s;
+    d->dists[id] = h;
+    return h;
 }
 
 int html_durations_add(html_durations *d, const char *name, uint32_t len, double ticks)
@@ -179,7 +120,8 @@ const html_dist *html_durations_get(const html_durations *d, const char *name, u
 {
     if (!d)
         return NULL;
-    return *find((html_durations *)d, name, len);
+    uint32_t id = strmap_find(&d->names, name, len);
+    return id == NYTP_NONE ? NULL : d->dists[id];
 }
 
 /* The lower bound of bucket b, in ticks. */
