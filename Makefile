@@ -257,11 +257,11 @@ fuzz-smoke: $(FUZZ_BIN)
 
 # The tmon.out reader and dprof-convert (not part of 'test'; run by hand).
 FUZZ_DPROF_BIN := $(BUILD)/fuzz/fuzz_dprof
-$(FUZZ_DPROF_BIN): tests/fuzz/fuzz_dprof.c $(LIB_SRC) $(LIB_HDR) cmd/dprof.c cmd/cli.c $(CMD_HDR) \
+$(FUZZ_DPROF_BIN): tests/fuzz/fuzz_dprof.c $(LIB_SRC) $(LIB_HDR) cmd/dprof.c cmd/cli.c cmd/strmap.c $(CMD_HDR) \
 		$(BUILD)/gen/perl_config.h
 	@mkdir -p $(dir $@)
 	$(CLANG) $(CPPFLAGS) -Icmd -I$(BUILD)/gen $(WARN) -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-		-o $@ tests/fuzz/fuzz_dprof.c $(LIB_SRC) cmd/dprof.c cmd/cli.c $(LIBS) $(CMD_LIBS)
+		-o $@ tests/fuzz/fuzz_dprof.c $(LIB_SRC) cmd/dprof.c cmd/cli.c cmd/strmap.c $(LIBS) $(CMD_LIBS)
 
 fuzz-dprof: $(FUZZ_DPROF_BIN)
 	@rm -rf $(BUILD)/fuzz/dprof-corpus && mkdir -p $(BUILD)/fuzz/dprof-corpus $(BUILD)/fuzz/crashes

@@ -23,6 +23,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "strmap.h"
 #include "nytp/dprof.h"
 #include "perl_config.h"
 
@@ -137,53 +138,28 @@ typedef struct conv {
     uint32_t pend_cap;
     uint32_t nsubs;         /* size of active/calls */
     uint32_t named;         /* subs checked for Devel::DProf::write */
-    arc *arcs;              /* open addressing */
-    uint32_t narcs, arc_slots;
+    arc *arcs;              /* in the order first seen, as written */
+    uint32_t narcs, cap_arcs;
+    strmap arc_keys;        /* (callee, caller, site) as 12 bytes -> index in arcs */
     uint32_t write_sub;     /* Devel::DProf::write, NO_SUB until seen */
 } conv;
 
-static uint32_t arc_hash(uint32_t a, uint32_t b, uint32_t c)
-{
-    uint64_t h = (uint64_t)a * 0x9E3779B97F4A7C15ull ^ (uint64_t)b * 0xC2B2AE3D27D4EB4Full ^
-                 (uint64_t)c * 0x165667B19E3779F9ull;
-    return (uint32_t)(h ^ (h >> 29));
-}
-
+/* The arc (callee, caller, site), made if new; NULL when out of memory.
+ * A pointer into the arcs: good until the next call. */
 static arc *get_arc(conv *c, uint32_t callee, uint32_t caller, uint32_t site)
 {
-    if ((uint64_t)(c->narcs + 1) * 4 > (uint64_t)c->arc_slots * 3) {
-        if (c->arc_slots >= (1u << 31))
-            return NULL;
-        uint32_t n = c->arc_slots ? c->arc_slots * 2 : 256;
-        arc *v = calloc(n, sizeof *v);
-        if (!v)
-            return NULL;
-        for (uint32_t i = 0; i < c->arc_slots; i++) {
-            arc *a = &c->arcs[i];
-            if (!a->count && !a->callee)
-                continue;
-            uint32_t j = arc_hash(a->callee - 1, a->caller, a->site) & (n - 1);
-            while (v[j].count || v[j].callee)
-                j = (j + 1) & (n - 1);
-            v[j] = *a;
-        }
-        free(c->arcs);
-        c->arcs = v;
-        c->arc_slots = n;
-    }
-    /* A used slot has callee + 1 stored in callee's place. */
-    uint32_t j = arc_hash(callee, caller, site) & (c->arc_slots - 1);
-    for (;;) {
-        arc *a = &c->arcs[j];
-        if (!a->callee) {
-            *a = (arc){.callee = callee + 1, .caller = caller, .site = site};
-            c->narcs++;
-            return a;
-        }
-        if (a->callee == callee + 1 && a->caller == caller && a->site == site)
-            return a;
-        j = (j + 1) & (c->arc_slots - 1);
-    }
+    uint32_t key[3] = {callee, caller, site};
+    uint32_t id = strmap_find(&c->arc_keys, (const char *)key, sizeof key);
+    if (id != NYTP_NONE)
+        return &c->arcs[id];
+    if (!cli_grow((void **)&c->arcs, (size_t)c->narcs + 1, &c->cap_arcs, sizeof *c->arcs))
+        return NULL;
+    id = strmap_add(&c->arc_keys, (const char *)key, sizeof key, false, NULL);
+    if (id == NYTP_NONE)
+        return NULL;
+    c->arcs[id] = (arc){.callee = callee, .caller = caller, .site = site};
+    c->narcs++;
+    return &c->arcs[id];
 }
 
 /* Make the per-sub arrays cover every sub the reader has named. */
@@ -476,6 +452,7 @@ static void free_conv(conv *c)
         free(c->pend[i].callee);
     free(c->pend);
     free(c->arcs);
+    strmap_release(&c->arc_keys);
 }
 
 /* The stand-in file's line of each called sub (line 1: the main program). */
@@ -515,11 +492,11 @@ static bool write_summary(conv *c, double hz)
     for (uint32_t s = 0; s < nsubs; s++)
         if (line[s])
             nytp_write_sub_info(w, 1, line[s], line[s], nytp_cstr(nytp_dprof_sub_name(c->d, s), false));
-    for (uint32_t i = 0; i < c->arc_slots; i++) {
+    for (uint32_t i = 0; i < c->narcs; i++) {
         arc *a = &c->arcs[i];
-        if (!a->callee || (a->caller >= PENDING && a->caller != NO_SUB))
+        if (a->caller >= PENDING && a->caller != NO_SUB)
             continue;   /* an emptied pending arc of --goto=dprofpp */
-        uint32_t callee = a->callee - 1;
+        uint32_t callee = a->callee;
         const char *caller = a->caller == NO_SUB ? "main::RUNTIME" : nytp_dprof_sub_name(c->d, a->caller);
         uint32_t at = a->site == NO_SUB || !line[a->site] ? 1 : line[a->site];
         nytp_write_sub_callers(w, 1, at, (uint32_t)(a->count > UINT32_MAX ? UINT32_MAX : a->count),

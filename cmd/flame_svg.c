@@ -13,6 +13,7 @@
 
 #include "flame_svg.h"
 #include "fmt.h"
+#include "strmap.h"
 
 #define NONE UINT32_MAX
 
@@ -165,9 +166,7 @@ static void frame_colour(nytp_str name, char *buf)
             pkg = i - 2;
             break;
         }
-    uint32_t h = 2166136261u;
-    for (size_t i = 0; i < pkg; i++)
-        h = (h ^ (unsigned char)name.ptr[i]) * 16777619u;
+    uint32_t h = strmap_colour_hash(name.ptr, pkg);
     h ^= h >> 15;
     h *= 0x2c1b3c6dU;
     h ^= h >> 12;

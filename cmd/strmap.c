@@ -22,6 +22,14 @@ uint64_t strmap_hash(const void *p, size_t len)
     return h ^ (h >> 29);
 }
 
+uint32_t strmap_colour_hash(const char *s, size_t len)
+{
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ (unsigned char)s[i]) * 16777619u;
+    return h;
+}
+
 static bool same(const strmap *n, uint32_t id, const char *s, uint32_t len)
 {
     return n->v[id].len == len && memcmp(n->bytes + n->v[id].at, s, len) == 0;

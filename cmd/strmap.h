@@ -36,6 +36,10 @@ typedef struct strmap {
  * eight bytes at a time. */
 uint64_t strmap_hash(const void *s, size_t len);
 
+/* A 32-bit hash of s for choosing a colour (FNV-1a): fixed for good,
+ * since the colours of every report made depend on it; not for tables. */
+uint32_t strmap_colour_hash(const char *s, size_t len);
+
 /* The id of s (added if new, with value NYTP_NONE); *added (may be NULL)
  * says whether it was.  NYTP_NONE when out of memory or full. */
 uint32_t strmap_add(strmap *m, const char *s, uint32_t len, bool utf8, bool *added);

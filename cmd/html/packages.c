@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../strmap.h"
 #include "html.h"
 
 /* Length of the package part of a sub name: up to its last "::" before
@@ -290,9 +291,7 @@ static int layout(const double *v, size_t n, tm_rect r, tm_rect *out)
 /* A colour from a hash of the package name: its hue; sub boxes lighter. */
 static void pkg_colour(const char *name, size_t len, bool light, char *buf, size_t size)
 {
-    uint32_t h = 2166136261u;
-    for (size_t i = 0; i < len; i++)
-        h = (h ^ (unsigned char)name[i]) * 16777619u;
+    uint32_t h = strmap_colour_hash(name, len);
     snprintf(buf, size, "hsl(%u,%u%%,%u%%)", h % 360, light ? 55u : 40u, light ? 82u : 62u);
 }
 
