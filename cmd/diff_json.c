@@ -6,23 +6,19 @@
 #include <string.h>
 
 #include "fmt.h"
+#include "json.h"
 #include "diff_impl.h"
 
 /* ---- JSON ------------------------------------------------------------------------ */
 
-static void jkey(nytp_out *out, const char *k, bool first)
+static void jchange(json *j, const char *what, double base, double now)
 {
-    nytp_out_printf(out, "%s\"%s\":", first ? "" : ",", k);
-}
-
-static void jchange(nytp_out *out, const char *what, double base, double now, bool first)
-{
-    jkey(out, what, first);
-    term_json_nv(out, now - base);
+    json_key(j, what);
+    json_num(j, now - base);
     char k[40];
     snprintf(k, sizeof k, "%s_pct", what);
-    jkey(out, k, false);
-    term_json_nv(out, diff_pct_change(base, now)); /* null when BASE is 0 */
+    json_key(j, k);
+    json_num(j, diff_pct_change(base, now)); /* null when BASE is 0 */
 }
 
 static const char *status(const bool present[2])
@@ -30,148 +26,167 @@ static const char *status(const bool present[2])
     return !present[0] ? "added" : !present[1] ? "removed" : "both";
 }
 
-static void json_side(nytp_out *out, const side *S)
+static void json_side(json *j, const side *S)
 {
-    nytp_out_write(out, "{\"files\":[", 10);
-    for (int i = 0; i < S->nfiles; i++) {
-        if (i)
-            nytp_out_write(out, ",", 1);
-        term_json_str(out, S->files[i], strlen(S->files[i]));
-    }
-    nytp_out_write(out, "]", 1);
-    jkey(out, "statements", false);
-    term_json_nv(out, S->stmt_total);
-    jkey(out, "sub_excl", false);
-    term_json_nv(out, S->sub_total);
-    jkey(out, "sub_calls", false);
-    nytp_out_printf(out, "%llu", (unsigned long long)S->calls);
-    jkey(out, "total", false);
-    term_json_nv(out, S->total);
-    jkey(out, "complete", false);
-    nytp_out_printf(out, "%s}", S->p->complete ? "true" : "false");
+    json_object(j);
+    json_key(j, "files");
+    json_array(j);
+    for (int i = 0; i < S->nfiles; i++)
+        json_cstr(j, S->files[i]);
+    json_end(j);
+    json_key(j, "statements");
+    json_num(j, S->stmt_total);
+    json_key(j, "sub_excl");
+    json_num(j, S->sub_total);
+    json_key(j, "sub_calls");
+    json_u64(j, S->calls);
+    json_key(j, "total");
+    json_num(j, S->total);
+    json_key(j, "complete");
+    json_bool(j, S->p->complete);
+    json_end(j);
 }
 
 void diff_write_json(diff *D, nytp_out *out, double min)
 {
-    nytp_out_write(out, "{\"format\":\"nytp-diff-1\",\"base\":", 31);
-    json_side(out, &D->s[0]);
-    nytp_out_write(out, ",\"new\":", 7);
-    json_side(out, &D->s[1]);
-    jkey(out, "total_kind", false);
-    nytp_out_printf(out, "\"%s\"", D->s[0].stmt_total > 0 && D->s[1].stmt_total > 0 ? "statements" : "subs");
-    jkey(out, "normalized", false);
-    nytp_out_printf(out, "%s", D->o->normalize ? "true" : "false");
-    jkey(out, "scale", false);
-    term_json_nv(out, D->scale);
-    nytp_out_write(out, ",\"total\":{", 10);
-    jkey(out, "base", true);
-    term_json_nv(out, D->s[0].total);
-    jkey(out, "new", false);
-    term_json_nv(out, D->s[1].total * D->scale);
-    jchange(out, "delta", D->s[0].total, D->s[1].total * D->scale, false);
-    nytp_out_write(out, "}", 1);
+    json J, *j = &J;
+    json_init(j, out);
+    json_object(j);
+    json_key(j, "format");
+    json_cstr(j, "nytp-diff-1");
+    json_key(j, "base");
+    json_side(j, &D->s[0]);
+    json_key(j, "new");
+    json_side(j, &D->s[1]);
+    json_key(j, "total_kind");
+    json_cstr(j, D->s[0].stmt_total > 0 && D->s[1].stmt_total > 0 ? "statements" : "subs");
+    json_key(j, "normalized");
+    json_bool(j, D->o->normalize);
+    json_key(j, "scale");
+    json_num(j, D->scale);
+    json_key(j, "total");
+    json_object(j);
+    json_key(j, "base");
+    json_num(j, D->s[0].total);
+    json_key(j, "new");
+    json_num(j, D->s[1].total * D->scale);
+    jchange(j, "delta", D->s[0].total, D->s[1].total * D->scale);
+    json_end(j);
 
     /* the check */
-    nytp_out_write(out, ",\"check\":", 9);
+    json_key(j, "check");
     if (D->o->fail_above < 0) {
-        nytp_out_write(out, "null", 4);
+        json_null(j);
     } else {
-        nytp_out_write(out, "{", 1);
-        jkey(out, "fail_above", true);
-        term_json_nv(out, D->o->fail_above);
-        jkey(out, "min_time", false);
-        term_json_nv(out, min);
-        jkey(out, "total_grew", false);
-        nytp_out_printf(out, "%s", diff_total_grew(D) ? "true" : "false");
-        jkey(out, "subs_grew", false);
-        nytp_out_write(out, "[", 1);
-        bool first = true;
+        json_object(j);
+        json_key(j, "fail_above");
+        json_num(j, D->o->fail_above);
+        json_key(j, "min_time");
+        json_num(j, min);
+        json_key(j, "total_grew");
+        json_bool(j, diff_total_grew(D));
+        json_key(j, "subs_grew");
+        json_array(j);
+        bool any = false;
         for (uint32_t i = 0; i < D->subs.n; i++) {
             uint32_t id = D->order_sub[i];
             if (!diff_sub_grew(D, &D->sub[id], min))
                 continue;
-            if (!first)
-                nytp_out_write(out, ",", 1);
-            first = false;
-            term_json_str(out, strmap_str(&D->subs, id), D->subs.v[id].len);
+            any = true;
+            json_str(j, strmap_str(&D->subs, id), D->subs.v[id].len);
         }
-        nytp_out_write(out, "]", 1);
-        jkey(out, "failed", false);
-        nytp_out_printf(out, "%s}", diff_total_grew(D) || !first ? "true" : "false");
+        json_end(j);
+        json_key(j, "failed");
+        json_bool(j, diff_total_grew(D) || any);
+        json_end(j);
     }
 
-    nytp_out_printf(out, ",\"rows\":{\"subs\":%u,\"lines\":%u,\"files\":%u}", D->subs.n,
-                    D->lines.n, D->files.n);
-    nytp_out_write(out, ",\"subs\":[", 9);
+    json_key(j, "rows");
+    json_object(j);
+    json_key(j, "subs");
+    json_u64(j, D->subs.n);
+    json_key(j, "lines");
+    json_u64(j, D->lines.n);
+    json_key(j, "files");
+    json_u64(j, D->files.n);
+    json_end(j);
+    json_key(j, "subs");
+    json_array(j);
     for (size_t i = 0; i < diff_limit(D, D->subs.n); i++) {
         uint32_t id = D->order_sub[i];
         const sub_row *r = &D->sub[id];
-        nytp_out_write(out, i ? ",{" : "{", i ? 2 : 1);
-        jkey(out, "name", true);
-        term_json_str(out, strmap_str(&D->subs, id), D->subs.v[id].len);
-        jkey(out, "status", false);
-        nytp_out_printf(out, "\"%s\"", status(r->present));
+        json_object(j);
+        json_key(j, "name");
+        json_str(j, strmap_str(&D->subs, id), D->subs.v[id].len);
+        json_key(j, "status");
+        json_cstr(j, status(r->present));
         for (int k = 0; k < 2; k++) {
-            jkey(out, k ? "new" : "base", false);
+            json_key(j, k ? "new" : "base");
             if (!r->present[k]) {
-                nytp_out_write(out, "null", 4);
+                json_null(j);
                 continue;
             }
             const nytp_profile *p = D->s[k].p;
             const nytp_sub *s = &p->subs[r->sid[k]];
-            nytp_out_write(out, "{", 1);
-            jkey(out, "excl", true);
-            term_json_nv(out, r->excl[k]);
-            jkey(out, "incl", false);
-            term_json_nv(out, r->incl[k]);
-            jkey(out, "calls", false);
-            nytp_out_printf(out, "%llu", (unsigned long long)r->calls[k]);
-            jkey(out, "file", false);
+            json_object(j);
+            json_key(j, "excl");
+            json_num(j, r->excl[k]);
+            json_key(j, "incl");
+            json_num(j, r->incl[k]);
+            json_key(j, "calls");
+            json_u64(j, r->calls[k]);
+            json_key(j, "file");
             if (s->fid != NYTP_NONE && s->fid < p->n_files && p->files[s->fid].defined)
-                term_json_str(out, nytp_profile_str(p, p->files[s->fid].name),
-                              nytp_profile_strlen(p, p->files[s->fid].name));
+                json_str(j, nytp_profile_str(p, p->files[s->fid].name),
+                         nytp_profile_strlen(p, p->files[s->fid].name));
             else
-                nytp_out_write(out, "null", 4);
-            jkey(out, "first_line", false);
+                json_null(j);
+            json_key(j, "first_line");
             if (s->first_line == NYTP_NONE)
-                nytp_out_write(out, "null", 4);
+                json_null(j);
             else
-                nytp_out_printf(out, "%u", s->first_line);
-            nytp_out_write(out, "}", 1);
+                json_u64(j, s->first_line);
+            json_end(j);
         }
-        jchange(out, "excl_delta", r->excl[0], r->excl[1], false);
-        jchange(out, "incl_delta", r->incl[0], r->incl[1], false);
-        jkey(out, "calls_delta", false);
-        nytp_out_printf(out, "%lld", (long long)(r->calls[1] - r->calls[0]));
-        nytp_out_write(out, "}", 1);
+        jchange(j, "excl_delta", r->excl[0], r->excl[1]);
+        jchange(j, "incl_delta", r->incl[0], r->incl[1]);
+        json_key(j, "calls_delta");
+        json_i64(j, (int64_t)(r->calls[1] - r->calls[0]));
+        json_end(j);
     }
-    nytp_out_write(out, "]", 1);
+    json_end(j);
     for (int lines = 1; lines >= 0; lines--) {
         strmap *m = lines ? &D->lines : &D->files;
         time_row *rows = lines ? D->line : D->file;
         uint32_t *order = lines ? D->order_line : D->order_file;
-        nytp_out_printf(out, ",\"%s\":[", lines ? "lines" : "files");
+        json_key(j, lines ? "lines" : "files");
+        json_array(j);
         for (size_t i = 0; i < diff_limit(D, m->n); i++) {
             const time_row *r = &rows[order[i]];
-            nytp_out_write(out, i ? ",{" : "{", i ? 2 : 1);
-            jkey(out, "file", true);
+            json_object(j);
+            json_key(j, "file");
             if (lines) {
-                term_json_str(out, strmap_str(&D->line_files, r->file), D->line_files.v[r->file].len);
-                nytp_out_printf(out, ",\"line\":%u", r->line);
+                json_str(j, strmap_str(&D->line_files, r->file), D->line_files.v[r->file].len);
+                json_key(j, "line");
+                json_u64(j, r->line);
             } else {
-                term_json_str(out, strmap_str(&D->files, order[i]), D->files.v[order[i]].len);
+                json_str(j, strmap_str(&D->files, order[i]), D->files.v[order[i]].len);
             }
-            jkey(out, "status", false);
-            nytp_out_printf(out, "\"%s\"", status(r->present));
-            jkey(out, "base", false);
-            term_json_nv(out, r->time[0]);
-            jkey(out, "new", false);
-            term_json_nv(out, r->time[1]);
-            jchange(out, "delta", r->time[0], r->time[1], false);
-            nytp_out_printf(out, ",\"count_base\":%lld,\"count_new\":%lld}", (long long)r->count[0],
-                            (long long)r->count[1]);
+            json_key(j, "status");
+            json_cstr(j, status(r->present));
+            json_key(j, "base");
+            json_num(j, r->time[0]);
+            json_key(j, "new");
+            json_num(j, r->time[1]);
+            jchange(j, "delta", r->time[0], r->time[1]);
+            json_key(j, "count_base");
+            json_i64(j, r->count[0]);
+            json_key(j, "count_new");
+            json_i64(j, r->count[1]);
+            json_end(j);
         }
-        nytp_out_write(out, "]", 1);
+        json_end(j);
     }
-    nytp_out_write(out, "}\n", 2);
+    json_end(j);
+    json_raw(j, "\n");
 }

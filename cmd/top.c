@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "dump_data.h"
+#include "json.h"
 #include "perl_config.h"
 #include "term.h"
 #include "top.h"
@@ -419,23 +420,18 @@ static const char *source_line(top *T, uint32_t fid, uint32_t line, size_t *len)
 
 /* ---- JSON ------------------------------------------------------------------------ */
 
-static void jkey(nytp_out *out, const char *k, bool first)
+static void jid(json *j, const nytp_profile *p, uint32_t id)
 {
-    nytp_out_printf(out, "%s\"%s\":", first ? "" : ",", k);
+    json_str(j, nytp_profile_str(p, id), nytp_profile_strlen(p, id));
 }
 
-static void jid(nytp_out *out, const nytp_profile *p, uint32_t id)
-{
-    term_json_str(out, nytp_profile_str(p, id), nytp_profile_strlen(p, id));
-}
-
-static void jfile(nytp_out *out, const top *T, uint32_t fid)
+static void jfile(json *j, const top *T, uint32_t fid)
 {
     const nytp_file *f = &T->p->files[fid];
     if (f->defined)
-        jid(out, T->p, f->name);
+        jid(j, T->p, f->name);
     else
-        nytp_out_write(out, "null", 4);
+        json_null(j);
 }
 
 static double share(double part, double whole)
@@ -448,148 +444,167 @@ static size_t limit(const top *T, size_t n)
     return T->o->n && T->o->n < n ? T->o->n : n;
 }
 
-static void json_subs(top *T, nytp_out *out)
+static void rows_subs(top *T, json *j)
 {
     const nytp_profile *p = T->p;
     double cum = 0;
-    nytp_out_write(out, "[", 1);
+    json_array(j);
     for (size_t i = 0; i < limit(T, T->n_subs); i++) {
         const nytp_sub *s = &p->subs[T->subs[i]];
         cum += s->excl;
-        nytp_out_write(out, i ? ",{" : "{", i ? 2 : 1);
-        jkey(out, "name", true);
-        jid(out, p, s->name);
-        jkey(out, "file", false);
+        json_object(j);
+        json_key(j, "name");
+        jid(j, p, s->name);
+        json_key(j, "file");
         if (s->fid != NYTP_NONE && s->fid < p->n_files)
-            jfile(out, T, s->fid);
+            jfile(j, T, s->fid);
         else
-            nytp_out_write(out, "null", 4);
-        jkey(out, "first_line", false);
+            json_null(j);
+        json_key(j, "first_line");
         if (s->first_line == NYTP_NONE)
-            nytp_out_write(out, "null", 4);
+            json_null(j);
         else
-            nytp_out_printf(out, "%u", s->first_line);
-        jkey(out, "calls", false);
-        nytp_out_printf(out, "%llu", (unsigned long long)s->calls);
-        jkey(out, "excl", false);
-        term_json_nv(out, s->excl);
-        jkey(out, "incl", false);
-        term_json_nv(out, s->incl);
-        jkey(out, "excl_share", false);
-        term_json_nv(out, share(s->excl, T->sub_total));
-        jkey(out, "cum_share", false);
-        term_json_nv(out, share(cum, T->sub_total));
-        jkey(out, "incl_share", false);
-        term_json_nv(out, share(s->incl, T->sub_total));
-        nytp_out_write(out, "}", 1);
+            json_u64(j, s->first_line);
+        json_key(j, "calls");
+        json_u64(j, s->calls);
+        json_key(j, "excl");
+        json_num(j, s->excl);
+        json_key(j, "incl");
+        json_num(j, s->incl);
+        json_key(j, "excl_share");
+        json_num(j, share(s->excl, T->sub_total));
+        json_key(j, "cum_share");
+        json_num(j, share(cum, T->sub_total));
+        json_key(j, "incl_share");
+        json_num(j, share(s->incl, T->sub_total));
+        json_end(j);
     }
-    nytp_out_write(out, "]", 1);
+    json_end(j);
 }
 
-static void json_lines(top *T, nytp_out *out)
+static void rows_lines(top *T, json *j)
 {
-    nytp_out_write(out, "[", 1);
+    json_array(j);
     for (size_t i = 0; i < limit(T, T->n_lines); i++) {
         const line_row *r = &T->lines[i];
-        nytp_out_write(out, i ? ",{" : "{", i ? 2 : 1);
-        jkey(out, "file", true);
-        jfile(out, T, r->fid);
-        jkey(out, "fid", false);
-        nytp_out_printf(out, "%u", r->fid);
-        jkey(out, "line", false);
-        nytp_out_printf(out, "%u", r->line);
-        jkey(out, "time", false);
-        term_json_nv(out, r->time);
-        jkey(out, "count", false);
-        nytp_out_printf(out, "%lld", (long long)r->count);
-        jkey(out, "share", false);
-        term_json_nv(out, share(r->time, T->stmt_total));
-        jkey(out, "source", false);
+        json_object(j);
+        json_key(j, "file");
+        jfile(j, T, r->fid);
+        json_key(j, "fid");
+        json_u64(j, r->fid);
+        json_key(j, "line");
+        json_u64(j, r->line);
+        json_key(j, "time");
+        json_num(j, r->time);
+        json_key(j, "count");
+        json_i64(j, r->count);
+        json_key(j, "share");
+        json_num(j, share(r->time, T->stmt_total));
+        json_key(j, "source");
         size_t n;
         const char *src = source_line(T, r->fid, r->line, &n);
         if (src)
-            term_json_str(out, src, n);
+            json_str(j, src, n);
         else
-            nytp_out_write(out, "null", 4);
-        nytp_out_write(out, "}", 1);
+            json_null(j);
+        json_end(j);
     }
-    nytp_out_write(out, "]", 1);
+    json_end(j);
 }
 
-static void json_files(top *T, nytp_out *out)
+static void rows_files(top *T, json *j)
 {
-    nytp_out_write(out, "[", 1);
+    json_array(j);
     for (size_t i = 0; i < limit(T, T->n_files); i++) {
         const file_row *r = &T->files[i];
-        nytp_out_write(out, i ? ",{" : "{", i ? 2 : 1);
-        jkey(out, "file", true);
-        jfile(out, T, r->fid);
-        jkey(out, "fid", false);
-        nytp_out_printf(out, "%u", r->fid);
-        jkey(out, "time", false);
-        term_json_nv(out, r->time);
-        jkey(out, "count", false);
-        nytp_out_printf(out, "%lld", (long long)r->count);
-        jkey(out, "share", false);
-        term_json_nv(out, share(r->time, T->stmt_total));
-        nytp_out_write(out, "}", 1);
+        json_object(j);
+        json_key(j, "file");
+        jfile(j, T, r->fid);
+        json_key(j, "fid");
+        json_u64(j, r->fid);
+        json_key(j, "time");
+        json_num(j, r->time);
+        json_key(j, "count");
+        json_i64(j, r->count);
+        json_key(j, "share");
+        json_num(j, share(r->time, T->stmt_total));
+        json_end(j);
     }
-    nytp_out_write(out, "]", 1);
+    json_end(j);
 }
 
-static void json_packages(top *T, nytp_out *out)
+static void rows_packages(top *T, json *j)
 {
-    nytp_out_write(out, "[", 1);
+    json_array(j);
     for (size_t i = 0; i < limit(T, T->n_pkgs); i++) {
         const pkg_row *r = &T->pkgs[i];
-        nytp_out_write(out, i ? ",{" : "{", i ? 2 : 1);
-        jkey(out, "package", true);
-        term_json_str(out, nytp_profile_str(T->p, T->p->subs[r->first].name), r->len);
-        jkey(out, "subs", false);
-        nytp_out_printf(out, "%u", r->subs);
-        jkey(out, "calls", false);
-        nytp_out_printf(out, "%llu", (unsigned long long)r->calls);
-        jkey(out, "excl", false);
-        term_json_nv(out, r->excl);
-        jkey(out, "share", false);
-        term_json_nv(out, share(r->excl, T->sub_total));
-        nytp_out_write(out, "}", 1);
+        json_object(j);
+        json_key(j, "package");
+        json_str(j, nytp_profile_str(T->p, T->p->subs[r->first].name), r->len);
+        json_key(j, "subs");
+        json_u64(j, r->subs);
+        json_key(j, "calls");
+        json_u64(j, r->calls);
+        json_key(j, "excl");
+        json_num(j, r->excl);
+        json_key(j, "share");
+        json_num(j, share(r->excl, T->sub_total));
+        json_end(j);
     }
-    nytp_out_write(out, "]", 1);
+    json_end(j);
 }
 
 static void write_json(top *T, nytp_out *out)
 {
     static const char *const by[] = {"excl", "incl", "calls"};
     const nytp_profile *p = T->p;
-    nytp_out_printf(out, "{\"format\":\"nytp-top-1\",\"by\":\"%s\",\"complete\":%s", by[T->o->by],
-                    p->complete ? "true" : "false");
-    nytp_out_write(out, ",\"totals\":{", 11);
-    jkey(out, "sub_excl", true);
-    term_json_nv(out, T->sub_total);
-    jkey(out, "sub_calls", false);
-    nytp_out_printf(out, "%llu", (unsigned long long)T->calls_total);
-    jkey(out, "statements", false);
-    term_json_nv(out, T->stmt_total);
-    jkey(out, "statements_executed", false);
-    nytp_out_printf(out, "%lld", (long long)T->stmt_count);
-    jkey(out, "profiler_duration", false);
-    term_json_nv(out, p->profiler_duration);
-    nytp_out_printf(out, "},\"rows\":{\"subs\":%u,\"lines\":%zu,\"files\":%u,\"packages\":%u}",
-                    T->n_subs, T->n_lines, T->n_files, T->n_pkgs);
+    json j;
+    json_init(&j, out);
+    json_object(&j);
+    json_key(&j, "format");
+    json_cstr(&j, "nytp-top-1");
+    json_key(&j, "by");
+    json_cstr(&j, by[T->o->by]);
+    json_key(&j, "complete");
+    json_bool(&j, p->complete);
+    json_key(&j, "totals");
+    json_object(&j);
+    json_key(&j, "sub_excl");
+    json_num(&j, T->sub_total);
+    json_key(&j, "sub_calls");
+    json_u64(&j, T->calls_total);
+    json_key(&j, "statements");
+    json_num(&j, T->stmt_total);
+    json_key(&j, "statements_executed");
+    json_i64(&j, T->stmt_count);
+    json_key(&j, "profiler_duration");
+    json_num(&j, p->profiler_duration);
+    json_end(&j);
+    json_key(&j, "rows");
+    json_object(&j);
+    json_key(&j, "subs");
+    json_u64(&j, T->n_subs);
+    json_key(&j, "lines");
+    json_u64(&j, T->n_lines);
+    json_key(&j, "files");
+    json_u64(&j, T->n_files);
+    json_key(&j, "packages");
+    json_u64(&j, T->n_pkgs);
+    json_end(&j);
     if (!T->o->lines_only) {
-        nytp_out_write(out, ",\"subs\":", 8);
-        json_subs(T, out);
+        json_key(&j, "subs");
+        rows_subs(T, &j);
     }
-    nytp_out_write(out, ",\"lines\":", 9);
-    json_lines(T, out);
+    json_key(&j, "lines");
+    rows_lines(T, &j);
     if (!T->o->lines_only) {
-        nytp_out_write(out, ",\"files\":", 9);
-        json_files(T, out);
-        nytp_out_write(out, ",\"packages\":", 12);
-        json_packages(T, out);
+        json_key(&j, "files");
+        rows_files(T, &j);
+        json_key(&j, "packages");
+        rows_packages(T, &j);
     }
-    nytp_out_write(out, "}\n", 2);
+    json_end(&j);
+    json_raw(&j, "\n");
 }
 
 /* ---- text -------------------------------------------------------------------------- */

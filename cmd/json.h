@@ -1,0 +1,54 @@
+/* json.h — the one JSON writer of the commands: objects, arrays, keys,
+ * escaped strings and numbers, streamed to an nytp_out, with the commas
+ * and the nesting tracked here, so that no output counts its own commas.
+ * Compact (no white space) unless the caller asks for some with
+ * json_raw between values.
+ *
+ *     json j;
+ *     json_init(&j, out);
+ *     json_object(&j);
+ *     json_key(&j, "name"); json_str(&j, name, len);
+ *     json_key(&j, "rows"); json_array(&j); json_u64(&j, 3); json_end(&j);
+ *     json_end(&j);
+ *
+ * Write errors are the nytp_out's (it remembers the first). */
+#ifndef NYTP_JSON_H
+#define NYTP_JSON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nytp/io.h"
+
+/* Deeper nesting than this is written, but without commas: no output of
+ * nytp nests more than a few levels. */
+#define JSON_MAX_DEPTH 32
+
+typedef struct json {
+    nytp_out *out;
+    uint32_t depth;             /* open objects and arrays */
+    bool has[JSON_MAX_DEPTH];   /* the container at a depth has a member */
+    bool object[JSON_MAX_DEPTH]; /* it is an object (else an array) */
+    bool after_key;             /* the next value is a key's */
+} json;
+
+void json_init(json *j, nytp_out *out);
+/* Open an object or an array (as a value); json_end closes the latest. */
+void json_object(json *j);
+void json_array(json *j);
+void json_end(json *j);
+/* A member's key, in the open object (a literal: written as it is). */
+void json_key(json *j, const char *key);
+/* Values. */
+void json_str(json *j, const char *s, size_t len); /* escaped; always valid JSON (fmt_json_str) */
+void json_cstr(json *j, const char *s);            /* NULL: null */
+void json_num(json *j, double d);                  /* as perl prints it; null when not finite */
+void json_u64(json *j, uint64_t v);
+void json_i64(json *j, int64_t v);
+void json_bool(json *j, bool b);
+void json_null(json *j);
+/* Text written as it is, with no comma: white space between values. */
+void json_raw(json *j, const char *text);
+
+#endif
