@@ -8,6 +8,7 @@
 
 #include "dump_data.h"
 #include "fmt.h"
+#include "json.h"
 
 /* ---- sorting ------------------------------------------------------------ */
 
@@ -628,281 +629,236 @@ int dump_data_text(nytp_out *out, const nytp_profile *p, const dump_data_opts *o
 
 /* ---- JSON ---------------------------------------------------------------- */
 
-static void jstr(writer *w, const char *s, size_t len)
+
+static void jid(json *j, const nytp_profile *p, uint32_t id)
 {
-    if (w->err)
-        return;
-    uint8_t *d = nytp_out_reserve(w->out, len * 6 + 2);
-    if (!d) {
-        w->err = nytp_out_error(w->out)->status;
-        return;
-    }
-    char *end = fmt_json_str((char *)d, s, len);
-    nytp_out_commit(w->out, (size_t)(end - (char *)d));
+    json_str(j, nytp_profile_str(p, id), nytp_profile_strlen(p, id));
 }
 
-static void jid(writer *w, const nytp_profile *p, uint32_t id)
-{
-    jstr(w, nytp_profile_str(p, id), nytp_profile_strlen(p, id));
-}
 
-static void jnv(writer *w, double d)
-{
-    char b[40];
-    put(w, b, (size_t)(fmt_json_nv(b, d) - b));
-}
 
-static void jkey(writer *w, const char *k, bool first)
-{
-    if (!first)
-        put(w, ",", 1);
-    put(w, "\"", 1);
-    puts_(w, k);
-    puts_(w, "\":");
-}
-
-static void jline_or_null(writer *w, uint32_t v)
+static void jline_or_null(json *j, uint32_t v)
 {
     if (v == NYTP_NONE)
-        puts_(w, "null");
+        json_null(j);
     else
-        put_u(w, v);
+        json_u64(j, v);
 }
 
-static void jkvs(writer *w, const nytp_profile *p, const nytp_kv *v, uint32_t n)
+static int jkvs(json *j, const nytp_profile *p, const nytp_kv *v, uint32_t n)
 {
     nytp_kv *kv = malloc((n + 1) * sizeof *kv);
-    if (!kv) {
-        w->err = NYTP_E_NOMEM;
-        return;
-    }
+    if (!kv)
+        return NYTP_E_NOMEM;
     if (n) /* v is NULL without any */
         memcpy(kv, v, n * sizeof *kv);
     qsort(kv, n, sizeof *kv, cmp_kv);
-    put(w, "{", 1);
+    json_object(j);
     for (uint32_t i = 0; i < n; i++) {
-        if (i)
-            put(w, ",", 1);
-        jid(w, p, kv[i].key);
-        put(w, ":", 1);
-        jid(w, p, kv[i].value);
+        json_key_str(j, nytp_profile_str(p, kv[i].key), nytp_profile_strlen(p, kv[i].key));
+        jid(j, p, kv[i].value);
     }
-    put(w, "}", 1);
+    json_end(j);
     free(kv);
+    return NYTP_OK;
 }
 
-static void jlines(writer *w, const nytp_lines *l)
+static void jlines(json *j, const nytp_lines *l)
 {
-    put(w, "[", 1);
-    bool first = true;
+    json_array(j);
     for (uint32_t i = 0; i < l->n; i++) {
         const nytp_linestat *s = &l->v[i];
         uint32_t line = s->line;
-        if (!first)
-            put(w, ",", 1);
-        first = false;
-        put(w, "[", 1);
-        put_u(w, line);
-        put(w, ",", 1);
-        jnv(w, s->time);
-        put(w, ",", 1);
-        put_i(w, s->count);
-        put(w, "]", 1);
+        json_array(j);
+        json_u64(j, line);
+        json_num(j, s->time);
+        json_i64(j, s->count);
+        json_end(j);
     }
-    put(w, "]", 1);
+    json_end(j);
 }
 
-static void jsite(writer *w, const nytp_profile *p, const nytp_site *s, bool with_sub)
+static void jsite(json *j, const nytp_profile *p, const nytp_site *s, bool with_sub)
 {
-    put(w, "{", 1);
-    jkey(w, "fid", true);
-    put_u(w, fno(p, s->fid));
-    jkey(w, "line", false);
-    put_u(w, s->line);
+    json_object(j);
+    json_key(j, "fid");
+    json_u64(j, fno(p, s->fid));
+    json_key(j, "line");
+    json_u64(j, s->line);
     if (with_sub) {
-        jkey(w, "sub", false);
-        jid(w, p, p->subs[s->called].name);
+        json_key(j, "sub");
+        jid(j, p, p->subs[s->called].name);
     }
-    jkey(w, "count", false);
-    put_u(w, s->count);
-    jkey(w, "incl", false);
-    jnv(w, s->incl);
-    jkey(w, "excl", false);
-    jnv(w, s->excl);
-    jkey(w, "reci", false);
-    jnv(w, s->reci);
-    jkey(w, "rec_depth", false);
-    put_u(w, s->rec_depth);
-    jkey(w, "callers", false);
-    put(w, "[", 1);
+    json_key(j, "count");
+    json_u64(j, s->count);
+    json_key(j, "incl");
+    json_num(j, s->incl);
+    json_key(j, "excl");
+    json_num(j, s->excl);
+    json_key(j, "reci");
+    json_num(j, s->reci);
+    json_key(j, "rec_depth");
+    json_u64(j, s->rec_depth);
+    json_key(j, "callers");
+    json_array(j);
     uint32_t *callers = sorted_copy(s->callers, s->n_callers, cmp_str_ids);
     for (uint32_t i = 0; callers && i < s->n_callers; i++) {
-        if (i)
-            put(w, ",", 1);
-        jid(w, p, callers[i]);
+        jid(j, p, callers[i]);
     }
     free(callers);
-    puts_(w, "]}");
+    json_end(j);
+    json_end(j);
 }
 
 int dump_data_json(nytp_out *out, const nytp_profile *p, const dump_data_opts *o)
 {
-    writer w = {out, 0};
+    json J, *j = &J;
+    json_init(j, out);
+    int st = NYTP_OK;
     sort_p = p;
     const char *overhead = nytp_profile_attr(p, "cumulative_overhead_ticks");
     double active = p->profiler_duration - (overhead ? strtod(overhead, NULL) / p->ticks_per_sec : 0);
 
-    put(&w, "{", 1);
-    jkey(&w, "format", true);
-    puts_(&w, "\"nytp-profile-1\"");
-    jkey(&w, "inputs", false);
-    put_u(&w, p->n_inputs);
-    jkey(&w, "complete", false);
-    puts_(&w, p->complete ? "true" : "false");
-    jkey(&w, "attributes", false);
-    jkvs(&w, p, p->attrs, p->n_attrs);
-    jkey(&w, "options", false);
-    jkvs(&w, p, p->options, p->n_options);
-    jkey(&w, "totals", false);
-    put(&w, "{", 1);
-    jkey(&w, "profiler_start_time", true);
+    json_object(j);
+    json_key(j, "format");
+    json_cstr(j, "nytp-profile-1");
+    json_key(j, "inputs");
+    json_u64(j, p->n_inputs);
+    json_key(j, "complete");
+    json_bool(j, p->complete);
+    json_key(j, "attributes");
+    st = jkvs(j, p, p->attrs, p->n_attrs);
+    json_key(j, "options");
+    if (st == NYTP_OK)
+        st = jkvs(j, p, p->options, p->n_options);
+    json_key(j, "totals");
+    json_object(j);
+    json_key(j, "profiler_start_time");
     if (p->have_start)
-        jnv(&w, p->profiler_start_time);
+        json_num(j, p->profiler_start_time);
     else
-        puts_(&w, "null");
-    jkey(&w, "profiler_end_time", false);
+        json_null(j);
+    json_key(j, "profiler_end_time");
     if (p->have_end)
-        jnv(&w, p->profiler_end_time);
+        json_num(j, p->profiler_end_time);
     else
-        puts_(&w, "null");
-    jkey(&w, "profiler_duration", false);
-    jnv(&w, p->profiler_duration);
-    jkey(&w, "profiler_active", false);
-    jnv(&w, active);
-    jkey(&w, "total_stmts_measured", false);
-    put_u(&w, p->total_stmts_measured);
-    jkey(&w, "total_stmts_discounted", false);
-    put_u(&w, p->total_stmts_discounted);
-    jkey(&w, "total_stmts_duration", false);
-    jnv(&w, p->total_stmts_duration);
-    jkey(&w, "total_sub_calls", false);
-    put_u(&w, p->total_sub_calls);
-    put(&w, "}", 1);
+        json_null(j);
+    json_key(j, "profiler_duration");
+    json_num(j, p->profiler_duration);
+    json_key(j, "profiler_active");
+    json_num(j, active);
+    json_key(j, "total_stmts_measured");
+    json_u64(j, p->total_stmts_measured);
+    json_key(j, "total_stmts_discounted");
+    json_u64(j, p->total_stmts_discounted);
+    json_key(j, "total_stmts_duration");
+    json_num(j, p->total_stmts_duration);
+    json_key(j, "total_sub_calls");
+    json_u64(j, p->total_sub_calls);
+    json_end(j);
 
-    jkey(&w, "processes", false);
-    put(&w, "[", 1);
+    json_key(j, "processes");
+    json_array(j);
     for (uint32_t i = 0; i < p->n_procs; i++) {
         const nytp_process *pr = &p->procs[i];
-        if (i)
-            put(&w, ",", 1);
-        put(&w, "{", 1);
-        jkey(&w, "pid", true);
-        put_u(&w, pr->pid);
-        jkey(&w, "ppid", false);
-        put_u(&w, pr->ppid);
-        jkey(&w, "input", false);
-        put_u(&w, pr->input);
-        jkey(&w, "start_time", false);
-        jnv(&w, pr->start);
-        jkey(&w, "end_time", false);
+        json_object(j);
+        json_key(j, "pid");
+        json_u64(j, pr->pid);
+        json_key(j, "ppid");
+        json_u64(j, pr->ppid);
+        json_key(j, "input");
+        json_u64(j, pr->input);
+        json_key(j, "start_time");
+        json_num(j, pr->start);
+        json_key(j, "end_time");
         if (pr->ended)
-            jnv(&w, pr->end);
+            json_num(j, pr->end);
         else
-            puts_(&w, "null");
-        put(&w, "}", 1);
+            json_null(j);
+        json_end(j);
     }
-    put(&w, "]", 1);
+    json_end(j);
 
-    jkey(&w, "files", false);
-    put(&w, "[", 1);
-    bool first_file = true;
+    json_key(j, "files");
+    json_array(j);
     for (uint32_t fid = 0; fid < p->n_files; fid++) {
         const nytp_file *f = &p->files[fid];
         if (!f->defined && !f->line.n)
             continue;
-        if (!first_file)
-            put(&w, ",", 1);
-        first_file = false;
-        put(&w, "{", 1);
-        jkey(&w, "fid", true);
-        put_u(&w, f->number);
-        jkey(&w, "defined", false);
-        puts_(&w, f->defined ? "true" : "false");
+        json_object(j);
+        json_key(j, "fid");
+        json_u64(j, f->number);
+        json_key(j, "defined");
+        json_bool(j, f->defined);
         if (f->defined) {
-            jkey(&w, "name", false);
-            jid(&w, p, f->name);
+            json_key(j, "name");
+            jid(j, p, f->name);
             uint32_t nl = nytp_profile_strlen(p, f->name);
             char *shown = malloc((size_t)nl + 1);
             if (shown) {
                 size_t n = dump_data_strip_inc(nytp_profile_str(p, f->name), nl, o, shown);
-                jkey(&w, "display_name", false);
-                jstr(&w, shown, n);
+                json_key(j, "display_name");
+                json_str(j, shown, n);
                 free(shown);
             }
-            jkey(&w, "eval_fid", false);
+            json_key(j, "eval_fid");
             if (f->eval_fid)
-                put_u(&w, fno(p, f->eval_fid));
+                json_u64(j, fno(p, f->eval_fid));
             else
-                puts_(&w, "null");
-            jkey(&w, "eval_line", false);
+                json_null(j);
+            json_key(j, "eval_line");
             if (f->eval_fid)
-                put_u(&w, f->eval_line);
+                json_u64(j, f->eval_line);
             else
-                puts_(&w, "null");
-            jkey(&w, "flags", false);
-            put_u(&w, f->flags);
-            jkey(&w, "size", false);
-            put_u(&w, f->size);
-            jkey(&w, "mtime", false);
-            put_u(&w, f->mtime);
-            jkey(&w, "merged_evals", false);
-            put_u(&w, f->merged_evals);
+                json_null(j);
+            json_key(j, "flags");
+            json_u64(j, f->flags);
+            json_key(j, "size");
+            json_u64(j, f->size);
+            json_key(j, "mtime");
+            json_u64(j, f->mtime);
+            json_key(j, "merged_evals");
+            json_u64(j, f->merged_evals);
         }
-        jkey(&w, "evals", false);
-        put(&w, "[", 1);
+        json_key(j, "evals");
+        json_array(j);
         for (uint32_t i = 0; i < f->n_evals; i++) {
-            if (i)
-                put(&w, ",", 1);
-            put_u(&w, f->evals[i]);
+            json_u64(j, f->evals[i]);
         }
-        put(&w, "]", 1);
-        jkey(&w, "subs_defined", false);
-        put(&w, "[", 1);
+        json_end(j);
+        json_key(j, "subs_defined");
+        json_array(j);
         uint32_t *subs = sorted_copy(f->subs, f->n_subs, cmp_sub_ids);
         for (uint32_t i = 0; subs && i < f->n_subs; i++) {
-            if (i)
-                put(&w, ",", 1);
-            jid(&w, p, p->subs[subs[i]].name);
+            jid(j, p, p->subs[subs[i]].name);
         }
         free(subs);
-        put(&w, "]", 1);
-        jkey(&w, "calls", false);
-        put(&w, "[", 1);
+        json_end(j);
+        json_key(j, "calls");
+        json_array(j);
         uint32_t *sites = sorted_copy(f->sites, f->n_sites, cmp_site_line_name);
         for (uint32_t i = 0; sites && i < f->n_sites; i++) {
-            if (i)
-                put(&w, ",", 1);
-            jsite(&w, p, &p->sites[sites[i]], true);
+            jsite(j, p, &p->sites[sites[i]], true);
         }
         free(sites);
-        put(&w, "]", 1);
-        jkey(&w, "lines", false);
-        jlines(&w, &f->line);
+        json_end(j);
+        json_key(j, "lines");
+        jlines(j, &f->line);
         if (p->has_blocks) {
-            jkey(&w, "blocks", false);
-            jlines(&w, &f->block);
-            jkey(&w, "sub_lines", false);
-            jlines(&w, &f->sub);
+            json_key(j, "blocks");
+            jlines(j, &f->block);
+            json_key(j, "sub_lines");
+            jlines(j, &f->sub);
         }
         uint32_t saved = f->src.n;
-        jkey(&w, "source_lines_saved", false);
-        put_u(&w, saved);
-        put(&w, "}", 1);
+        json_key(j, "source_lines_saved");
+        json_u64(j, saved);
+        json_end(j);
     }
-    put(&w, "]", 1);
+    json_end(j);
 
-    jkey(&w, "subs", false);
-    put(&w, "[", 1);
+    json_key(j, "subs");
+    json_array(j);
     uint32_t *ids = malloc((p->n_subs + 1) * sizeof *ids);
     if (!ids)
         return NYTP_E_NOMEM;
@@ -911,41 +867,40 @@ int dump_data_json(nytp_out *out, const nytp_profile *p, const dump_data_opts *o
     qsort(ids, p->n_subs, sizeof *ids, cmp_sub_ids);
     for (uint32_t i = 0; i < p->n_subs; i++) {
         const nytp_sub *s = &p->subs[ids[i]];
-        if (i)
-            put(&w, ",", 1);
-        put(&w, "{", 1);
-        jkey(&w, "name", true);
-        jid(&w, p, s->name);
-        jkey(&w, "fid", false);
-        jline_or_null(&w, fno(p, s->fid));
-        jkey(&w, "first_line", false);
-        jline_or_null(&w, s->first_line);
-        jkey(&w, "last_line", false);
-        jline_or_null(&w, s->last_line);
-        jkey(&w, "xsub", false);
-        puts_(&w, s->xsub || (s->first_line == 0 && s->last_line == 0) ? "true" : "false");
-        jkey(&w, "calls", false);
-        put_u(&w, s->calls);
-        jkey(&w, "incl", false);
-        jnv(&w, s->incl);
-        jkey(&w, "excl", false);
-        jnv(&w, s->excl);
-        jkey(&w, "reci", false);
-        jnv(&w, s->reci);
-        jkey(&w, "rec_depth", false);
-        put_u(&w, s->rec_depth);
-        jkey(&w, "called_by", false);
-        put(&w, "[", 1);
+        json_object(j);
+        json_key(j, "name");
+        jid(j, p, s->name);
+        json_key(j, "fid");
+        jline_or_null(j, fno(p, s->fid));
+        json_key(j, "first_line");
+        jline_or_null(j, s->first_line);
+        json_key(j, "last_line");
+        jline_or_null(j, s->last_line);
+        json_key(j, "xsub");
+        json_bool(j, s->xsub || (s->first_line == 0 && s->last_line == 0));
+        json_key(j, "calls");
+        json_u64(j, s->calls);
+        json_key(j, "incl");
+        json_num(j, s->incl);
+        json_key(j, "excl");
+        json_num(j, s->excl);
+        json_key(j, "reci");
+        json_num(j, s->reci);
+        json_key(j, "rec_depth");
+        json_u64(j, s->rec_depth);
+        json_key(j, "called_by");
+        json_array(j);
         uint32_t *sites = sorted_copy(s->sites, s->n_sites, cmp_site_fid_line);
         for (uint32_t k = 0; sites && k < s->n_sites; k++) {
-            if (k)
-                put(&w, ",", 1);
-            jsite(&w, p, &p->sites[sites[k]], false);
+            jsite(j, p, &p->sites[sites[k]], false);
         }
         free(sites);
-        puts_(&w, "]}");
+        json_end(j);
+        json_end(j);
     }
     free(ids);
-    puts_(&w, "]}\n");
-    return w.err;
+    json_end(j);
+    json_end(j);
+    json_raw(j, "\n");
+    return st != NYTP_OK ? st : nytp_out_error(out)->status;
 }

@@ -65,6 +65,13 @@ void json_key(json *j, const char *key)
     j->after_key = true;
 }
 
+void json_key_str(json *j, const char *s, size_t len)
+{
+    json_str(j, s, len);
+    nytp_out_write(j->out, ":", 1);
+    j->after_key = true;
+}
+
 void json_str(json *j, const char *s, size_t len)
 {
     before(j);

@@ -38,8 +38,10 @@ void json_init(json *j, nytp_out *out);
 void json_object(json *j);
 void json_array(json *j);
 void json_end(json *j);
-/* A member's key, in the open object (a literal: written as it is). */
+/* A member's key, in the open object: a literal, written as it is; or
+ * any text, escaped. */
 void json_key(json *j, const char *key);
+void json_key_str(json *j, const char *s, size_t len);
 /* Values. */
 void json_str(json *j, const char *s, size_t len); /* escaped; always valid JSON (fmt_json_str) */
 void json_cstr(json *j, const char *s);            /* NULL: null */
