@@ -15,8 +15,8 @@ void json_init(json *j, nytp_out *out)
 /* Before a value or a key: the comma after the previous member. */
 static void before(json *j)
 {
-    if (j->after_key) {
-        j->after_key = false;
+    if (j->no_comma) {
+        j->no_comma = false;
         return;
     }
     if (j->depth && j->depth <= JSON_MAX_DEPTH) {
@@ -62,14 +62,14 @@ void json_key(json *j, const char *key)
     nytp_out_write(j->out, "\"", 1);
     nytp_out_write(j->out, key, strlen(key));
     nytp_out_write(j->out, "\":", 2);
-    j->after_key = true;
+    j->no_comma = true;
 }
 
 void json_key_str(json *j, const char *s, size_t len)
 {
     json_str(j, s, len);
     nytp_out_write(j->out, ":", 1);
-    j->after_key = true;
+    j->no_comma = true;
 }
 
 void json_str(json *j, const char *s, size_t len)
@@ -123,6 +123,13 @@ void json_null(json *j)
 {
     before(j);
     nytp_out_write(j->out, "null", 4);
+}
+
+void json_break(json *j, const char *text)
+{
+    before(j);
+    nytp_out_write(j->out, text, strlen(text));
+    j->no_comma = true; /* the value that follows is this member */
 }
 
 void json_raw(json *j, const char *text)

@@ -30,7 +30,7 @@ typedef struct json {
     uint32_t depth;             /* open objects and arrays */
     bool has[JSON_MAX_DEPTH];   /* the container at a depth has a member */
     bool object[JSON_MAX_DEPTH]; /* it is an object (else an array) */
-    bool after_key;             /* the next value is a key's */
+    bool no_comma;              /* the next value takes no comma (after a key, json_break) */
 } json;
 
 void json_init(json *j, nytp_out *out);
@@ -52,5 +52,7 @@ void json_bool(json *j, bool b);
 void json_null(json *j);
 /* Text written as it is, with no comma: white space between values. */
 void json_raw(json *j, const char *text);
+/* The same after the comma the next value takes: "[1,\n2]", not "[1\n,2]". */
+void json_break(json *j, const char *text);
 
 #endif

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../fmt.h"
+#include "../json.h"
 #include "html.h"
 
 const char html_css[] =
@@ -334,15 +335,19 @@ static int write_script(html_report *r)
             fids[n++] = fid;
     if (fids)
         qsort_r(fids, n, sizeof *fids, cmp_files_shown, r);
-    hw_s(&w, "var nytpFiles = [");
+    hw_s(&w, "var nytpFiles = ");
+    json j;
+    json_init(&j, w.out);
+    json_array(&j);
     for (uint32_t i = 0; i < n; i++) {
-        hw_s(&w, i ? ",\n[" : "\n[");
-        hw_json(&w, r->page[fids[i]], strlen(r->page[fids[i]]));
-        hw_s(&w, ",");
-        hw_json(&w, r->shown[fids[i]], strlen(r->shown[fids[i]]));
-        hw_s(&w, "]");
+        json_break(&j, "\n");
+        json_array(&j);
+        json_cstr(&j, r->page[fids[i]]);
+        json_cstr(&j, r->shown[fids[i]]);
+        json_end(&j);
     }
-    hw_s(&w, "];\n");
+    json_end(&j);
+    hw_s(&w, ";\n");
     html_callgraph_script(r, &w);
     hw_s(&w, html_js);
     free(fids);

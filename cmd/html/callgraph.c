@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../fmt.h"
+#include "../json.h"
 #include "html.h"
 
 static int cmp_edge(const void *a, const void *b)
@@ -61,35 +62,38 @@ void html_callgraph_script(html_report *r, hw *w)
 {
     const nytp_profile *p = r->p;
     char url[160];
-    hw_s(w, "var nytpSubs = [");
+    json j;
+    json_init(&j, w->out);
+    hw_s(w, "var nytpSubs = ");
+    json_array(&j);
     for (uint32_t i = 0; i < p->n_subs; i++) {
-        hw_s(w, i ? ",\n[" : "\n[");
+        json_break(&j, "\n");
+        json_array(&j);
         const char *shown = r->sub_shown[i];
         if (shown)
-            hw_json(w, shown, strlen(shown));
+            json_cstr(&j, shown);
         else
-            hw_json(w, nytp_profile_str(p, p->subs[i].name), nytp_profile_strlen(p, p->subs[i].name));
-        hw_s(w, ",\"");
+            json_str(&j, nytp_profile_str(p, p->subs[i].name), nytp_profile_strlen(p, p->subs[i].name));
         html_sub_url(r, i, url, sizeof url);
-        hw_s(w, url);
-        hw_s(w, "\"]");
+        json_cstr(&j, url);
+        json_end(&j);
     }
-    hw_s(w, "];\nvar nytpEdges = [");
+    json_end(&j);
+    hw_s(w, ";\nvar nytpEdges = ");
+    json_array(&j);
     for (uint32_t i = 0; i < r->n_edges; i++) {
         const html_edge *e = &r->edges[i];
-        hw_s(w, i ? (i % 8 ? ",[" : ",\n[") : "\n[");
-        hw_u(w, e->caller);
-        hw_s(w, ",");
-        hw_u(w, e->called);
-        hw_s(w, ",");
-        hw_u(w, e->calls);
-        hw_s(w, ",");
-        char b[40];
-        /* JSON has no NaN or Infinity (a corrupt profile's times) */
-        hw_put(w, b, (size_t)(fmt_json_nv(b, e->incl) - b));
-        hw_s(w, "]");
+        if (i % 8 == 0)
+            json_break(&j, "\n");
+        json_array(&j);
+        json_u64(&j, e->caller);
+        json_u64(&j, e->called);
+        json_u64(&j, e->calls);
+        json_num(&j, e->incl); /* null for NaN or Infinity (a corrupt profile's times) */
+        json_end(&j);
     }
-    hw_s(w, "];\n");
+    json_end(&j);
+    hw_s(w, ";\n");
 }
 
 /* ---- --dot ------------------------------------------------------------------ */
