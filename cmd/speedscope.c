@@ -32,6 +32,7 @@
 #include "commands.h"
 #include "export.h"
 #include "fmt.h"
+#include "json.h"
 
 static const char usage[] =
     "usage: nytp speedscope [--sampled] [--max-recursion=N] [--strict] [-o FILE] [-f FILE] [FILE...]\n"
@@ -105,33 +106,28 @@ typedef struct ss {
     /* output */
     uint32_t n_profiles;
     bool oom;
-    int out_status;
+    json j;                 /* the file: its profiles array stays open */
 } ss;
 
-static void out_bytes(ss *S, const char *s, size_t len)
+/* A failed write of the output (the output's error, reported when it is
+ * closed): writing stops; loading goes on. */
+static int out_status(const ss *S)
 {
-    if (!S->out_status && nytp_out_write(S->out, s, len) < 0)
-        S->out_status = nytp_out_error(S->out)->status;
+    return nytp_out_error(S->out)->status;
 }
 
-static void out_str(ss *S, const char *s) { out_bytes(S, s, strlen(s)); }
-
-static void out_json_str(ss *S, const char *s, size_t len)
+/* One event: a call opens or closes a frame at a time. */
+static void put_event(ss *S, const char *type, uint32_t frame, double at)
 {
-    if (S->out_status)
-        return;
-    char *o = (char *)nytp_out_reserve(S->out, 6 * len + 2);
-    if (!o) {
-        S->out_status = nytp_out_error(S->out)->status;
-        return;
-    }
-    nytp_out_commit(S->out, (size_t)(fmt_json_str(o, s, len) - o));
-}
-
-static void out_num(ss *S, double v)
-{
-    char b[40];
-    out_bytes(S, b, (size_t)(fmt_json_nv(b, v) - b));
+    json *j = &S->j;
+    json_object(j);
+    json_key(j, "type");
+    json_cstr(j, type);
+    json_key(j, "frame");
+    json_u64(j, frame);
+    json_key(j, "at");
+    json_num(j, at);
+    json_end(j);
 }
 
 static uint32_t frame_of(ss *S, const char *name, uint32_t len, bool utf8)
@@ -332,14 +328,23 @@ static void end_process(ss *S)
         snprintf(name, sizeof name, "%s (pid %u)", S->app ? S->app : "perl", S->pid);
     else
         snprintf(name, sizeof name, "%s", S->app ? S->app : "perl");
-    out_str(S, S->n_profiles++ ? ",\n{\"type\":\"evented\",\"name\":" : "\n{\"type\":\"evented\",\"name\":");
-    out_json_str(S, name, strlen(name));
-    out_str(S, S->tps > 0 ? ",\"unit\":\"nanoseconds\"" : ",\"unit\":\"none\"");
-    out_str(S, ",\"startValue\":0,\"events\":[");
+    json *j = &S->j;
+    S->n_profiles++;
+    json_break(j, "\n");
+    json_object(j);
+    json_key(j, "type");
+    json_cstr(j, "evented");
+    json_key(j, "name");
+    json_cstr(j, name);
+    json_key(j, "unit");
+    json_cstr(j, S->tps > 0 ? "nanoseconds" : "none");
+    json_key(j, "startValue");
+    json_u64(j, 0);
+    json_key(j, "events");
+    json_array(j);
     double cursor = 0;
-    bool first_event = true;
     uint32_t sp = 0;
-    for (uint32_t top = S->stack[0].first; top != NYTP_NONE && !S->out_status;
+    for (uint32_t top = S->stack[0].first; top != NYTP_NONE && !out_status(S);
          top = S->nodes[top].next) {
         /* depth first; each entry: a call and the next of its calls to lay */
         sp = 0;
@@ -347,18 +352,11 @@ static void end_process(ss *S)
             return;
         S->walk[sp++] = walk_entry(S, NULL, top, cursor);
         bool opened = false;
-        while (sp && !S->out_status && !S->oom) {
+        while (sp && !out_status(S) && !S->oom) {
             struct walk *w = &S->walk[sp - 1];
             const node *n = &S->nodes[w->node];
-            if (!opened && w->shown != NYTP_NONE) {
-                char b[80];
-                int len = snprintf(b, sizeof b, "%s{\"type\":\"O\",\"frame\":%u,\"at\":",
-                                   first_event ? "" : ",", w->shown);
-                first_event = false;
-                out_bytes(S, b, (size_t)len);
-                out_num(S, w->open);
-                out_str(S, "}");
-            }
+            if (!opened && w->shown != NYTP_NONE)
+                put_event(S, "O", w->shown, w->open);
             if (w->child != NYTP_NONE) {
                 uint32_t c = w->child;
                 w->child = S->nodes[c].next;
@@ -373,20 +371,16 @@ static void end_process(ss *S)
             if (close < cursor || !isfinite(close)) /* huge times add up to Inf */
                 close = cursor;
             cursor = close;
-            if (w->shown != NYTP_NONE) {
-                char b[80];
-                int len = snprintf(b, sizeof b, ",{\"type\":\"C\",\"frame\":%u,\"at\":", w->shown);
-                out_bytes(S, b, (size_t)len);
-                out_num(S, close);
-                out_str(S, "}");
-            }
+            if (w->shown != NYTP_NONE)
+                put_event(S, "C", w->shown, close);
             sp--;
             opened = true;
         }
     }
-    out_str(S, "],\"endValue\":");
-    out_num(S, cursor);
-    out_str(S, "}");
+    json_end(j);
+    json_key(j, "endValue");
+    json_num(j, cursor);
+    json_end(j);
     S->n_nodes = 0;
     S->n_open = 0;
     S->sp = 0;
@@ -454,17 +448,14 @@ static int add_sample(sampled *W, const nytp_str *path, uint32_t depth, double n
     W->weights[W->n] = ns;
     /* huge weights add up to Inf, which JSON cannot say */
     W->total = isfinite(W->total + ns) ? W->total + ns : DBL_MAX;
-    out_str(S, W->n++ ? ",[" : "[");
-    for (uint32_t i = 0; i < depth; i++) {
-        char b[16];
-        int len = snprintf(b, sizeof b, "%s%u", i ? "," : "",
-                           frame_of(S, path[i].ptr, path[i].len, path[i].utf8));
-        out_bytes(S, b, (size_t)len);
-    }
-    out_str(S, "]");
+    W->n++;
+    json_array(&S->j);
+    for (uint32_t i = 0; i < depth; i++)
+        json_u64(&S->j, frame_of(S, path[i].ptr, path[i].len, path[i].utf8));
+    json_end(&S->j);
     if (S->oom)
         return NYTP_E_NOMEM;
-    return S->out_status ? S->out_status : 0;
+    return out_status(S);
 }
 
 static int on_site_path(void *ctx, const nytp_str *path, uint32_t depth, uint32_t fid,
@@ -491,9 +482,19 @@ static int on_tree_node(void *ctx, const nytp_calltree_visit *v)
 static int write_sampled(ss *S, export_profile *x)
 {
     const char *app = nytp_profile_attr(x->p, "application");
-    out_str(S, "\n{\"type\":\"sampled\",\"name\":");
-    out_json_str(S, app ? app : "perl", strlen(app ? app : "perl"));
-    out_str(S, ",\"unit\":\"nanoseconds\",\"startValue\":0,\"samples\":[");
+    json *j = &S->j;
+    json_break(j, "\n");
+    json_object(j);
+    json_key(j, "type");
+    json_cstr(j, "sampled");
+    json_key(j, "name");
+    json_cstr(j, app ? app : "perl");
+    json_key(j, "unit");
+    json_cstr(j, "nanoseconds");
+    json_key(j, "startValue");
+    json_u64(j, 0);
+    json_key(j, "samples");
+    json_array(j);
     tree_sampled T = {{S, NULL, 0, 0, 0}, 0};
     sampled *W = &T.W;
     int st;
@@ -507,15 +508,15 @@ static int write_sampled(ss *S, export_profile *x)
         st = export_site_paths(x, on_site_path, W);
     }
     if (st == 0) {
-        out_str(S, "],\"weights\":[");
-        for (uint32_t i = 0; i < W->n; i++) {
-            if (i)
-                out_str(S, ",");
-            out_num(S, W->weights[i]);
-        }
-        out_str(S, "],\"endValue\":");
-        out_num(S, W->total);
-        out_str(S, "}");
+        json_end(j);
+        json_key(j, "weights");
+        json_array(j);
+        for (uint32_t i = 0; i < W->n; i++)
+            json_num(j, W->weights[i]);
+        json_end(j);
+        json_key(j, "endValue");
+        json_num(j, W->total);
+        json_end(j);
         S->n_profiles++;
     }
     free(W->weights);
@@ -526,26 +527,36 @@ static int write_sampled(ss *S, export_profile *x)
  * sub is. */
 static void write_frames(ss *S, export_profile *x)
 {
-    out_str(S, "\n],\"shared\":{\"frames\":[");
-    for (uint32_t i = 0; i < S->frames.n && !S->out_status; i++) {
+    json *j = &S->j;
+    json_raw(j, "\n");
+    json_end(j); /* the profiles */
+    json_key(j, "shared");
+    json_object(j);
+    json_key(j, "frames");
+    json_array(j);
+    for (uint32_t i = 0; i < S->frames.n && !out_status(S); i++) {
         const char *name = strmap_str(&S->frames, i);
         uint32_t len = S->frames.v[i].len;
-        out_str(S, i ? ",\n{\"name\":" : "\n{\"name\":");
-        out_json_str(S, name, len);
+        json_break(j, "\n");
+        json_object(j);
+        json_key(j, "name");
+        json_str(j, name, len);
         const nytp_sub *s = export_find_sub(x, name, len);
         const char *file = export_sub_file(x, s);
         if (*file) {
-            out_str(S, ",\"file\":");
-            out_json_str(S, file, strlen(file));
+            json_key(j, "file");
+            json_cstr(j, file);
         }
         if (s && s->first_line != NYTP_NONE && s->first_line > 0) {
-            char b[32];
-            int n = snprintf(b, sizeof b, ",\"line\":%u", s->first_line);
-            out_bytes(S, b, (size_t)n);
+            json_key(j, "line");
+            json_u64(j, s->first_line);
         }
-        out_str(S, "}");
+        json_end(j);
     }
-    out_str(S, "]}}\n");
+    json_end(j);
+    json_end(j);
+    json_end(j);
+    json_raw(j, "\n");
 }
 
 /* ---- the command ------------------------------------------------------------- */
@@ -577,9 +588,17 @@ static void ss_begin(ss *S, nytp_out *out)
     memset(S, 0, sizeof *S);
     S->out = out;
     frame_of(S, NYTP_CALLTREE_UNRETURNED, (uint32_t)strlen(NYTP_CALLTREE_UNRETURNED), false);
-    out_str(S, "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\","
-               "\"exporter\":\"nytp " NYTP_VERSION_STRING "\",\"activeProfileIndex\":0,"
-               "\"profiles\":[");
+    json *j = &S->j;
+    json_init(j, out);
+    json_object(j);
+    json_key(j, "$schema");
+    json_cstr(j, "https://www.speedscope.app/file-format-schema.json");
+    json_key(j, "exporter");
+    json_cstr(j, "nytp " NYTP_VERSION_STRING);
+    json_key(j, "activeProfileIndex");
+    json_u64(j, 0);
+    json_key(j, "profiles");
+    json_array(j);
 }
 
 /* The rest, once x is loaded (through on_chunk): the last process, or
@@ -602,8 +621,8 @@ static int ss_end(ss *S, export_profile *x, const char *what, bool as_samples)
         write_frames(S, x);
     if (S->oom)
         st = NYTP_E_NOMEM;
-    else if (S->out_status)
-        st = S->out_status;
+    else if (out_status(S))
+        st = out_status(S);
     return st < 0 ? st : st ? NYTP_E_NOMEM : NYTP_OK;
 }
 
