@@ -185,6 +185,11 @@ int dump_chunk_text(nytp_out *out, const nytp_chunk *c)
 
 /* ---- JSON ------------------------------------------------------------- */
 
+/* JSON Lines, one flat record per chunk, built in one reserved buffer with
+ * the encoders the JSON writer (json.h) uses: through the writer, a call
+ * per key and value, dump --json of the perltidy profile (29 million
+ * chunks) took 7.5 s instead of 5.9 s. */
+
 static char *key(char *o, const char *k)
 {
     size_t n = strlen(k);

@@ -70,9 +70,8 @@ void json_end(json *j)
     nytp_out_write(j->out, object ? "}" : "]", 1);
 }
 
-void json_key(json *j, const char *key)
+void json_key_n(json *j, const char *key, size_t n)
 {
-    size_t n = strlen(key);
     char *base, *o = begin(j, n + 3, &base);
     if (!o)
         return;
@@ -128,6 +127,48 @@ void json_i64(json *j, int64_t v)
         commit(j, base, fmt_i64(o, v));
 }
 
+/* ,"key": into room for it and n more bytes; the end of the key */
+static char *field(json *j, const char *key, size_t k, size_t n, char **base)
+{
+    char *o = begin(j, k + 3 + n, base);
+    if (!o)
+        return NULL;
+    *o++ = '"';
+    memcpy(o, key, k);
+    o += k;
+    *o++ = '"';
+    *o++ = ':';
+    return o;
+}
+
+void json_field_u64_n(json *j, const char *key, size_t klen, uint64_t v)
+{
+    char *base, *o = field(j, key, klen, 24, &base);
+    if (o)
+        commit(j, base, fmt_u64(o, v));
+}
+
+void json_field_i64_n(json *j, const char *key, size_t klen, int64_t v)
+{
+    char *base, *o = field(j, key, klen, 24, &base);
+    if (o)
+        commit(j, base, fmt_i64(o, v));
+}
+
+void json_field_num_n(json *j, const char *key, size_t klen, double d)
+{
+    char *base, *o = field(j, key, klen, 40, &base);
+    if (o)
+        commit(j, base, fmt_json_nv(o, d));
+}
+
+void json_field_str_n(json *j, const char *key, size_t klen, const char *s, size_t len)
+{
+    char *base, *o = field(j, key, klen, len * 6 + 2, &base);
+    if (o)
+        commit(j, base, fmt_json_str(o, s, len));
+}
+
 static void word(json *j, const char *w, size_t n)
 {
     char *base, *o = begin(j, n, &base);
@@ -153,7 +194,7 @@ void json_break(json *j, const char *text)
     j->no_comma = true; /* the value that follows is this member */
 }
 
-void json_raw(json *j, const char *text)
+void json_raw_n(json *j, const char *text, size_t len)
 {
-    nytp_out_write(j->out, text, strlen(text));
+    nytp_out_write(j->out, text, len);
 }

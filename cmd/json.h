@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "nytp/io.h"
 
@@ -40,7 +41,11 @@ void json_array(json *j);
 void json_end(json *j);
 /* A member's key, in the open object: a literal, written as it is; or
  * any text, escaped. */
-void json_key(json *j, const char *key);
+void json_key_n(json *j, const char *key, size_t klen);
+static inline void json_key(json *j, const char *key)
+{
+    json_key_n(j, key, strlen(key)); /* a literal's length is known here */
+}
 void json_key_str(json *j, const char *s, size_t len);
 /* Values. */
 void json_str(json *j, const char *s, size_t len); /* escaped; always valid JSON (fmt_json_str) */
@@ -50,8 +55,34 @@ void json_u64(json *j, uint64_t v);
 void json_i64(json *j, int64_t v);
 void json_bool(json *j, bool b);
 void json_null(json *j);
+/* A key and its value in one call (the same text as json_key then the
+ * value), for records written by the million. */
+void json_field_u64_n(json *j, const char *key, size_t klen, uint64_t v);
+void json_field_i64_n(json *j, const char *key, size_t klen, int64_t v);
+void json_field_num_n(json *j, const char *key, size_t klen, double d);
+void json_field_str_n(json *j, const char *key, size_t klen, const char *s, size_t len);
+static inline void json_field_u64(json *j, const char *key, uint64_t v)
+{
+    json_field_u64_n(j, key, strlen(key), v);
+}
+static inline void json_field_i64(json *j, const char *key, int64_t v)
+{
+    json_field_i64_n(j, key, strlen(key), v);
+}
+static inline void json_field_num(json *j, const char *key, double d)
+{
+    json_field_num_n(j, key, strlen(key), d);
+}
+static inline void json_field_str(json *j, const char *key, const char *s, size_t len)
+{
+    json_field_str_n(j, key, strlen(key), s, len);
+}
 /* Text written as it is, with no comma: white space between values. */
-void json_raw(json *j, const char *text);
+void json_raw_n(json *j, const char *text, size_t len);
+static inline void json_raw(json *j, const char *text)
+{
+    json_raw_n(j, text, strlen(text));
+}
 /* The same after the comma the next value takes: "[1,\n2]", not "[1\n,2]". */
 void json_break(json *j, const char *text);
 
