@@ -172,21 +172,6 @@ char *term_pct(char *o, double pct, bool sign)
     return o + snprintf(o, 32, "%s%.1f%%", plus, pct);
 }
 
-void term_json_str(nytp_out *out, const char *s, size_t len)
-{
-    uint8_t *d = nytp_out_reserve(out, len * 6 + 2);
-    if (!d)
-        return; /* the out remembers the error */
-    char *end = fmt_json_str((char *)d, s, len);
-    nytp_out_commit(out, (size_t)(end - (char *)d));
-}
-
-void term_json_nv(nytp_out *out, double d)
-{
-    char b[40];
-    nytp_out_write(out, b, (size_t)(fmt_json_nv(b, d) - b));
-}
-
 void term_write_fitted(const term *t, nytp_out *out, const char *text, size_t len)
 {
     if (!t->width) {

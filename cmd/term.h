@@ -63,9 +63,5 @@ void term_write_fitted(const term *t, nytp_out *out, const char *text, size_t le
 char *term_dur(char *o, double secs, bool sign);
 char *term_pct(char *o, double pct, bool sign);
 
-/* JSON values for the --json outputs: a string (escaped, always valid
- * JSON, see fmt_json_str) and a number (null when not finite). */
-void term_json_str(nytp_out *out, const char *s, size_t len);
-void term_json_nv(nytp_out *out, double d);
 
 #endif

@@ -40,7 +40,6 @@ void hw_nv(hw *w, double d);                   /* exact (%.15g), for data-v */
 void hw_dur(hw *w, double secs);               /* for people: 1.23ms */
 void hw_pct(hw *w, double part, double whole); /* 12.3% */
 void hw_count(hw *w, uint64_t v);              /* for prose: 1,234,567 */
-void hw_json(hw *w, const char *s, size_t n);  /* a JSON string, for scripts */
 
 enum html_view { VIEW_LINE, VIEW_BLOCK, VIEW_SUB };
 

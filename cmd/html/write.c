@@ -45,18 +45,6 @@ void hw_esc(hw *w, const char *s, size_t n)
     }
 }
 
-/* A JavaScript string literal (JSON), safe in a .js file. */
-void hw_json(hw *w, const char *s, size_t n)
-{
-    uint8_t *d = nytp_out_reserve(w->out, n * 6 + 2);
-    if (!d) {
-        w->err = nytp_out_error(w->out)->status;
-        return;
-    }
-    char *end = fmt_json_str((char *)d, s, n);
-    nytp_out_commit(w->out, (size_t)(end - (char *)d));
-}
-
 void hw_id(hw *w, const nytp_profile *p, uint32_t id)
 {
     hw_esc(w, nytp_profile_str(p, id), nytp_profile_strlen(p, id));
