@@ -149,15 +149,28 @@ $(BUILD)/unit/%: tests/unit/%.c $(UNIT_HELPER) tests/unit/helpers.h $(BUILD)/lib
 	$(CC) $(CPPFLAGS) -Itests/unit $(WARN) $(CFLAGS) -o $@ $< $(UNIT_HELPER) \
 		$(BUILD)/libnytpformat.a -lcmocka $(LIBS)
 
-$(BUILD)/asan/%: tests/unit/%.c $(UNIT_HELPER) tests/unit/helpers.h $(LIB_SRC) $(LIB_HDR) $(UNIT_CMD)
+# The library under each sanitizer, compiled once for all the unit tests
+# of that build (each test used to compile every source of it again).
+ASAN_LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/san-obj/asan/%.o)
+TSAN_LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/san-obj/tsan/%.o)
+
+$(BUILD)/san-obj/asan/%.o: %.c $(LIB_HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(WARN) -O1 -g $(SAN) -c $< -o $@
+
+$(BUILD)/san-obj/tsan/%.o: %.c $(LIB_HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(WARN) -O1 -g -fsanitize=thread -c $< -o $@
+
+$(BUILD)/asan/%: tests/unit/%.c $(UNIT_HELPER) tests/unit/helpers.h $(ASAN_LIB_OBJ) $(LIB_HDR) $(UNIT_CMD)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Itests/unit $(WARN) -O1 -g $(SAN) -o $@ $< $(UNIT_HELPER) \
-		$(LIB_SRC) -lcmocka $(LIBS)
+		$(ASAN_LIB_OBJ) -lcmocka $(LIBS)
 
-$(BUILD)/tsan/%: tests/unit/%.c $(UNIT_HELPER) tests/unit/helpers.h $(LIB_SRC) $(LIB_HDR) $(UNIT_CMD)
+$(BUILD)/tsan/%: tests/unit/%.c $(UNIT_HELPER) tests/unit/helpers.h $(TSAN_LIB_OBJ) $(LIB_HDR) $(UNIT_CMD)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Itests/unit $(WARN) -O1 -g -fsanitize=thread -o $@ $< $(UNIT_HELPER) \
-		$(LIB_SRC) -lcmocka $(LIBS)
+		$(TSAN_LIB_OBJ) -lcmocka $(LIBS)
 
 # Plain unit tests run with the inflate thread off (NYTP_THREADS=0), the
 # sanitizer builds with it on, so both ways of inflating are tested; each
@@ -224,8 +237,12 @@ integration: all
 
 # test, run and bench install packages first, then build in a fresh make,
 # so that what the installed packages bring (ISA-L) is seen by the build.
+# Everything is built first, two jobs at a time (the machines have two
+# cores), then the tests run one after another.
 test: deps-check
-	@$(MAKE) --no-print-directory all unit unit-asan unit-tsan integration fuzz-smoke fuzz-dprof
+	@$(MAKE) --no-print-directory -j2 all $(UNIT_BIN) $(ASAN_BIN) $(TSAN_BIN) $(TSAN_NYTP) \
+		$(FUZZ_BIN) $(FUZZ_DPROF_BIN)
+	@$(MAKE) --no-print-directory unit unit-asan unit-tsan integration fuzz-smoke fuzz-dprof
 
 # ---- fuzzing (libFuzzer, clang) ------------------------------------------
 

@@ -9,16 +9,43 @@
 
 void json_init(json *j, nytp_out *out)
 {
-    memset(j, 0, sizeof *j);
+    /* not the buffer: a record's writer is made anew for every record */
     j->out = out;
+    j->depth = 0;
+    j->no_comma = false;
+    j->direct = false;
+    j->n = 0;
+}
+
+void json_flush(json *j)
+{
+    if (j->n) {
+        nytp_out_write(j->out, j->buf, j->n);
+        j->n = 0;
+    }
+}
+
+/* Room for n bytes (a comma included), in the buffer, or in the output
+ * itself for a long string; NULL when the output failed (it remembers
+ * why). */
+static char *room(json *j, size_t n)
+{
+    if (n > sizeof j->buf - j->n) {
+        json_flush(j);
+        if (n > sizeof j->buf) {
+            j->direct = true;
+            return (char *)nytp_out_reserve(j->out, n);
+        }
+    }
+    j->direct = false;
+    return j->buf + j->n;
 }
 
 /* Room for the comma the next value or key may take and n bytes after it,
- * the comma written; *base is where the room starts, for commit.  NULL
- * when the output failed (it remembers why). */
+ * the comma written; *base is where the room starts, for commit. */
 static char *begin(json *j, size_t n, char **base)
 {
-    char *o = (char *)nytp_out_reserve(j->out, n + 1);
+    char *o = room(j, n + 1);
     *base = o;
     if (!o)
         return NULL;
@@ -34,7 +61,12 @@ static char *begin(json *j, size_t n, char **base)
 
 static void commit(json *j, const char *base, const char *end)
 {
-    nytp_out_commit(j->out, (size_t)(end - base));
+    if (j->direct)
+        nytp_out_commit(j->out, (size_t)(end - base));
+    else
+        j->n += (size_t)(end - base);
+    if (!j->depth) /* the outermost value is complete */
+        json_flush(j);
 }
 
 static void open_container(json *j, bool object)
@@ -67,7 +99,11 @@ void json_end(json *j)
         return;
     j->depth--;
     bool object = j->depth < JSON_MAX_DEPTH && j->object[j->depth];
-    nytp_out_write(j->out, object ? "}" : "]", 1);
+    char *o = room(j, 1);
+    if (!o)
+        return;
+    *o = object ? '}' : ']';
+    commit(j, o, o + 1);
 }
 
 void json_key_n(json *j, const char *key, size_t n)
@@ -86,8 +122,12 @@ void json_key_n(json *j, const char *key, size_t n)
 
 void json_key_str(json *j, const char *s, size_t len)
 {
-    json_str(j, s, len);
-    nytp_out_write(j->out, ":", 1);
+    char *base, *o = begin(j, len * 6 + 3, &base);
+    if (!o)
+        return;
+    o = fmt_json_str(o, s, len);
+    *o++ = ':';
+    commit(j, base, o);
     j->no_comma = true;
 }
 
@@ -196,5 +236,9 @@ void json_break(json *j, const char *text)
 
 void json_raw_n(json *j, const char *text, size_t len)
 {
-    nytp_out_write(j->out, text, len);
+    char *o = room(j, len);
+    if (!o)
+        return;
+    memcpy(o, text, len);
+    commit(j, o, o + len);
 }

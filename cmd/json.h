@@ -11,7 +11,11 @@
  *     json_key(&j, "rows"); json_array(&j); json_u64(&j, 3); json_end(&j);
  *     json_end(&j);
  *
- * Write errors are the nytp_out's (it remembers the first). */
+ * The text is gathered in a small buffer and handed to the output when it
+ * is full and whenever the outermost value is complete (json_flush also
+ * does), so a record costs one write: the caller's own writes to the
+ * output go between outermost values.  Write errors are the nytp_out's
+ * (it remembers the first). */
 #ifndef NYTP_JSON_H
 #define NYTP_JSON_H
 
@@ -25,6 +29,7 @@
 /* Deeper nesting than this is written, but without commas: no output of
  * nytp nests more than a few levels. */
 #define JSON_MAX_DEPTH 32
+#define JSON_BUF 2048
 
 typedef struct json {
     nytp_out *out;
@@ -32,9 +37,14 @@ typedef struct json {
     bool has[JSON_MAX_DEPTH];   /* the container at a depth has a member */
     bool object[JSON_MAX_DEPTH]; /* it is an object (else an array) */
     bool no_comma;              /* the next value takes no comma (after a key, json_break) */
+    bool direct;                /* the room being filled is the output's */
+    size_t n;                   /* bytes in buf */
+    char buf[JSON_BUF];
 } json;
 
 void json_init(json *j, nytp_out *out);
+/* Hand what is buffered to the output. */
+void json_flush(json *j);
 /* Open an object or an array (as a value); json_end closes the latest. */
 void json_object(json *j);
 void json_array(json *j);
