@@ -14,12 +14,19 @@ void json_init(json *j, nytp_out *out)
     j->depth = 0;
     j->no_comma = false;
     j->direct = false;
+    j->into = NULL;
     j->n = 0;
+}
+
+void json_init_into(json *j, nytp_out *out, char *room)
+{
+    json_init(j, out);
+    j->into = room;
 }
 
 void json_flush(json *j)
 {
-    if (j->n) {
+    if (j->n && !j->into) {
         nytp_out_write(j->out, j->buf, j->n);
         j->n = 0;
     }
@@ -28,8 +35,10 @@ void json_flush(json *j)
 /* Room for n bytes (a comma included), in the buffer, or in the output
  * itself for a long string; NULL when the output failed (it remembers
  * why). */
-static char *room(json *j, size_t n)
+static inline __attribute__((always_inline)) char *room(json *j, size_t n)
 {
+    if (j->into)
+        return j->into + j->n;
     if (n > sizeof j->buf - j->n) {
         json_flush(j);
         if (n > sizeof j->buf) {
@@ -43,7 +52,7 @@ static char *room(json *j, size_t n)
 
 /* Room for the comma the next value or key may take and n bytes after it,
  * the comma written; *base is where the room starts, for commit. */
-static char *begin(json *j, size_t n, char **base)
+static inline __attribute__((always_inline)) char *begin(json *j, size_t n, char **base)
 {
     char *o = room(j, n + 1);
     *base = o;
@@ -59,7 +68,7 @@ static char *begin(json *j, size_t n, char **base)
     return o;
 }
 
-static void commit(json *j, const char *base, const char *end)
+static inline __attribute__((always_inline)) void commit(json *j, const char *base, const char *end)
 {
     if (j->direct)
         nytp_out_commit(j->out, (size_t)(end - base));
@@ -168,7 +177,7 @@ void json_i64(json *j, int64_t v)
 }
 
 /* ,"key": into room for it and n more bytes; the end of the key */
-static char *field(json *j, const char *key, size_t k, size_t n, char **base)
+static inline __attribute__((always_inline)) char *field(json *j, const char *key, size_t k, size_t n, char **base)
 {
     char *o = begin(j, k + 3 + n, base);
     if (!o)

@@ -38,11 +38,21 @@ typedef struct json {
     bool object[JSON_MAX_DEPTH]; /* it is an object (else an array) */
     bool no_comma;              /* the next value takes no comma (after a key, json_break) */
     bool direct;                /* the room being filled is the output's */
+    char *into;                 /* json_init_into: the caller's room, or NULL */
     size_t n;                   /* bytes in buf */
     char buf[JSON_BUF];
 } json;
 
 void json_init(json *j, nytp_out *out);
+/* A writer into room the caller reserved in out (nytp_out_reserve) and
+ * knows to be enough for everything written: no buffer, no bounds
+ * checked; json_used says how much to commit.  For records written by the
+ * million (dump --json). */
+void json_init_into(json *j, nytp_out *out, char *room);
+static inline size_t json_used(const json *j)
+{
+    return j->n;
+}
 /* Hand what is buffered to the output. */
 void json_flush(json *j);
 /* Open an object or an array (as a value); json_end closes the latest. */
