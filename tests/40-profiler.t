@@ -67,6 +67,8 @@ my %made;
 # Where Devel::NYTP differs on purpose: with sigexit the program still
 # dies of the signal once the profile is finished (Devel::NYTProf exits 1).
 my %status_differs = ('signals|sigexit=TERM' => 128 + 15);
+# Programs whose pseudo-subs' file depends on the checkout's path.
+my %pseudo_placed = ('line-directives' => 1);
 sub compare_program {
     my ($prog, $opts, %env) = @_;
     (my $name = "$prog-" . ($opts || 'default')) =~ s/[=:,]/-/g;
@@ -81,7 +83,18 @@ sub compare_program {
     }
     unlike $err, qr/Devel::NYTP|panic|Segmentation/, "$label: no complaint from the profiler"
         or diag $err;
-    same_text(masked_data($file), masked_data($ofile), "$label: same profile as Devel::NYTProf");
+    my ($ours, $theirs) = (masked_data($file), masked_data($ofile));
+    if ($pseudo_placed{$prog}) {
+        # where main::RUNTIME and the builtins are filed follows the hash
+        # order of %DB::sub, whose keys here hold the checkout's path (a
+        # '#line' file named after $0): both profilers may pick either
+        # file, depending on the directory the tests run in
+        for ($ours, $theirs) {
+            s/^fid_fileinfo\t\d+\tsub\tmain::(?:RUNTIME|CORE:\w+)\t.*\n//mg;
+            s/^(sub_subinfo\tmain::(?:RUNTIME|CORE:\w+)\t\[ )\d+:/${1}F:/mg;
+        }
+    }
+    same_text($ours, $theirs, "$label: same profile as Devel::NYTProf");
     $made{"$prog|" . ($opts // '')} = [$file, $ofile];
     return ($file, $ofile);
 }
