@@ -698,30 +698,31 @@ static size_t grown_cap(size_t cap, size_t need, size_t max, size_t elem)
     return n;
 }
 
-bool cli_grow(void **v, size_t need, uint32_t *cap, size_t elem)
+/* Grow *v (room for *cap) to hold need elements, at most max. */
+static bool grow_to(void **v, size_t need, size_t *cap, size_t elem, size_t max)
 {
     if (need <= *cap)
         return true;
-    size_t n = grown_cap(*cap, need, UINT32_MAX, elem);
-    void *p = n ? realloc(*v, n * elem) : NULL;
-    if (!p)
-        return false;
-    *v = p;
-    *cap = (uint32_t)n;
-    return true;
-}
-
-bool cli_grow_size(void **v, size_t need, size_t *cap, size_t elem)
-{
-    if (need <= *cap)
-        return true;
-    size_t n = grown_cap(*cap, need, SIZE_MAX, elem);
+    size_t n = grown_cap(*cap, need, max, elem);
     void *p = n ? realloc(*v, n * elem) : NULL;
     if (!p)
         return false;
     *v = p;
     *cap = n;
     return true;
+}
+
+bool cli_grow(void **v, size_t need, uint32_t *cap, size_t elem)
+{
+    size_t c = *cap;
+    bool ok = grow_to(v, need, &c, elem, UINT32_MAX);
+    *cap = (uint32_t)c;
+    return ok;
+}
+
+bool cli_grow_size(void **v, size_t need, size_t *cap, size_t elem)
+{
+    return grow_to(v, need, cap, elem, SIZE_MAX);
 }
 
 int cli_unique_inputs(int nfiles, char **files)

@@ -248,3 +248,13 @@ uint64_t fmt_units_add(uint64_t a, uint64_t b)
         b = FMT_UNITS_MAX;
     return a + b > FMT_UNITS_MAX ? FMT_UNITS_MAX : a + b;
 }
+
+size_t fmt_package_len(const char *name, size_t len)
+{
+    const char *br = memchr(name, '[', len);
+    size_t end = br ? (size_t)(br - name) : len, pkg = 0;
+    for (size_t i = 0; i + 1 < end; i++)
+        if (name[i] == ':' && name[i + 1] == ':')
+            pkg = i;
+    return pkg;
+}

@@ -23,6 +23,9 @@ size_t fmt_utf8_decode(const unsigned char *p, size_t left, uint32_t *cp);
  * that is not part of valid UTF-8 becomes \u00XX (its Latin-1 reading), so
  * the output is always valid JSON.  Needs 6 * len + 2 bytes of room. */
 char *fmt_json_str(char *o, const char *s, size_t len);
+/* Length of the package part of a sub name: up to its last "::" before
+ * any '[' (anonymous subs name their file there); 0: no package. */
+size_t fmt_package_len(const char *name, size_t len);
 /* A JSON number: null for NaN and infinities, otherwise the shorter of
  * %.15g and %.17g that reads back exactly. */
 char *fmt_json_nv(char *o, double d);

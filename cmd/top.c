@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "dump_data.h"
+#include "fmt.h"
 #include "json.h"
 #include "perl_config.h"
 #include "term.h"
@@ -185,24 +186,13 @@ static int cmp_file(const void *a, const void *b)
     return x->fid < y->fid ? -1 : x->fid > y->fid;
 }
 
-/* Length of the package part of a sub name: up to its last "::" before
- * any '[' (anonymous subs name their file there); 0: no package. */
-static size_t package_len(const char *name, size_t len)
-{
-    const char *br = memchr(name, '[', len);
-    size_t end = br ? (size_t)(br - name) : len, pkg = 0;
-    for (size_t i = 0; i + 1 < end; i++)
-        if (name[i] == ':' && name[i + 1] == ':')
-            pkg = i;
-    return pkg;
-}
 
 static int cmp_sub_package(const void *a, const void *b)
 {
     const nytp_profile *p = sort_top->p;
     const char *x = nytp_profile_str(p, p->subs[*(const uint32_t *)a].name);
     const char *y = nytp_profile_str(p, p->subs[*(const uint32_t *)b].name);
-    size_t lx = package_len(x, strlen(x)), ly = package_len(y, strlen(y));
+    size_t lx = fmt_package_len(x, strlen(x)), ly = fmt_package_len(y, strlen(y));
     int c = memcmp(x, y, lx < ly ? lx : ly);
     return c ? c : lx < ly ? -1 : lx > ly;
 }
@@ -297,7 +287,7 @@ static int build(top *T)
         if (i == 0 || cmp_sub_package(&T->subs[i - 1], &T->subs[i]) != 0) {
             const char *name = nytp_profile_str(p, p->subs[T->subs[i]].name);
             T->pkgs[T->n_pkgs].first = T->subs[i];
-            T->pkgs[T->n_pkgs].len = package_len(name, strlen(name));
+            T->pkgs[T->n_pkgs].len = fmt_package_len(name, strlen(name));
             T->n_pkgs++;
         }
         pkg_row *r = &T->pkgs[T->n_pkgs - 1];

@@ -7,27 +7,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../fmt.h"
 #include "../strmap.h"
 #include "html.h"
 
-/* Length of the package part of a sub name: up to its last "::" before
- * any '[' (anonymous subs name their file there). */
-static size_t package_len(const char *name, size_t len)
-{
-    const char *br = memchr(name, '[', len);
-    size_t end = br ? (size_t)(br - name) : len, pkg = 0;
-    for (size_t i = 0; i + 1 < end; i++)
-        if (name[i] == ':' && name[i + 1] == ':')
-            pkg = i;
-    return pkg;
-}
 
 static int cmp_sub_package(const void *a, const void *b, void *ctx)
 {
     const nytp_profile *p = ctx;
     const char *x = nytp_profile_str(p, p->subs[*(const uint32_t *)a].name);
     const char *y = nytp_profile_str(p, p->subs[*(const uint32_t *)b].name);
-    size_t lx = package_len(x, strlen(x)), ly = package_len(y, strlen(y));
+    size_t lx = fmt_package_len(x, strlen(x)), ly = fmt_package_len(y, strlen(y));
     int c = memcmp(x, y, lx < ly ? lx : ly);
     if (c || lx != ly)
         return c ? c : lx < ly ? -1 : 1;
@@ -41,7 +31,7 @@ static int cmp_sub_package(const void *a, const void *b, void *ctx)
 static bool same_package(const nytp_profile *p, uint32_t a, uint32_t b)
 {
     const char *x = nytp_profile_str(p, p->subs[a].name), *y = nytp_profile_str(p, p->subs[b].name);
-    size_t lx = package_len(x, strlen(x)), ly = package_len(y, strlen(y));
+    size_t lx = fmt_package_len(x, strlen(x)), ly = fmt_package_len(y, strlen(y));
     return lx == ly && memcmp(x, y, lx) == 0;
 }
 
@@ -70,7 +60,7 @@ int html_pkgs_build(const html_report *r, html_pkgs *pk)
         if (i == 0 || !same_package(p, pk->ids[i - 1], pk->ids[i])) {
             const char *name = nytp_profile_str(p, p->subs[pk->ids[i]].name);
             pk->v[pk->n].start = i;
-            pk->v[pk->n].name_len = package_len(name, strlen(name));
+            pk->v[pk->n].name_len = fmt_package_len(name, strlen(name));
             pk->n++;
         }
         html_pkg *g = &pk->v[pk->n - 1];
