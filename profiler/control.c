@@ -91,12 +91,19 @@ OP *pp_fork(pTHX)
     return op;
 }
 
+/* exit and exec.  From exit on, the process is ending: the signals that
+ * would cut its profile short are held until the profile is written
+ * (hold.c), as a server's worker that exits from its TERM handler may be
+ * sent TERM again a moment later. */
 OP *pp_exit(pTHX)
 {
     if (OTHER_INTERP())
         return S.orig[PL_op->op_type](aTHX);
-    leave_event(aTHX_ NULL, 0);
+    if (OPT(O_STMTS) && OPT(O_LEAVE) && !OPT(O_USE_DB_SUB))
+        leave_event(aTHX_ NULL, 0);
     if (PL_op->op_type == OP_EXEC)
         finish_profile(aTHX); /* nothing runs after a successful exec */
+    else if (S.w)
+        hold_signals();
     return S.orig[PL_op->op_type](aTHX);
 }
