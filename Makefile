@@ -63,7 +63,7 @@ PROFILER := $(PROFILER_SO) $(PROFILER_PM)
 DEB_PACKAGES := build-essential pkg-config libperl-dev zlib1g-dev libbsd-dev valgrind chromium \
 	libcmocka-dev clang libclang-rt-dev libdevel-nytprof-perl libdevel-dprof-perl perltidy \
 	libjson-pp-perl man-db time libisal-dev golang-go nodejs graphviz \
-	libmoose-perl libdbd-sqlite3-perl
+	libmoose-perl libdbd-sqlite3-perl starman wrk libplack-perl
 
 .PHONY: asan-nytp all test unit unit-asan unit-tsan unit-tsan-cmds integration run deps deps-deb deps-npm deps-check install bench \
 	fuzz fuzz-smoke fuzz-dprof clean
@@ -355,9 +355,16 @@ report-screenshots: all
 
 # ---- benchmarks ---------------------------------------------------------------
 
+# make bench NAME...: only those benchmarks (bench/run NAME...), e.g.
+# 'make bench service' or 'make bench many'; the names are not targets.
+BENCH_NAMES := $(if $(filter bench,$(MAKECMDGOALS)),$(filter-out bench,$(MAKECMDGOALS)))
 bench: deps-check
 	@$(MAKE) --no-print-directory all
-	bench/run
+	bench/run $(BENCH_NAMES)
+ifneq ($(BENCH_NAMES),)
+$(BENCH_NAMES):
+	@:
+endif
 
 # ---- install ------------------------------------------------------------------
 
