@@ -325,9 +325,20 @@ current profile is finished and a new one begun.
 =item DB::finish_profile()
 
 Write the end of the profile and close it now (it is done automatically
-after the last END block).
+after the last END block).  Calls still in progress (the subs that called
+it) are left out of that profile, as at any end, and out of the next one
+too: started with C<DB::enable_profile($file)>, it holds only the calls
+made while it was open (Devel::NYTProf puts the calls that were open at
+the finish into the next profile).
 
 =back
+
+With C<start=no> and these, a long-running program can profile pieces of
+its work apart, each into a complete profile of its own: a request, a
+job.  L<Plack::Middleware::NYTP>, which comes with Devel::NYTP, does this
+for the requests of a PSGI application (one in N, or those carrying a
+header).
+
 
 =head1 PROCESSES AND SIGNALS
 
@@ -371,7 +382,8 @@ with L<threads> run unprofiled (as with Devel::NYTProf).
 
 =head1 SEE ALSO
 
-L<nytp(1)>, L<nytp-run(1)>, L<nytprof(5)>, L<Devel::NYTProf>.
+L<nytp(1)>, L<nytp-run(1)>, L<nytprof(5)>, L<Plack::Middleware::NYTP>,
+L<Devel::NYTProf>.
 
 =head1 LICENSE
 
