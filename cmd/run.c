@@ -551,13 +551,35 @@ static bool process_gone(pid_t pid)
     return !paren || paren[1] != ' ' || paren[2] == 'Z' || paren[2] == 'X';
 }
 
+/* The process that writes a profile, from its PID_START (among its first
+ * chunks, flushed as the file is opened), else the number ending its name
+ * (FILE.PID); 0 when neither tells. */
+static pid_t profile_writer(const char *path, long long n)
+{
+    nytp_reader *r;
+    nytp_error e;
+    pid_t pid = 0;
+    if (nytp_reader_open(&r, path, &e) == NYTP_OK) {
+        nytp_reader_set_warn(r, NULL, NULL);
+        nytp_chunk c;
+        for (int k = 0; k < 64 && nytp_reader_next(r, &c, &e) == NYTP_OK; k++)
+            if (c.tag == NYTP_TAG_PID_START) {
+                pid = (pid_t)c.u.pid_start.pid;
+                break;
+            }
+        nytp_reader_close(r);
+    }
+    if (!pid && n > 1 && n <= (1 << 22)) /* pid_max: 2^22 at most */
+        pid = (pid_t)n;
+    return pid;
+}
+
 static void note_leftover(const char *path, long long n, void *ctx)
 {
-    (void)path;
     struct leftovers *l = ctx;
-    if (n <= 1 || n > (1 << 22) || (pid_t)n == l->main_pid) /* pid_max: 2^22 at most */
+    pid_t pid = profile_writer(path, n);
+    if (pid <= 1 || pid == l->main_pid)
         return;
-    pid_t pid = (pid_t)n;
     if (process_gone(pid))
         return;
     for (int i = 0; i < l->n; i++)
@@ -630,10 +652,10 @@ struct report_ctx {
 static void report_one(const char *path, long long n, void *ctx)
 {
     const struct report_ctx *r = ctx;
-    pid_t running = 0;
+    pid_t running = 0, writer = r->left->n ? profile_writer(path, n) : 0;
     for (int i = 0; i < r->left->n; i++)
-        if (r->left->pid[i] > 0 && r->left->pid[i] == n)
-            running = r->left->pid[i];
+        if (r->left->pid[i] > 0 && r->left->pid[i] == writer)
+            running = writer;
     report_profile(path, r->sig, r->opts, running);
 }
 
