@@ -465,10 +465,27 @@ static int report_profile(const char *path, int sig, const char *opts, pid_t run
     return 1;
 }
 
+/* Whether tail is ".N" (N digits), or with segments ".N.M..." too. */
+static bool digit_parts(const char *tail, bool segments)
+{
+    if (tail[0] != '.' || !tail[1])
+        return false;
+    for (const char *p = tail; *p;) {
+        if (*p != '.' || !(p[1] >= '0' && p[1] <= '9'))
+            return false;
+        p++;
+        p += strspn(p, "0123456789");
+        if (*p && !segments)
+            return false;
+    }
+    return true;
+}
+
 /* Calls fn for every profile FILE.N (N digits: a child's pid, or
- * addpid/addtimestamp's) written since the run started, in name order.
- * Returns how many. */
-static int each_pid_profile(const char *profile, const struct timespec *since,
+ * addpid/addtimestamp's; with segments, also FILE.N.M...: a process's
+ * profile cut in segments) written since the run started, in name order,
+ * with the number N.  Returns how many. */
+static int each_pid_profile(const char *profile, const struct timespec *since, bool segments,
                             void (*fn)(const char *path, long long n, void *ctx), void *ctx)
 {
     char *copy = strdup(profile);
@@ -486,8 +503,7 @@ static int each_pid_profile(const char *profile, const struct timespec *since,
     for (int i = 0; i < n; i++) {
         const char *name = list[i]->d_name;
         const char *tail = name + blen;
-        if (strncmp(name, base, blen) == 0 && tail[0] == '.' && tail[1]
-            && strspn(tail + 1, "0123456789") == strlen(tail + 1)) {
+        if (strncmp(name, base, blen) == 0 && digit_parts(tail, segments)) {
             char path[PATH_MAX + 256];
             snprintf(path, sizeof path, "%s%s%s", slash ? dir : "", slash && strcmp(dir, "/") ? "/" : "",
                      name);
@@ -513,8 +529,9 @@ static int each_pid_profile(const char *profile, const struct timespec *since,
  * TERM and exits without waiting, and each worker then finishes its
  * profile.  nytp run waits for them, so that the profiles it names are
  * complete (and a container whose first process is nytp run is not torn
- * down under them): the processes still running that write a FILE.PID
- * of this run and are in nytp run's session (a daemon that made a
+ * down under them): the processes still running that write a profile
+ * FILE.N of this run, or a segment FILE.N.M... (the writer is read from
+ * its PID_START), and are in nytp run's session (a daemon that made a
  * session of its own is left alone).  After a signal passed on (a stop),
  * for as long as they run, and a signal sent to nytp run meanwhile goes
  * to them too; otherwise (the program ended by itself) for at most
@@ -602,7 +619,7 @@ static void note_leftover(const char *path, long long n, void *ctx)
 
 static void wait_leftovers(struct leftovers *l, const char *profile, const struct timespec *since)
 {
-    each_pid_profile(profile, since, note_leftover, l);
+    each_pid_profile(profile, since, true, note_leftover, l);
     int waited = 0;
     pid_t first = 0;
     for (int i = 0; i < l->n; i++)
@@ -880,7 +897,7 @@ int cmd_run(int argc, char **argv)
                     && sb.st_mtim.tv_nsec == old.st_mtim.tv_nsec))
         named += report_profile(profile, sig, opts, 0);
     struct report_ctx rc_ctx = {sig, opts, &left};
-    named += each_pid_profile(profile, &started, report_one, &rc_ctx);
+    named += each_pid_profile(profile, &started, false, report_one, &rc_ctx);
     if (!named)
         cli_note("no profile was written (expected %s%s)", profile,
                  o.children ? ".PID: did the command start perl?" : "");
