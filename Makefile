@@ -56,19 +56,22 @@ PERL_LDDL := $(shell $(PERL) -MConfig -e 'print $$Config{lddlflags}' 2>/dev/null
 PERL_SITEARCH := $(shell $(PERL) -MConfig -e '($$_ = $$Config{installsitearch}) =~ s{^\Q$$Config{siteprefix}\E/?}{}; print' 2>/dev/null)
 PROFILER_SO := $(BUILD)/perl/auto/Devel/NYTP/NYTP.so
 PROFILER_PM := $(BUILD)/perl/Devel/NYTP.pm
-PROFILER := $(PROFILER_SO) $(PROFILER_PM)
+# Plack::Middleware::NYTP, shipped with the profiler (pure perl).
+MIDDLEWARE_PM := $(BUILD)/perl/Plack/Middleware/NYTP.pm
+PROFILER := $(PROFILER_SO) $(PROFILER_PM) $(MIDDLEWARE_PM)
 
 # Debian packages: build, tests, benchmarks.  libclang-rt-dev holds the
 # libFuzzer runtime, which clang only recommends (and deps skips recommends).
 DEB_PACKAGES := build-essential pkg-config libperl-dev zlib1g-dev libbsd-dev valgrind chromium \
 	libcmocka-dev clang libclang-rt-dev libdevel-nytprof-perl libdevel-dprof-perl perltidy \
 	libjson-pp-perl man-db time libisal-dev golang-go nodejs graphviz \
-	libmoose-perl libdbd-sqlite3-perl
+	libmoose-perl libdbd-sqlite3-perl starman wrk libplack-perl
 
 .PHONY: asan-nytp all test unit unit-asan unit-tsan unit-tsan-cmds integration run deps deps-deb deps-npm deps-check install bench \
 	fuzz fuzz-smoke fuzz-dprof clean
 
-all: $(BUILD)/nytp $(BUILD)/libnytpformat.a $(PROFILER) $(BUILD)/man/Devel-NYTP.3pm $(BUILD)/gen-profile
+all: $(BUILD)/nytp $(BUILD)/libnytpformat.a $(PROFILER) $(BUILD)/man/Devel-NYTP.3pm \
+	$(BUILD)/man/Plack-Middleware-NYTP.3pm $(BUILD)/gen-profile
 
 NYTP_VERSION := $(shell sed -n 's/^\#define NYTP_VERSION_STRING "\(.*\)"/\1/p' libformat/include/nytp/nytp.h)
 
@@ -78,6 +81,11 @@ $(BUILD)/man/Devel-NYTP.3pm: profiler/NYTP.pm
 	@mkdir -p $(dir $@)
 	pod2man --section=3pm --center="nytp manual" --release="nytp $(NYTP_VERSION)" \
 		--name=Devel::NYTP profiler/NYTP.pm > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/man/Plack-Middleware-NYTP.3pm: profiler/Plack/Middleware/NYTP.pm
+	@mkdir -p $(dir $@)
+	pod2man --section=3pm --center="nytp manual" --release="nytp $(NYTP_VERSION)" \
+		--name=Plack::Middleware::NYTP profiler/Plack/Middleware/NYTP.pm > $@.tmp && mv $@.tmp $@
 
 # pkg-config file of the library for PREFIX (remade by every install).
 .PHONY: $(BUILD)/nytpformat.pc
@@ -127,6 +135,10 @@ $(PROFILER_SO): $(PROFILER_SRC) profiler/nytp_prof.h $(BUILD)/gen/nytp_slowops.h
 $(PROFILER_PM): profiler/NYTP.pm
 	@mkdir -p $(dir $@)
 	cp profiler/NYTP.pm $@
+
+$(MIDDLEWARE_PM): profiler/Plack/Middleware/NYTP.pm
+	@mkdir -p $(dir $@)
+	cp profiler/Plack/Middleware/NYTP.pm $@
 
 $(BUILD)/nytp: $(CMD_OBJ) $(BUILD)/libnytpformat.a
 	$(CC) $(CFLAGS) -o $@ $(CMD_OBJ) $(BUILD)/libnytpformat.a $(LIBS) $(CMD_LIBS)
@@ -355,9 +367,16 @@ report-screenshots: all
 
 # ---- benchmarks ---------------------------------------------------------------
 
+# make bench NAME...: only those benchmarks (bench/run NAME...), e.g.
+# 'make bench service' or 'make bench many'; the names are not targets.
+BENCH_NAMES := $(if $(filter bench,$(MAKECMDGOALS)),$(filter-out bench,$(MAKECMDGOALS)))
 bench: deps-check
 	@$(MAKE) --no-print-directory all
-	bench/run
+	bench/run $(BENCH_NAMES)
+ifneq ($(BENCH_NAMES),)
+$(BENCH_NAMES):
+	@:
+endif
 
 # ---- install ------------------------------------------------------------------
 
@@ -372,6 +391,8 @@ install: all $(BUILD)/nytpformat.pc
 	install -m 644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 644 man/*.5 $(DESTDIR)$(PREFIX)/share/man/man5/
 	install -m 644 $(BUILD)/man/Devel-NYTP.3pm '$(DESTDIR)$(PREFIX)/share/man/man3/Devel::NYTP.3pm'
+	install -m 644 $(BUILD)/man/Plack-Middleware-NYTP.3pm \
+		'$(DESTDIR)$(PREFIX)/share/man/man3/Plack::Middleware::NYTP.3pm'
 	install -m 644 completion/nytp.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/nytp
 	install -m 644 completion/_nytp $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_nytp
 	install -m 644 $(BUILD)/libnytpformat.a $(DESTDIR)$(PREFIX)/lib/
@@ -379,8 +400,10 @@ install: all $(BUILD)/nytpformat.pc
 	install -m 644 $(BUILD)/nytpformat.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
 	install -m 644 LICENSE README.md $(DESTDIR)$(PREFIX)/share/doc/nytp/
 	install -d $(DESTDIR)$(PREFIX)/$(PERL_SITEARCH)/Devel \
-		$(DESTDIR)$(PREFIX)/$(PERL_SITEARCH)/auto/Devel/NYTP
+		$(DESTDIR)$(PREFIX)/$(PERL_SITEARCH)/auto/Devel/NYTP \
+		$(DESTDIR)$(PREFIX)/$(PERL_SITEARCH)/Plack/Middleware
 	install -m 644 $(PROFILER_PM) $(DESTDIR)$(PREFIX)/$(PERL_SITEARCH)/Devel/NYTP.pm
+	install -m 644 $(MIDDLEWARE_PM) $(DESTDIR)$(PREFIX)/$(PERL_SITEARCH)/Plack/Middleware/NYTP.pm
 	install -m 755 $(PROFILER_SO) $(DESTDIR)$(PREFIX)/$(PERL_SITEARCH)/auto/Devel/NYTP/NYTP.so
 
 clean:

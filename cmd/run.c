@@ -44,9 +44,10 @@ static const char usage[] =
     "                     same\n"
     "  --nytprof=OPTS     profiler options, as in the NYTPROF environment\n"
     "                     variable (e.g. calls=2:compress=0:savesrc=0); they\n"
-    "                     are added after those of NYTPROF itself;\n"
-    "                     sigexit=1 keeps the profile complete when the\n"
-    "                     program is killed by INT, HUP, TERM, PIPE, BUS, SEGV\n"
+    "                     are added after those of NYTPROF itself; unless\n"
+    "                     they name sigexit, nytp run adds sigexit=INT,HUP,TERM\n"
+    "                     (the profile stays complete when the program is\n"
+    "                     killed by one of them; sigexit=0: not caught)\n"
     "  --children         run COMMAND as it is and profile every perl it starts\n"
     "                     (PERL5OPT), each into FILE.PID: e.g. 'nytp run\n"
     "                     --children -o t.out prove -r t/', then 'nytp html t.out.*'\n"
@@ -59,7 +60,10 @@ static const char usage[] =
     "Everything after SCRIPT (or after -- or CODE) is passed to the program.\n"
     "Exit status: the program's; 2 for a usage error; 1 if perl could not\n"
     "be started.  TERM, HUP and other signals sent to nytp run are passed\n"
-    "on to perl, and nytp run waits for it to end.\n";
+    "on to perl, and nytp run waits for it to end, and for the processes it\n"
+    "left running that write profiles of the run (a server's workers, after\n"
+    "their master): after a signal passed on, as long as they run (signals go\n"
+    "to them too), else up to 5 seconds.\n";
 
 enum { OPT_NYTPROF = 256, OPT_PERL, OPT_CHILDREN };
 
@@ -259,6 +263,11 @@ static char *file_option(const char *opts)
 static const int forwarded[] = {SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2, SIGALRM,
                                 SIGTTIN, SIGTTOU, SIGWINCH, SIGCONT};
 static volatile sig_atomic_t forward_to, passed_on;
+/* Once perl has ended: the processes it left running (see
+ * wait_leftovers), which such a signal then goes to. */
+static pid_t *volatile leftover;
+static bool *volatile leftover_detached; /* daemons: left alone */
+static volatile sig_atomic_t nleftover;
 
 static void on_forwarded(int sig, siginfo_t *si, void *uc)
 {
@@ -267,6 +276,15 @@ static void on_forwarded(int sig, siginfo_t *si, void *uc)
     bool sent = si->si_code == SI_USER || si->si_code == SI_QUEUE || si->si_code == SI_TKILL;
     if (sent && forward_to > 0 && si->si_pid != forward_to && kill((pid_t)forward_to, sig) == 0)
         passed_on = sig;
+    pid_t *left = leftover;
+    int n = nleftover;
+    bool from_left = false;
+    for (int i = 0; left && i < n; i++)
+        from_left |= left[i] == si->si_pid;
+    bool *detached = leftover_detached;
+    for (int i = 0; sent && !from_left && left && i < n; i++)
+        if (left[i] > 0 && !(detached && detached[i]) && kill(left[i], sig) == 0)
+            passed_on = sig;
     errno = saved;
 }
 
@@ -286,6 +304,9 @@ static void restore_signals(const struct sigaction *old)
     for (size_t i = 0; i < sizeof forwarded / sizeof *forwarded; i++)
         sigaction(forwarded[i], &old[i], NULL);
     forward_to = 0;
+    nleftover = 0;
+    leftover = NULL;
+    leftover_detached = NULL;
 }
 
 /* path made absolute against the working directory (not resolved: a
@@ -347,24 +368,38 @@ static bool profile_complete(const char *path)
     return st == NYTP_END;
 }
 
+/* The value of the last NAME= in a profiler option string (escapes
+ * left in), its length in *len; NULL when there is none. */
+static const char *option_value(const char *opts, const char *name, size_t *len)
+{
+    size_t nlen = strlen(name);
+    const char *val = NULL, *p = opts;
+    while (*p) {
+        const char *start = p;
+        while (*p && *p != ':')
+            p += *p == '\\' && p[1] ? 2 : 1;
+        if (strncmp(start, name, nlen) == 0 && start[nlen] == '=') {
+            val = start + nlen + 1;
+            *len = (size_t)(p - val);
+        }
+        if (*p == ':')
+            p++;
+    }
+    return val;
+}
+
+/* What nytp run gives the profiler when no sigexit= is given: a program
+ * stopped by these (a service manager's TERM, ^C, a hang-up) that does
+ * not handle them itself still leaves a complete profile. */
+#define RUN_SIGEXIT "sigexit=INT,HUP,TERM"
+
 /* The profiler's sigexit option as the run gives it: which signals its
  * handlers catch (sigexit=1: INT, HUP, TERM, PIPE, BUS, SEGV). */
 static bool sigexit_catches(const char *opts, int sig)
 {
     static const int dflt[] = {SIGINT, SIGHUP, SIGTERM, SIGPIPE, SIGBUS, SIGSEGV};
-    const char *val = NULL, *p = opts;
     size_t vlen = 0;
-    while (*p) { /* the last sigexit= wins */
-        const char *start = p;
-        while (*p && *p != ':')
-            p += *p == '\\' && p[1] ? 2 : 1;
-        if (strncmp(start, "sigexit=", 8) == 0) {
-            val = start + 8;
-            vlen = (size_t)(p - val);
-        }
-        if (*p == ':')
-            p++;
-    }
+    const char *val = option_value(opts, "sigexit", &vlen);
     if (!val)
         return false;
     if (vlen == 1 && val[0] == '1') {
@@ -392,10 +427,14 @@ static bool sigexit_catches(const char *opts, int sig)
 
 /* One line naming a profile the run wrote; after signal sig (0: none),
  * whether it is complete and, if not, what would have kept it complete
- * (nothing can for KILL).  Returns 1. */
-static int report_profile(const char *path, int sig, const char *opts)
+ * (nothing can for KILL); running: the process writing it runs on.
+ * Returns 1. */
+static int report_profile(const char *path, int sig, const char *opts, pid_t running)
 {
-    if (!sig) {
+    if (running) {
+        cli_note("profile written to %s is still being written (process %d runs on)", path,
+                 (int)running);
+    } else if (!sig) {
         cli_note("profile written to %s", path);
     } else if (profile_complete(path)) {
         cli_note("profile written to %s (complete)", path);
@@ -405,7 +444,8 @@ static int report_profile(const char *path, int sig, const char *opts)
                  path);
     } else if (sigexit_catches(opts, sig)) {
         cli_note("profile written to %s is incomplete (cut where SIG%s struck, though sigexit "
-                 "catches it: the process died before its handler could run)",
+                 "catches it: the program had put its own handler or the default action in "
+                 "place of sigexit's, or the process died before the handler could run)",
                  path, sigabbrev_np(sig));
     } else {
         bool in_dflt = sig == SIGINT || sig == SIGHUP || sig == SIGTERM || sig == SIGPIPE
@@ -425,10 +465,28 @@ static int report_profile(const char *path, int sig, const char *opts)
     return 1;
 }
 
-/* Profiles FILE.N (N digits: a child's pid, or addpid/addtimestamp)
- * written since the run started, in name order.  Returns how many. */
-static int report_pid_profiles(const char *profile, const struct timespec *since, int sig,
-                               const char *opts)
+/* Whether tail is ".N" (N digits), or with segments ".N.M..." too. */
+static bool digit_parts(const char *tail, bool segments)
+{
+    if (tail[0] != '.' || !tail[1])
+        return false;
+    for (const char *p = tail; *p;) {
+        if (*p != '.' || !(p[1] >= '0' && p[1] <= '9'))
+            return false;
+        p++;
+        p += strspn(p, "0123456789");
+        if (*p && !segments)
+            return false;
+    }
+    return true;
+}
+
+/* Calls fn for every profile FILE.N (N digits: a child's pid, or
+ * addpid/addtimestamp's; with segments, also FILE.N.M...: a process's
+ * profile cut in segments) written since the run started, in name order,
+ * with the number N.  Returns how many. */
+static int each_pid_profile(const char *profile, const struct timespec *since, bool segments,
+                            void (*fn)(const char *path, long long n, void *ctx), void *ctx)
 {
     char *copy = strdup(profile);
     if (!copy)
@@ -445,16 +503,17 @@ static int report_pid_profiles(const char *profile, const struct timespec *since
     for (int i = 0; i < n; i++) {
         const char *name = list[i]->d_name;
         const char *tail = name + blen;
-        if (strncmp(name, base, blen) == 0 && tail[0] == '.' && tail[1]
-            && strspn(tail + 1, "0123456789") == strlen(tail + 1)) {
+        if (strncmp(name, base, blen) == 0 && digit_parts(tail, segments)) {
             char path[PATH_MAX + 256];
             snprintf(path, sizeof path, "%s%s%s", slash ? dir : "", slash && strcmp(dir, "/") ? "/" : "",
                      name);
             struct stat sb;
             if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode)
                 && (sb.st_mtim.tv_sec > since->tv_sec
-                    || (sb.st_mtim.tv_sec == since->tv_sec && sb.st_mtim.tv_nsec >= since->tv_nsec)))
-                count += report_profile(path, sig, opts);
+                    || (sb.st_mtim.tv_sec == since->tv_sec && sb.st_mtim.tv_nsec >= since->tv_nsec))) {
+                fn(path, strtoll(tail + 1, NULL, 10), ctx);
+                count++;
+            }
         }
         free(list[i]);
     }
@@ -462,6 +521,159 @@ static int report_pid_profiles(const char *profile, const struct timespec *since
         free(list);
     free(copy);
     return count;
+}
+
+/* ---- the processes the program leaves running ------------------------------------ */
+
+/* A server's master may end before its workers: Net::Server's sends them
+ * TERM and exits without waiting, and each worker then finishes its
+ * profile.  nytp run waits for them, so that the profiles it names are
+ * complete (and a container whose first process is nytp run is not torn
+ * down under them): the processes still running that write a profile
+ * FILE.N of this run, or a segment FILE.N.M... (the writer is read from
+ * its PID_START), and are in nytp run's session (a daemon that made a
+ * session of its own is left alone).  After a signal passed on (a stop),
+ * for as long as they run, and a signal sent to nytp run meanwhile goes
+ * to them too; otherwise (the program ended by itself) for at most
+ * LEFTOVER_GRACE seconds. */
+#define LEFTOVER_GRACE 5
+
+struct leftovers {
+    pid_t *pid;        /* -1: it has ended */
+    bool *detached;    /* a daemon: not waited for */
+    int n, cap;
+    pid_t main_pid;
+};
+
+/* Whether process pid has ended (reaped here when it is our child). */
+static bool process_gone(pid_t pid)
+{
+    int st;
+    pid_t w = waitpid(pid, &st, WNOHANG);
+    if (w == pid)
+        return true;
+    if (w == 0)
+        return false;
+    if (kill(pid, 0) < 0 && errno == ESRCH)
+        return true;
+    char path[64], buf[256];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return true;
+    size_t got = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[got] = 0;
+    const char *paren = strrchr(buf, ')'); /* the name may hold anything */
+    return !paren || paren[1] != ' ' || paren[2] == 'Z' || paren[2] == 'X';
+}
+
+/* The process that writes a profile, from its PID_START (among its first
+ * chunks, flushed as the file is opened), else the number ending its name
+ * (FILE.PID); 0 when neither tells. */
+static pid_t profile_writer(const char *path, long long n)
+{
+    nytp_reader *r;
+    nytp_error e;
+    pid_t pid = 0;
+    if (nytp_reader_open(&r, path, &e) == NYTP_OK) {
+        nytp_reader_set_warn(r, NULL, NULL);
+        nytp_chunk c;
+        for (int k = 0; k < 64 && nytp_reader_next(r, &c, &e) == NYTP_OK; k++)
+            if (c.tag == NYTP_TAG_PID_START) {
+                pid = (pid_t)c.u.pid_start.pid;
+                break;
+            }
+        nytp_reader_close(r);
+    }
+    if (!pid && n > 1 && n <= (1 << 22)) /* pid_max: 2^22 at most */
+        pid = (pid_t)n;
+    return pid;
+}
+
+static void note_leftover(const char *path, long long n, void *ctx)
+{
+    struct leftovers *l = ctx;
+    pid_t pid = profile_writer(path, n);
+    if (pid <= 1 || pid == l->main_pid)
+        return;
+    if (process_gone(pid))
+        return;
+    for (int i = 0; i < l->n; i++)
+        if (l->pid[i] == pid)
+            return;
+    if (l->n == l->cap) {
+        int cap = l->cap ? 2 * l->cap : 16;
+        pid_t *p = realloc(l->pid, (size_t)cap * sizeof *p);
+        if (p)
+            l->pid = p;
+        bool *d = p ? realloc(l->detached, (size_t)cap * sizeof *d) : NULL;
+        if (!d)
+            return;
+        l->detached = d;
+        l->cap = cap;
+    }
+    l->detached[l->n] = getsid(pid) != getsid(0);
+    l->pid[l->n++] = pid;
+}
+
+static void wait_leftovers(struct leftovers *l, const char *profile, const struct timespec *since)
+{
+    each_pid_profile(profile, since, true, note_leftover, l);
+    int waited = 0;
+    pid_t first = 0;
+    for (int i = 0; i < l->n; i++)
+        if (!l->detached[i] && !waited++)
+            first = l->pid[i];
+    if (!waited)
+        return;
+    /* the handler reads the list: it is complete before it is counted */
+    leftover = l->pid;
+    leftover_detached = l->detached;
+    nleftover = l->n;
+    cli_note("waiting for %d process%s that the program left running (pid %d%s) to finish %s",
+             waited, waited == 1 ? "" : "es", (int)first, waited > 1 ? ", ..." : "",
+             waited == 1 ? "its profile" : "their profiles");
+    struct timespec t0, now;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (;;) {
+        int left = 0;
+        for (int i = 0; i < l->n; i++) {
+            if (l->pid[i] <= 0 || l->detached[i])
+                continue;
+            if (process_gone(l->pid[i]))
+                l->pid[i] = -1; /* kept in place: the handler may be reading */
+            else if (getsid(l->pid[i]) != getsid(0))
+                l->detached[i] = true; /* it has just made a session of its own */
+            else
+                left++;
+        }
+        if (!left)
+            break;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if (!passed_on && now.tv_sec - t0.tv_sec >= LEFTOVER_GRACE)
+            break;
+        struct timespec tick = {0, 20 * 1000 * 1000};
+        nanosleep(&tick, NULL);
+    }
+}
+
+/* Reporting each FILE.N: the process of a FILE.PID that still runs is
+ * named. */
+struct report_ctx {
+    int sig;
+    const char *opts;
+    const struct leftovers *left;
+};
+
+static void report_one(const char *path, long long n, void *ctx)
+{
+    const struct report_ctx *r = ctx;
+    pid_t running = 0, writer = r->left->n ? profile_writer(path, n) : 0;
+    for (int i = 0; i < r->left->n; i++)
+        if (r->left->pid[i] > 0 && r->left->pid[i] == writer)
+            running = writer;
+    report_profile(path, r->sig, r->opts, running);
 }
 
 int cmd_run(int argc, char **argv)
@@ -512,6 +724,19 @@ int cmd_run(int argc, char **argv)
     }
     snprintf(opts, olen, "%s%s%s", env && *env ? env : "",
              env && *env && o.nytprof && *o.nytprof ? ":" : "", o.nytprof ? o.nytprof : "");
+    size_t vlen;
+    if (!option_value(opts, "sigexit", &vlen)) {
+        size_t n = strlen(opts) + sizeof RUN_SIGEXIT + 1;
+        char *all = malloc(n);
+        if (all)
+            snprintf(all, n, "%s%s%s", RUN_SIGEXIT, *opts ? ":" : "", opts);
+        free(opts);
+        opts = all;
+        if (!opts) {
+            cli_error("out of memory");
+            return EXIT_BAD_INPUT;
+        }
+    }
     char *profile = NULL;
     if (o.output) {
         profile = strdup(o.output);
@@ -632,6 +857,10 @@ int cmd_run(int argc, char **argv)
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;
+    forward_to = 0; /* gone: its pid may come back as another's */
+    struct leftovers left = {.main_pid = pid};
+    if (got != (ssize_t)sizeof exec_errno)
+        wait_leftovers(&left, profile, &started);
     restore_signals(old_acts);
     if (got == (ssize_t)sizeof exec_errno) {
         cli_error("cannot run %s: %s", run, strerror(exec_errno));
@@ -666,14 +895,17 @@ int cmd_run(int argc, char **argv)
     } else if (stat(profile, &sb) == 0
                && !(had_old && sb.st_ino == old.st_ino && sb.st_mtim.tv_sec == old.st_mtim.tv_sec
                     && sb.st_mtim.tv_nsec == old.st_mtim.tv_nsec))
-        named += report_profile(profile, sig, opts);
-    named += report_pid_profiles(profile, &started, sig, opts);
+        named += report_profile(profile, sig, opts, 0);
+    struct report_ctx rc_ctx = {sig, opts, &left};
+    named += each_pid_profile(profile, &started, false, report_one, &rc_ctx);
     if (!named)
         cli_note("no profile was written (expected %s%s)", profile,
                  o.children ? ".PID: did the command start perl?" : "");
     else if (o.children && named > 1)
         cli_note("%d profiles: 'nytp top %s.*' or 'nytp html %s.*' reports them together", named,
                  profile, profile);
+    free(left.pid);
+    free(left.detached);
     free(abs_profile);
     free_split(&sp);
     free(args);

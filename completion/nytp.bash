@@ -42,7 +42,7 @@ declare -gA _nytp_profiler_values=([calls]='0 1 2' [slowops]='0 1 2' [compress]=
     [start]='begin init end no' [stmts]='0 1' [subs]='0 1' [leave]='0 1' [blocks]='0 1' [savesrc]='0 1'
     [addpid]='0 1' [addtimestamp]='0 1' [nameevals]='0 1' [nameanonsubs]='0 1' [posix_exit]='0 1'
     [use_db_sub]='0 1' [findcaller]='0 1' [optimize]='0 1' [endatexit]='0 1' [libcexit]='0 1'
-    [usecputime]='0 1' [sigexit]='1 INT,TERM,HUP')
+    [usecputime]='0 1' [sigexit]='1 0 INT,TERM,HUP')
 
 # The kind of a command's operand when it is not a profile.
 declare -gA _nytp_operand=(

@@ -54,6 +54,7 @@ struct nytp_inflater {
     unsigned produced, consumed; /* slot sequence numbers */
     struct nytp_in_slot slots[NYTP_IN_SLOTS];
 
+    bool may_thread;        /* a producer thread may start (take_slot) */
     bool threaded, stop;
     pthread_t thread;
     pthread_mutex_t mu;

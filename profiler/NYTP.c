@@ -203,10 +203,10 @@ static int init_profiler(pTHX)
             PL_ppaddr[OP_LEAVETRY] = pp_leave;
             PL_ppaddr[OP_RETURN] = pp_leave;
             PL_ppaddr[OP_UNSTACK] = pp_leave; /* end of a loop iteration */
-            PL_ppaddr[OP_EXIT] = pp_exit;
-            PL_ppaddr[OP_EXEC] = pp_exit;
         }
     }
+    PL_ppaddr[OP_EXIT] = pp_exit;
+    PL_ppaddr[OP_EXEC] = pp_exit;
     PL_ppaddr[OP_FORK] = pp_fork;
     if (OPT(O_SLOWOPS)) {
 #define NYTP_SLOWOP(op) PL_ppaddr[op] = pp_slowop;
@@ -333,6 +333,8 @@ XS_INTERNAL(XS_DB__END)
     dXSI32;
     PERL_UNUSED_VAR(items);
     SV *fin = S.cv_finish; /* ours, whatever DB::finish_profile is now */
+    if (ix == 0 && S.w)
+        hold_signals(); /* the END phase: the process is ending */
     if (!PL_checkav)
         PL_checkav = newAV();
     if (!PL_endav)

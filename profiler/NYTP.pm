@@ -39,6 +39,7 @@ package    # not indexed: the DB package belongs to the debugger interface
 my $finish_profile = \&DB::finish_profile;
 
 # NYTPROF=opt=value:opt=value ... ; a backslash escapes the next character.
+my %sigexit_handler;
 if (defined(my $spec = $ENV{NYTPROF})) {
     for my $item ($spec =~ /((?:[^\\:]|\\.)+)/gs) {
         my ($opt, $val) = $item =~ /\A((?:[^\\=]|\\.)+)=((?:[^\\=]|\\.)+)\z/s
@@ -46,13 +47,19 @@ if (defined(my $spec = $ENV{NYTPROF})) {
         s/\\(.)/$1/gs for $opt, $val;
         if ($opt eq 'sigexit') {
             # these signals end the program with a complete profile; 1 adds
-            # TERM to Devel::NYTProf's list
+            # TERM to Devel::NYTProf's list; 0 (a later sigexit=0 too)
+            # takes back any handler an earlier sigexit put in place
+            if ($val eq '0') {
+                $SIG{$_} = 'DEFAULT' for keys %sigexit_handler;
+                %sigexit_handler = ();
+                next;
+            }
             my @sigs = $val eq '1' ? qw(INT HUP TERM PIPE BUS SEGV) : split /,/, $val;
             for my $sig (map { uc } @sigs) {
                 # the profile finished, the program dies of the signal as
                 # it would have (its parent, a shell or nytp run, sees
                 # which); exit 1 only if the signal does not kill it
-                $SIG{$sig} = sub {
+                $SIG{$sig} = $sigexit_handler{$sig} = sub {
                     $finish_profile->();
                     $SIG{$sig} = 'DEFAULT';
                     kill $sig, $$;
@@ -239,15 +246,21 @@ How many generations of child processes to profile (default -1: all;
 As in Devel::NYTProf 6.12, these keep only the perl debugger flag of that
 name (recorded in the profile's C<PL_perldb> attribute).
 
-=item sigexit=1 or sigexit=INT,TERM,...
+=item sigexit=1 or sigexit=INT,TERM,... or sigexit=0
 
 Finish the profile when one of these signals arrives, then die of the
 same signal, as the program would have without the option (so its parent
 sees which signal ended it; Devel::NYTProf exits with status 1 instead).
 C<1> means INT, HUP, TERM, PIPE, BUS and SEGV (Devel::NYTProf 6.12 leaves
-out TERM).  KILL and STOP cannot be caught: a program killed with
-C<kill -9> leaves a profile cut where the signal struck (readers keep
-what came before the cut).
+out TERM); C<0> takes back what an earlier C<sigexit> set (C<nytp run>
+gives C<sigexit=INT,HUP,TERM> unless the options name C<sigexit>).  The
+handlers are ordinary C<%SIG> handlers, set as the profiler loads: a
+program that sets its own handler for a signal replaces them (see
+L</PROCESSES AND SIGNALS>), and like every C<%SIG> handler they run
+between perl's operations, so a signal that arrives during a long call
+into C code waits for it to return.  KILL and STOP cannot be caught: a
+program killed with C<kill -9> leaves a profile cut where the signal
+struck (readers keep what came before the cut).
 
 =item posix_exit=1
 
@@ -312,9 +325,20 @@ current profile is finished and a new one begun.
 =item DB::finish_profile()
 
 Write the end of the profile and close it now (it is done automatically
-after the last END block).
+after the last END block).  Calls still in progress (the subs that called
+it) are left out of that profile, as at any end, and out of the next one
+too: started with C<DB::enable_profile($file)>, it holds only the calls
+made while it was open (Devel::NYTProf puts the calls that were open at
+the finish into the next profile).
 
 =back
+
+With C<start=no> and these, a long-running program can profile pieces of
+its work apart, each into a complete profile of its own: a request, a
+job.  L<Plack::Middleware::NYTP>, which comes with Devel::NYTP, does this
+for the requests of a PSGI application (one in N, or those carrying a
+header).
+
 
 =head1 PROCESSES AND SIGNALS
 
@@ -325,6 +349,32 @@ before the new program starts; C<POSIX::_exit> finishes it before the
 process ends.  A signal that kills the process leaves a truncated profile
 (readers keep what came before the cut) unless C<sigexit> names it.
 
+A program that handles a signal itself and exits from its handler (as
+servers do with TERM: Starman's and every Net::Server worker's handler
+calls C<exit>) ends normally, and its profile is finished by the last END
+block.  But perl puts the default action back for every signal with a
+C<%SIG> handler before it runs the END blocks, so a second signal in that
+moment would kill the process before its profile is written: its
+buffered data and its whole ending (subs, callers) lost.  That second
+signal is what a service manager sends when it stops every process of a
+service at once (systemd's default, or a kill of the process group, or
+^C in a terminal), as the server's master signals its workers again.
+So from the moment the process exits (perl's C<exit>, the END phase) and
+while any profile is being finished (C<DB::finish_profile>, a new file
+from C<DB::enable_profile>), the profiler holds HUP, INT, QUIT, TERM, USR1,
+USR2 and ALRM: one that arrives is noted, and raised again once the
+profile is complete, when it takes its course (in the END phase the
+process dies of it; while the program runs, its handler gets it).  The
+same signal sent a second time acts at once, so a program stuck in an END
+block can still be stopped; a signal the program ignores stays ignored.
+
+A server whose master (Net::Server's, so Starman's) sets TERM back to its
+default action after it has signalled its workers, and is then sent TERM
+again before it exits, dies of it there, with its own profile cut short:
+that is the program's own doing, beyond the profiler's reach.  A service
+stopped by signalling only its main process (systemd's
+C<KillMode=mixed>) is sent TERM once.
+
 =head1 THREADS
 
 Only the interpreter that loaded Devel::NYTP is profiled; threads made
@@ -332,7 +382,8 @@ with L<threads> run unprofiled (as with Devel::NYTProf).
 
 =head1 SEE ALSO
 
-L<nytp(1)>, L<nytp-run(1)>, L<nytprof(5)>, L<Devel::NYTProf>.
+L<nytp(1)>, L<nytp-run(1)>, L<nytprof(5)>, L<Plack::Middleware::NYTP>,
+L<Devel::NYTProf>.
 
 =head1 LICENSE
 

@@ -74,6 +74,17 @@ void finish_profile(pTHX)
         stmt_event(aTHX_ NULL, NULL, 0); /* the last statement's time */
     disable_profile(aTHX);
     close_output(aTHX);
+    /* The calls still open (those that led here: DB::finish_profile and
+     * the subs that called it) end after this profile: left out of it, as
+     * calls in progress always are, and kept out of the next one, where
+     * their arcs would stand with times that span the closing
+     * (Devel::NYTProf writes them there, so that a profile per request
+     * holds calls of the request before). */
+    for (SSize_t ix = S.frame_ix; ix != -1;) {
+        call_frame *f = FRAME(ix);
+        f->counted++;
+        ix = f->prev_ix;
+    }
     if (HvUSEDKEYS(S.callers_hv))
         hv_clear(S.callers_hv);
     arcs_clear(aTHX);
@@ -91,12 +102,19 @@ OP *pp_fork(pTHX)
     return op;
 }
 
+/* exit and exec.  From exit on, the process is ending: the signals that
+ * would cut its profile short are held until the profile is written
+ * (hold.c), as a server's worker that exits from its TERM handler may be
+ * sent TERM again a moment later. */
 OP *pp_exit(pTHX)
 {
     if (OTHER_INTERP())
         return S.orig[PL_op->op_type](aTHX);
-    leave_event(aTHX_ NULL, 0);
+    if (OPT(O_STMTS) && OPT(O_LEAVE) && !OPT(O_USE_DB_SUB))
+        leave_event(aTHX_ NULL, 0);
     if (PL_op->op_type == OP_EXEC)
         finish_profile(aTHX); /* nothing runs after a successful exec */
+    else if (S.w)
+        hold_signals();
     return S.orig[PL_op->op_type](aTHX);
 }

@@ -5,6 +5,8 @@
  * The files, in layers: each calls only files below it (none calls up).
  *   state.c   S and its defaults, messages (note), array growth
  *   clock.c   the clock: time-stamp counter or clock_gettime
+ *   hold.c    signals that would end the process, held while a profile
+ *             is finished (and from the moment the process exits)
  *   files.c   file ids of files and string evals
  *   subs.c    subs and call arcs by address; calls waiting for their start
  *   output.c  the output file: open, close, disable, a fork's new file,
@@ -150,6 +152,7 @@ struct profiler {
     int profiling;
     pid_t pid;
     volatile sig_atomic_t forked; /* set in a child by pthread_atfork */
+    int holding;                 /* hold.c: ending signals are held */
     FILE *log;                   /* log=FILE, else standard error */
 
     nytp_writer *w;
@@ -301,6 +304,11 @@ static inline nytp_str str_n(const char *p, size_t len, bool utf8)
 /* clock.c */
 NV wall_time(void);
 void init_clock(void);
+
+/* hold.c */
+void hold_signals(void);
+void release_signals(pTHX);
+void hold_forked(void);
 
 /* files.c */
 const char *file_key(unsigned fid);

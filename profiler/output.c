@@ -325,6 +325,7 @@ void close_output(pTHX)
 {
     if (!S.w)
         return;
+    hold_signals(); /* the ending must be written whole */
     NV now = wall_time();
     char buf[64];
     snprintf(buf, sizeof buf, "%" NVgf, S.overhead_ticks);
@@ -338,6 +339,7 @@ void close_output(pTHX)
     if (nytp_writer_close(S.w, &err) < 0)
         fprintf(stderr, "Devel::NYTP: writing %s failed: %s\n", S.out_name, err.msg);
     S.w = NULL;
+    release_signals(aTHX);
 }
 
 int disable_profile(pTHX)
@@ -365,6 +367,7 @@ int disable_profile(pTHX)
 void note_fork(void)
 {
     S.forked = 1;
+    hold_forked();
 }
 
 int reinit_if_forked(pTHX)

@@ -115,6 +115,9 @@ void stmt_event(pTHX_ COP *cop, OP *op, int64_t now)
 
     if (S.forked) /* the check inline: it runs per statement */
         reinit_if_forked(aTHX);
+    /* END blocks run with perl's %SIG handlers gone (hold.c) */
+    if (UNLIKELY(PL_phase >= PERL_PHASE_END) && !S.holding && S.w)
+        hold_signals();
     if (S.last_fid && S.w) {
         if (OPT(O_BLOCKS))
             nytp_write_time_block(S.w, (int32_t)elapsed, S.last_fid, S.last_line,

@@ -1,6 +1,7 @@
 #!/usr/bin/perl
 # 'make install DESTDIR=... PREFIX=/usr' puts everything where it belongs:
-# the command, man pages (Devel::NYTP's as section 3pm), completions, the
+# the command, man pages (Devel::NYTP's and Plack::Middleware::NYTP's as
+# section 3pm), the modules, completions, the
 # library with its headers and pkg-config file, the license; a program
 # builds against the installed library through pkg-config and reads a
 # profile.  And 'nytp help nytprof' shows the file format's page.
@@ -21,7 +22,8 @@ my ($st, $out, $err) = run_cmd(['make', '-C', $root, '--no-print-directory', 'in
 is $st, 0, 'make install DESTDIR PREFIX=/usr: exit 0' or diag $err;
 for my $f (qw(bin/nytp lib/libnytpformat.a include/nytp/nytp.h include/nytp/model.h
               include/nytp/reader.h lib/pkgconfig/nytpformat.pc share/man/man1/nytp.1
-              share/man/man5/nytprof.5 share/man/man3/Devel::NYTP.3pm share/doc/nytp/LICENSE
+              share/man/man5/nytprof.5 share/man/man3/Devel::NYTP.3pm
+              share/man/man3/Plack::Middleware::NYTP.3pm share/doc/nytp/LICENSE
               share/bash-completion/completions/nytp share/zsh/site-functions/_nytp)) {
     ok -f "$dest/usr/$f", "installed: /usr/$f";
 }
@@ -35,6 +37,18 @@ ok((!grep { !-f "$dest/usr/include/nytp/$_" } @headers), 'every public header is
     is $st, 0, 'man -l Devel::NYTP.3pm: exit 0';
     like $out, qr/Devel::NYTP\s+-\s+a statement and subroutine profiler/, '... its NAME';
     like $out, qr/same\s+terms\s+as\s+Perl\s+itself/, '... and its license';
+}
+
+# The profiler and Plack::Middleware::NYTP in perl's site arch directory
+# under the prefix; the middleware's manual page.
+{
+    my ($arch) = (run_cmd([$^X, '-MConfig', '-e',
+        '($_ = $Config{installsitearch}) =~ s{^\Q$Config{siteprefix}\E/?}{}; print']))[1];
+    ok -f "$dest/usr/$arch/Devel/NYTP.pm", "installed: /usr/$arch/Devel/NYTP.pm";
+    ok -f "$dest/usr/$arch/Plack/Middleware/NYTP.pm", "installed: /usr/$arch/Plack/Middleware/NYTP.pm";
+    local $ENV{MANWIDTH} = 80;
+    ($st, $out) = run_cmd(['man', '-l', "$dest/usr/share/man/man3/Plack::Middleware::NYTP.3pm"]);
+    like $out, qr/Plack::Middleware::NYTP\s+-\s+profile single requests/, 'man -l Plack::Middleware::NYTP.3pm: its NAME';
 }
 
 # pkg-config, with the installed tree as the system root.

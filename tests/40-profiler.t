@@ -222,6 +222,31 @@ for my $prog (qw(modules misc xsubs-slowops)) {
         'enable_profile($file): the second file matches');
 }
 
+# A profile per piece of work, each started and finished from inside subs
+# (as Plack::Middleware::NYTP does per request): the calls still open when
+# one is finished end after it, and nothing of theirs may appear in the
+# next (Devel::NYTProf puts their arcs there, with times that span the
+# closing of the file and exclusive times above the inclusive).
+{
+    my $script = "$dir/pieces.pl";
+    open my $fh, '>', $script or die;
+    print $fh <<"PERL";
+sub hot { my \$s = 0; \$s += \$_ for 1 .. 1000; \$s }
+sub fin { DB::finish_profile() }
+sub piece { my \$n = shift; DB::enable_profile("$dir/piece.\$n.out"); hot(); fin(); }
+sub outer { piece(shift) }
+outer(\$_) for 1 .. 3;
+PERL
+    close $fh;
+    my ($st) = profile('ours', 'pieces', $script, 'start=no');
+    is $st, 0, 'a profile per piece of work: exit 0';
+    for my $n (1 .. 3) {
+        my (undef, $d) = run_cmd([$nytp, 'dump', '--tags=SUB_CALLERS', "$dir/piece.$n.out"]);
+        my @arcs = map { (split /\t/)[8] } grep { /^SUB_CALLERS/ } split /\n/, $d;
+        is "@arcs", 'main::hot', "piece $n: only the call it made (main::hot), none of an earlier piece";
+    }
+}
+
 # perl -e and a program on standard input, with their source saved by
 # default.  With savesrc=0 perl keeps no source lines at all, so neither
 # profiler can save them (not even for -e, stdin or string evals); both

@@ -88,14 +88,31 @@ for my $case (['dies', 255], ['execs', 4], ['posix-exit', 3]) {
     my ($dst) = run_cmd([$nytp, 'dump', '--strict', "$dir/$prog.out"]);
     is $dst, 0, "$prog: the profile is complete";
 }
+# nytp run gives the profiler sigexit=INT,HUP,TERM unless told otherwise
 ($st, $out, $err) = run_cmd([$nytp, 'run', '-o', "$dir/sig.out", "$progs/signals.pl"]);
 is $st, 128 + 15, 'killed by SIGTERM: exit status 143';
 like $err, qr/^nytp run: the program was killed by signal 15 \(SIGTERM\)$/m,
     'killed by SIGTERM: stderr says so';
-like $err, qr/^nytp run: profile written to \Q$dir\E\/sig\.out is incomplete .*sigexit=1/m,
-    'killed by SIGTERM: the profile is named incomplete, and sigexit=1 suggested';
+like $err, qr/^nytp run: profile written to \Q$dir\E\/sig\.out \(complete\)$/m,
+    'killed by SIGTERM: complete, as nytp run catches TERM by default (sigexit)';
 ($dst) = run_cmd([$nytp, 'dump', '--strict', "$dir/sig.out"]);
-isnt $dst, 0, 'killed by SIGTERM: the profile is indeed truncated';
+is $dst, 0, 'killed by SIGTERM: the profile is indeed complete';
+($st, $out, $err) = run_cmd([$nytp, 'run', '-o', "$dir/sig.out", '--nytprof=sigexit=0',
+    "$progs/signals.pl"]);
+is $st, 128 + 15, 'sigexit=0, killed by SIGTERM: exit status 143';
+like $err, qr/^nytp run: profile written to \Q$dir\E\/sig\.out is incomplete .*sigexit=1/m,
+    'sigexit=0, killed by SIGTERM: the profile is named incomplete, and sigexit=1 suggested';
+($dst) = run_cmd([$nytp, 'dump', '--strict', "$dir/sig.out"]);
+isnt $dst, 0, 'sigexit=0, killed by SIGTERM: the profile is indeed truncated';
+{
+    local $ENV{NYTPROF} = 'sigexit=0';
+    ($st, $out, $err) = run_cmd([$nytp, 'run', '-o', "$dir/sig.out", "$progs/signals.pl"]);
+    like $err, qr/sig\.out is incomplete/, 'sigexit=0 in NYTPROF also takes the default away';
+}
+# a program's own sigexit=... replaces the default: PIPE alone leaves TERM uncaught
+($st, $out, $err) = run_cmd([$nytp, 'run', '-o', "$dir/sig.out", '--nytprof=sigexit=PIPE',
+    "$progs/signals.pl"]);
+like $err, qr/sig\.out is incomplete/, 'sigexit=PIPE: TERM is not caught';
 ($st, $out, $err) = run_cmd([$nytp, 'run', '-o', "$dir/sig.out", '--nytprof=sigexit=TERM',
     "$progs/signals.pl"]);
 # (issue 21: it exited 1, and the signal went unmentioned)
@@ -141,7 +158,7 @@ PERL
     if (!$pid) {
         open STDERR, '>', $errf or die;
         open STDOUT, '>', '/dev/null' or die;
-        exec $nytp, 'run', '-o', "$dir/fwd-$sig.out", $prog or die;
+        exec $nytp, 'run', '-o', "$dir/fwd-$sig.out", '--nytprof=sigexit=0', $prog or die;
     }
     my $t0 = time;
     select undef, undef, undef, 0.05 until -s $pidfile || time - $t0 > 30;
@@ -160,29 +177,107 @@ PERL
     like $e, qr/^nytp run: profile written to \S+fwd-$sig\.out is incomplete/m, "$sig: names the profile";
     kill 'KILL', $perl if $perl && kill 0, $perl; # an orphan must not outlive the test
 }
-# with sigexit=1 the profile so stopped is complete
-{
+# with sigexit (nytp run's default, or sigexit=1) the profile so stopped
+# is complete
+for my $opt ('--nytprof=sigexit=1', '--nytprof=compress=1') {
     my $pidfile = "$dir/fwd-x.pid";
+    unlink $pidfile, "$dir/fwd-x.out";
     my $prog = write_script('fwd-x.pl', "open my \$fh, '>', '$pidfile' or die; print \$fh \$\$; close \$fh;\n"
         . "sub tick { select undef, undef, undef, 0.01 }\ntick() while 1;\n");
     my $pid = fork // die;
     if (!$pid) {
         open STDERR, '>', "$dir/fwd-x.err" or die;
         open STDOUT, '>', '/dev/null' or die;
-        exec $nytp, 'run', '-o', "$dir/fwd-x.out", '--nytprof=sigexit=1', $prog or die;
+        exec $nytp, 'run', '-o', "$dir/fwd-x.out", $opt, $prog or die;
     }
     my $t0 = time;
     select undef, undef, undef, 0.05 until -s $pidfile || time - $t0 > 30;
     select undef, undef, undef, 0.2;
     kill 'TERM', $pid;
     waitpid $pid, 0;
-    is $? >> 8, 143, 'sigexit=1, TERM sent to nytp run: exit 143';
+    is $? >> 8, 143, "$opt, TERM sent to nytp run: exit 143";
     my $perl = slurp_file($pidfile);
     kill 'KILL', $perl if $perl && kill 0, $perl;
     my ($dst) = run_cmd([$nytp, 'dump', '--strict', "$dir/fwd-x.out"]);
     is $dst, 0, '... and the profile is complete';
     my (undef, $data) = run_cmd([$nytp, 'dump', '--data', "$dir/fwd-x.out"]);
     like $data, qr/main::tick/, '... with its subs';
+}
+
+# whether process PID has ended (a zombie no one has reaped yet has)
+sub gone {
+    my $pid = shift;
+    return 1 if !kill 0, $pid;
+    my $stat = slurp_file("/proc/$pid/stat") // return 1;
+    return $stat =~ /\) [ZX] /;
+}
+
+# A server's master signals its workers and exits without waiting for
+# them (Net::Server's does): nytp run waits for the workers' profiles
+# before it names them, for as long as they run after a stop it passed
+# on; a program that ends by itself gets up to 5 seconds; a daemon in a
+# session of its own is not waited for (issue 22).
+{
+    my $pidfile = "$dir/left.pid";
+    unlink $pidfile, glob("$dir/left.out*");
+    my $prog = write_script('left.pl', <<"PERL");
+sub work { my \$s = 0; \$s += \$_ for 1 .. 1000; \$s }
+my \$child = fork // die;
+END { if (defined \$child && !\$child) { my \$t = time; work() while time - \$t < 2 } } # a slow ending
+if (!\$child) {
+    \$SIG{TERM} = sub { exit 0 };
+    sleep 30;
+    exit 1;
+}
+\$SIG{TERM} = sub { kill 'TERM', \$child; exit 0 };
+open my \$fh, '>', '$pidfile' or die; print \$fh "\$child\\n"; close \$fh;
+sleep 30;
+PERL
+    my $pid = fork // die;
+    if (!$pid) {
+        open STDERR, '>', "$dir/left.err" or die;
+        open STDOUT, '>', '/dev/null' or die;
+        exec $nytp, 'run', '-o', "$dir/left.out", $prog or die;
+    }
+    my $t0 = time;
+    select undef, undef, undef, 0.05 until -s $pidfile || time - $t0 > 30;
+    select undef, undef, undef, 0.3;
+    my $child = slurp_file($pidfile) + 0;
+    kill 'TERM', $pid;
+    waitpid $pid, 0;
+    is $? >> 8, 0, 'master and worker stopped: nytp run exits 0, as the master did';
+    ok gone($child), 'the worker has ended when nytp run returns';
+    my $e = slurp_file("$dir/left.err");
+    like $e, qr/^nytp run: waiting for 1 process that the program left running \(pid $child\) to finish its profile$/m,
+        'nytp run says it waits for the worker' or diag $e;
+    like $e, qr/^nytp run: profile written to \S+left\.out\.$child$/m, 'the worker\'s profile is named';
+    my ($dst) = run_cmd([$nytp, 'dump', '--strict', "$dir/left.out.$child"]);
+    is $dst, 0, 'the worker\'s profile is complete when nytp run returns';
+    kill 'KILL', $child if kill 0, $child;
+}
+{
+    # ended by itself, a child finishing in 1 s: waited for
+    unlink glob("$dir/self.out*");
+    my $prog = write_script('self.pl', <<'PERL');
+sub work { my $s = 0; $s += $_ for 1 .. 1000; $s }
+if (!fork) { my $t = time; work() while time - $t < 1.5; exit 0 }
+PERL
+    my ($st, $out, $err) = run_cmd([$nytp, 'run', '-o', "$dir/self.out", $prog]);
+    my ($child) = $err =~ /self\.out\.(\d+)$/m;
+    ok $child, 'a child outliving the program: its profile is named';
+    my ($dst) = run_cmd([$nytp, 'dump', '--strict', "$dir/self.out.$child"]);
+    is $dst, 0, 'a child outliving the program: its profile is complete when nytp run returns';
+    # a daemon (a session of its own) is left alone
+    $prog = write_script('daemon.pl', <<'PERL');
+use POSIX ();
+if (!fork) { POSIX::setsid(); sleep 20; exit 0 }
+PERL
+    my $t0 = time;
+    ($st, $out, $err) = run_cmd([$nytp, 'run', '-o', "$dir/daemon.out", $prog]);
+    ok time - $t0 < 5, 'a daemon in a session of its own is not waited for';
+    my ($d) = $err =~ /daemon\.out\.(\d+) is still being written \(process (\d+) runs on\)$/m;
+    ok $d, 'its profile is named as still being written' or diag $err;
+    kill 'TERM', $d if $d;
 }
 
 # A relative -o is where it meant when the program started, for the
