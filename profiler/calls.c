@@ -218,6 +218,49 @@ static sub_node *name_begin_block(pTHX_ sub_node *n)
     return n;
 }
 
+/* The id of the file a call is made from: the last statement's, else the
+ * statements' file cache, which a miss fills (with stmts=0 nothing else
+ * does, and the name would be hashed at every call). */
+static unsigned caller_fid(pTHX_ const char *file)
+{
+    if (file == S.last_fileptr)
+        return S.last_fid;
+    file_slot *slot = &S.file_cache[((uintptr_t)file >> 4) % FILE_CACHE_SIZE];
+    if (slot->ptr == file && slot->gen == S.file_gen)
+        return slot->fid;
+    if (S.last_fileptr && strcmp(file, S.last_filename) == 0)
+        return S.last_fid;
+    unsigned fid = file_id(aTHX_ file, strlen(file), NYTP_FIDF_VIA_SUB);
+    const char *name = fid ? file_key(fid) : NULL;
+    if (name) {
+        S.file_cache_used = 1;
+        slot->gen = S.file_gen;
+        slot->ptr = file;
+        slot->fid = fid;
+        slot->name = name;
+    }
+    return fid;
+}
+
+/* The sub that called: the calling frame's sub, or (findcaller=1, a call
+ * from the main program or from a sub not known by name) the sub running
+ * at context cxix. */
+static sub_node *caller_node(pTHX_ const call_frame *up, I32 cxix)
+{
+    if (!OPT(O_FINDCALLER) && up && up->called && up->called->pkg)
+        return up->called;
+    CV *ccv = running_cv(aTHX_ cxix, PL_curstackinfo);
+    if (ccv == PL_main_cv) {
+        S.main_runtime_used++;
+        return S.node_runtime;
+    }
+    if (!ccv)
+        return S.node_null;
+    GV *gv = CvGV(ccv); /* may make a glob: the save stack may move */
+    HV *stash = gv ? GvSTASH(gv) : NULL;
+    return stash ? node_for_gv(aTHX_ gv) : S.node_unknown;
+}
+
 /* Start a call: a frame on the save stack, with a destructor that closes
  * it if the call never returns normally (an xsub or builtin that dies).
  * Returns its save-stack index, or -1 if there is none. */
@@ -262,33 +305,15 @@ static SSize_t frame_setup(pTHX_ COP *prev_cop, const call_frame *clone, OPCODE 
      * stack may have moved */
     f = FRAME(ix);
     up = FRAME(prev);
-    const char *file = OutCopFILE(prev_cop);
-    const file_slot *slot = &S.file_cache[((uintptr_t)file >> 4) % FILE_CACHE_SIZE];
-    f->caller_fid = file == S.last_fileptr ? S.last_fid
-                    : slot->ptr == file && slot->gen == S.file_gen ? slot->fid
-                    : S.last_fileptr && strcmp(file, S.last_filename) == 0
-                        ? S.last_fid
-                        : file_id(aTHX_ file, strlen(file), NYTP_FIDF_VIA_SUB);
+    f->caller_fid = caller_fid(aTHX_ OutCopFILE(prev_cop));
     f->caller_line = (int)CopLINE(prev_cop);
 
     if (clone) {
         f->caller = clone->caller;
-    } else if (OPT(O_FINDCALLER) || !up || !up->called || !up->called->pkg) {
-        CV *ccv = running_cv(aTHX_ cxstack_ix, PL_curstackinfo);
-        if (ccv == PL_main_cv) {
-            f->caller = S.node_runtime;
-            S.main_runtime_used++;
-        } else if (!ccv) {
-            f->caller = S.node_null;
-        } else {
-            GV *gv = CvGV(ccv);
-            HV *stash = gv ? GvSTASH(gv) : NULL;
-            sub_node *n = stash ? node_for_gv(aTHX_ gv) : S.node_unknown;
-            f = FRAME(ix); /* CvGV may make a glob */
-            f->caller = n;
-        }
     } else {
-        f->caller = up->called;
+        sub_node *n = caller_node(aTHX_ up, cxstack_ix);
+        f = FRAME(ix);
+        f->caller = n;
     }
 
     unsigned caller_fid = f->caller_fid;
@@ -323,6 +348,67 @@ static SV *own_sub_for(pTHX_ GV *gv)
     return (SV *)gv;
 }
 
+/* The CV that pp_entersub will run, when that is plain: a code value (a
+ * method call), a glob with a sub, a reference to a code value; NULL for
+ * anything that would take magic, overloading or a symbolic name. */
+static inline CV *plain_cv(SV *sv)
+{
+    switch (SvTYPE(sv)) {
+    case SVt_PVCV:
+        return (CV *)sv;
+    case SVt_PVGV:
+        return isGV_with_GP(sv) ? GvCVu((GV *)sv) : NULL;
+    default:
+        if (SvROK(sv) && !SvAMAGIC(sv) && !SvGMAGICAL(sv) && SvTYPE(SvRV(sv)) == SVt_PVCV)
+            return (CV *)SvRV(sv);
+        return NULL;
+    }
+}
+
+/* A call of a perl sub that pp_entersub has entered (its context is on
+ * top of the context stack): the frame is made now, inside the sub's
+ * scope, so that one destructor closes it when the scope is left, by a
+ * return, die, last or goto.  Nothing of the profiler runs before the call
+ * (its start is the next clock reading, normally its first statement's),
+ * and the sub is found from its glob's cached node.  Same records as
+ * frame_setup and the rest of call_profiler make for a perl sub. */
+static void perl_sub_entered(pTHX_ COP *prev_cop, CV *cv, GV *gv)
+{
+    SSize_t prev = S.frame_ix;
+    SSize_t ix = SSNEWa(sizeof(call_frame), MEM_ALIGNBYTES);
+    if (ix <= prev) {
+        note("Devel::NYTP: save stack is confused (threads?), profiling stopped\n");
+        disable_profile(aTHX);
+        return;
+    }
+    S.frame_ix = ix;
+    sub_node *n = node_for_gv(aTHX_ gv);
+    if (n->is_begin)
+        n = name_begin_block(aTHX_ n);
+    call_frame *up = FRAME(prev);
+    sub_node *caller = caller_node(aTHX_ up, cxstack_ix - 1);
+    call_frame *f = FRAME(ix);
+    up = FRAME(prev);
+    memset(f, 0, sizeof *f);
+    f->prev_ix = prev;
+    f->depth = up ? up->depth + 1 : 1;
+    f->overhead0 = S.overhead_ticks;
+    f->subr0 = S.subr_ticks;
+    f->called = n;
+    f->called_cv = cv;
+    f->called_depth = (int)CvDEPTH(cv);
+    f->caller = caller;
+    f->caller_fid = caller_fid(aTHX_ OutCopFILE(prev_cop));
+    f->caller_line = (int)CopLINE(prev_cop);
+    f->t0_pending = 1; /* its first statement's time */
+    S.npending++;
+    unsigned caller_fid_v = f->caller_fid;
+    int caller_line = f->caller_line;
+    save_destructor_x(frame_done_ix, INT2PTR(void *, (IV)ix)); /* f moves */
+    if (OPT(O_CALLS) >= 2 && S.w)
+        nytp_write_sub_entry(S.w, caller_fid_v, (uint32_t)caller_line);
+}
+
 static OP *call_profiler(pTHX_ int is_slowop)
 {
     int saved_errno = errno;
@@ -346,8 +432,25 @@ static OP *call_profiler(pTHX_ int is_slowop)
                 || SvTYPE(SvRV(sub_sv)) != SVt_PVCV || S.frame_ix == -1)))
         return S.orig[type](aTHX);
 
-    if (!OPT(O_STMTS))
+    if (!OPT(O_STMTS) && S.forked)
         reinit_if_forked(aTHX);
+
+    if (type == OP_ENTERSUB) {
+        /* the common case: a perl sub known by a glob of a package */
+        CV *cv = plain_cv(sub_sv);
+        GV *gv;
+        if (cv && !CvISXSUB(cv) && CvROOT(cv) && !CvNAMED(cv) && (gv = CvGV(cv))
+            && SvTYPE(gv) == SVt_PVGV && GvSTASH(gv)) {
+            errno = saved_errno;
+            op = S.orig[OP_ENTERSUB](aTHX);
+            saved_errno = errno;
+            if (op != next_op && cxstack_ix >= 0 && CxTYPE(&cxstack[cxstack_ix]) == CXt_SUB
+                && cxstack[cxstack_ix].blk_sub.cv == cv)
+                perl_sub_entered(aTHX_ prev_cop, cv, gv);
+            errno = saved_errno;
+            return op;
+        }
+    }
 
     if (type != OP_GOTO) {
         ix = frame_setup(aTHX_ prev_cop, NULL, type, sub_sv);
