@@ -387,26 +387,26 @@ static void perl_sub_entered(pTHX_ COP *prev_cop, CV *cv, GV *gv)
         n = name_begin_block(aTHX_ n);
     call_frame *up = FRAME(prev);
     sub_node *caller = caller_node(aTHX_ up, cxstack_ix - 1);
-    call_frame *f = FRAME(ix);
+    unsigned fid = caller_fid(aTHX_ OutCopFILE(prev_cop));
+    int line = (int)CopLINE(prev_cop);
     up = FRAME(prev);
-    memset(f, 0, sizeof *f);
-    f->prev_ix = prev;
-    f->depth = up ? up->depth + 1 : 1;
-    f->overhead0 = S.overhead_ticks;
-    f->subr0 = S.subr_ticks;
-    f->called = n;
-    f->called_cv = cv;
-    f->called_depth = (int)CvDEPTH(cv);
-    f->caller = caller;
-    f->caller_fid = caller_fid(aTHX_ OutCopFILE(prev_cop));
-    f->caller_line = (int)CopLINE(prev_cop);
-    f->t0_pending = 1; /* its first statement's time */
+    *FRAME(ix) = (call_frame){
+        .prev_ix = prev,
+        .depth = up ? up->depth + 1 : 1,
+        .overhead0 = S.overhead_ticks,
+        .subr0 = S.subr_ticks,
+        .called = n,
+        .called_cv = cv,
+        .called_depth = (int)CvDEPTH(cv),
+        .caller = caller,
+        .caller_fid = fid,
+        .caller_line = line,
+        .t0_pending = 1, /* its first statement's time */
+    };
     S.npending++;
-    unsigned caller_fid_v = f->caller_fid;
-    int caller_line = f->caller_line;
-    save_destructor_x(frame_done_ix, INT2PTR(void *, (IV)ix)); /* f moves */
+    save_destructor_x(frame_done_ix, INT2PTR(void *, (IV)ix)); /* the frame may move */
     if (OPT(O_CALLS) >= 2 && S.w)
-        nytp_write_sub_entry(S.w, caller_fid_v, (uint32_t)caller_line);
+        nytp_write_sub_entry(S.w, fid, (uint32_t)line);
 }
 
 static OP *call_profiler(pTHX_ int is_slowop)
@@ -432,25 +432,8 @@ static OP *call_profiler(pTHX_ int is_slowop)
                 || SvTYPE(SvRV(sub_sv)) != SVt_PVCV || S.frame_ix == -1)))
         return S.orig[type](aTHX);
 
-    if (!OPT(O_STMTS) && S.forked)
+    if (!OPT(O_STMTS))
         reinit_if_forked(aTHX);
-
-    if (type == OP_ENTERSUB) {
-        /* the common case: a perl sub known by a glob of a package */
-        CV *cv = plain_cv(sub_sv);
-        GV *gv;
-        if (cv && !CvISXSUB(cv) && CvROOT(cv) && !CvNAMED(cv) && (gv = CvGV(cv))
-            && SvTYPE(gv) == SVt_PVGV && GvSTASH(gv)) {
-            errno = saved_errno;
-            op = S.orig[OP_ENTERSUB](aTHX);
-            saved_errno = errno;
-            if (op != next_op && cxstack_ix >= 0 && CxTYPE(&cxstack[cxstack_ix]) == CXt_SUB
-                && cxstack[cxstack_ix].blk_sub.cv == cv)
-                perl_sub_entered(aTHX_ prev_cop, cv, gv);
-            errno = saved_errno;
-            return op;
-        }
-    }
 
     if (type != OP_GOTO) {
         ix = frame_setup(aTHX_ prev_cop, NULL, type, sub_sv);
@@ -542,8 +525,30 @@ done:
     return op;
 }
 
+/* entersub and goto.  The common case first, with nothing before the
+ * call: a perl sub (not one of DB::, where own_sub_for may have to swap
+ * the sub) known by a glob of a package, while profiling. */
 OP *pp_call(pTHX)
 {
+    SV *sub_sv = *PL_stack_sp;
+    CV *cv;
+    GV *gv;
+    if (PL_op->op_type == OP_ENTERSUB && S.profiling && OPT(O_SUBS) && !OTHER_INTERP()
+        && !(S.forked && !OPT(O_STMTS)) && (cv = plain_cv(sub_sv)) && !CvISXSUB(cv)
+        && CvROOT(cv) && !CvNAMED(cv) && (gv = CvGV(cv)) && SvTYPE(gv) == SVt_PVGV
+        && GvSTASH(gv) && GvSTASH(gv) != PL_debstash
+        && !(SvTYPE(sub_sv) == SVt_PVGV && GvSTASH((GV *)sub_sv) == PL_debstash)) {
+        COP *prev_cop = PL_curcop;
+        OP *next_op = PL_op->op_next;
+        OP *op = S.orig[OP_ENTERSUB](aTHX);
+        if (op != next_op && cxstack_ix >= 0 && CxTYPE(&cxstack[cxstack_ix]) == CXt_SUB
+            && cxstack[cxstack_ix].blk_sub.cv == cv) {
+            int saved_errno = errno;
+            perl_sub_entered(aTHX_ prev_cop, cv, gv);
+            errno = saved_errno;
+        }
+        return op;
+    }
     return call_profiler(aTHX_ 0);
 }
 
