@@ -552,7 +552,56 @@ OP *pp_call(pTHX)
     return call_profiler(aTHX_ 0);
 }
 
+/* A slow op, while profiling (not accept, whose time is hidden): what
+ * frame_setup and call_profiler do for one, without their other cases.
+ * The frame and its destructor are made before the op runs, in case it
+ * dies (or runs perl code: a sort block, overloading), and the call is
+ * recorded as it returns. */
 OP *pp_slowop(pTHX)
 {
-    return call_profiler(aTHX_ 1);
+    OPCODE type = PL_op->op_type;
+    if (!S.profiling || !OPT(O_SUBS) || OTHER_INTERP() || (S.forked && !OPT(O_STMTS))
+        || type == OP_ACCEPT)
+        return call_profiler(aTHX_ 1);
+    int saved_errno = errno;
+    COP *prev_cop = PL_curcop;
+    SSize_t prev = S.frame_ix;
+    SSize_t ix = SSNEWa(sizeof(call_frame), MEM_ALIGNBYTES);
+    if (ix <= prev) {
+        note("Devel::NYTP: save stack is confused (threads?), profiling stopped\n");
+        disable_profile(aTHX);
+        errno = saved_errno;
+        return S.orig[type](aTHX);
+    }
+    S.frame_ix = ix;
+    sub_node *n = node_for_slowop(aTHX_ CopSTASH(PL_curcop), type);
+    call_frame *up = FRAME(prev);
+    sub_node *caller = caller_node(aTHX_ up, cxstack_ix);
+    unsigned fid = caller_fid(aTHX_ OutCopFILE(prev_cop));
+    int line = (int)CopLINE(prev_cop);
+    up = FRAME(prev);
+    *FRAME(ix) = (call_frame){
+        .prev_ix = prev,
+        .depth = up ? up->depth + 1 : 1,
+        .overhead0 = S.overhead_ticks,
+        .subr0 = S.subr_ticks,
+        .called = n,
+        .called_depth = 1,
+        .called_is_xs = "sop",
+        .caller = caller,
+        .caller_fid = fid,
+        .caller_line = line,
+    };
+    FRAME(ix)->t0 = now_ticks(aTHX);
+    save_destructor_x(frame_done_ix, INT2PTR(void *, (IV)ix));
+    if (OPT(O_CALLS) >= 2 && S.w)
+        nytp_write_sub_entry(S.w, fid, (uint32_t)line);
+    errno = saved_errno;
+    OP *op = S.orig[type](aTHX);
+    saved_errno = errno;
+    call_frame *f = FRAME(ix);
+    if (!f->counted) /* else the op left the scope itself (s///e) */
+        frame_done(aTHX_ f);
+    errno = saved_errno;
+    return op;
 }

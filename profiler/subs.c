@@ -104,6 +104,16 @@ typedef struct {
 } gv_slot;
 static gv_slot gv_cache[GV_CACHE_SIZE];
 
+/* The nodes of slow ops, by (package name, op) in a direct-mapped memo
+ * in front of node_cache, which holds the names: as gv_cache. */
+#define SLOWOP_CACHE_SIZE 1024
+typedef struct {
+    const HEK *ph;
+    const void *k2;
+    sub_node *node;
+} slowop_slot;
+static slowop_slot slowop_cache[SLOWOP_CACHE_SIZE];
+
 static sub_node *node_cached(pTHX_ const void *k1, const void *k2)
 {
     if (!S.node_cache_cap)
@@ -165,7 +175,8 @@ void node_cache_clear(pTHX)
     free(S.node_cache);
     S.node_cache = NULL;
     S.node_cache_cap = S.node_cache_used = 0;
-    memset(gv_cache, 0, sizeof gv_cache); /* its strings were let go */
+    memset(gv_cache, 0, sizeof gv_cache); /* their strings were let go */
+    memset(slowop_cache, 0, sizeof slowop_cache);
 }
 
 
@@ -193,9 +204,15 @@ sub_node *node_for_slowop(pTHX_ HV *stash, OPCODE type)
 {
     HEK *ph = stash && OPT(O_SLOWOPS) != 1 ? HvNAME_HEK(stash) : NULL;
     const void *k2 = (const void *)(uintptr_t)(type + 1 + (OPT(O_SLOWOPS) == 1 ? OP_max : 0));
+    slowop_slot *slot =
+        &slowop_cache[(((uintptr_t)ph >> 4) * 31 + (uintptr_t)k2) & (SLOWOP_CACHE_SIZE - 1)];
+    if (slot->node && slot->ph == ph && slot->k2 == k2)
+        return slot->node;
     sub_node *n = node_cached(aTHX_ ph, k2);
-    if (n)
+    if (n) {
+        *slot = (slowop_slot){ph, k2, n};
         return n;
+    }
     const char *opname = PL_op_name[type];
     if (OPT(O_SLOWOPS) == 1) {
         n = node_named(aTHX_ "CORE", 4, opname, strlen(opname));
@@ -206,6 +223,7 @@ sub_node *node_for_slowop(pTHX_ HV *stash, OPCODE type)
                        (STRLEN)len);
     }
     node_cache_put(aTHX_ ph, k2, ph ? 1 : 0, n);
+    *slot = (slowop_slot){ph, k2, n};
     return n;
 }
 

@@ -1,11 +1,12 @@
-# The profiler's caches (a sub's node by its glob's address, a sub's last
-# call arc, the call site's file by address) against what perl does to
-# globs and subs: globs freed and their addresses given to other names,
-# subs redefined by string evals in a loop, lexical subs, method calls,
-# xsubs among perl subs, die through frames, recursion, one sub called
-# from alternating sites and callers.
-# Every cached answer that outlived its glob or arc would name the wrong
-# sub or site here, so the profile would differ from Devel::NYTProf's.
+# The profiler's caches (a sub's node by its glob's address, a slow op's
+# node by its package and op, a sub's last call arc, the call site's file
+# by address) against what perl does to globs and subs: globs deleted
+# and made again under other names, subs redefined by string evals in a
+# loop, lexical subs, method calls, xsubs among perl subs, die through
+# frames, recursion, one sub called from alternating sites and callers,
+# one slow op from many packages.  Every cached answer that outlived its
+# glob or arc, or answered for another key, would name the wrong sub or
+# site here, so the profile would differ from Devel::NYTProf's.
 # (Packages deleted under their subs are in stashes.pl: Devel::NYTProf
 # crashes on those.)
 use strict;
@@ -94,6 +95,13 @@ $_->() for @anon;
 Alias::leaf();
 *leaf2 = sub { leaf() };
 leaf2();
+
+# One slow op (a match) from 1,500 packages: more than the slow-op memo
+# has slots, so packages share slots and each must be told apart.
+for my $i (1 .. 1500) {
+    eval "package Many$i; sub m { return \$_[0] =~ /x$i/ } 1" or die $@;
+    "Many$i"->can('m')->("ax${i}b");
+}
 
 # A goto into another sub, from two places.
 sub target { return 'target' }
