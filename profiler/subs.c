@@ -179,7 +179,6 @@ void node_cache_clear(pTHX)
     memset(slowop_cache, 0, sizeof slowop_cache);
 }
 
-
 /* The sub a glob names: its stash's name and its own. */
 sub_node *node_for_gv(pTHX_ GV *gv)
 {
