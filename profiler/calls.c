@@ -409,6 +409,17 @@ static void perl_sub_entered(pTHX_ COP *prev_cop, CV *cv, GV *gv)
         nytp_write_sub_entry(S.w, fid, (uint32_t)line);
 }
 
+/* A call that has returned and been recorded: if its frame and
+ * destructor (made from save-stack index before to after) are still the
+ * top of the save stack, nothing having been saved above them, they are
+ * taken off, unrun (the destructor would only find the call counted).
+ * Else they stay until their scope is left. */
+static inline void frame_unsave(pTHX_ I32 before, I32 after)
+{
+    if (after > before && PL_savestack_ix == after)
+        PL_savestack_ix = before;
+}
+
 static OP *call_profiler(pTHX_ int is_slowop)
 {
     int saved_errno = errno;
@@ -435,8 +446,10 @@ static OP *call_profiler(pTHX_ int is_slowop)
     if (!OPT(O_STMTS))
         reinit_if_forked(aTHX);
 
+    I32 ss_before = PL_savestack_ix, ss_after = -1;
     if (type != OP_GOTO) {
         ix = frame_setup(aTHX_ prev_cop, NULL, type, sub_sv);
+        ss_after = PL_savestack_ix;
         errno = saved_errno;
         op = S.orig[type](aTHX);
         saved_errno = errno;
@@ -516,10 +529,12 @@ static OP *call_profiler(pTHX_ int is_slowop)
     if (!OPT(O_SUBS))
         f->counted++;
 
-    if (f->called_is_xs)
+    if (f->called_is_xs) {
         frame_done(aTHX_ f); /* already returned */
-    else
+        frame_unsave(aTHX_ ss_before, ss_after);
+    } else {
         save_destructor_x(frame_done_ix, INT2PTR(void *, (IV)ix));
+    }
 done:
     errno = saved_errno;
     return op;
@@ -566,6 +581,7 @@ OP *pp_slowop(pTHX)
     int saved_errno = errno;
     COP *prev_cop = PL_curcop;
     SSize_t prev = S.frame_ix;
+    I32 ss_before = PL_savestack_ix;
     SSize_t ix = SSNEWa(sizeof(call_frame), MEM_ALIGNBYTES);
     if (ix <= prev) {
         note("Devel::NYTP: save stack is confused (threads?), profiling stopped\n");
@@ -594,14 +610,17 @@ OP *pp_slowop(pTHX)
     };
     FRAME(ix)->t0 = now_ticks(aTHX);
     save_destructor_x(frame_done_ix, INT2PTR(void *, (IV)ix));
+    I32 ss_after = PL_savestack_ix;
     if (OPT(O_CALLS) >= 2 && S.w)
         nytp_write_sub_entry(S.w, fid, (uint32_t)line);
     errno = saved_errno;
     OP *op = S.orig[type](aTHX);
     saved_errno = errno;
     call_frame *f = FRAME(ix);
-    if (!f->counted) /* else the op left the scope itself (s///e) */
+    if (!f->counted) { /* else the op left the scope itself (s///e) */
         frame_done(aTHX_ f);
+        frame_unsave(aTHX_ ss_before, ss_after);
+    }
     errno = saved_errno;
     return op;
 }
