@@ -348,6 +348,24 @@ static SV *own_sub_for(pTHX_ GV *gv)
     return (SV *)gv;
 }
 
+/* The fields of a new frame that every kind of call sets alike (stored
+ * one by one: a whole-struct assignment went through a copy); the caller
+ * sets called_cv, called_depth, called_is_xs, t0 and t0_pending. */
+static inline void frame_init(call_frame *f, SSize_t prev, const call_frame *up, sub_node *called,
+                              sub_node *caller, unsigned fid, int line)
+{
+    f->counted = 0;
+    f->depth = up ? up->depth + 1 : 1;
+    f->prev_ix = prev;
+    f->overhead0 = S.overhead_ticks;
+    f->subr0 = S.subr_ticks;
+    f->caller_fid = fid;
+    f->caller_line = line;
+    f->caller = caller;
+    f->called = called;
+    f->hide = 0;
+}
+
 /* The CV that pp_entersub will run, when that is plain: a code value (a
  * method call), a glob with a sub, a reference to a code value; NULL for
  * anything that would take magic, overloading or a symbolic name. */
@@ -390,19 +408,13 @@ static void perl_sub_entered(pTHX_ COP *prev_cop, CV *cv, GV *gv)
     unsigned fid = caller_fid(aTHX_ OutCopFILE(prev_cop));
     int line = (int)CopLINE(prev_cop);
     up = FRAME(prev);
-    *FRAME(ix) = (call_frame){
-        .prev_ix = prev,
-        .depth = up ? up->depth + 1 : 1,
-        .overhead0 = S.overhead_ticks,
-        .subr0 = S.subr_ticks,
-        .called = n,
-        .called_cv = cv,
-        .called_depth = (int)CvDEPTH(cv),
-        .caller = caller,
-        .caller_fid = fid,
-        .caller_line = line,
-        .t0_pending = 1, /* its first statement's time */
-    };
+    call_frame *f = FRAME(ix);
+    frame_init(f, prev, up, n, caller, fid, line);
+    f->called_cv = cv;
+    f->called_depth = (int)CvDEPTH(cv);
+    f->called_is_xs = NULL;
+    f->t0 = 0;
+    f->t0_pending = 1; /* its first statement's time */
     S.npending++;
     save_destructor_x(frame_done_ix, INT2PTR(void *, (IV)ix)); /* the frame may move */
     if (OPT(O_CALLS) >= 2 && S.w)
@@ -596,19 +608,13 @@ OP *pp_slowop(pTHX)
     unsigned fid = caller_fid(aTHX_ OutCopFILE(prev_cop));
     int line = (int)CopLINE(prev_cop);
     up = FRAME(prev);
-    *FRAME(ix) = (call_frame){
-        .prev_ix = prev,
-        .depth = up ? up->depth + 1 : 1,
-        .overhead0 = S.overhead_ticks,
-        .subr0 = S.subr_ticks,
-        .called = n,
-        .called_depth = 1,
-        .called_is_xs = "sop",
-        .caller = caller,
-        .caller_fid = fid,
-        .caller_line = line,
-    };
-    FRAME(ix)->t0 = now_ticks(aTHX);
+    call_frame *f = FRAME(ix);
+    frame_init(f, prev, up, n, caller, fid, line);
+    f->called_cv = NULL;
+    f->called_depth = 1;
+    f->called_is_xs = "sop";
+    f->t0_pending = 0;
+    f->t0 = now_ticks(aTHX);
     save_destructor_x(frame_done_ix, INT2PTR(void *, (IV)ix));
     I32 ss_after = PL_savestack_ix;
     if (OPT(O_CALLS) >= 2 && S.w)
@@ -616,7 +622,7 @@ OP *pp_slowop(pTHX)
     errno = saved_errno;
     OP *op = S.orig[type](aTHX);
     saved_errno = errno;
-    call_frame *f = FRAME(ix);
+    f = FRAME(ix);
     if (!f->counted) { /* else the op left the scope itself (s///e) */
         frame_done(aTHX_ f);
         frame_unsave(aTHX_ ss_before, ss_after);
