@@ -218,6 +218,49 @@ static sub_node *name_begin_block(pTHX_ sub_node *n)
     return n;
 }
 
+/* The id of the file a call is made from: the last statement's, else the
+ * statements' file cache, which a miss fills (with stmts=0 nothing else
+ * does, and the name would be hashed at every call). */
+static unsigned caller_fid(pTHX_ const char *file)
+{
+    if (file == S.last_fileptr)
+        return S.last_fid;
+    file_slot *slot = &S.file_cache[((uintptr_t)file >> 4) % FILE_CACHE_SIZE];
+    if (slot->ptr == file && slot->gen == S.file_gen)
+        return slot->fid;
+    if (S.last_fileptr && strcmp(file, S.last_filename) == 0)
+        return S.last_fid;
+    unsigned fid = file_id(aTHX_ file, strlen(file), NYTP_FIDF_VIA_SUB);
+    const char *name = fid ? file_key(fid) : NULL;
+    if (name) {
+        S.file_cache_used = 1;
+        slot->gen = S.file_gen;
+        slot->ptr = file;
+        slot->fid = fid;
+        slot->name = name;
+    }
+    return fid;
+}
+
+/* The sub that called: the calling frame's sub, or (findcaller=1, a call
+ * from the main program or from a sub not known by name) the sub running
+ * at context cxix. */
+static sub_node *caller_node(pTHX_ const call_frame *up, I32 cxix)
+{
+    if (!OPT(O_FINDCALLER) && up && up->called && up->called->pkg)
+        return up->called;
+    CV *ccv = running_cv(aTHX_ cxix, PL_curstackinfo);
+    if (ccv == PL_main_cv) {
+        S.main_runtime_used++;
+        return S.node_runtime;
+    }
+    if (!ccv)
+        return S.node_null;
+    GV *gv = CvGV(ccv); /* may make a glob: the save stack may move */
+    HV *stash = gv ? GvSTASH(gv) : NULL;
+    return stash ? node_for_gv(aTHX_ gv) : S.node_unknown;
+}
+
 /* Start a call: a frame on the save stack, with a destructor that closes
  * it if the call never returns normally (an xsub or builtin that dies).
  * Returns its save-stack index, or -1 if there is none. */
@@ -262,33 +305,15 @@ static SSize_t frame_setup(pTHX_ COP *prev_cop, const call_frame *clone, OPCODE 
      * stack may have moved */
     f = FRAME(ix);
     up = FRAME(prev);
-    const char *file = OutCopFILE(prev_cop);
-    const file_slot *slot = &S.file_cache[((uintptr_t)file >> 4) % FILE_CACHE_SIZE];
-    f->caller_fid = file == S.last_fileptr ? S.last_fid
-                    : slot->ptr == file && slot->gen == S.file_gen ? slot->fid
-                    : S.last_fileptr && strcmp(file, S.last_filename) == 0
-                        ? S.last_fid
-                        : file_id(aTHX_ file, strlen(file), NYTP_FIDF_VIA_SUB);
+    f->caller_fid = caller_fid(aTHX_ OutCopFILE(prev_cop));
     f->caller_line = (int)CopLINE(prev_cop);
 
     if (clone) {
         f->caller = clone->caller;
-    } else if (OPT(O_FINDCALLER) || !up || !up->called || !up->called->pkg) {
-        CV *ccv = running_cv(aTHX_ cxstack_ix, PL_curstackinfo);
-        if (ccv == PL_main_cv) {
-            f->caller = S.node_runtime;
-            S.main_runtime_used++;
-        } else if (!ccv) {
-            f->caller = S.node_null;
-        } else {
-            GV *gv = CvGV(ccv);
-            HV *stash = gv ? GvSTASH(gv) : NULL;
-            sub_node *n = stash ? node_for_gv(aTHX_ gv) : S.node_unknown;
-            f = FRAME(ix); /* CvGV may make a glob */
-            f->caller = n;
-        }
     } else {
-        f->caller = up->called;
+        sub_node *n = caller_node(aTHX_ up, cxstack_ix);
+        f = FRAME(ix);
+        f->caller = n;
     }
 
     unsigned caller_fid = f->caller_fid;
@@ -323,6 +348,90 @@ static SV *own_sub_for(pTHX_ GV *gv)
     return (SV *)gv;
 }
 
+/* The fields of a new frame that every kind of call sets alike (stored
+ * one by one: a whole-struct assignment went through a copy); the caller
+ * sets called_cv, called_depth, called_is_xs, t0 and t0_pending. */
+static inline void frame_init(call_frame *f, SSize_t prev, const call_frame *up, sub_node *called,
+                              sub_node *caller, unsigned fid, int line)
+{
+    f->counted = 0;
+    f->depth = up ? up->depth + 1 : 1;
+    f->prev_ix = prev;
+    f->overhead0 = S.overhead_ticks;
+    f->subr0 = S.subr_ticks;
+    f->caller_fid = fid;
+    f->caller_line = line;
+    f->caller = caller;
+    f->called = called;
+    f->hide = 0;
+}
+
+/* The CV that pp_entersub will run, when that is plain: a code value (a
+ * method call), a glob with a sub, a reference to a code value; NULL for
+ * anything that would take magic, overloading or a symbolic name. */
+static inline CV *plain_cv(SV *sv)
+{
+    switch (SvTYPE(sv)) {
+    case SVt_PVCV:
+        return (CV *)sv;
+    case SVt_PVGV:
+        return isGV_with_GP(sv) ? GvCVu((GV *)sv) : NULL;
+    default:
+        if (SvROK(sv) && !SvAMAGIC(sv) && !SvGMAGICAL(sv) && SvTYPE(SvRV(sv)) == SVt_PVCV)
+            return (CV *)SvRV(sv);
+        return NULL;
+    }
+}
+
+/* A call of a perl sub that pp_entersub has entered (its context is on
+ * top of the context stack): the frame is made now, inside the sub's
+ * scope, so that one destructor closes it when the scope is left, by a
+ * return, die, last or goto.  Nothing of the profiler runs before the call
+ * (its start is the next clock reading, normally its first statement's),
+ * and the sub is found from its glob's cached node.  Same records as
+ * frame_setup and the rest of call_profiler make for a perl sub. */
+static void perl_sub_entered(pTHX_ COP *prev_cop, CV *cv, GV *gv)
+{
+    SSize_t prev = S.frame_ix;
+    SSize_t ix = SSNEWa(sizeof(call_frame), MEM_ALIGNBYTES);
+    if (ix <= prev) {
+        note("Devel::NYTP: save stack is confused (threads?), profiling stopped\n");
+        disable_profile(aTHX);
+        return;
+    }
+    S.frame_ix = ix;
+    sub_node *n = node_for_gv(aTHX_ gv);
+    if (n->is_begin)
+        n = name_begin_block(aTHX_ n);
+    call_frame *up = FRAME(prev);
+    sub_node *caller = caller_node(aTHX_ up, cxstack_ix - 1);
+    unsigned fid = caller_fid(aTHX_ OutCopFILE(prev_cop));
+    int line = (int)CopLINE(prev_cop);
+    up = FRAME(prev);
+    call_frame *f = FRAME(ix);
+    frame_init(f, prev, up, n, caller, fid, line);
+    f->called_cv = cv;
+    f->called_depth = (int)CvDEPTH(cv);
+    f->called_is_xs = NULL;
+    f->t0 = 0;
+    f->t0_pending = 1; /* its first statement's time */
+    S.npending++;
+    save_destructor_x(frame_done_ix, INT2PTR(void *, (IV)ix)); /* the frame may move */
+    if (OPT(O_CALLS) >= 2 && S.w)
+        nytp_write_sub_entry(S.w, fid, (uint32_t)line);
+}
+
+/* A call that has returned and been recorded: if its frame and
+ * destructor (made from save-stack index before to after) are still the
+ * top of the save stack, nothing having been saved above them, they are
+ * taken off, unrun (the destructor would only find the call counted).
+ * Else they stay until their scope is left. */
+static inline void frame_unsave(pTHX_ I32 before, I32 after)
+{
+    if (after > before && PL_savestack_ix == after)
+        PL_savestack_ix = before;
+}
+
 static OP *call_profiler(pTHX_ int is_slowop)
 {
     int saved_errno = errno;
@@ -349,8 +458,10 @@ static OP *call_profiler(pTHX_ int is_slowop)
     if (!OPT(O_STMTS))
         reinit_if_forked(aTHX);
 
+    I32 ss_before = PL_savestack_ix, ss_after = -1;
     if (type != OP_GOTO) {
         ix = frame_setup(aTHX_ prev_cop, NULL, type, sub_sv);
+        ss_after = PL_savestack_ix;
         errno = saved_errno;
         op = S.orig[type](aTHX);
         saved_errno = errno;
@@ -430,21 +541,92 @@ static OP *call_profiler(pTHX_ int is_slowop)
     if (!OPT(O_SUBS))
         f->counted++;
 
-    if (f->called_is_xs)
+    if (f->called_is_xs) {
         frame_done(aTHX_ f); /* already returned */
-    else
+        frame_unsave(aTHX_ ss_before, ss_after);
+    } else {
         save_destructor_x(frame_done_ix, INT2PTR(void *, (IV)ix));
+    }
 done:
     errno = saved_errno;
     return op;
 }
 
+/* entersub and goto.  The common case first, with nothing before the
+ * call: a perl sub (not one of DB::, where own_sub_for may have to swap
+ * the sub) known by a glob of a package, while profiling. */
 OP *pp_call(pTHX)
 {
+    SV *sub_sv = *PL_stack_sp;
+    CV *cv;
+    GV *gv;
+    if (PL_op->op_type == OP_ENTERSUB && S.profiling && OPT(O_SUBS) && !OTHER_INTERP()
+        && !(S.forked && !OPT(O_STMTS)) && (cv = plain_cv(sub_sv)) && !CvISXSUB(cv)
+        && CvROOT(cv) && !CvNAMED(cv) && (gv = CvGV(cv)) && SvTYPE(gv) == SVt_PVGV
+        && GvSTASH(gv) && GvSTASH(gv) != PL_debstash
+        && !(SvTYPE(sub_sv) == SVt_PVGV && GvSTASH((GV *)sub_sv) == PL_debstash)) {
+        COP *prev_cop = PL_curcop;
+        OP *next_op = PL_op->op_next;
+        OP *op = S.orig[OP_ENTERSUB](aTHX);
+        if (op != next_op && cxstack_ix >= 0 && CxTYPE(&cxstack[cxstack_ix]) == CXt_SUB
+            && cxstack[cxstack_ix].blk_sub.cv == cv) {
+            int saved_errno = errno;
+            perl_sub_entered(aTHX_ prev_cop, cv, gv);
+            errno = saved_errno;
+        }
+        return op;
+    }
     return call_profiler(aTHX_ 0);
 }
 
+/* A slow op, while profiling (not accept, whose time is hidden): what
+ * frame_setup and call_profiler do for one, without their other cases.
+ * The frame and its destructor are made before the op runs, in case it
+ * dies (or runs perl code: a sort block, overloading), and the call is
+ * recorded as it returns. */
 OP *pp_slowop(pTHX)
 {
-    return call_profiler(aTHX_ 1);
+    OPCODE type = PL_op->op_type;
+    if (!S.profiling || !OPT(O_SUBS) || OTHER_INTERP() || (S.forked && !OPT(O_STMTS))
+        || type == OP_ACCEPT)
+        return call_profiler(aTHX_ 1);
+    int saved_errno = errno;
+    COP *prev_cop = PL_curcop;
+    SSize_t prev = S.frame_ix;
+    I32 ss_before = PL_savestack_ix;
+    SSize_t ix = SSNEWa(sizeof(call_frame), MEM_ALIGNBYTES);
+    if (ix <= prev) {
+        note("Devel::NYTP: save stack is confused (threads?), profiling stopped\n");
+        disable_profile(aTHX);
+        errno = saved_errno;
+        return S.orig[type](aTHX);
+    }
+    S.frame_ix = ix;
+    sub_node *n = node_for_slowop(aTHX_ CopSTASH(PL_curcop), type);
+    call_frame *up = FRAME(prev);
+    sub_node *caller = caller_node(aTHX_ up, cxstack_ix);
+    unsigned fid = caller_fid(aTHX_ OutCopFILE(prev_cop));
+    int line = (int)CopLINE(prev_cop);
+    up = FRAME(prev);
+    call_frame *f = FRAME(ix);
+    frame_init(f, prev, up, n, caller, fid, line);
+    f->called_cv = NULL;
+    f->called_depth = 1;
+    f->called_is_xs = "sop";
+    f->t0_pending = 0;
+    f->t0 = now_ticks(aTHX);
+    save_destructor_x(frame_done_ix, INT2PTR(void *, (IV)ix));
+    I32 ss_after = PL_savestack_ix;
+    if (OPT(O_CALLS) >= 2 && S.w)
+        nytp_write_sub_entry(S.w, fid, (uint32_t)line);
+    errno = saved_errno;
+    OP *op = S.orig[type](aTHX);
+    saved_errno = errno;
+    f = FRAME(ix);
+    if (!f->counted) { /* else the op left the scope itself (s///e) */
+        frame_done(aTHX_ f);
+        frame_unsave(aTHX_ ss_before, ss_after);
+    }
+    errno = saved_errno;
+    return op;
 }

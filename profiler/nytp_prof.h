@@ -109,6 +109,7 @@ typedef struct sub_node {
     unsigned is_begin : 1;       /* Pkg::BEGIN: to be named BEGIN@LINE */
     unsigned is_own : 1;         /* DB::_CHECK, _INIT, _END: ours */
     unsigned is_posix_exit : 1;  /* POSIX::_exit */
+    size_t last_arc;             /* its last call's arc number + 1 (see arc_for) */
 } sub_node;
 
 /* The statistics of one call arc: called sub, caller sub (NULL: the

@@ -85,6 +85,35 @@ sub_node *node_named(pTHX_ const char *pkg, STRLEN pkg_len, const char *sub, STR
     return n;
 }
 
+/* The node of a glob, remembered by the glob's address in a direct-mapped
+ * table in front of node_cache: a slot holds the glob and the two name
+ * strings it had, and answers only while the glob still has those very
+ * strings.  So it is a memo of the (package, name) -> node function that
+ * node_cache computes: a glob freed and its address given to another
+ * glob, a glob renamed or moved to another stash, a stash deleted (the
+ * glob's stash becomes NULL), a sub redefined or a glob assigned (the
+ * glob keeps its names: the node is the name's) all give the answer that
+ * node_cache would.  The strings are held by node_cache (never freed while
+ * it has them, so an address is never another name's); both are cleared
+ * together. */
+#define GV_CACHE_SIZE 2048
+typedef struct {
+    const GV *gv;
+    const HEK *ph, *nh;
+    sub_node *node;
+} gv_slot;
+static gv_slot gv_cache[GV_CACHE_SIZE];
+
+/* The nodes of slow ops, by (package name, op) in a direct-mapped memo
+ * in front of node_cache, which holds the names: as gv_cache. */
+#define SLOWOP_CACHE_SIZE 1024
+typedef struct {
+    const HEK *ph;
+    const void *k2;
+    sub_node *node;
+} slowop_slot;
+static slowop_slot slowop_cache[SLOWOP_CACHE_SIZE];
+
 static sub_node *node_cached(pTHX_ const void *k1, const void *k2)
 {
     if (!S.node_cache_cap)
@@ -146,6 +175,8 @@ void node_cache_clear(pTHX)
     free(S.node_cache);
     S.node_cache = NULL;
     S.node_cache_cap = S.node_cache_used = 0;
+    memset(gv_cache, 0, sizeof gv_cache); /* their strings were let go */
+    memset(slowop_cache, 0, sizeof slowop_cache);
 }
 
 /* The sub a glob names: its stash's name and its own. */
@@ -154,12 +185,16 @@ sub_node *node_for_gv(pTHX_ GV *gv)
     HV *stash = GvSTASH(gv);
     HEK *ph = stash ? HvNAME_HEK(stash) : NULL;
     HEK *nh = GvNAME_HEK(gv);
+    gv_slot *slot = &gv_cache[((uintptr_t)gv >> 4) & (GV_CACHE_SIZE - 1)];
+    if (slot->gv == gv && slot->nh == nh && slot->ph == ph)
+        return slot->node;
     sub_node *n = node_cached(aTHX_ ph, nh);
-    if (n)
-        return n;
-    n = node_named(aTHX_ ph ? HEK_KEY(ph) : NULL, ph ? (STRLEN)HEK_LEN(ph) : 0, HEK_KEY(nh),
-                   (STRLEN)HEK_LEN(nh));
-    node_cache_put(aTHX_ ph, nh, (ph ? 1 : 0) | 2, n);
+    if (!n) {
+        n = node_named(aTHX_ ph ? HEK_KEY(ph) : NULL, ph ? (STRLEN)HEK_LEN(ph) : 0, HEK_KEY(nh),
+                       (STRLEN)HEK_LEN(nh));
+        node_cache_put(aTHX_ ph, nh, (ph ? 1 : 0) | 2, n);
+    }
+    *slot = (gv_slot){gv, ph, nh, n};
     return n;
 }
 
@@ -168,9 +203,15 @@ sub_node *node_for_slowop(pTHX_ HV *stash, OPCODE type)
 {
     HEK *ph = stash && OPT(O_SLOWOPS) != 1 ? HvNAME_HEK(stash) : NULL;
     const void *k2 = (const void *)(uintptr_t)(type + 1 + (OPT(O_SLOWOPS) == 1 ? OP_max : 0));
+    slowop_slot *slot =
+        &slowop_cache[(((uintptr_t)ph >> 4) * 31 + (uintptr_t)k2) & (SLOWOP_CACHE_SIZE - 1)];
+    if (slot->node && slot->ph == ph && slot->k2 == k2)
+        return slot->node;
     sub_node *n = node_cached(aTHX_ ph, k2);
-    if (n)
+    if (n) {
+        *slot = (slowop_slot){ph, k2, n};
         return n;
+    }
     const char *opname = PL_op_name[type];
     if (OPT(O_SLOWOPS) == 1) {
         n = node_named(aTHX_ "CORE", 4, opname, strlen(opname));
@@ -181,6 +222,7 @@ sub_node *node_for_slowop(pTHX_ HV *stash, OPCODE type)
                        (STRLEN)len);
     }
     node_cache_put(aTHX_ ph, k2, ph ? 1 : 0, n);
+    *slot = (slowop_slot){ph, k2, n};
     return n;
 }
 
@@ -189,9 +231,27 @@ static inline size_t arc_hash(const sub_node *called, const sub_node *caller, un
     return mix_ptrs(called, (const char *)caller + ((size_t)fid << 20) + (size_t)(unsigned)line);
 }
 
+static arc_stats *arc_lookup(pTHX_ sub_node *called, sub_node *caller, unsigned fid, int line);
+
 /* The arc of a call of called from caller at fid:line, made (zeroed) on
  * first use. */
 arc_stats *arc_for(pTHX_ sub_node *called, sub_node *caller, unsigned fid, int line)
+{
+    /* the arc this sub was last called by, if it is this one again (a
+     * loop calling it from one place): checked in full, so an arc
+     * forgotten by arcs_clear or another arc at its index is no answer */
+    size_t last = called->last_arc;
+    if (last && last <= S.narcs) {
+        arc_stats *a = &S.arcs[last - 1];
+        if (a->called == called && a->caller == caller && a->fid == fid && a->line == line)
+            return a;
+    }
+    arc_stats *a = arc_lookup(aTHX_ called, caller, fid, line);
+    called->last_arc = (size_t)(a - S.arcs) + 1;
+    return a;
+}
+
+static arc_stats *arc_lookup(pTHX_ sub_node *called, sub_node *caller, unsigned fid, int line)
 {
     if (S.arc_index_cap) {
         size_t mask = S.arc_index_cap - 1;
