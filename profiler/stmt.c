@@ -208,8 +208,8 @@ static inline __attribute__((always_inline)) int stmt_common(pTHX_ int64_t now)
     const COP *cop = PL_curcop;
     unsigned line = CopLINE(cop);
     if (!S.profiling || !OPT(O_STMTS) || OTHER_INTERP() || S.forked || !S.last_fid || !S.w
-        || OPT(O_BLOCKS) || !line)
-        return 0;
+        || OPT(O_BLOCKS) || !line || UNLIKELY(PL_phase >= PERL_PHASE_END && !S.holding))
+        return 0; /* stmt_event does it (the END phase: it starts holding signals) */
     const char *file = OutCopFILE(cop);
     const file_slot *slot = NULL;
     if (file != S.last_fileptr) {

@@ -87,6 +87,21 @@ PERL
     ok has_sub($file, 'Guard::DESTROY'), '... with its subs';
 }
 
+# A program that runs off its end (no exit): perl's main() gives the
+# handled TERM its default action back before END, and the statements of
+# the END blocks are where the profiler starts holding.
+{
+    my ($st, $file, $err) = profile('natural-end', <<"PERL");
+$work
+\$SIG{TERM} = sub { print "handled\\n" };
+END { my \$x = 1; kill 'TERM', \$\$; busy() }
+busy();
+PERL
+    is $st, 128 + 15, 'TERM in END after a natural end: dies of it, after the profile';
+    ok complete($file), 'TERM in END after a natural end: the profile is complete' or diag $err;
+    ok has_sub($file, 'main::busy'), '... with its subs';
+}
+
 # The same signal twice while holding: the second acts at once (a program
 # stuck in an END block can still be stopped).
 {
