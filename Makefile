@@ -138,8 +138,8 @@ $(BUILD)/gen-profile: tests/gen-profile.c $(BUILD)/libnytpformat.a $(LIB_HDR)
 # ---- unit tests (cmocka), plain and under ASan+UBSan --------------------
 
 # the command helpers that unit tests compile in (test_fmt_html, test_term,
-# test_cli)
-UNIT_CMD := cmd/fmt.c cmd/fmt.h cmd/term.c cmd/term.h cmd/cli.c cmd/cli.h
+# test_cli, test_stats)
+UNIT_CMD := cmd/fmt.c cmd/fmt.h cmd/term.c cmd/term.h cmd/cli.c cmd/cli.h cmd/stats.c cmd/stats.h
 
 # test_cli compiles in cmd/cli.c, which needs the commands' libraries
 $(BUILD)/unit/test_cli $(BUILD)/asan/test_cli $(BUILD)/tsan/test_cli: LIBS += $(CMD_LIBS)
