@@ -401,19 +401,29 @@ char **term_fit_names(char *const *names, const size_t *lens, size_t n, size_t c
                         if (in[j] && v[j].w > cols)
                             ok = fit_first(&v[j], cols);
             } else if (pass < 7 && v[i].w > cols) {
-                /* a window on the first character where they differ */
+                /* a window on the first character where they differ,
+                 * from the start of its component when that is near,
+                 * between "…"s, the own name kept when it leaves room */
                 size_t d = first_difference(v, n, i);
-                size_t head = cols >= 16 ? 4 : 1, tail = cols >= 16 ? 4 : 1;
-                size_t mw = cols - head - tail - 2;
                 for (size_t j = 0; j < n && ok; j++) {
                     if (!in[j] || v[j].w <= cols)
                         continue;
-                    size_t mid = d > mw / 2 ? d - mw / 2 : 0;
+                    fit_name *f = &v[j];
+                    size_t own = f->w - f->own;
+                    size_t tail = own && own + 2 + 6 <= cols ? own : cols >= 16 ? 4 : 1;
+                    size_t avail = cols - tail - 2;
+                    size_t head = avail >= 14 ? 4 : 0, mw = avail - head;
+                    size_t at = d < f->w ? d : f->w - 1, comp = at;
+                    while (comp >= 2 && !(f->s[f->at[comp - 1]] == ':' && f->s[f->at[comp - 2]] == ':'))
+                        comp--;
+                    if (comp < 2)
+                        comp = 0;
+                    size_t mid = at - comp <= mw / 2 ? comp : at - mw / 2;
                     if (mid < head)
                         mid = head;
-                    if (mid + mw > v[j].w - tail)
-                        mid = v[j].w - tail - mw;
-                    ok = fit_window(&v[j], head, mid, mw, tail);
+                    if (mid + mw > f->w - tail)
+                        mid = f->w - tail - mw;
+                    ok = fit_window(f, head, mid, mw, tail);
                 }
             } else {
                 /* numbered, the first of the group as it is */

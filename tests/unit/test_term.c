@@ -255,6 +255,16 @@ static void fit_names_examples(void **state)
     assert_true(w[0] <= 30 && w[1] <= 30);
     assert_non_null(strstr(o[0], "tokenize_this_line"));
     term_free_names(o, 2);
+    /* the same own name, packages that differ in the middle: the window
+     * on the difference, the own name kept */
+    const char *d[] = {"Perl::Tidy::Tokenizer::Very::Long::Package::tokenize_this_line",
+                       "Perl::Tidy::Formatter::Very::Long::Package::tokenize_this_line",
+                       "Perl::Tidy::Tokenizer::Very::Long::Package::tokenizer_main_loop"};
+    o = fit(d, 3, 28, w);
+    assert_string_equal(o[0], "\xE2\x80\xA6" "Tokeni\xE2\x80\xA6::tokenize_this_line");
+    assert_string_equal(o[1], "\xE2\x80\xA6" "Format\xE2\x80\xA6::tokenize_this_line");
+    assert_string_equal(o[2], "Perl::\xE2\x80\xA6::tokenizer_main_loop");
+    term_free_names(o, 3);
     /* anonymous subs of long paths that differ in the middle */
     const char *c[] = {"M::__ANON__[/very/long/path/to/the/ws-1/lib/M.pm:4]",
                        "M::__ANON__[/very/long/path/to/the/ws-2/lib/M.pm:4]",
