@@ -6,7 +6,9 @@
 # three runs a side of the same program never trip --fail-above=10, and a
 # sub made 50% slower is caught and named; exact counts (--by=statements,
 # --by=calls) gate without noise; one run a side says no significance is
-# computed; long names stay apart in the tables of top and diff.
+# computed; long names stay apart in the tables of top and diff; 'nytp html
+# --base' shows the change of each sub, file and line and the
+# differential flame graph.
 use strict;
 use warnings;
 use Test::More;
@@ -249,6 +251,60 @@ for (1 .. 3) {
     ($out, $err) = run_ok(['diff', '--by=statements', '--fail-above=1', $base[0], $slow[0]],
         '--by=statements, one run a side', status => 3);
     like $err, qr/M::Work::tuned: statements grew/, 'one run a side is enough for counts';
+}
+
+# ---- 5. the report that compares --------------------------------------------------------
+
+{
+    my $rep = "$dir/report-slow";
+    my ($out, $err) = run_ok(['html', '--normalize', (map { "--base=$_" } @base), '-o', $rep, @slow],
+        'html --base --normalize, 3 runs a side');
+    my $index = slurp_file("$rep/index.html");
+    like $index, qr{<dt>Compared with<dd>\Q<code>$base[0]</code>, <code>$base[1]</code>, <code>$base[2]</code>\E <span class=note>\(BASE: 3 runs; this profile: 3 runs},
+        'the header names the base files and the runs of each side';
+    like $index, qr{<th class="n cmp"[^>]*>Before<th class="n cmp"[^>]*>After<th class="n cmp"[^>]*>Change<th class="n cmp"[^>]*>p},
+        'the tables have the change columns';
+    my ($tuned) = $index =~ m{(<tr><td>60<td>1<td>1<td class=bar[^\n]*M::Work::tuned[^\n]*)};
+    like $tuned // '', qr{<td class="cmp slower" data-v=[\d.]+>\+\d+\.\d%<td class=cmp data-v=[\d.e-]+>[\d.e-]+$},
+        'the slower sub\'s row: its change in red, its p-value';
+    # the same program: most changes are noise, shown as ~
+    my $same = "$dir/report-same";
+    run_ok(['html', (map { "--base=$_" } @base), '-o', $same, @same], 'html --base, the same program');
+    my ($top) = slurp_file("$same/index.html") =~ m{<table class="sort subs" id=topsubs>(.*?)</table>}s;
+    my @cells = ($top // '') =~ m{<td class="cmp (\w+)"[^>]*>}g;
+    my $noise = grep { $_ eq 'noise' } @cells;
+    ok @cells >= 10 && $noise > @cells / 2, "the same program: most subs' changes are ~ ($noise of " . scalar(@cells) . ')';
+    like $top // '', qr{<td class="cmp noise" data-v=[-\d.e]+ title="[-+][\d.]+%, not significant">~<td class=cmp data-v=[\d.e-]+>},
+        '~ with the change as its title, then p';
+    my ($file) = $index =~ m{href="(f\d+-[^"]*M-Work-pm\.html)"};
+    ok $file, 'the file page of M/Work.pm is linked';
+    my $page = slurp_file("$rep/" . ($file // 'none'));
+    like $page, qr{<tr id=L5><td>5<td>[^\n]*<td class="cmp slower" data-v=[\d.]+>\+\d+\.\d%<td class=cmp },
+        'the line view: the slower line\'s change';
+    like $page, qr{within <b class=name>M::Work::tuned</b>[^\n]*<span class=note>\(\S+ exclusive in BASE, \+\d+\.\d%, p=},
+        'the sub\'s headline says what it was in BASE';
+    my $svg = slurp_file("$rep/flame.svg");
+    like $svg, qr/Differential flame graph of /, 'the flame graph is the differential one';
+    like $svg, qr/<title>M::Work::tuned\n[^<]*; \+\S+ \(\+\d+(?:\.\d)?%\) against \S+ in BASE<\/title>/,
+        'the slower sub\'s frame says its change';
+    ok !defined xml_problem($svg), 'the differential flame graph is well-formed';
+
+    # one run a side, two checkouts: everything matched, no significance
+    $rep = "$dir/report-one";
+    run_ok(['html', "--base=$pa", '-o', $rep, $pb], 'html --base, one run a side');
+    $index = slurp_file("$rep/index.html");
+    like $index, qr/One run on a side: no significance is computed/, 'one run: said so';
+    unlike $index, qr{>p(?:<th|</thead>)}, 'one run: no p column';
+    unlike $index, qr{class="cmp slower" data-v=1e300>new}, 'two checkouts: no sub is new';
+    # without --base, no change columns
+    $rep = "$dir/report-plain";
+    run_ok(['html', '-o', $rep, $pb], 'html without --base');
+    unlike slurp_file("$rep/index.html"), qr/class="n cmp"|Compared with/, 'without --base: no change columns';
+    # standard input can be read once; --normalize needs a base
+    my ($st) = run_cmd([$nytp, 'html', '--base=-', '-o', "$dir/report-x", '-']);
+    is $st, 2, 'html --base=- -: usage error';
+    ($st) = run_cmd([$nytp, 'html', '--normalize', '-o', "$dir/report-x", $pa]);
+    is $st, 2, 'html --normalize without --base: usage error';
 }
 
 # usage
