@@ -62,6 +62,8 @@ static void p_cell(const diff *D, nytp_out *out, const cmp_row *r)
     char b[40];
     if (isnan(r->p))
         strcpy(b, "-");
+    else if (r->p == 0)
+        strcpy(b, "0"); /* counts that differ for certain */
     else if (r->p < 0.0001)
         snprintf(b, sizeof b, "%.0e", r->p);
     else

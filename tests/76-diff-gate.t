@@ -247,6 +247,8 @@ for (1 .. 3) {
         '--by=statements: work grew', status => 3);
     like $err, qr/^nytp diff: M::Work::tuned: statements grew by \+49\.9% \(40080 -> 60080; p=0, 3\+3 runs\)/m,
         '--by=statements: the sub named, its statements exact';
+    like $out, qr/^\+20000\s+\+49\.9%\s+0\s+40080\s+60080\s+20 -> 20\s+M::Work::tuned$/m,
+        '--by=statements: its row, p 0 (counts that differ for certain)';
     ($out, $err) = run_ok(['diff', '--by=calls', '--fail-above=1', @base, '--', @slow], '--by=calls: no more calls');
     ($out, $err) = run_ok(['diff', '--by=statements', '--fail-above=1', $base[0], $slow[0]],
         '--by=statements, one run a side', status => 3);

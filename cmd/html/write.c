@@ -420,7 +420,7 @@ void html_change_cells(const html_report *r, hw *w, const cmp_row *row, enum cmp
         } else {
             hw_nv(w, row->p);
             char t[40];
-            snprintf(t, sizeof t, row->p < 0.0001 ? ">%.0e" : ">%.2g", row->p);
+            snprintf(t, sizeof t, row->p == 0 ? ">0" : row->p < 0.0001 ? ">%.0e" : ">%.2g", row->p);
             hw_s(w, t);
         }
     }
