@@ -150,11 +150,13 @@ $(BUILD)/gen-profile: tests/gen-profile.c $(BUILD)/libnytpformat.a $(LIB_HDR)
 # ---- unit tests (cmocka), plain and under ASan+UBSan --------------------
 
 # the command helpers that unit tests compile in (test_fmt_html, test_term,
-# test_cli)
-UNIT_CMD := cmd/fmt.c cmd/fmt.h cmd/term.c cmd/term.h cmd/cli.c cmd/cli.h
+# test_cli, test_stats, test_pathmap)
+UNIT_CMD := cmd/fmt.c cmd/fmt.h cmd/term.c cmd/term.h cmd/cli.c cmd/cli.h cmd/stats.c cmd/stats.h \
+	cmd/strmap.c cmd/strmap.h cmd/pathmap.c cmd/pathmap.h
 
-# test_cli compiles in cmd/cli.c, which needs the commands' libraries
+# test_cli and test_pathmap compile in cmd/cli.c, which needs the commands' libraries
 $(BUILD)/unit/test_cli $(BUILD)/asan/test_cli $(BUILD)/tsan/test_cli: LIBS += $(CMD_LIBS)
+$(BUILD)/unit/test_pathmap $(BUILD)/asan/test_pathmap: LIBS += $(CMD_LIBS)
 
 $(BUILD)/unit/%: tests/unit/%.c $(UNIT_HELPER) tests/unit/helpers.h $(BUILD)/libnytpformat.a $(UNIT_CMD)
 	@mkdir -p $(dir $@)
@@ -261,7 +263,8 @@ test: deps-check
 FUZZ_BIN := $(BUILD)/fuzz/fuzz_reader
 FUZZ_CMD_SRC := cmd/strmap.c cmd/json.c cmd/dump.c cmd/dump_data.c cmd/cli.c cmd/fmt.c cmd/calls.c cmd/flame_svg.c \
 	$(wildcard cmd/html/*.c) \
-	cmd/top.c cmd/diff.c cmd/diff_compare.c cmd/diff_text.c cmd/diff_json.c cmd/diff_svg.c cmd/term.c cmd/export.c cmd/pprof.c cmd/speedscope.c cmd/cachegrind.c
+	cmd/top.c cmd/diff.c cmd/diff_compare.c cmd/diff_text.c cmd/diff_json.c cmd/flame_diff.c cmd/compare.c cmd/pathmap.c \
+	cmd/stats.c cmd/term.c cmd/export.c cmd/pprof.c cmd/speedscope.c cmd/cachegrind.c
 $(FUZZ_BIN): tests/fuzz/fuzz_reader.c $(LIB_SRC) $(LIB_HDR) $(FUZZ_CMD_SRC) $(CMD_HDR) \
 		$(BUILD)/gen/perl_config.h
 	@mkdir -p $(dir $@)

@@ -725,6 +725,15 @@ bool cli_grow_size(void **v, size_t need, size_t *cap, size_t elem)
     return grow_to(v, need, cap, elem, SIZE_MAX);
 }
 
+bool cli_grow_zeroed(void **v, size_t need, uint32_t *cap, size_t elem)
+{
+    uint32_t was = *cap;
+    if (!cli_grow(v, need, cap, elem))
+        return false;
+    memset((char *)*v + (size_t)was * elem, 0, (size_t)(*cap - was) * elem);
+    return true;
+}
+
 /* An input's file identity, and where it was named. */
 typedef struct {
     dev_t dev;

@@ -141,6 +141,8 @@ void cli_output_not_input(const char *output, int nfiles, char *const *files,
  * and *cap are unchanged on failure. */
 bool cli_grow(void **v, size_t need, uint32_t *cap, size_t elem);
 bool cli_grow_size(void **v, size_t need, size_t *cap, size_t elem);
+/* cli_grow with the new room zeroed. */
+bool cli_grow_zeroed(void **v, size_t need, uint32_t *cap, size_t elem);
 
 /* A source file a profile names, opened to be read: only a regular file
  * of at most max_size bytes.  A FIFO, device, socket or directory (which

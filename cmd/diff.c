@@ -1,7 +1,8 @@
-/* diff.c — 'nytp diff': what got slower or faster between two profiles
- * (or two sets of profiles), as tables, JSON or a differential flame
- * graph, and a check for CI (--fail-above).  A client of the model (subs,
- * lines, files) and, for the flame graph, of the call tree. */
+/* diff.c — 'nytp diff': what got slower or faster between two profiles,
+ * or between two sets of runs, as tables, JSON or a differential flame
+ * graph, and a check for CI (--fail-above).  The options, the loading of
+ * each run (and of the call trees for --svg) and the command; the rows
+ * come from compare.c, their order and the check from diff_compare.c. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,37 +13,53 @@
 #include "diff.h"
 #include "diff_impl.h"
 #include "dump_data.h"
+#include "flame_diff.h"
 #include "flame_svg.h"
 #include "fmt.h"
 #include "nytp/calltree.h"
 #include "perl_config.h"
+#include "stats.h"
 #include "term.h"
 
 static const char usage[] =
     "usage: nytp diff [options] BASE NEW\n"
     "       nytp diff [options] BASE... -- NEW...\n"
     "\n"
-    "Compare two NYTProf profiles: the subs whose exclusive time changed most\n"
-    "(time and share of change, calls and inclusive time before and after),\n"
-    "then the lines and the files.  Several files on a side (separated by\n"
-    "'--') add up, as 'nytp html' adds them.  Subs are matched by name, lines\n"
-    "by file name and line, string evals by where they ran (sibling evals on\n"
-    "one line summed); what runs on one side only is listed as added or\n"
-    "removed.\n"
+    "Compare two NYTProf profiles, or runs of a program before and after a\n"
+    "change: the subs whose exclusive time changed most (change, centre of\n"
+    "each side, calls and inclusive time before and after), then the lines\n"
+    "and the files.  With several files a side (separated by '--') each is a\n"
+    "run: the centre of a side is the median of its runs, and each change is\n"
+    "tested against the runs' noise (Welch's t-test on the logs; '~' marks a\n"
+    "change that is not significant, and never fails --fail-above).  Subs are\n"
+    "matched by name and files by their path relative to where code was\n"
+    "loaded from (@INC, the program's directory), so that two checkouts of one\n"
+    "program match; string evals by where they ran.  What runs on one side\n"
+    "only is listed as added or removed.\n"
     "\n"
-    "  --normalize          scale NEW to the total of BASE, so that runs of\n"
-    "                       different length compare by share of the time\n"
+    "  --by=WHAT            compare 'time' (the default), 'statements' executed\n"
+    "                       or 'calls': counts are exact, the same on any machine\n"
+    "  --fail-above=PCT     exit with status 3 when the total, or a sub above\n"
+    "                       --min-time, grew by more than PCT percent (and, with\n"
+    "                       several runs a side, significantly)\n"
+    "  --min-time=MIN       subs that --fail-above checks: above MIN on either\n"
+    "                       side, as seconds (0.01), with a unit (5ms, 200us) or\n"
+    "                       a share of BASE's total (2%, for every --by); default 1%\n"
+    "  --alpha=P            significance level of the test (default 0.05)\n"
+    "  --normalize          scale every run by how fast it ran against BASE as a\n"
+    "                       whole (the middle half of its subs' ratios), so\n"
+    "                       that a faster or slower machine, or a run that did\n"
+    "                       more of everything, does not show as a change\n"
+    "  --sum                the files of a side are one run, added up (the\n"
+    "                       processes of a program that forks)\n"
+    "  --strip=PREFIX       also make file names relative to PREFIX (repeatable)\n"
+    "  --map=OLD=NEW        BASE's files under OLD are NEW's under NEW (repeatable)\n"
     "  -n, --count=N        rows per table (default 20; 0: all)\n"
     "  --json               one JSON document instead of tables\n"
     "  --svg                a differential flame graph: frames sized by NEW,\n"
     "                       red where slower than BASE, blue where faster (a\n"
     "                       side profiled with calls=0: its call-site paths)\n"
     "  --title=TEXT         the flame graph's title\n"
-    "  --fail-above=PCT     exit with status 3 when the total, or a sub whose time\n"
-    "                       is above --min-time, grew by more than PCT percent\n"
-    "  --min-time=TIME      subs that --fail-above checks: above TIME on either\n"
-    "                       side, as seconds (0.01), with a unit (5ms, 200us) or\n"
-    "                       a share of BASE's total (2%); default 1%\n"
     "  --strict             a truncated profile is an error (exit 1)\n"
     "  -f, --file=FILE      a profile, as if named where the operands begin: '-f\n"
     "                       BASE -f NEW' is 'BASE NEW'\n"
@@ -52,15 +69,38 @@ static const char usage[] =
     "\n"
     "The total is the statement time of each side (the subs' exclusive time\n"
     "when a side has no statement data).  Options may come anywhere; the first\n"
-    "'--' separates BASE files from NEW files.\n"
+    "'--' separates BASE files from NEW files.  On a shared CI runner gate on\n"
+    "--by=statements; see nytp-diff(1), CHECKING IN CI.\n"
     "Exit status: 0 ok, 1 bad input, 2 usage, 3 --fail-above found growth.\n";
 
+enum { OPT_NORMALIZE = 256, OPT_JSON, OPT_SVG, OPT_TITLE, OPT_FAIL, OPT_MIN, OPT_STRICT, OPT_BY,
+       OPT_ALPHA, OPT_SUM, OPT_STRIP, OPT_MAP };
 
-enum { OPT_NORMALIZE = 256, OPT_JSON, OPT_SVG, OPT_TITLE, OPT_FAIL, OPT_MIN, OPT_STRICT };
+/* The repeatable --strip and --map. */
+typedef struct opt_list {
+    const char **v;
+    size_t n;
+} opt_list;
+
+typedef struct parse_ctx {
+    struct diff_opts *o;
+    opt_list strip, map;
+    bool min_is_time;       /* --min-time was a time, not a share */
+} parse_ctx;
+
+static void push(opt_list *l, const char *arg)
+{
+    const char **v = realloc(l->v, (l->n + 1) * sizeof *v);
+    if (!v)
+        cli_usage_error("out of memory");
+    l->v = v;
+    l->v[l->n++] = arg;
+}
 
 /* "5ms", "0.2s", "200us", "100ns", "0.01" (seconds) or "2%". */
-static void parse_min_time(struct diff_opts *o, const char *arg)
+static void parse_min_time(parse_ctx *c, const char *arg)
 {
+    struct diff_opts *o = c->o;
     char *end;
     double v = strtod(arg, &end);
     if (end == arg || !(v >= 0) || !isfinite(v))
@@ -72,12 +112,14 @@ static void parse_min_time(struct diff_opts *o, const char *arg)
     } units[] = {{"", 1}, {"s", 1}, {"ms", 1e-3}, {"us", 1e-6}, {"\xC2\xB5s", 1e-6}, {"ns", 1e-9}};
     if (strcmp(end, "%") == 0) {
         o->min_pct = v;
+        c->min_is_time = false;
         return;
     }
     for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
         if (strcmp(end, units[i].unit) == 0) {
             o->min_time = v * units[i].scale;
             o->min_pct = -1;
+            c->min_is_time = true;
             return;
         }
     cli_usage_error("--min-time needs a time (0.01, 5ms, 200us) or a share (2%%), not '%s'", arg);
@@ -85,10 +127,11 @@ static void parse_min_time(struct diff_opts *o, const char *arg)
 
 static void on_opt(int opt, const char *arg, void *ctx)
 {
-    struct diff_opts *o = ctx;
+    parse_ctx *c = ctx;
+    struct diff_opts *o = c->o;
     char *end;
     switch (opt) {
-    case OPT_NORMALIZE: o->normalize = true; break;
+    case OPT_NORMALIZE: o->c.normalize = true; break;
     case OPT_JSON: o->json = true; break;
     case OPT_SVG: o->svg = true; break;
     case OPT_TITLE: o->title = arg; break;
@@ -98,8 +141,34 @@ static void on_opt(int opt, const char *arg, void *ctx)
             !isfinite(o->fail_above))
             cli_usage_error("--fail-above needs a percentage (10 or 10%%), not '%s'", arg);
         break;
-    case OPT_MIN: parse_min_time(o, arg); break;
+    case OPT_MIN: parse_min_time(c, arg); break;
     case OPT_STRICT: o->strict = true; break;
+    case OPT_BY:
+        if (strcmp(arg, "time") == 0 || strcmp(arg, "excl") == 0)
+            o->c.by = CMP_BY_TIME;
+        else if (strcmp(arg, "statements") == 0 || strcmp(arg, "stmts") == 0)
+            o->c.by = CMP_BY_STATEMENTS;
+        else if (strcmp(arg, "calls") == 0)
+            o->c.by = CMP_BY_CALLS;
+        else
+            cli_usage_error("--by takes time, statements or calls, not '%s'", arg);
+        break;
+    case OPT_ALPHA:
+        o->alpha = strtod(arg, &end);
+        if (end == arg || *end || !(o->alpha > 0 && o->alpha < 1))
+            cli_usage_error("--alpha needs a level between 0 and 1 (0.05), not '%s'", arg);
+        break;
+    case OPT_SUM: o->sum = true; break;
+    case OPT_STRIP:
+        if (!*arg)
+            cli_usage_error("--strip needs a directory");
+        push(&c->strip, arg);
+        break;
+    case OPT_MAP:
+        if (arg[0] == '=' || !strchr(arg, '='))
+            cli_usage_error("--map needs OLD=NEW (BASE's directory, then NEW's), not '%s'", arg);
+        push(&c->map, arg);
+        break;
     case 'n': o->n = cli_parse_count("-n", arg); break;
     case 'o': o->output = arg; break;
     }
@@ -126,9 +195,22 @@ static int feed_chunk(void *ctx, const nytp_chunk *c)
     }
 }
 
-static int load_side(side *S, bool strict, bool tree)
+static int keep(diff *D, nytp_profile *p)
 {
-    int rc;
+    nytp_profile **v = realloc(D->own, ((size_t)D->n_own + 1) * sizeof *v);
+    if (!v) {
+        nytp_profile_free(p);
+        return NYTP_E_NOMEM;
+    }
+    D->own = v;
+    D->own[D->n_own++] = p;
+    return NYTP_OK;
+}
+
+/* The runs of side k: each file one run, or all of them one (--sum). */
+static int load_side(diff *D, int k, bool tree)
+{
+    side *S = &D->s[k];
     nytp_error e = {0};
     if (tree) {
         if (nytp_calltree_new(&S->own_t, &e) < 0) {
@@ -136,15 +218,58 @@ static int load_side(side *S, bool strict, bool tree)
             return EXIT_BAD_INPUT;
         }
         S->t = S->own_t;
-        S->p = cli_load_profile_with(S->nfiles, S->files, strict, feed_chunk, S, &rc);
-        if (S->p && nytp_calltree_end_input(S->own_t) < 0) {
+    }
+    S->nfiles = cli_unique_inputs(S->nfiles, S->files);
+    int runs = D->o->sum ? 1 : S->nfiles;
+    for (int i = 0; i < runs; i++) {
+        int rc, nf = D->o->sum ? S->nfiles : 1;
+        char **files = S->files + (D->o->sum ? 0 : i);
+        nytp_profile *p = tree ? cli_load_profile_with(nf, files, D->o->strict, feed_chunk, S, &rc)
+                               : cli_load_profile(nf, files, D->o->strict, &rc);
+        if (!p)
+            return rc;
+        if (keep(D, p) < 0 || cmp_add_run(&D->C, k, p) < 0) {
             cli_error("out of memory");
             return EXIT_BAD_INPUT;
         }
-    } else {
-        S->p = cli_load_profile(S->nfiles, S->files, strict, &rc);
     }
-    return S->p ? EXIT_OK : rc;
+    if (tree && nytp_calltree_end_input(S->own_t) < 0) {
+        cli_error("out of memory");
+        return EXIT_BAD_INPUT;
+    }
+    return EXIT_OK;
+}
+
+/* The differential flame graph of the two sides' call trees. */
+static int write_svg(diff *D, nytp_out *out)
+{
+    flame_diff_opts fdo = {.tree = {D->s[0].t, D->s[1].t}, .paths = D->C.paths,
+                           .normalized = D->C.o.normalize};
+    for (int k = 0; k < 2; k++) {
+        fdo.runs[k] = D->C.s[k].n;
+        if (nytp_calltree_ticks_per_sec(D->s[k].t) <= 0)
+            fdo.ticks_per_sec[k] = D->C.s[k].run[0]->ticks_per_sec;
+    }
+    /* --normalize: the median of NEW's runs' factors (one run: its own) */
+    if (D->C.o.normalize) {
+        double *f = malloc(((size_t)D->C.s[1].n + 1) * sizeof *f);
+        if (!f)
+            return NYTP_E_NOMEM;
+        memcpy(f, D->C.s[1].scale, D->C.s[1].n * sizeof *f);
+        fdo.new_scale = stats_median(f, D->C.s[1].n);
+        free(f);
+    }
+    flame_diff *fd;
+    int st = flame_diff_new(&fd, &fdo);
+    if (st == NYTP_OK) {
+        flame_svg_opts fo;
+        flame_svg_opts_init(&fo);
+        fo.title = D->o->title ? D->o->title : "Differential flame graph";
+        flame_diff_style(fd, &fo);
+        st = flame_svg_write(out, D->s[1].t, &fo);
+    }
+    flame_diff_free(fd);
+    return st;
 }
 
 int diff_write_memory(nytp_profile *base, nytp_profile *new_, const nytp_calltree *tbase,
@@ -153,29 +278,34 @@ int diff_write_memory(nytp_profile *base, nytp_profile *new_, const nytp_calltre
     static const char *inc[] = {"/usr/share/perl5", "/usr/lib"};
     static char *names[] = {"base", "new"};
     int st = NYTP_OK;
-    for (int normalize = 0; normalize < 2 && st == NYTP_OK; normalize++) {
-        struct diff_opts o = {.n = normalize ? 0 : 20, .fail_above = 5, .min_pct = 1,
-                              .normalize = normalize};
+    for (int variant = 0; variant < 3 && st == NYTP_OK; variant++) {
+        struct diff_opts o = {.n = variant ? 0 : 20, .fail_above = 5, .min_pct = 1, .alpha = 0.05};
+        o.c.normalize = variant == 1;
+        o.c.by = variant == 2 ? CMP_BY_STATEMENTS : CMP_BY_TIME;
         diff D;
         memset(&D, 0, sizeof D);
         D.o = &o;
-        D.borrowed = true;
-        D.s[0] = (side){.files = names, .nfiles = 1, .p = base, .t = tbase};
-        D.s[1] = (side){.files = names + 1, .nfiles = 1, .p = new_, .t = tnew};
+        cmp_init(&D.C, &o.c);
+        D.s[0] = (side){.files = names, .nfiles = 1, .t = tbase};
+        D.s[1] = (side){.files = names + 1, .nfiles = 1, .t = tnew};
         D.names.inc = inc;
         D.names.n_inc = 2;
         D.names.perl_version = "5.36.0";
         D.t.width = 80;
         D.t.colour = true;
-        st = diff_compute(&D);
+        st = cmp_add_run(&D.C, 0, base);
+        if (st == NYTP_OK)
+            st = cmp_add_run(&D.C, 1, new_);
+        if (st == NYTP_OK)
+            st = diff_compute(&D);
         nytp_out *out;
         nytp_error e = {0};
         if (st == NYTP_OK && nytp_out_open_mem(&out, &e) == NYTP_OK) {
             double min = diff_min_time(&D);
             diff_write_json(&D, out, min);
-            st = diff_write_fitted(&D, out, min);
+            st = diff_write_fitted(&D, out);
             if (st == NYTP_OK && tbase && tnew)
-                st = diff_write_svg(&D, out);
+                st = write_svg(&D, out);
             nytp_out_abort(out);
         }
         if (st == NYTP_OK && D.oom)
@@ -195,11 +325,17 @@ int cmd_diff(int argc, char **argv)
         {"fail-above", required_argument, NULL, OPT_FAIL},
         {"min-time", required_argument, NULL, OPT_MIN},
         {"strict", no_argument, NULL, OPT_STRICT},
+        {"by", required_argument, NULL, OPT_BY},
+        {"alpha", required_argument, NULL, OPT_ALPHA},
+        {"sum", no_argument, NULL, OPT_SUM},
+        {"strip", required_argument, NULL, OPT_STRIP},
+        {"map", required_argument, NULL, OPT_MAP},
         {"count", required_argument, NULL, 'n'},
         {"output", required_argument, NULL, 'o'},
         {NULL, 0, NULL, 0},
     };
-    struct diff_opts o = {.n = 20, .fail_above = -1, .min_pct = 1};
+    struct diff_opts o = {.n = 20, .fail_above = -1, .min_pct = 1, .alpha = 0.05};
+    parse_ctx pc = {.o = &o};
     /* getopt drops the "--" it stops at and moves the operands before it
      * behind it, so the first "--" is swapped for a marker that getopt
      * takes for an operand and whose place among the operands is found
@@ -212,17 +348,23 @@ int cmd_diff(int argc, char **argv)
             dashes = i;
             break;
         }
-    int first = cli_parse(argc, argv, "f:n:o:", longopts, usage, on_opt, &o);
+    int first = cli_parse(argc, argv, "f:n:o:", longopts, usage, on_opt, &pc);
     if (cli_names_svg(o.output))
         o.svg = true;
     if (o.svg && o.json)
         cli_usage_error("--svg and --json are two outputs; choose one");
     if (o.title && !o.svg)
         cli_usage_error("--title goes with --svg");
+    if (pc.min_is_time && o.c.by != CMP_BY_TIME)
+        cli_usage_error("--min-time with --by=%s takes a share of the total (1%%), not a time",
+                        o.c.by == CMP_BY_CALLS ? "calls" : "statements");
+    o.c.paths = (pathmap_opts){.strip = pc.strip.v, .n_strip = pc.strip.n, .map = pc.map.v,
+                               .n_map = pc.map.n};
 
     diff D;
     memset(&D, 0, sizeof D);
     D.o = &o;
+    cmp_init(&D.C, &o.c);
     char **ops = argv + first;
     int nops = argc - first;
     if (dashes) {
@@ -256,36 +398,39 @@ int cmd_diff(int argc, char **argv)
 
     int rc = EXIT_OK;
     for (int k = 0; k < 2 && rc == EXIT_OK; k++)
-        rc = load_side(&D.s[k], o.strict, o.svg);
-    if (rc != EXIT_OK) {
-        diff_free(&D);
-        return rc;
-    }
-    for (int k = 0; k < 2 && o.svg; k++) {
+        rc = load_side(&D, k, o.svg);
+    for (int k = 0; k < 2 && o.svg && rc == EXIT_OK; k++) {
         nytp_calltree_stats cs;
         nytp_calltree_get_stats(D.s[k].t, &cs);
         if (cs.returns)
             continue;
         /* as calls and flame do: the caller;called paths of its call sites */
-        if (!D.s[k].own_t || nytp_calltree_add_sites(D.s[k].own_t, D.s[k].p) < 0) {
-            cli_error("out of memory");
-            diff_free(&D);
-            return EXIT_BAD_INPUT;
-        }
+        for (uint32_t i = 0; i < D.C.s[k].n && rc == EXIT_OK; i++)
+            if (nytp_calltree_add_sites(D.s[k].own_t, D.C.s[k].run[i]) < 0) {
+                cli_error("out of memory");
+                rc = EXIT_BAD_INPUT;
+            }
         if (D.s[k].nfiles == 1)
             cli_warn("%s %s: " CLI_NO_RETURNS, k ? "NEW" : "BASE", D.s[k].files[0]);
         else
             cli_warn("%s: " CLI_NO_RETURNS, k ? "NEW" : "BASE");
     }
     char *storage = NULL;
-    D.names.inc = dump_data_split_dirs(NYTP_PERL_INC, &D.names.n_inc, &storage);
-    D.names.perl_version = NYTP_PERL_VERSION;
-    if (!D.names.inc || diff_compute(&D) < 0) {
-        cli_error("out of memory");
+    if (rc == EXIT_OK) {
+        D.names.inc = dump_data_split_dirs(NYTP_PERL_INC, &D.names.n_inc, &storage);
+        D.names.perl_version = NYTP_PERL_VERSION;
+        if (!D.names.inc || diff_compute(&D) < 0) {
+            cli_error("out of memory");
+            rc = EXIT_BAD_INPUT;
+        }
+    }
+    if (rc != EXIT_OK) {
         free((void *)D.names.inc);
         free(storage);
         diff_free(&D);
-        return EXIT_BAD_INPUT;
+        free(pc.strip.v);
+        free(pc.map.v);
+        return rc;
     }
     double min = diff_min_time(&D);
     term_init(&D.t, o.output);
@@ -295,11 +440,11 @@ int cmd_diff(int argc, char **argv)
     } else {
         int st = NYTP_OK;
         if (o.svg)
-            st = diff_write_svg(&D, out);
+            st = write_svg(&D, out);
         else if (o.json)
             diff_write_json(&D, out, min);
         else
-            st = diff_write_fitted(&D, out, min);
+            st = diff_write_fitted(&D, out);
         if (st == NYTP_OK && D.oom)
             st = NYTP_E_NOMEM;
         const nytp_error *e = nytp_out_error(out);
@@ -310,13 +455,15 @@ int cmd_diff(int argc, char **argv)
     if (rc == EXIT_OK && o.fail_above >= 0) {
         diff_report_growth(&D, min);
         bool grew = diff_total_grew(&D);
-        for (uint32_t i = 0; i < D.subs.n && !grew; i++)
-            grew = diff_sub_grew(&D, &D.sub[i], min);
+        for (uint32_t i = 0; i < D.C.subs.keys.n && !grew; i++)
+            grew = diff_sub_grew(&D, i, min);
         if (grew)
             rc = EXIT_GREW;
     }
     free((void *)D.names.inc);
     free(storage);
     diff_free(&D);
+    free(pc.strip.v);
+    free(pc.map.v);
     return rc;
 }

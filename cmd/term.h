@@ -58,6 +58,25 @@ int term_cell(nytp_out *out, const char *s, size_t len, size_t cols, enum term_a
  * on what fits, whatever the table computed. */
 void term_write_fitted(const term *t, nytp_out *out, const char *text, size_t len);
 
+/* What write(ctx, mem) writes, written into memory first and then to out
+ * with each line cut to t->width (term_write_fitted): the tables of top
+ * and diff.  NYTP_OK or NYTP_E_NOMEM. */
+int term_write_table(const term *t, nytp_out *out, void (*write)(void *ctx, nytp_out *mem),
+                     void *ctx);
+
+/* Names for one column of cols columns (0: no limit), from clean text
+ * (term_clean's output; lens in bytes).  A name that is wider is cut in
+ * the middle of its package path: its start up to a "::" and its own
+ * name after the last "::" stay ("Perl::Tidy::…::tokenize_this_line"); a
+ * name whose own part is too long keeps its start and its end.  No two
+ * come out alike: names that would read the same keep more of their end,
+ * then show where they differ (a number is the last resort, for names
+ * that are equal).  Returns n malloc'd strings (term_free_names) with
+ * their widths in widths (may be NULL), or NULL when out of memory. */
+char **term_fit_names(char *const *names, const size_t *lens, size_t n, size_t cols,
+                      size_t *widths);
+void term_free_names(char **names, size_t n);
+
 /* Durations and shares for tables: "1.23ms", "+1.23ms", "12.3%", "+45%"
  * ("-" for a share that is not a number).  32 bytes of room. */
 char *term_dur(char *o, double secs, bool sign);

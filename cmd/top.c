@@ -1,6 +1,8 @@
 /* top.c — 'nytp top': where the time went, on one screen, like
  * 'pprof -top': the hottest subs, lines (with their source), files and
- * packages of a profile, from the model every report reads. */
+ * packages of a profile, from the model every report reads.  Sub and
+ * package names are cut to the terminal and kept apart by term.c's
+ * term_fit_names, and the tables fitted by term_write_table, as diff's. */
 #include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
@@ -657,6 +659,52 @@ static size_t rest(const top *T, size_t used)
     return T->t.width > used + 8 ? T->t.width - used : 8;
 }
 
+/* The name of row i of a table, from the profile (not cleaned). */
+static const char *sub_name_of(const top *T, size_t i, size_t *len)
+{
+    const nytp_sub *s = &T->p->subs[T->subs[i]];
+    *len = nytp_profile_strlen(T->p, s->name);
+    return nytp_profile_str(T->p, s->name);
+}
+
+static const char *pkg_name_of(const top *T, size_t i, size_t *len)
+{
+    const pkg_row *r = &T->pkgs[i];
+    *len = r->len;
+    return nytp_profile_str(T->p, T->p->subs[r->first].name);
+}
+
+/* The names of the first n rows, cleaned, cut to room columns and kept
+ * apart (term_fit_names), with their widths; NULL when out of memory. */
+static char **fitted_names(const top *T, size_t n, size_t room,
+                           const char *(*name_of)(const top *, size_t, size_t *), size_t **widths)
+{
+    char **clean = calloc(n + 1, sizeof *clean);
+    size_t *lens = calloc(n + 1, sizeof *lens);
+    *widths = calloc(n + 1, sizeof **widths);
+    char **shown = NULL;
+    bool ok = clean && lens && *widths;
+    for (size_t i = 0; i < n && ok; i++) {
+        size_t len, w;
+        const char *s = name_of(T, i, &len);
+        if (!(clean[i] = malloc(len * 4 + 1)))
+            ok = false;
+        else
+            lens[i] = term_clean(s, len, false, clean[i], &w);
+    }
+    if (ok)
+        shown = term_fit_names(clean, lens, n, room, *widths);
+    for (size_t i = 0; clean && i < n; i++)
+        free(clean[i]);
+    free(clean);
+    free(lens);
+    if (!shown) {
+        free(*widths);
+        *widths = NULL;
+    }
+    return shown;
+}
+
 static void text_subs(top *T, nytp_out *out)
 {
     const nytp_profile *p = T->p;
@@ -670,6 +718,11 @@ static void text_subs(top *T, nytp_out *out)
                     "calls", "sub");
     term_sgr(&T->t, out, TERM_RESET);
     nytp_out_write(out, "\n", 1);
+    size_t room = rest(T, 8 + 1 + 6 + 1 + 6 + 1 + 8 + 1 + 6 + 1 + 8 + 2);
+    size_t *widths;
+    char **shown = fitted_names(T, n, room, sub_name_of, &widths);
+    if (!shown)
+        return;
     double cum = 0;
     for (size_t i = 0; i < n; i++) {
         const nytp_sub *s = &p->subs[T->subs[i]];
@@ -688,13 +741,9 @@ static void text_subs(top *T, nytp_out *out)
         nytp_out_write(out, " ", 1);
         cell_u(out, s->calls, 8);
         nytp_out_write(out, "  ", 2);
-        size_t room = rest(T, 8 + 1 + 6 + 1 + 6 + 1 + 8 + 1 + 6 + 1 + 8 + 2);
-        size_t nl = nytp_profile_strlen(p, s->name);
-        char *name = malloc(nl * 4 + 1);
-        if (name) {
-            size_t w;
-            size_t len = term_clean(nytp_profile_str(p, s->name), nl, false, name, &w);
-            term_put(out, name, len, w, room && w > room ? room : 0, TERM_LEFT);
+        {
+            size_t w = widths[i];
+            nytp_out_write(out, shown[i], strlen(shown[i]));
             /* where it is defined, when there is room */
             if (s->fid != NYTP_NONE && s->fid < p->n_files && T->shown[s->fid] &&
                 s->first_line != NYTP_NONE && s->first_line) {
@@ -719,11 +768,12 @@ static void text_subs(top *T, nytp_out *out)
                     free(cf);
                 }
             }
-            free(name);
         }
         term_sgr(&T->t, out, TERM_RESET);
         nytp_out_write(out, "\n", 1);
     }
+    term_free_names(shown, n);
+    free(widths);
 }
 
 static void text_lines(top *T, nytp_out *out)
@@ -864,6 +914,10 @@ static void text_packages(top *T, nytp_out *out)
     term_sgr(&T->t, out, TERM_RESET);
     nytp_out_write(out, "\n", 1);
     size_t fixed = 8 + 1 + 6 + 1 + 8 + 1 + 6 + 2;
+    size_t *widths;
+    char **shown = fitted_names(T, n, rest(T, fixed), pkg_name_of, &widths);
+    if (!shown)
+        return;
     for (size_t i = 0; i < n; i++) {
         const pkg_row *r = &T->pkgs[i];
         double pct = share(r->excl, T->sub_total);
@@ -876,22 +930,15 @@ static void text_packages(top *T, nytp_out *out)
         nytp_out_write(out, " ", 1);
         cell_u(out, r->subs, 6);
         nytp_out_write(out, "  ", 2);
-        if (r->len) {
-            size_t room = rest(T, fixed);
-            size_t w;
-            char *c = malloc(r->len * 4 + 1);
-            if (c) {
-                size_t len = term_clean(nytp_profile_str(T->p, T->p->subs[r->first].name), r->len,
-                                        false, c, &w);
-                term_put(out, c, len, w, room && w > room ? room : 0, TERM_LEFT);
-                free(c);
-            }
-        } else {
+        if (r->len)
+            nytp_out_write(out, shown[i], strlen(shown[i]));
+        else
             nytp_out_write(out, "(no package)", 12);
-        }
         term_sgr(&T->t, out, TERM_RESET);
         nytp_out_write(out, "\n", 1);
     }
+    term_free_names(shown, n);
+    free(widths);
 }
 
 static void write_text(top *T, nytp_out *out)
@@ -917,23 +964,9 @@ static void write_text(top *T, nytp_out *out)
     }
 }
 
-/* The tables into memory first, then each line cut to the terminal. */
-static int write_fitted(top *T, nytp_out *out)
+static void write_table(void *ctx, nytp_out *out)
 {
-    nytp_out *mem;
-    nytp_error e = {0};
-    uint8_t *text = NULL;
-    size_t len = 0;
-    if (nytp_out_open_mem(&mem, &e) < 0)
-        return NYTP_E_NOMEM;
-    write_text(T, mem);
-    if (nytp_out_close_mem(mem, &text, &len, &e) < 0) {
-        free(text);
-        return NYTP_E_NOMEM;
-    }
-    term_write_fitted(&T->t, out, (const char *)text, len);
-    free(text);
-    return NYTP_OK;
+    write_text(ctx, out);
 }
 
 int top_write_memory(nytp_profile *p)
@@ -960,7 +993,7 @@ int top_write_memory(nytp_profile *p)
         st = build(&T);
         if (st == NYTP_OK && nytp_out_open_mem(&out, &e) == NYTP_OK) {
             write_json(&T, out);
-            st = write_fitted(&T, out);
+            st = term_write_table(&T.t, out, write_table, &T);
             nytp_out_abort(out);
         }
         T.names.inc = NULL;
@@ -1010,7 +1043,7 @@ int cmd_top(int argc, char **argv)
     } else {
         if (o.json)
             write_json(&T, out);
-        else if (write_fitted(&T, out) < 0)
+        else if (term_write_table(&T.t, out, write_table, &T) < 0)
             nytp_out_abort(out), out = NULL;
         if (!out) {
             cli_error("out of memory");

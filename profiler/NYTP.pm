@@ -151,7 +151,11 @@ perl kept them for (C<savesrc=1>, the default: files loaded after the
 profiler, C<-e>, standard input and string evals).  Subs that AutoLoader
 loads from files split out of a module are shown in that module; code
 compiled under C<#line N "... defined at FILE"> (as Class::MOP generates
-it) counts as a string eval run from FILE.
+it) counts as a string eval run from FILE.  At the end of the run C<@INC>
+is written as the attribute C<inc>, its directories joined with C<:>
+(hooks, and directories whose names hold a C<:> or a newline, left out):
+C<nytp diff> makes file names relative to them, so that two checkouts of
+a program compare.
 
 =back
 

@@ -321,6 +321,29 @@ void open_output(pTHX)
     }
 }
 
+/* "inc": @INC at the end of the run, its directories joined with ':' (a
+ * hook, or a directory whose name holds a ':' or a newline, left out), so
+ * that 'nytp diff' can make file names relative to where code was loaded
+ * from and match two checkouts of one program. */
+static void write_inc(pTHX)
+{
+    AV *inc = GvAVn(PL_incgv);
+    SV *all = sv_2mortal(newSVpvs(""));
+    for (SSize_t i = 0; i <= av_len(inc); i++) {
+        SV **svp = av_fetch(inc, i, 0);
+        if (!svp || !SvOK(*svp) || SvROK(*svp))
+            continue;
+        STRLEN len;
+        const char *dir = SvPV(*svp, len);
+        if (!len || memchr(dir, ':', len) || memchr(dir, '\n', len) || memchr(dir, 0, len))
+            continue;
+        if (SvCUR(all))
+            sv_catpvs(all, ":");
+        sv_catpvn(all, dir, len);
+    }
+    nytp_write_attribute(S.w, "inc", SvPV_nolen(all));
+}
+
 void close_output(pTHX)
 {
     if (!S.w)
@@ -330,6 +353,7 @@ void close_output(pTHX)
     char buf[64];
     snprintf(buf, sizeof buf, "%" NVgf, S.overhead_ticks);
     nytp_write_attribute(S.w, "cumulative_overhead_ticks", buf);
+    write_inc(aTHX);
     write_sources(aTHX);
     write_sub_infos(aTHX);
     write_call_arcs(aTHX);

@@ -2,7 +2,9 @@
 # 'nytp html' reports used in a real browser, by interaction: Debian's
 # headless chromium driven by playwright-core (tests/lib/html-browser.js),
 # on the reports of two profiles made here: perltidy formatting a small
-# file, and a Moose + DBD::SQLite program (tests/programs/moose-sqlite.pl).
+# file (two runs, compared with two earlier runs by --base: the change
+# columns and the differential flame graph), and a Moose + DBD::SQLite
+# program (tests/programs/moose-sqlite.pl).
 # Every page loads with no console error, no failed request and no network;
 # clicking each heading of the sortable tables orders the rows by it
 # (numbers or text, descending then ascending or the other way); typing in
@@ -181,15 +183,28 @@ sub check_report {
     is $steps[4]{url}, 'index.html', "$label: back again returns to the index";
 }
 
-# ---- perltidy formatting a small file ------------------------------------------------
+# ---- perltidy formatting a small file, compared with earlier runs ---------------------
+#
+# The report of two runs with --base naming two more: its change columns
+# (Before, After, Change, p) sort as the others, its differential flame
+# graph searches and zooms as the plain one.
 
 {
-    my $prof = "$dir/perltidy.out";
-    my ($st, $out, $err) = run_cmd([$nytp, 'run', '-o', $prof, $perltidy, '-npro', '-st', '-se',
-        repo() . '/tests/programs/misc.pl']);
-    is $st, 0, 'perltidy: profiled' or diag $err;
-    ($st, $out, $err) = run_cmd([$nytp, 'html', '-o', "$dir/perltidy-report", $prof]);
-    is $st, 0, 'perltidy: nytp html exits 0' or diag $err;
+    my @prof = map { "$dir/perltidy$_.out" } 1 .. 4;
+    for my $prof (@prof) {
+        my ($st, $out, $err) = run_cmd([$nytp, 'run', '-o', $prof, $perltidy, '-npro', '-st', '-se',
+            repo() . '/tests/programs/misc.pl']);
+        is $st, 0, "perltidy: profiled into $prof" or diag $err;
+    }
+    my ($st, $out, $err) = run_cmd([$nytp, 'html', "--base=$prof[0]", "--base=$prof[1]", '-o',
+        "$dir/perltidy-report", @prof[2, 3]]);
+    is $st, 0, 'perltidy: nytp html --base exits 0' or diag $err;
+    my $index = slurp_file("$dir/perltidy-report/index.html");
+    like $index, qr/<dt>Compared with<dd><code>\Q$prof[0]\E<\/code>, <code>\Q$prof[1]\E<\/code> <span class=note>\(BASE: 2 runs; this profile: 2 runs\)/,
+        'perltidy: the index names the base files and the runs';
+    like $index, qr/>Before<th[^>]*>After<th[^>]*>Change<th[^>]*>p</, 'perltidy: the change columns';
+    like slurp_file("$dir/perltidy-report/flame.svg"), qr/Differential flame graph of /,
+        'perltidy: the differential flame graph';
     check_report('perltidy', "$dir/perltidy-report", 'Tokenizer', 'Tokenizer::', 1);
 }
 

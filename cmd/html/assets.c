@@ -27,6 +27,10 @@ const char html_css[] =
     "a{color:var(--link);text-decoration:none}a:hover{text-decoration:underline}\n"
     ".note{color:var(--mute);font-size:.9em}\n"
     ".warn{color:#9b1c1c}p.warn{background:#fdecec;border-left:4px solid #d33;padding:.5em .8em}\n"
+    /* --base: the change columns */
+    "td.cmp{text-align:right;white-space:nowrap}th.cmp{background:#eef3fb}\n"
+    "td.slower{color:#b91c1c;font-weight:600}td.faster{color:#15803d;font-weight:600}"
+    "td.noise{color:var(--mute)}\n"
     "header a.path{color:#cfe3ff;text-decoration:underline dotted}\n"
     ".path{font-family:ui-monospace,\"DejaVu Sans Mono\",Menlo,monospace;font-size:.85em}\n"
     "dl.summary{display:grid;grid-template-columns:max-content auto;gap:.2em 1.2em;margin:.4em 0 1em}\n"

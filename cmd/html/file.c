@@ -1,6 +1,7 @@
 /* file.c — a source file's page in 'nytp html' (per line, per block or
  * per sub): its lines with their statement time, calls, sub headlines
- * (with durations and call graph) and evals.  Uses write.c's primitives,
+ * (with durations and call graph) and evals; with --base, the line view
+ * has each line's change and each headline its sub's.  Uses write.c's primitives,
  * durations.c and callgraph.c. */
 #include <math.h>
 #include <stdio.h>
@@ -167,15 +168,44 @@ static uint32_t *sorted(const uint32_t *v, uint32_t n, int (*cmp)(const void *, 
     return c;
 }
 
+/* "<td colspan=N>" for the numbers' columns of the lines table (the
+ * line's own six, and extra: with --base the change columns of the line
+ * view), less skip. */
+static void td_span(hw *w, unsigned extra, unsigned skip)
+{
+    hw_s(w, "<td colspan=");
+    hw_u(w, 6 + extra - skip);
+    hw_s(w, ">");
+}
+
+/* With --base: " (12.3ms in BASE, +12.0%, p=0.003)" after a sub's time. */
+static void sub_change(const html_report *r, hw *w, uint32_t sid)
+{
+    const cmp_row *row = html_cmp_sub(r, sid);
+    if (!r->cmp)
+        return;
+    hw_s(w, " <span class=note>(");
+    if (!row || cmp_added(row)) {
+        hw_s(w, "not in BASE)</span>");
+        return;
+    }
+    hw_dur(w, row->centre[0][CMP_TIME]);
+    hw_s(w, " exclusive in BASE, ");
+    html_change_words(r, w, row, CMP_TIME);
+    hw_s(w, ")</span>");
+}
+
 /* "spent 1.2ms (1.0+0.2ms) within Pkg::sub which was called 3 times, avg
  * 400µs/call:" and its callers. */
-static void sub_headline(html_report *r, hw *w, uint32_t sid)
+static void sub_headline(html_report *r, hw *w, uint32_t sid, unsigned extra)
 {
     const nytp_profile *p = r->p;
     const nytp_sub *s = &p->subs[sid];
     hw_s(w, "<tr class=sh id=S");
     hw_u(w, sid);
-    hw_s(w, "><td colspan=6><td><div>spent <b>");
+    hw_s(w, ">");
+    td_span(w, extra, 0);
+    hw_s(w, "<td><div>spent <b>");
     hw_dur(w, s->incl);
     hw_s(w, "</b>");
     if (s->incl != s->excl) {
@@ -205,6 +235,7 @@ static void sub_headline(html_report *r, hw *w, uint32_t sid)
         hw_s(w, ", sum of overlapping time ");
         hw_dur(w, s->reci);
     }
+    sub_change(r, w, sid);
     hw_s(w, s->n_sites ? ":</div>" : "</div>");
     if (s->calls >= 2)
         html_dist_write(w, html_durations_get(r->durations, nytp_profile_str(p, s->name), nytp_profile_strlen(p, s->name)),
@@ -363,6 +394,8 @@ int html_write_file(html_report *r, uint32_t fid, enum html_view view)
     const nytp_file *f = &p->files[fid];
     char name[96];
     html_page_name(r, fid, view, name);
+    /* --base: the change of each line, on the line view */
+    unsigned extra = view == VIEW_LINE ? html_change_cols(r) : 0;
     hw w;
     if (!html_page_open(r, &w, name))
         return EXIT_BAD_INPUT;
@@ -436,7 +469,10 @@ int html_write_file(html_report *r, uint32_t fid, enum html_view view)
         hw_s(&w, dot);
         hw_s(&w, "\">Graphviz call graph of its subs</a>");
     }
-    hw_s(&w, ".</p></header>\n<main>\n");
+    hw_s(&w, ".</p>");
+    if (extra)
+        html_change_note(r, &w);
+    hw_s(&w, "</header>\n<main>\n");
 
     /* the source: saved in the profile (sparse, walked with a cursor), or
      * read from disk for a real file (by line) */
@@ -641,8 +677,10 @@ int html_write_file(html_report *r, uint32_t fid, enum html_view view)
              "<th class=n title=\"statements executed\">Stmts"
              "<th class=n title=\"time executing the statements of the line, not in subs they called\">Time"
              "<th class=n title=\"time per statement\">Avg<th class=n title=\"calls made on the line\">Calls"
-             "<th class=n title=\"time in the subs those calls made\">In subs<th class=\"code nosort\">Code"
-             "</thead>\n<tbody>\n");
+             "<th class=n title=\"time in the subs those calls made\">In subs");
+    if (extra)
+        html_change_heads(r, &w, "the line's statement time");
+    hw_s(&w, "<th class=\"code nosort\">Code</thead>\n<tbody>\n");
     uint32_t si = 0, ci = 0, ei = 0;
     /* subs with no line here (xsubs, opcodes) go last */
     while (si < f->n_subs && (p->subs[subs[si]].first_line == NYTP_NONE || p->subs[subs[si]].first_line == 0))
@@ -652,8 +690,12 @@ int html_write_file(html_report *r, uint32_t fid, enum html_view view)
     /* calls and evals not on any line (END blocks run at exit: line 0) */
     if ((ci < f->n_sites && p->sites[sites[ci]].line == 0) ||
         (ei < f->n_evals && p->files[evals[ei]].eval_line == 0)) {
-        hw_s(&w, "<tr id=L0><td>0<td colspan=5><td class=note>not on a line of the file "
-                 "(for example END blocks run at exit)\n<tr class=cn><td colspan=6><td>");
+        hw_s(&w, "<tr id=L0><td>0");
+        td_span(&w, extra, 1);
+        hw_s(&w, "<td class=note>not on a line of the file (for example END blocks run at exit)\n"
+                 "<tr class=cn>");
+        td_span(&w, extra, 0);
+        hw_s(&w, "<td>");
         for (; ci < f->n_sites && p->sites[sites[ci]].line == 0; ci++)
             call_note(r, &w, &p->sites[sites[ci]]);
         for (; ei < f->n_evals && p->files[evals[ei]].eval_line == 0; ei++)
@@ -675,7 +717,11 @@ int html_write_file(html_report *r, uint32_t fid, enum html_view view)
         bool has_src = text || (src && line < nsrc && src[line].ptr);
         if (!has_src && !st && !has_sub && !has_call && !has_eval) {
             if (!gap)
-                hw_s(&w, "<tr class=gap><td>\xE2\x8B\xAE<td colspan=6>\n");
+            {
+                hw_s(&w, "<tr class=gap><td>\xE2\x8B\xAE");
+                td_span(&w, extra, 0);
+                hw_s(&w, "\n");
+            }
             gap = true;
             /* no source here: on to the next line with something (lines
              * are stored sparse, a statement may be on line 200,000,000) */
@@ -695,7 +741,7 @@ int html_write_file(html_report *r, uint32_t fid, enum html_view view)
         gap = false;
         for (; si < f->n_subs && p->subs[subs[si]].first_line == line; si++)
             if (html_sub_has_headline(&p->subs[subs[si]]))
-                sub_headline(r, &w, subs[si]);
+                sub_headline(r, &w, subs[si], extra);
         uint64_t ncalls = 0;
         double insubs = 0;
         for (uint32_t k = ci; k < f->n_sites && p->sites[sites[k]].line == line; k++) {
@@ -729,6 +775,8 @@ int html_write_file(html_report *r, uint32_t fid, enum html_view view)
             hw_dur(&w, insubs);
         } else
             hw_s(&w, "<td><td>");
+        if (extra)
+            html_change_cells(r, &w, st || ncalls ? html_cmp_line(r, fid, line) : NULL, CMP_TIME);
         hw_s(&w, "<td>");
         if (has_src) {
             uint32_t n = text ? text->len : src[line].len;
@@ -741,7 +789,9 @@ int html_write_file(html_report *r, uint32_t fid, enum html_view view)
         }
         hw_s(&w, "\n");
         if (has_call || has_eval) {
-            hw_s(&w, "<tr class=cn><td colspan=6><td>");
+            hw_s(&w, "<tr class=cn>");
+            td_span(&w, extra, 0);
+            hw_s(&w, "<td>");
             for (; ci < f->n_sites && p->sites[sites[ci]].line == line; ci++)
                 call_note(r, &w, &p->sites[sites[ci]]);
             for (; ei < f->n_evals && p->files[evals[ei]].eval_line == line; ei++)
@@ -761,7 +811,7 @@ int html_write_file(html_report *r, uint32_t fid, enum html_view view)
             hw_s(&w, "<h2>Subs with no source lines here (xsubs and opcodes)</h2>\n"
                      "<table class=src><tbody>\n");
         any = true;
-        sub_headline(r, &w, subs[i]);
+        sub_headline(r, &w, subs[i], extra);
     }
     if (any)
         hw_s(&w, "</tbody></table>\n");

@@ -1,5 +1,7 @@
 /* html.c — 'nytp html': a static HTML report of a profile, written as a
- * directory atomically (html.h lists the files of the report). */
+ * directory atomically (html.h lists the files of the report); with
+ * --base, compared with base runs (compare.c) and with a differential
+ * flame graph (flame_diff.c). */
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -10,13 +12,16 @@
 #include <unistd.h>
 
 #include "../commands.h"
+#include "../flame_diff.h"
 #include "../flame_svg.h"
+#include "../stats.h"
 #include "html.h"
 #include "nytp/calltree.h"
 #include "perl_config.h"
 
 static const char usage[] =
-    "usage: nytp html [-o DIR] [-f FILE] [-d] [--open] [--minimal] [--no-flame] [--dot] [--strict] [FILE...]\n"
+    "usage: nytp html [-o DIR] [-f FILE] [-d] [--open] [--minimal] [--no-flame] [--dot] [--strict]\n"
+    "                 [--base=BASE]... [FILE...]\n"
     "\n"
     "Write a static HTML report of an NYTProf profile into DIR (default\n"
     "./nytprof/): index.html with what ran, a flame graph, the top subroutines,\n"
@@ -27,6 +32,11 @@ static const char usage[] =
     "nytprof.out).  The report is self-contained and works offline; its files go\n"
     "into DIR only when all are written, so a failed run leaves the previous\n"
     "report intact.\n"
+    "With --base the report compares: the index, the subs and the line view of\n"
+    "each file have the time before (in the BASE profiles), after and its\n"
+    "change, and with several runs a side (each --base and each FILE a run)\n"
+    "the medians and the p-value of each change (~: not significant, as in\n"
+    "'nytp diff'); the flame graph colours each frame by its change.\n"
     "On success it prints 'report: DIR/index.html'.\n"
     "\n"
     "  -o, --out=DIR      write the report here (default: nytprof); an existing DIR\n"
@@ -50,6 +60,10 @@ static const char usage[] =
     "                     csv report's too; without -d only the pages of an earlier\n"
     "                     html report that this one lacks go); files nytp did not\n"
     "                     write never do\n"
+    "      --base=BASE    compare with the profile BASE (repeatable: runs of the\n"
+    "                     base; files are matched across checkouts as by diff)\n"
+    "      --normalize    with --base: scale every run by how fast it ran against\n"
+    "                     BASE as a whole (as 'nytp diff --normalize')\n"
     "      --strict       a truncated profile is an error (exit 1)\n"
     "  -h, --help         this help\n"
     "\n"
@@ -57,15 +71,18 @@ static const char usage[] =
 
 struct html_opts {
     const char *out;
-    bool open, minimal, no_flame, strict, no_merge, dot, del;
+    bool open, minimal, no_flame, strict, no_merge, dot, del, normalize;
     unsigned flamewidth;
     uint32_t max_recursion;
     const char **files;       /* -f */
     int n_files;
+    const char **bases;       /* --base */
+    int n_bases;
     char *lib;                /* -l DIRs joined with ':' */
 };
 
-enum { OPT_OPEN = 256, OPT_NO_FLAME, OPT_STRICT, OPT_FLAMEWIDTH, OPT_NO_MERGE, OPT_DOT, OPT_MAX_RECURSION };
+enum { OPT_OPEN = 256, OPT_NO_FLAME, OPT_STRICT, OPT_FLAMEWIDTH, OPT_NO_MERGE, OPT_DOT, OPT_MAX_RECURSION,
+       OPT_BASE, OPT_NORMALIZE };
 
 static void on_opt(int opt, const char *arg, void *ctx)
 {
@@ -91,6 +108,15 @@ static void on_opt(int opt, const char *arg, void *ctx)
         o->lib = l;
         break;
     }
+    case OPT_BASE: {
+        const char **v = realloc(o->bases, ((size_t)o->n_bases + 1) * sizeof *v);
+        if (!v)
+            cli_usage_error("out of memory");
+        o->bases = v;
+        o->bases[o->n_bases++] = arg;
+        break;
+    }
+    case OPT_NORMALIZE: o->normalize = true; break;
     case 'd': o->del = true; break;
     case 'm': o->minimal = true; break;
     case OPT_OPEN: o->open = true; break;
@@ -351,25 +377,52 @@ static const char *flame_link(void *ctx, nytp_str name)
     return r->flame_url;
 }
 
-/* flame.svg, and its height for the page that shows it. */
+/* flame.svg, and its height for the page that shows it; with --base the
+ * differential one (flame_diff.c). */
 static int write_flame(html_report *r, const nytp_calltree *t)
 {
     flame_svg_opts fo;
     flame_svg_opts_init(&fo);
     const char *app = nytp_profile_attr(r->p, "application");
     char title[200];
-    snprintf(title, sizeof title, "Flame graph of %.150s", app ? app : "the profile");
+    bool differential = r->cmp && r->cmp->base_tree;
+    snprintf(title, sizeof title, "%s of %.150s", differential ? "Differential flame graph" : "Flame graph",
+             app ? app : "the profile");
     fo.title = title;
     fo.link_fn = flame_link;
     fo.link_ctx = r;
     fo.width = r->flamewidth;
+    flame_diff *fd = NULL;
+    if (differential) {
+        const comparison *C = &r->cmp->C;
+        flame_diff_opts fdo = {.tree = {r->cmp->base_tree, t}, .paths = C->paths,
+                               .runs = {C->s[0].n, r->p->n_inputs ? r->p->n_inputs : 1},
+                               .normalized = C->o.normalize};
+        double f[64];
+        uint32_t nf = C->s[1].n < 64 ? C->s[1].n : 64;
+        memcpy(f, C->s[1].scale, nf * sizeof *f);
+        fdo.new_scale = C->o.normalize && nf ? stats_median(f, nf) : 1;
+        for (int k = 0; k < 2; k++)
+            if (nytp_calltree_ticks_per_sec(fdo.tree[k]) <= 0)
+                fdo.ticks_per_sec[k] = k ? r->p->ticks_per_sec : C->s[0].run[0]->ticks_per_sec;
+        if (flame_diff_new(&fd, &fdo) < 0) {
+            flame_diff_free(fd);
+            cli_error("%s/flame.svg: out of memory", r->dir.path);
+            return EXIT_BAD_INPUT;
+        }
+        flame_diff_style(fd, &fo);
+    }
     /* in memory first, to learn its size for the <object> showing it */
     nytp_out *mem;
     nytp_error e = {0};
     uint8_t *svg = NULL;
     size_t len = 0;
-    if (nytp_out_open_mem(&mem, &e) < 0 || flame_svg_write(mem, t, &fo) < 0 ||
-        nytp_out_close_mem(mem, &svg, &len, &e) < 0) {
+    bool opened = nytp_out_open_mem(&mem, &e) == NYTP_OK;
+    int st = opened ? flame_svg_write(mem, t, &fo) : NYTP_E_NOMEM;
+    flame_diff_free(fd);
+    if (st < 0 && opened)
+        nytp_out_abort(mem);
+    if (st < 0 || nytp_out_close_mem(mem, &svg, &len, &e) < 0) {
         cli_error("%s/flame.svg: out of memory", r->dir.path);
         free(svg);
         return EXIT_BAD_INPUT;
@@ -540,6 +593,148 @@ static void open_report(const char *index)
         cli_warn("--open: '%s' failed; open %s yourself", browser && *browser ? browser : "xdg-open", index);
 }
 
+/* ---- --base ------------------------------------------------------------------- */
+
+/* The base runs' call trees go into one tree, as diff --svg builds it. */
+typedef struct base_feed {
+    nytp_calltree *t;
+    bool any;
+} base_feed;
+
+static int feed_base(void *ctx, const nytp_chunk *c)
+{
+    base_feed *b = ctx;
+    switch (c->tag) {
+    case NYTP_TAG_SUB_RETURN:
+    case NYTP_TAG_ATTRIBUTE:
+        return nytp_calltree_add_chunk(b->t, c);
+    case NYTP_TAG_VERSION:
+        if (b->any && nytp_calltree_end_input(b->t) < 0)
+            return NYTP_E_NOMEM;
+        b->any = true;
+        return NYTP_OK;
+    default:
+        return NYTP_OK;
+    }
+}
+
+/* Profiles loaded for the comparison only, freed with the report. */
+typedef struct runs {
+    nytp_profile **v;
+    uint32_t n, cap;
+} runs;
+
+static int keep_run(runs *k, nytp_profile *p)
+{
+    if (!cli_grow((void **)&k->v, (size_t)k->n + 1, &k->cap, sizeof *k->v)) {
+        nytp_profile_free(p);
+        return NYTP_E_NOMEM;
+    }
+    k->v[k->n++] = p;
+    return NYTP_OK;
+}
+
+static void runs_free(runs *k)
+{
+    for (uint32_t i = 0; i < k->n; i++)
+        nytp_profile_free(k->v[i]);
+    free(k->v);
+}
+
+/* Load the base runs (with their call tree when the report has a flame
+ * graph), take the report's inputs as the other side's runs (p itself
+ * when it is one input, else each input loaded again), and compare.
+ * Returns an exit code. */
+static int load_base(const struct html_opts *o, int nin, char **inputs, nytp_profile *p, bool tree,
+                     html_compare *hc, runs *own)
+{
+    hc->base = (char **)o->bases;
+    hc->n_base = cli_unique_inputs(o->n_bases, hc->base);
+    cmp_init(&hc->C, &(cmp_opts){.by = CMP_BY_TIME, .normalize = o->normalize});
+    base_feed bf = {0};
+    nytp_error e = {0};
+    if (tree && nytp_calltree_new(&bf.t, &e) < 0) {
+        cli_error("out of memory");
+        return EXIT_BAD_INPUT;
+    }
+    hc->base_tree = bf.t;
+    for (int i = 0; i < hc->n_base; i++) {
+        int rc;
+        nytp_profile *b = tree ? cli_load_profile_with(1, hc->base + i, o->strict, feed_base, &bf, &rc)
+                               : cli_load_profile(1, hc->base + i, o->strict, &rc);
+        if (!b)
+            return rc;
+        if (keep_run(own, b) < 0 || cmp_add_run(&hc->C, 0, b) < 0) {
+            cli_error("out of memory");
+            return EXIT_BAD_INPUT;
+        }
+    }
+    if (bf.t) {
+        nytp_calltree_stats cs = {0};
+        if (nytp_calltree_end_input(bf.t) < 0 ||
+            nytp_calltree_fold_recursion(bf.t, o->max_recursion) < 0) {
+            cli_error("out of memory");
+            return EXIT_BAD_INPUT;
+        }
+        nytp_calltree_get_stats(bf.t, &cs);
+        for (uint32_t i = 0; cs.returns == 0 && i < own->n; i++)
+            if (nytp_calltree_add_sites(bf.t, own->v[i]) < 0) {
+                cli_error("out of memory");
+                return EXIT_BAD_INPUT;
+            }
+    }
+    if (nin <= 1) {
+        if (cmp_add_run(&hc->C, 1, p) < 0) {
+            cli_error("out of memory");
+            return EXIT_BAD_INPUT;
+        }
+    } else {
+        for (int i = 0; i < nin; i++) {
+            int rc;
+            nytp_profile *n = cli_load_profile(1, inputs + i, o->strict, &rc);
+            if (!n)
+                return rc;
+            if (keep_run(own, n) < 0 || cmp_add_run(&hc->C, 1, n) < 0) {
+                cli_error("out of memory");
+                return EXIT_BAD_INPUT;
+            }
+        }
+    }
+    if (cmp_compute(&hc->C) < 0) {
+        cli_error("out of memory");
+        return EXIT_BAD_INPUT;
+    }
+    return EXIT_OK;
+}
+
+/* Where each sub, file and line of the report is in the comparison
+ * (keys made once, here, so that the pages only read). */
+static int compare_lookups(html_compare *hc, const nytp_profile *p)
+{
+    hc->sub_row = malloc(((size_t)p->n_subs + 1) * sizeof *hc->sub_row);
+    hc->file_row = malloc(((size_t)p->n_files + 1) * sizeof *hc->file_row);
+    hc->line_file = malloc(((size_t)p->n_files + 1) * sizeof *hc->line_file);
+    if (!hc->sub_row || !hc->file_row || !hc->line_file)
+        return NYTP_E_NOMEM;
+    for (uint32_t i = 0; i < p->n_subs; i++)
+        hc->sub_row[i] = cmp_find_sub(&hc->C, 1, p, i);
+    for (uint32_t fid = 0; fid < p->n_files; fid++) {
+        bool known = fid && (p->files[fid].defined || p->files[fid].line.n);
+        hc->file_row[fid] = known && !p->files[fid].eval_fid ? cmp_find_file(&hc->C, 1, p, fid) : NYTP_NONE;
+        hc->line_file[fid] = known ? cmp_find_line_file(&hc->C, 1, p, fid) : NYTP_NONE;
+    }
+    return NYTP_OK;
+}
+
+static void compare_free(html_compare *hc)
+{
+    cmp_release(&hc->C);
+    nytp_calltree_free(hc->base_tree);
+    free(hc->sub_row);
+    free(hc->file_row);
+    free(hc->line_file);
+}
+
 /* Files every report has: an index.html that nytp did not write (someone's
  * page, nytprofhtml's report) stops the report before any work. */
 static const char *const always_written[] = {"index.html", NULL};
@@ -597,9 +792,30 @@ static int make_report(const struct html_opts *o, int nin, char **inputs, const 
             flame_empty = true;
         }
     }
-    if (cli_fold_aliases(p) < 0 || (!o->no_merge && nytp_profile_collapse_evals(p) < 0)) {
+    /* --base: the comparison, before evals are folded (its rows are
+     * matched by names, and sibling evals sum there as in diff) */
+    html_compare hc;
+    memset(&hc, 0, sizeof hc);
+    runs own = {0};
+    if (o->n_bases) {
+        cli_progress_phase(&pg, "loading the base", NULL, NULL, NULL);
+        rc = load_base(o, nin, inputs, p, feed.t != NULL, &hc, &own);
+        if (rc != EXIT_OK) {
+            cli_progress_end(&pg);
+            compare_free(&hc);
+            runs_free(&own);
+            nytp_calltree_free(feed.t);
+            html_durations_free(feed.durations);
+            nytp_profile_free(p);
+            return rc;
+        }
+    }
+    if (cli_fold_aliases(p) < 0 || (!o->no_merge && nytp_profile_collapse_evals(p) < 0) ||
+        (o->n_bases && compare_lookups(&hc, p) < 0)) {
         cli_progress_end(&pg);
         cli_error("out of memory");
+        compare_free(&hc);
+        runs_free(&own);
         nytp_calltree_free(feed.t);
         html_durations_free(feed.durations);
         nytp_profile_free(p);
@@ -608,6 +824,7 @@ static int make_report(const struct html_opts *o, int nin, char **inputs, const 
 
     html_report r;
     memset(&r, 0, sizeof r);
+    r.cmp = o->n_bases ? &hc : NULL;
     r.minimal = o->minimal;
     r.flame = feed.t != NULL;
     r.flame_empty = flame_empty;
@@ -643,6 +860,8 @@ static int make_report(const struct html_opts *o, int nin, char **inputs, const 
                  nin > 1 ? "the profiles" : nin == 0 ? "nytprof.out"
                          : strcmp(inputs[0], "-") ? inputs[0] : "(standard input)");
     report_free(&r);
+    compare_free(&hc);
+    runs_free(&own);
     nytp_calltree_free(feed.t);
     html_durations_free(feed.durations);
     free((void *)r.names.inc);
@@ -666,6 +885,8 @@ int cmd_html(int argc, char **argv)
         {"dot", no_argument, NULL, OPT_DOT},
         {"strict", no_argument, NULL, OPT_STRICT},
         {"max-recursion", required_argument, NULL, OPT_MAX_RECURSION},
+        {"base", required_argument, NULL, OPT_BASE},
+        {"normalize", no_argument, NULL, OPT_NORMALIZE},
         {NULL, 0, NULL, 0},
     };
     struct html_opts o = {0};
@@ -685,11 +906,23 @@ int cmd_html(int argc, char **argv)
             inputs[i] = (char *)o.files[i];
         for (int i = first; i < argc; i++)
             inputs[o.n_files + i - first] = argv[i];
+        /* --base reads the inputs twice when there are several, and
+         * standard input can be read once */
+        int dashes = 0;
+        for (int i = 0; i < o.n_bases; i++)
+            dashes += strcmp(o.bases[i], "-") == 0;
+        for (int i = 0; i < nin && o.n_bases; i++)
+            dashes += strcmp(inputs[i], "-") == 0 ? 1 + (nin > 1) : 0;
+        if (dashes > 1)
+            cli_usage_error("standard input ('-') can be read only once");
+        if (o.normalize && !o.n_bases)
+            cli_usage_error("--normalize goes with --base");
         if (cli_outdir_check(outdir, "html", always_written) == EXIT_OK)
             rc = make_report(&o, nin, inputs, outdir);
     }
     free(inputs);
     free(o.files);
+    free(o.bases);
     free(o.lib);
     if (rc != EXIT_OK)
         return rc;

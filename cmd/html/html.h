@@ -3,7 +3,8 @@
  * (page names, per-file totals, sub orders) computed once from the model.
  *
  * The files, in layers: each calls only files below it.
- *   write.c      the page writer (hw_*), page frame, links, the subs table
+ *   write.c      the page writer (hw_*), page frame, links, the subs table,
+ *                the change columns of a report with --base
  *   durations.c  per-sub histograms of call durations (and their HTML)
  *   returns.c    the call tree and the durations, built on a second thread
  *   packages.c   subs by package: the index's section, packages.html
@@ -22,6 +23,7 @@
 #include <time.h>
 
 #include "../cli.h"
+#include "../compare.h"
 #include "../dump_data.h"
 #include "nytp/calltree.h"
 
@@ -82,8 +84,24 @@ int html_returns_end_input(html_returns *h);
 int html_returns_finish(html_returns *h);
 void html_returns_free(html_returns *h);
 
+/* --base: the report's profile compared with base runs (compare.h), and
+ * where each sub, file and line of the report is in the comparison,
+ * found once before the pages are written (the pages, two threads at a
+ * time, only read). */
+typedef struct html_compare {
+    comparison C;             /* BASE's runs (side 0) against NEW's (side 1) */
+    uint32_t *sub_row;        /* by sub id of the report: its row in C.subs, or NYTP_NONE */
+    uint32_t *file_row;       /* by fid: the row of its file in C.files, or NYTP_NONE */
+    uint32_t *line_file;      /* by fid: its key in C.line_files, or NYTP_NONE */
+    char **base;              /* the base files as given */
+    int n_base;
+    nytp_calltree *base_tree; /* their call trees added up, for the differential
+                                 flame graph; NULL: no flame graph */
+} html_compare;
+
 typedef struct html_report {
     const nytp_profile *p;
+    const html_compare *cmp;  /* NULL: no --base */
     cli_outdir dir;
     bool minimal, flame;
     bool in_memory;           /* pages go to memory and are dropped (fuzzing) */
@@ -161,6 +179,23 @@ void html_file_link(html_report *r, hw *w, uint32_t fid);
 /* A sortable table of subs ids[0..n) with the table id given. */
 void html_subs_table(html_report *r, hw *w, const uint32_t *ids, uint32_t n, bool all_columns,
                      const char *id);
+
+/* --base (write.c): the comparison's row of a sub, a file (its root
+ * file's) or a line of the report, NULL when there is no comparison or
+ * the comparison has no such row; the headings "Before, After, Change[,
+ * p]" and the cells of a row in quantity q (a NULL row: blank cells), and
+ * how many columns they are (0 without --base); a note on what they are. */
+const cmp_row *html_cmp_sub(const html_report *r, uint32_t sid);
+const cmp_row *html_cmp_file(const html_report *r, uint32_t fid);
+const cmp_row *html_cmp_line(const html_report *r, uint32_t fid, uint32_t line);
+void html_change_heads(const html_report *r, hw *w, const char *what);
+void html_change_cells(const html_report *r, hw *w, const cmp_row *row, enum cmp_q q);
+unsigned html_change_cols(const html_report *r);
+/* "1 run", "3 runs". */
+void html_runs(hw *w, uint32_t n);
+/* The change of a row in words: "+12.0%, p=0.003", "~, p=0.41", "new". */
+void html_change_words(const html_report *r, hw *w, const cmp_row *row, enum cmp_q q);
+void html_change_note(const html_report *r, hw *w);
 
 /* Packages (packages.c): subs grouped by package, the packages by
  * exclusive time descending. */

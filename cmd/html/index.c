@@ -1,6 +1,6 @@
 /* index.c — the report's front pages in 'nytp html': index.html (the
- * summary of the run, the files by time, the subs, the packages) and
- * subs.html (every sub).  Uses write.c's primitives and the packages'
+ * summary of the run, with --base what it is compared with, the files by
+ * time, the subs, the packages) and subs.html (every sub).  Uses write.c's primitives and the packages'
  * and call graph's sections. */
 #include <math.h>
 #include <stdio.h>
@@ -117,6 +117,39 @@ static void summary(html_report *r, hw *w)
         hw_u(w, p->n_inputs);
         hw_s(w, " profile files");
     }
+    if (r->cmp) {
+        /* --base: what this profile is compared with */
+        const comparison *C = &r->cmp->C;
+        dt(w, "Compared with");
+        for (int i = 0; i < r->cmp->n_base; i++) {
+            if (i)
+                hw_s(w, ", ");
+            hw_s(w, "<code>");
+            hw_esc(w, r->cmp->base[i], strlen(r->cmp->base[i]));
+            hw_s(w, "</code>");
+        }
+        hw_s(w, " <span class=note>(BASE: ");
+        html_runs(w, C->s[0].n);
+        hw_s(w, "; this profile: ");
+        html_runs(w, C->s[1].n);
+        size_t paired = pathmap_paired(C->paths);
+        if (paired) {
+            hw_s(w, "; ");
+            hw_u(w, paired);
+            hw_s(w, paired == 1 ? " file matched by its path's end" : " files matched by their path's end");
+        }
+        hw_s(w, ")</span>");
+        dt(w, "Total change");
+        const cmp_row *tot = &C->total;
+        hw_dur(w, tot->centre[0][CMP_TIME]);
+        hw_s(w, " \xE2\x86\x92 ");
+        hw_dur(w, tot->centre[1][CMP_TIME]);
+        hw_s(w, " (");
+        html_change_words(r, w, tot, CMP_TIME);
+        hw_s(w, ")");
+        hw_s(w, C->total_is_stmts ? " <span class=note>statement time</span>"
+                                  : " <span class=note>time in subs</span>");
+    }
     dt(w, "Complete");
     hw_s(w, p->complete ? "yes"
                         : "<strong class=warn>no</strong> \xE2\x80\x94 the profile was cut short "
@@ -164,6 +197,7 @@ int html_write_index(html_report *r)
                  "call-site data (it was made with subs=0).</p>\n");
     uint32_t top = p->n_subs < 25 ? p->n_subs : 25;
     hw_s(&w, "<section><h2>Top subroutines by exclusive time</h2>\n");
+    html_change_note(r, &w);
     html_subs_table(r, &w, r->by_excl, top, false, "topsubs");
     if (r->dot)
         hw_s(&w, "<p class=note>Graphviz call graphs (--dot): <a href=packages-callgraph.dot>between "
@@ -196,7 +230,9 @@ int html_write_index(html_report *r)
              "<th class=n title=\"share of all statement time\">%"
              "<th class=n title=\"time per statement\">Per statement"
              "<th class=n title=\"subroutines defined in it\">Subs"
-             "<th>Reports<th>File</thead>\n<tbody>\n");
+             "<th>Reports<th>File");
+    html_change_heads(r, &w, "statement time");
+    hw_s(&w, "</thead>\n<tbody>\n");
     for (uint32_t i = 0; i < nf; i++) {
         uint32_t fid = fids[i];
         const nytp_file *f = &p->files[fid];
@@ -236,6 +272,7 @@ int html_write_index(html_report *r)
             hw_u(&w, ne);
             hw_s(&w, ne == 1 ? " string eval)</span>" : " string evals)</span>");
         }
+        html_change_cells(r, &w, html_cmp_file(r, fid), CMP_TIME);
         hw_s(&w, "\n");
     }
     hw_s(&w, "</tbody><tfoot><tr><td>");
@@ -244,7 +281,10 @@ int html_write_index(html_report *r)
     hw_dur(&w, total);
     hw_s(&w, "<td>100%<td>");
     hw_dur(&w, stmts ? total / (double)stmts : 0);
-    hw_s(&w, "<td><td><td>Total</tfoot></table></section>\n</main>\n");
+    hw_s(&w, "<td><td><td>Total");
+    if (r->cmp)
+        html_change_cells(r, &w, &r->cmp->C.total, CMP_TIME);
+    hw_s(&w, "</tfoot></table></section>\n</main>\n");
     free(fids);
     html_page_foot(&w);
     return html_page_close(r, &w, "index.html");
@@ -266,6 +306,7 @@ int html_write_subs(html_report *r)
              "<span class=xs>xsub</span> subs written in C.</p></header>\n<main>\n"
              "<p><input type=search class=filter data-table=allsubs placeholder=\"Filter by name\" "
              "aria-label=\"Show only the subroutines whose name contains\"></p>\n");
+    html_change_note(r, &w);
     html_subs_table(r, &w, r->by_excl, r->p->n_subs, true, "allsubs");
     hw_s(&w, "</main>\n");
     html_page_foot(&w);

@@ -1,6 +1,7 @@
 /* write.c — the bottom of 'nytp html': the page writer (hw_*: text,
  * escaping, numbers), the page frame (a page's file, head, navigation,
- * foot), links to subs, lines and files, and the table of subs.  Every
+ * foot), links to subs, lines and files, the table of subs, and with
+ * --base the change columns (before, after, change, p) of any row.  Every
  * page of the report is written with these; this file calls none of the
  * pages (index.c, file.c, packages.c, callgraph.c, durations.c). */
 #include <math.h>
@@ -315,6 +316,165 @@ void html_td_u(hw *w, uint64_t v)
     hw_u(w, v);
 }
 
+/* ---- --base: the change columns ----------------------------------------------- */
+
+const cmp_row *html_cmp_sub(const html_report *r, uint32_t sid)
+{
+    if (!r->cmp || sid >= r->p->n_subs || r->cmp->sub_row[sid] == NYTP_NONE)
+        return NULL;
+    return &r->cmp->C.subs.row[r->cmp->sub_row[sid]];
+}
+
+const cmp_row *html_cmp_file(const html_report *r, uint32_t fid)
+{
+    if (!r->cmp || fid >= r->p->n_files || r->cmp->file_row[fid] == NYTP_NONE)
+        return NULL;
+    return &r->cmp->C.files.row[r->cmp->file_row[fid]];
+}
+
+const cmp_row *html_cmp_line(const html_report *r, uint32_t fid, uint32_t line)
+{
+    if (!r->cmp || fid >= r->p->n_files || r->cmp->line_file[fid] == NYTP_NONE)
+        return NULL;
+    char key[8];
+    memcpy(key, &r->cmp->line_file[fid], 4);
+    memcpy(key + 4, &line, 4);
+    uint32_t i = strmap_find(&r->cmp->C.lines.keys, key, sizeof key);
+    return i == NYTP_NONE ? NULL : &r->cmp->C.lines.row[i];
+}
+
+unsigned html_change_cols(const html_report *r)
+{
+    return r->cmp ? 3 + r->cmp->C.stats : 0;
+}
+
+void html_change_heads(const html_report *r, hw *w, const char *what)
+{
+    if (!r->cmp)
+        return;
+    const char *per = r->cmp->C.s[0].n > 1 || r->cmp->C.s[1].n > 1 ? " (median of the runs)" : "";
+    hw_s(w, "<th class=\"n cmp\" title=\"");
+    hw_s(w, what);
+    hw_s(w, " in BASE");
+    hw_s(w, per);
+    hw_s(w, "\">Before<th class=\"n cmp\" title=\"");
+    hw_s(w, what);
+    hw_s(w, " in this profile's runs");
+    hw_s(w, per);
+    hw_s(w, "\">After<th class=\"n cmp\" title=\"change from before; ~: not significant\">Change");
+    if (r->cmp->C.stats)
+        hw_s(w, "<th class=\"n cmp\" title=\"p-value of the change (Welch's t-test on the logs of the "
+                "runs)\">p");
+}
+
+void html_change_cells(const html_report *r, hw *w, const cmp_row *row, enum cmp_q q)
+{
+    if (!r->cmp)
+        return;
+    const comparison *C = &r->cmp->C;
+    if (!row) {
+        hw_s(w, C->stats ? "<td><td><td><td>" : "<td><td><td>");
+        return;
+    }
+    double b = row->centre[0][q], a = row->centre[1][q];
+    bool time = q == CMP_TIME || q == CMP_INCL;
+    for (int k = 0; k < 2; k++) {
+        double v = k ? a : b;
+        hw_s(w, "<td class=cmp data-v=");
+        hw_nv(w, v);
+        hw_s(w, ">");
+        if (time)
+            hw_dur(w, v);
+        else
+            hw_nv(w, v);
+    }
+    double pct = cmp_pct(b, a);
+    bool noise = C->stats && !(row->p < 0.05);
+    if (cmp_added(row))
+        hw_s(w, "<td class=\"cmp slower\" data-v=1e300>new");
+    else if (cmp_removed(row))
+        hw_s(w, "<td class=\"cmp faster\" data-v=-100>gone");
+    else if (noise || !isfinite(pct)) {
+        hw_s(w, "<td class=\"cmp noise\" data-v=");
+        hw_nv(w, isfinite(pct) ? pct : 0);
+        hw_s(w, " title=\"");
+        if (isfinite(pct)) {
+            char t[40];
+            snprintf(t, sizeof t, "%+.1f%%", pct);
+            hw_s(w, t);
+        }
+        hw_s(w, noise ? ", not significant\">~" : "\">~");
+    } else {
+        char t[48];
+        snprintf(t, sizeof t, "%+.1f%%", pct);
+        hw_s(w, pct > 0 ? "<td class=\"cmp slower\" data-v=" : pct < 0 ? "<td class=\"cmp faster\" data-v="
+                                                                    : "<td class=cmp data-v=");
+        hw_nv(w, pct);
+        hw_s(w, ">");
+        hw_s(w, t);
+    }
+    if (C->stats) {
+        hw_s(w, "<td class=cmp data-v=");
+        if (isnan(row->p)) {
+            hw_s(w, "1>");
+        } else {
+            hw_nv(w, row->p);
+            char t[40];
+            snprintf(t, sizeof t, row->p == 0 ? ">0" : row->p < 0.0001 ? ">%.0e" : ">%.2g", row->p);
+            hw_s(w, t);
+        }
+    }
+}
+
+void html_runs(hw *w, uint32_t n)
+{
+    hw_u(w, n);
+    hw_s(w, n == 1 ? " run" : " runs");
+}
+
+void html_change_words(const html_report *r, hw *w, const cmp_row *row, enum cmp_q q)
+{
+    if (!r->cmp || !row)
+        return;
+    if (cmp_added(row)) {
+        hw_s(w, "new");
+        return;
+    }
+    double pct = cmp_pct(row->centre[0][q], row->centre[1][q]);
+    bool stats = r->cmp->C.stats && !isnan(row->p);
+    char b[80];
+    if (stats && !(row->p < 0.05))
+        snprintf(b, sizeof b, "~, p=%.2g", row->p);
+    else if (!isfinite(pct))
+        snprintf(b, sizeof b, "~");
+    else if (stats)
+        snprintf(b, sizeof b, "%+.1f%%, p=%.2g", pct, row->p);
+    else
+        snprintf(b, sizeof b, "%+.1f%%", pct);
+    hw_s(w, b);
+}
+
+void html_change_note(const html_report *r, hw *w)
+{
+    if (!r->cmp)
+        return;
+    const comparison *C = &r->cmp->C;
+    hw_s(w, "<p class=note>Before: in BASE (");
+    html_runs(w, C->s[0].n);
+    hw_s(w, "); after: in this profile (");
+    html_runs(w, C->s[1].n);
+    hw_s(w, ")");
+    if (C->s[0].n > 1 || C->s[1].n > 1)
+        hw_s(w, ", the median of each side's runs");
+    if (C->o.normalize)
+        hw_s(w, "; every run scaled by how fast it ran against BASE as a whole (--normalize)");
+    if (C->stats)
+        hw_s(w, ". p: Welch's t-test on the logs of the runs; ~: not significant (p &ge; 0.05)");
+    else
+        hw_s(w, ". One run on a side: no significance is computed");
+    hw_s(w, ". Names are matched across checkouts (see nytp-diff(1)).</p>\n");
+}
+
 /* The sub table of index, subs and file pages. */
 void html_subs_table(html_report *r, hw *w, const uint32_t *ids, uint32_t n, bool all_columns,
                        const char *id)
@@ -333,6 +493,7 @@ void html_subs_table(html_report *r, hw *w, const uint32_t *ids, uint32_t n, boo
     hw_s(w, "<th>Subroutine");
     if (all_columns)
         hw_s(w, "<th>Defined at");
+    html_change_heads(r, w, "exclusive time");
     hw_s(w, "</thead>\n<tbody>\n");
     for (uint32_t i = 0; i < n; i++) {
         uint32_t sid = ids[i];
@@ -390,6 +551,7 @@ void html_subs_table(html_report *r, hw *w, const uint32_t *ids, uint32_t n, boo
                 }
             }
         }
+        html_change_cells(r, w, html_cmp_sub(r, sid), CMP_TIME);
         hw_s(w, "\n");
     }
     hw_s(w, "</tbody></table>\n");

@@ -214,6 +214,123 @@ static void shares(void **state)
     assert_string_equal(d, "-2.50ms");
 }
 
+
+/* Names cut for a column stay apart and keep the sub's own name. */
+static size_t utf8_cols(const char *s)
+{
+    size_t c = 0;
+    for (; *s; s++)
+        c += ((unsigned char)*s & 0xC0) != 0x80;
+    return c;
+}
+
+static char **fit(const char *const *names, size_t n, size_t cols, size_t *w)
+{
+    size_t lens[16];
+    for (size_t i = 0; i < n; i++)
+        lens[i] = strlen(names[i]);
+    char **out = term_fit_names((char *const *)names, lens, n, cols, w);
+    assert_non_null(out);
+    return out;
+}
+
+static void fit_names_examples(void **state)
+{
+    (void)state;
+    size_t w[16];
+    const char *a[] = {"Perl::Tidy::Tokenizer::tokenize_this_line",
+                       "Perl::Tidy::Tokenizer::tokenizer_main_loop", "main::short"};
+    char **o = fit(a, 3, 34, w);
+    assert_string_equal(o[0], "Perl::Tidy::\xE2\x80\xA6::tokenize_this_line");
+    assert_string_equal(o[1], "Perl::Tidy::\xE2\x80\xA6::tokenizer_main_loop");
+    assert_string_equal(o[2], "main::short");
+    assert_int_equal(w[0], utf8_cols(o[0]));
+    assert_true(w[0] <= 34 && w[1] <= 34);
+    term_free_names(o, 3);
+    /* the same own name in two packages: the end shows which */
+    const char *b[] = {"Perl::Tidy::Tokenizer::tokenize_this_line",
+                       "Perl::Tidy::Formatter::tokenize_this_line"};
+    o = fit(b, 2, 30, w);
+    assert_string_not_equal(o[0], o[1]);
+    assert_true(w[0] <= 30 && w[1] <= 30);
+    assert_non_null(strstr(o[0], "tokenize_this_line"));
+    term_free_names(o, 2);
+    /* the same own name, packages that differ in the middle: the window
+     * on the difference, the own name kept */
+    const char *d[] = {"Perl::Tidy::Tokenizer::Very::Long::Package::tokenize_this_line",
+                       "Perl::Tidy::Formatter::Very::Long::Package::tokenize_this_line",
+                       "Perl::Tidy::Tokenizer::Very::Long::Package::tokenizer_main_loop"};
+    o = fit(d, 3, 28, w);
+    assert_string_equal(o[0], "\xE2\x80\xA6" "Tokeni\xE2\x80\xA6::tokenize_this_line");
+    assert_string_equal(o[1], "\xE2\x80\xA6" "Format\xE2\x80\xA6::tokenize_this_line");
+    assert_string_equal(o[2], "Perl::\xE2\x80\xA6::tokenizer_main_loop");
+    term_free_names(o, 3);
+    /* anonymous subs of long paths that differ in the middle */
+    const char *c[] = {"M::__ANON__[/very/long/path/to/the/ws-1/lib/M.pm:4]",
+                       "M::__ANON__[/very/long/path/to/the/ws-2/lib/M.pm:4]",
+                       "M::__ANON__[/very/long/path/to/the/ws-3/lib/M.pm:4]"};
+    o = fit(c, 3, 20, w);
+    assert_string_not_equal(o[0], o[1]);
+    assert_string_not_equal(o[1], o[2]);
+    assert_string_not_equal(o[0], o[2]);
+    for (int i = 0; i < 3; i++)
+        assert_true(w[i] <= 20);
+    term_free_names(o, 3);
+    /* no limit, or room enough: as they are */
+    o = fit(a, 3, 0, w);
+    for (int i = 0; i < 3; i++)
+        assert_string_equal(o[i], a[i]);
+    term_free_names(o, 3);
+}
+
+/* Random names of a few parts: never two alike, never wider than the
+ * column (but for equal names, which are numbered). */
+static void fit_names_random(void **state)
+{
+    (void)state;
+    static const char *parts[] = {"A", "Bb", "Ccc", "Tokenizer", "Formatter", "x", "::", "[", "]",
+                                  "/lib/", "\xC3\xA9", ":12", "__ANON__"};
+    srand(7);
+    for (int round = 0; round < 300; round++) {
+        size_t n = 2 + (size_t)rand() % 14;
+        char buf[16][200];
+        const char *names[16];
+        size_t lens[16];
+        for (size_t i = 0; i < n; i++) {
+            size_t k = 0, parts_n = 1 + (size_t)rand() % 14;
+            for (size_t j = 0; j < parts_n; j++) {
+                const char *p = parts[rand() % (int)(sizeof parts / sizeof parts[0])];
+                memcpy(buf[i] + k, p, strlen(p));
+                k += strlen(p);
+            }
+            buf[i][k] = 0;
+            names[i] = buf[i];
+            lens[i] = k;
+        }
+        /* distinct inputs, as a table's names are */
+        size_t m = 0;
+        for (size_t i = 0; i < n; i++) {
+            bool dup = false;
+            for (size_t j = 0; j < m; j++)
+                dup = dup || strcmp(names[i], names[j]) == 0;
+            if (!dup) {
+                names[m] = names[i];
+                lens[m++] = lens[i];
+            }
+        }
+        size_t cols = 8 + (size_t)rand() % 30, w[16];
+        char **o = term_fit_names((char *const *)names, lens, m, cols, w);
+        assert_non_null(o);
+        for (size_t i = 0; i < m; i++) {
+            assert_int_equal(w[i], utf8_cols(o[i]));
+            assert_true(w[i] <= cols || strstr(o[i], " #"));
+            for (size_t j = 0; j < i; j++)
+                assert_string_not_equal(o[i], o[j]);
+        }
+        term_free_names(o, m);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -223,6 +340,8 @@ int main(void)
         cmocka_unit_test(put_cuts_and_pads),
         cmocka_unit_test(fitted_lines),
         cmocka_unit_test(shares),
+        cmocka_unit_test(fit_names_examples),
+        cmocka_unit_test(fit_names_random),
     };
     return cmocka_run_group_tests_name("term", tests, NULL, NULL);
 }
