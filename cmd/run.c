@@ -5,6 +5,7 @@
  * program's status.  The profiler is looked for next to this binary: in a
  * build tree (build/nytp -> build/perl) or under the installed prefix
  * (bin/nytp -> <perl site arch dir>); failing both, perl's @INC. */
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -47,6 +48,12 @@ static const char usage[] =
     "                     are added after those of NYTPROF itself;\n"
     "                     sigexit=1 keeps the profile complete when the\n"
     "                     program is killed by INT, HUP, TERM, PIPE, BUS, SEGV\n"
+    "  --sample[=HZ]      sample instead of tracing every statement and call\n"
+    "                     (HZ times a second, default 1000): a few per cent of\n"
+    "                     run time, times estimated, counts unknown\n"
+    "  --rotate=SECONDS   every SECONDS close the profile as a complete one of\n"
+    "                     that interval and go on in FILE.1, FILE.2, ...\n"
+    "                     (a child: FILE.PID.1, ...); 'nytp top FILE*' adds them\n"
     "  --children         run COMMAND as it is and profile every perl it starts\n"
     "                     (PERL5OPT), each into FILE.PID: e.g. 'nytp run\n"
     "                     --children -o t.out prove -r t/', then 'nytp html t.out.*'\n"
@@ -61,13 +68,15 @@ static const char usage[] =
     "be started.  TERM, HUP and other signals sent to nytp run are passed\n"
     "on to perl, and nytp run waits for it to end.\n";
 
-enum { OPT_NYTPROF = 256, OPT_PERL, OPT_CHILDREN };
+enum { OPT_NYTPROF = 256, OPT_PERL, OPT_CHILDREN, OPT_SAMPLE, OPT_ROTATE };
 
 struct run_opts {
     const char *output;
     const char *nytprof;
     const char *perl;
     bool children;
+    unsigned long sample_hz;   /* 0: not given */
+    const char *rotate;        /* as given, checked */
 };
 
 static void on_opt(int opt, const char *arg, void *ctx)
@@ -78,6 +87,21 @@ static void on_opt(int opt, const char *arg, void *ctx)
     case OPT_NYTPROF: o->nytprof = arg; break;
     case OPT_PERL: o->perl = arg; break;
     case OPT_CHILDREN: o->children = true; break;
+    case OPT_SAMPLE: {
+        char *end;
+        o->sample_hz = arg ? strtoul(arg, &end, 10) : 1000;
+        if (arg && (!*arg || *end || o->sample_hz < 1 || o->sample_hz > 10000))
+            cli_usage_error("--sample takes a rate in Hz from 1 to 10000, not '%s'", arg);
+        break;
+    }
+    case OPT_ROTATE: {
+        char *end;
+        double secs = strtod(arg, &end);
+        if (!*arg || *end || !(secs >= 0.01 && secs <= 1e7))
+            cli_usage_error("--rotate takes seconds (0.01 or more), not '%s'", arg);
+        o->rotate = arg;
+        break;
+    }
     }
 }
 
@@ -155,7 +179,7 @@ static void split_args(int argc, char **argv, struct split *sp)
         sp->ours[sp->nours++] = argv[i];
         /* options that take their value in the next word */
         if ((strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0 || strcmp(a, "--nytprof") == 0
-             || strcmp(a, "--perl") == 0)
+             || strcmp(a, "--perl") == 0 || strcmp(a, "--rotate") == 0)
             && i + 1 < argc)
             sp->ours[sp->nours++] = argv[++i];
     }
@@ -425,8 +449,27 @@ static int report_profile(const char *path, int sig, const char *opts)
     return 1;
 }
 
-/* Profiles FILE.N (N digits: a child's pid, or addpid/addtimestamp)
- * written since the run started, in name order.  Returns how many. */
+/* ".N" or ".N.N...": the tail of FILE.PID, FILE.TIME (addpid,
+ * addtimestamp) and of the segments FILE.1, FILE.PID.2 (rotate). */
+static bool numbered_tail(const char *t)
+{
+    if (t[0] != '.')
+        return false;
+    for (t++;; t++) {
+        if (!isdigit((unsigned char)*t))
+            return false;
+        while (isdigit((unsigned char)*t))
+            t++;
+        if (!*t)
+            return true;
+        if (*t != '.')
+            return false;
+    }
+}
+
+/* Profiles FILE.N and FILE.N.N (children, addpid/addtimestamp, rotation
+ * segments) written since the run started, in version order (FILE.2
+ * before FILE.10), the first 20 named.  Returns how many. */
 static int report_pid_profiles(const char *profile, const struct timespec *since, int sig,
                                const char *opts)
 {
@@ -440,26 +483,29 @@ static int report_pid_profiles(const char *profile, const struct timespec *since
         *slash = 0;
     size_t blen = strlen(base);
     struct dirent **list;
-    int n = scandir(dir, &list, NULL, alphasort);
+    int n = scandir(dir, &list, NULL, versionsort);
     int count = 0;
     for (int i = 0; i < n; i++) {
         const char *name = list[i]->d_name;
-        const char *tail = name + blen;
-        if (strncmp(name, base, blen) == 0 && tail[0] == '.' && tail[1]
-            && strspn(tail + 1, "0123456789") == strlen(tail + 1)) {
+        if (strncmp(name, base, blen) == 0 && numbered_tail(name + blen)) {
             char path[PATH_MAX + 256];
             snprintf(path, sizeof path, "%s%s%s", slash ? dir : "", slash && strcmp(dir, "/") ? "/" : "",
                      name);
             struct stat sb;
             if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode)
                 && (sb.st_mtim.tv_sec > since->tv_sec
-                    || (sb.st_mtim.tv_sec == since->tv_sec && sb.st_mtim.tv_nsec >= since->tv_nsec)))
-                count += report_profile(path, sig, opts);
+                    || (sb.st_mtim.tv_sec == since->tv_sec && sb.st_mtim.tv_nsec >= since->tv_nsec))) {
+                if (count < 20)
+                    report_profile(path, sig, opts);
+                count++;
+            }
         }
         free(list[i]);
     }
     if (n >= 0)
         free(list);
+    if (count > 20)
+        cli_note("... and %d more profiles named %s.N", count - 20, profile);
     free(copy);
     return count;
 }
@@ -471,6 +517,8 @@ int cmd_run(int argc, char **argv)
         {"nytprof", required_argument, NULL, OPT_NYTPROF},
         {"perl", required_argument, NULL, OPT_PERL},
         {"children", no_argument, NULL, OPT_CHILDREN},
+        {"sample", optional_argument, NULL, OPT_SAMPLE},
+        {"rotate", required_argument, NULL, OPT_ROTATE},
         {NULL, 0, NULL, 0},
     };
     struct run_opts o = {0};
@@ -527,6 +575,19 @@ int cmd_run(int argc, char **argv)
     char *abs_profile = profile ? absolute_path(profile) : NULL;
     if (abs_profile) {
         char *all = with_file(opts, abs_profile);
+        free(opts);
+        opts = all;
+    }
+    if (opts && (o.sample_hz || o.rotate)) { /* after --nytprof: these win */
+        size_t n = strlen(opts) + (o.rotate ? strlen(o.rotate) : 0) + 40;
+        char *all = malloc(n);
+        if (all) {
+            int k = snprintf(all, n, "%s", opts);
+            if (o.sample_hz)
+                k += snprintf(all + k, n - (size_t)k, "%ssample=%lu", k ? ":" : "", o.sample_hz);
+            if (o.rotate)
+                snprintf(all + k, n - (size_t)k, "%srotate=%s", k ? ":" : "", o.rotate);
+        }
         free(opts);
         opts = all;
     }
@@ -671,9 +732,9 @@ int cmd_run(int argc, char **argv)
     if (!named)
         cli_note("no profile was written (expected %s%s)", profile,
                  o.children ? ".PID: did the command start perl?" : "");
-    else if (o.children && named > 1)
-        cli_note("%d profiles: 'nytp top %s.*' or 'nytp html %s.*' reports them together", named,
-                 profile, profile);
+    else if ((o.children || o.rotate) && named > 1) /* rotating, FILE itself is one */
+        cli_note("%d profiles: 'nytp top %s%s' or 'nytp html %s%s' reports them together", named,
+                 profile, o.rotate ? "*" : ".*", profile, o.rotate ? "*" : ".*");
     free(abs_profile);
     free_split(&sp);
     free(args);

@@ -61,6 +61,22 @@ static void set_option(pTHX_ const char *name, const char *value)
             S.start = START_NO;
         else
             croak("Devel::NYTP: option 'start' has invalid value '%s'", value);
+    } else if (strcmp(name, "sample") == 0) {
+        char *end;
+        long hz = strtol(value, &end, 10);
+        if (*end || hz < 0 || hz > 10000)
+            croak("Devel::NYTP: option 'sample' wants a rate in Hz from 1 to 10000 (0: off), "
+                  "not '%s'", value);
+        if (S.initialised && (unsigned)hz != S.sample_hz)
+            croak("Devel::NYTP: option 'sample' cannot change once profiling has started");
+        S.sample_hz = (unsigned)hz;
+    } else if (strcmp(name, "rotate") == 0) {
+        char *end;
+        double secs = strtod(value, &end);
+        if (*end || !(secs >= 0) || secs > 1e7 || (secs > 0 && secs < 0.01))
+            croak("Devel::NYTP: option 'rotate' wants seconds (0.01 or more; 0: off), not '%s'",
+                  value);
+        S.rotate_ticks = (int64_t)(secs * TICKS_PER_SEC);
     } else if (strcmp(name, "addpid") == 0) {
         S.addpid = atoi(value) != 0;
     } else if (strcmp(name, "addtimestamp") == 0) {
@@ -185,6 +201,18 @@ static int init_profiler(pTHX)
     }
 
     Copy(PL_ppaddr, S.orig, OP_max, pp_fn);
+    if (S.sample_hz) {
+        /* sampling: none of the tracing wrappers, a runops loop that
+         * tests the timer's flag (sample.c) */
+        if (OPT(O_USE_DB_SUB)) {
+            note("Devel::NYTP: use_db_sub does not go with sample; ignored\n");
+            OPT(O_USE_DB_SUB) = 0;
+        }
+        sampler_init(aTHX);
+        PL_ppaddr[OP_FORK] = pp_fork;
+        PL_ppaddr[OP_EXEC] = pp_exit; /* the profile finished first */
+        goto hooked;
+    }
     if (OPT(O_USE_DB_SUB)) {
         /* statements through DB::DB (perl calls it at each statement
          * while $DB::single is true), instead of op wrappers */
@@ -215,6 +243,7 @@ static int init_profiler(pTHX)
     }
     PL_ppaddr[OP_ENTERSUB] = pp_call;
     PL_ppaddr[OP_GOTO] = pp_call;
+hooked:
 
     if (!PL_checkav)
         PL_checkav = newAV();
@@ -270,7 +299,7 @@ XS_INTERNAL(XS_DB_enable_profile)
     PERL_UNUSED_VAR(cv);
     const char *file = items > 0 && SvOK(ST(0)) ? SvPV_nolen(ST(0)) : NULL;
     int was = enable_profile(aTHX_ file);
-    if (!was)
+    if (!was && !S.sample_hz)
         stmt_event(aTHX_ PL_curcop, PL_op, 0); /* note where profiling resumed */
     ST(0) = sv_2mortal(newSViv(was));
     XSRETURN(1);
@@ -300,9 +329,11 @@ XS_INTERNAL(XS_DB_DB_profiler)
     dXSARGS;
     PERL_UNUSED_VAR(items);
     PERL_UNUSED_VAR(cv);
-    if (OPT(O_USE_DB_SUB))
+    if (OPT(O_USE_DB_SUB)) {
         stmt_event(aTHX_ NULL, PL_op, 0);
-    else
+        if (UNLIKELY(S.last_t >= S.rotate_at))
+            rotate_now(aTHX_ S.last_t);
+    } else
         note("Devel::NYTP: DB::DB called unexpectedly\n");
     XSRETURN_EMPTY;
 }

@@ -166,6 +166,7 @@ void stmt_event(pTHX_ COP *cop, OP *op, int64_t now)
         S.last_fileptr = file;
         if (!S.last_filename)
             S.last_fileptr = NULL;
+        fid_mark(S.last_fid);
     }
     if (OPT(O_BLOCKS)) {
         S.last_block_line = S.last_sub_line = 0;
@@ -202,6 +203,8 @@ OP *pp_stmt(pTHX)
     S.fresh = 0;
     OP *op = S.orig[PL_op->op_type](aTHX);
     stmt_event(aTHX_ NULL, op, FRESH_TIME());
+    if (UNLIKELY(S.last_t >= S.rotate_at)) /* rotate=: a statement begins */
+        rotate_now(aTHX_ S.last_t);
     return op;
 }
 

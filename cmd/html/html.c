@@ -363,6 +363,11 @@ static int write_flame(html_report *r, const nytp_calltree *t)
     fo.link_fn = flame_link;
     fo.link_ctx = r;
     fo.width = r->flamewidth;
+    char note[160];
+    if (cli_sampled_note(r->p, note, sizeof note)) {
+        fo.counts_unknown = true;
+        fo.subtitle_note = note;
+    }
     /* in memory first, to learn its size for the <object> showing it */
     nytp_out *mem;
     nytp_error e = {0};
