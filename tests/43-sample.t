@@ -25,29 +25,10 @@ sub top_json {
 
 # ---- accuracy: subs that hold the CPU for known shares of the wall time --------
 
-# Each sub spins on the wall clock for its share of every 30 ms; the program
-# measures the wall time each call really took (a loaded machine stretches
-# them) and prints the shares it saw, the truth the samples are held to.
-my $shares = scratch_script('shares.pl', <<'PERL');
-use strict;
-use Time::HiRes qw(time);
-my %spent;
-sub spin { my $end = time + $_[0]; my $n = 0; while (time < $end) { $n++ } $n }
-sub fifty  { spin($_[0] * 0.5) }
-sub thirty { spin($_[0] * 0.3) }
-sub twenty { spin($_[0] * 0.2) }
-my $t0 = time;
-while (time - $t0 < $ARGV[0]) {
-    for my $s ([fifty => \&fifty], [thirty => \&thirty], [twenty => \&twenty]) {
-        my $t = time;
-        $s->[1]->(0.03);
-        $spent{$s->[0]} += time - $t;
-    }
-}
-my $all = 0;
-$all += $_ for values %spent;
-printf "%s %.4f\n", $_, 100 * $spent{$_} / $all for sort keys %spent;
-PERL
+# bench/workloads/shares.pl: subs that spin for 50, 30 and 20 % of the
+# wall time, and print the shares they really took (a loaded machine
+# stretches them): the truth the samples are held to.
+my $shares = repo() . '/bench/workloads/shares.pl';
 my ($st, $out, $err, $file) = nytp_profile('shares', $shares, 'sample=1000', 2);
 is $st, 0, 'shares: profiled' or diag $err;
 my %truth = $out =~ /^(\w+) ([\d.]+)$/mg;
