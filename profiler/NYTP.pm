@@ -442,6 +442,9 @@ C<savesrc=0> (then reports read the source from disk, and string evals
 have none).  For a service rotating every minute all day, C<savesrc=0>
 is worth considering.
 
+Tracing with C<stmts=0> there is no statement to rotate at: C<rotate> is
+then ignored, with a message.
+
 The rotation happens at the first statement (or sample) after the
 interval has passed: a process blocked in a system call (a server
 waiting in C<accept>) closes its file when it runs perl code again, and

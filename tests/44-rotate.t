@@ -173,6 +173,11 @@ for my $opt ('', 'addpid=1:') {
     is $st, 2, '--rotate=0: usage error';
     ($st, undef, $err) = run_cmd([$nytp, 'run', '--sample=0', $rot, 0.1]);
     is $st, 2, '--sample=0: usage error';
+    my ($nst, undef, $nerr, $nfile) = nytp_profile('nostmts', $rot, 'rotate=0.1:stmts=0', 0.35);
+    is $nst, 0, 'rotate with stmts=0: the program runs';
+    like $nerr, qr/rotate needs the statement profiler \(stmts=1\) or sample=HZ; ignored/,
+        'rotate with stmts=0 (tracing): ignored, and said';
+    ok -s $nfile && !-e "$nfile.1", 'rotate with stmts=0: one file';
     for my $bad ('rotate=abc', 'rotate=0.001', 'rotate=-1') {
         my ($bst, undef, $berr) = nytp_profile('bad', $rot, $bad, 0.1);
         isnt $bst, 0, "$bad: an error";
