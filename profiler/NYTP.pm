@@ -379,9 +379,10 @@ with time).
 A sample is taken at the first check after the timer's deadline, and its
 weight is the wall time since the previous one, so time in one long op
 (a regex match, a blocking read, an xsub) is charged to where the program
-was during it.  The accuracy figures of C<bench/run profiler> (a program
-with known shares, and perltidy against a traced profile) and its cost
-measurements are in the README of the bench directory.
+was during it.  C<bench/run sampling> measures the accuracy (a program
+with known shares of the wall time, and perltidy against a traced
+profile), C<bench/run profiler> the cost; F<bench/README.md> has the
+figures.
 
 Sampling goes with C<start>, C<DB::enable_profile>,
 C<DB::disable_profile> and C<DB::finish_profile> (no samples while

@@ -1,19 +1,24 @@
 /* sample.c — sample=HZ: profiling by sampling instead of tracing.
  *
- * A timer thread sleeps on CLOCK_MONOTONIC to absolute deadlines, HZ a
- * second, and only raises a flag (sample_due).  The interpreter runs its
- * ops through our own runops loop, which tests the flag after every op
- * (one load and a branch not taken); when it is up, the interpreter takes
- * the sample itself, between two ops, where perl's stacks are consistent.
- * Nothing here ever reads perl's state from the timer thread.
+ * The timer (timer.c) raises a flag HZ times a second; nothing else ever
+ * happens on its thread.  The interpreter tests the flag where the state
+ * a sample sees changes: before each statement (nextstate: still in the
+ * statement before), before a sub is called (entersub: still in the
+ * caller) and left (leavesub, return, goto: still in the sub), and before
+ * and after each slow op (I/O, regex, sort...: a sample due as one ends
+ * is its own, shown as Pkg::CORE:name as the tracing profiler names it).
+ * Between those points a statement runs, so a sample taken there is
+ * still that statement's.  With NYTP_SAMPLE_AT=op the flag is tested
+ * after every op instead, in our own runops loop (exact to the op, and
+ * three times the instructions).  The sample is then taken by the
+ * interpreter itself, between two ops, where perl's stacks are
+ * consistent.
  *
  * A sample is the current file and line (PL_curcop), the subs on the
  * context stack (cxstack, through PL_curstackinfo and si_prev: sort,
- * signal and magic stacks are walked through), and the slow op that had
- * just run if the sample is taken as one ends (Pkg::CORE:name, as the
- * tracing profiler names it: the slow ops have a wrapper that tests the
- * flag as they return), weighted by the wall time since the previous sample.  Samples are
- * kept as:
+ * signal and magic stacks are walked through), and the slow op it ends,
+ * weighted by the wall time since the previous sample.  Samples are kept
+ * as:
  *
  *   line times  (fid, line) -> ticks; written when the file closes, each
  *               as a DISCOUNT then a TIME_LINE: time, and no count
@@ -33,8 +38,8 @@
  * sample_count) so nytp's reports show counts as unknown.
  *
  * Fork: threads do not survive it.  The child (pthread_atfork) raises the
- * flag itself, and its first sample sees the fork, restarts the timer and
- * starts the child's own file (reinit_if_forked). */
+ * flag itself, and its first sample sees the fork: reinit_if_forked
+ * starts the child's own file and then (on_child) its own timer. */
 #include "nytp_prof.h"
 
 
