@@ -424,7 +424,9 @@ with the inclusive and exclusive time it had so far (its call arc counts
 it, its SUB_RETURN is written), and goes on in the next file from zero.
 So each file's call tree is complete, no time is lost or counted twice,
 and a call that spans N files is counted once in each: summed over files
-the times are exact and such a call is counted N times.
+the times are exact and such a call is counted N times.  (The time the
+profiler takes to write a file as it closes is its own: it is in no
+file, as its other overhead is in none.)
 
 =item statements
 

@@ -27,8 +27,8 @@
 #include "nytp_prof.h"
 
 /* The tracing profiler's calls in progress (frames on the save stack,
- * innermost first) return in this segment with their time so far, and
- * start again from now. */
+ * innermost first) return in this segment with their time so far; they
+ * start again when the next segment does (restart_calls). */
 static void split_calls(pTHX_ int64_t now)
 {
     if (S.npending)
@@ -53,6 +53,10 @@ static void split_calls(pTHX_ int64_t now)
                                   str_n(f->called->full, f->called->full_len, false));
         S.subr_ticks += excl;
     }
+}
+
+static void restart_calls(pTHX_ int64_t now)
+{
     S.overhead_ticks = 0;
     for (SSize_t ix = S.frame_ix; ix != -1; ix = FRAME(ix)->prev_ix) {
         call_frame *f = FRAME(ix);
@@ -85,4 +89,11 @@ void rotate_now(pTHX_ int64_t now)
     /* on failure the segments so far are closed and complete: profiling
      * stops (open_output says so) rather than the program dying */
     open_output(aTHX_ 0);
+    /* Writing the segment was the profiler's time, in no segment: the
+     * statement that began at now, and the calls in progress, start
+     * again as the new segment does. */
+    int64_t resumed = clock_ticks();
+    S.last_t = resumed;
+    if (!S.split_calls)
+        restart_calls(aTHX_ resumed);
 }

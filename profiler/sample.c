@@ -424,8 +424,10 @@ static void take_sample(pTHX_ OPCODE ran)
             fid_mark(fid);
         }
     }
-    if (now >= S.rotate_at && !Z.stopping)
+    if (now >= S.rotate_at && !Z.stopping) {
         rotate_now(aTHX_ now);
+        Z.last_t = S.last_t; /* the time writing the segment is no sample's */
+    }
 out:
     errno = saved_errno;
 }

@@ -81,11 +81,23 @@ for my $mode (['traced', ''], ['sampled', 'sample=1000:']) {
         $incl += $i;
         is $c, 1, "$what: segment $k counts the call in progress once" if $k;
     }
-    ok abs($incl - $real) < 0.02 * $real + 0.002,
-        sprintf('%s: run\'s time over the segments %.4f s, measured %.4f s: none lost or counted twice',
+    # (the time the profiler takes to write each segment is in none: up to
+    # 10% on a loaded machine, for this program's 4 to 6 rotations)
+    ok $incl <= 1.02 * $real + 0.002 && $incl >= 0.9 * $real,
+        sprintf('%s: run\'s time over the segments %.4f s, measured %.4f s: not counted twice, not lost',
                 $what, $incl, $real);
     my ($subs, $j) = top_subs(@seg);
     ok abs(($subs->{'main::run'}{incl} // 0) - $incl) < 0.001, "$what: nytp top adds the segments";
+    SKIP: { # Devel::NYTProf's report of a segment in the middle
+        my $nytprofhtml = `sh -c 'command -v nytprofhtml'`;
+        chomp $nytprofhtml;
+        skip 'nytprofhtml (libdevel-nytprof-perl) is missing', 2
+            if missing($nytprofhtml, 'nytprofhtml (libdevel-nytprof-perl)');
+        my ($hst, undef, $herr) = run_cmd([$nytprofhtml, '-f', $seg[1], '-o', "$dir/nytprofhtml-$what"]);
+        is $hst, 0, "$what: nytprofhtml reports segment 1" or diag $herr;
+        unlike $herr, qr/warn|error|uninitiali[sz]ed|division|\bat \S+ line \d+/i,
+            "$what: nytprofhtml: no warning" or diag $herr;
+    }
     if ($opt) {
         my $n = 0;
         for (@seg) { my (undef, $d) = run_cmd([$nytp, 'dump', $_]); $n += $1 if $d =~ /sample_count\t(\d+)/ }
