@@ -309,12 +309,23 @@ int open_output(pTHX_ int croak_on_error)
     /* One process per file: a stale profile is removed first, and the
      * file is created exclusively.  Only a regular file is removed: a
      * device, a FIFO or a symbolic link (and what it leads to) is opened
-     * and written through, never replaced. */
+     * and written through, never replaced.  A later segment (rotate=) is
+     * written under a hidden name until its header is out, then renamed:
+     * a kill -9 between the two never leaves an empty FILE.N (which a
+     * reader would take for a broken file, not a cut one). */
     struct stat sb;
     bool plain = lstat(name, &sb) < 0 || S_ISREG(sb.st_mode);
+    char tmp[sizeof name + 32];
+    const char *path = name;
+    if (plain && S.seg > 0) {
+        const char *slash = strrchr(name, '/');
+        size_t dl = slash ? (size_t)(slash - name + 1) : 0;
+        snprintf(tmp, sizeof tmp, "%.*s.%s.%d.partial", (int)dl, name, name + dl, (int)getpid());
+        path = tmp;
+    }
     if (plain)
-        unlink(name);
-    int fd = open(name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | (plain ? O_EXCL : 0), 0666);
+        unlink(path);
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | (plain ? O_EXCL : 0), 0666);
     char msg[NYTP_ERROR_MSG_MAX + 64];
     if (fd < 0) {
         int e = errno;
@@ -322,18 +333,18 @@ int open_output(pTHX_ int croak_on_error)
                  e == EEXIST && !S.addpid ? " (use the addpid option against concurrent writes)" : "");
         goto fail;
     }
-    nytp_out *o;
+    nytp_out *o = NULL;
     nytp_error err;
-    if (nytp_out_open_fd(&o, fd, true, &err) < 0)
-        goto fail_err;
+    bool ok = nytp_out_open_fd(&o, fd, true, &err) == NYTP_OK;
     /* sampling writes little, mostly as a file closes: no writer thread,
      * whose existence alone makes every malloc of the program dearer
      * (see timer.c) */
-    if (S.sample_hz)
+    if (ok && S.sample_hz)
         nytp_out_set_threads(o, false);
-    if (set_deflater(o, &err) < 0 || nytp_writer_open(&S.w, o, &err) < 0) {
-    fail_err:
+    if (!ok || set_deflater(o, &err) < 0 || nytp_writer_open(&S.w, o, &err) < 0) {
         close(fd);
+        if (path != name)
+            unlink(path);
         snprintf(msg, sizeof msg, "%s", err.msg);
         goto fail;
     }
@@ -341,10 +352,19 @@ int open_output(pTHX_ int croak_on_error)
     TRACE(1, "~ opened %s\n", name);
     write_header(aTHX); /* flushed: a file that cannot be written fails here */
     const nytp_error *e = nytp_writer_error(S.w);
+    if (!(e && e->status) && path != name && rename(path, name) < 0) {
+        snprintf(msg, sizeof msg, "renaming it from its temporary name: %s", strerror(errno));
+        nytp_writer_abort(S.w);
+        S.w = NULL;
+        unlink(path);
+        goto fail;
+    }
     if (e && e->status) {
         snprintf(msg, sizeof msg, "%s", e->msg);
         nytp_writer_abort(S.w);
         S.w = NULL;
+        if (path != name)
+            unlink(path);
         goto fail;
     }
     return 0;
