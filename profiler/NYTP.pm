@@ -411,7 +411,9 @@ statements, sub calls, call arcs and call events, the line ranges of
 all subs, and the source of the files it has data for.  A process killed
 with C<kill -9> loses only the file it was writing (it is cut short:
 readers keep what came before the cut); every file closed before reads
-without a warning.
+without a warning.  A new file is written under a hidden name
+(F<.FILE.N.PID.partial>) until its header is out, then renamed, so that
+no F<FILE.N> is ever empty.
 
 The rule for what is in progress at a rotation:
 
