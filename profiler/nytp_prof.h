@@ -171,6 +171,7 @@ struct profiler {
     void (*split_calls)(pTHX_ int64_t now); /* rotation: calls in progress */
     int start;
     int addpid, addtimestamp, savesrc, optimize, libcexit;
+    int savesrc_given;           /* savesrc= was given (sampling's default is 0) */
     int profiling;
     pid_t pid;
     volatile sig_atomic_t forked; /* set in a child by pthread_atfork */

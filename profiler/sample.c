@@ -510,6 +510,22 @@ static OP *pp_slowop_sampled(pTHX)
 
 /* ---- the profiler's interface ------------------------------------------------- */
 
+/* A string eval is compiled with perl keeping its lines when savesrc is
+ * not given (evals are not on disk): those of an eval that defines subs,
+ * as long as the subs live; not those of one that defines none, which a
+ * long-running program may run without end (SAVESRC_NOSUBS would keep
+ * them all).  A die while compiling leaves the flag on until the next
+ * eval returns. */
+static U32 perldb_base;
+
+static OP *pp_entereval_saving(pTHX)
+{
+    PL_perldb |= PERLDBf_SAVESRC;
+    OP *op = S.orig[OP_ENTEREVAL](aTHX);
+    PL_perldb = perldb_base;
+    return op;
+}
+
 static void sampler_stop(pTHX);
 static void sampler_atfork_child(void);
 static void sampler_forked(pTHX);
@@ -542,6 +558,10 @@ void sampler_init(pTHX)
         PL_ppaddr[OP_GOTO] = pp_leave_sampled;
     } else {
         PL_runops = sample_runops;
+    }
+    if (!S.savesrc_given && !(PL_perldb & PERLDBf_SAVESRC)) {
+        perldb_base = PL_perldb;
+        PL_ppaddr[OP_ENTEREVAL] = pp_entereval_saving;
     }
     /* output.c and rotate.c are below: they reach the sampler this way */
     S.on_stop = sampler_stop;

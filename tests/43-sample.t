@@ -68,7 +68,7 @@ for my $i (0 .. $#chunks) {
 }
 ok $lines > 0, "$lines lines with time";
 is $bare, 0, 'every TIME_LINE follows a DISCOUNT: time, and no statement counted';
-like $dump, qr/^SRC_LINE\t\d+\t\d+\t.*sub fifty/m, 'the source is saved';
+unlike $dump, qr/^SRC_LINE\t/m, 'the source of files is not saved (it is on disk) unless savesrc=1';
 
 # Devel::NYTProf's own readers open it without a word.
 ($st, $out, $err) = run_cmd([$^X, '-w', '-MDevel::NYTProf::Data', '-e',
@@ -237,6 +237,22 @@ ok $oi{'main::CORE:match'} && $oi{'main::CORE:match'}{excl} > 0.05, 'a regex mat
 my $dur = $o->{totals}{profiler_duration} // 0;
 ok $oi{'main::rec'} && $oi{'main::rec'}{incl} <= $dur * 1.01,
     'recursion: inclusive time of rec at most the time profiled';
+
+# Sources: of string evals that define subs (not on disk), of every file
+# with savesrc=1.
+my $evals = scratch_script('evals.pl', <<'PERL');
+use Time::HiRes qw(time);
+eval 'sub spin_in_eval { my $end = time + $_[0]; my $n = 0; while (time < $end) { $n++ } $n } 1' or die;
+spin_in_eval(0.2);
+PERL
+($st, $out, $err, $file) = nytp_profile('evals', $evals, 'sample=1000');
+is $st, 0, 'evals: profiled' or diag $err;
+($st, $dump) = run_cmd([$nytp, 'dump', $file]);
+like $dump, qr/^SRC_LINE\t\d+\t1\tsub spin_in_eval/m, 'the source of an eval that defines subs is saved';
+unlike $dump, qr/^SRC_LINE\t\d+\t\d+\tuse Time::HiRes/m, '... not that of the file';
+($st, $out, $err, $file) = nytp_profile('evals1', $evals, 'sample=1000:savesrc=1');
+($st, $dump) = run_cmd([$nytp, 'dump', $file]);
+like $dump, qr/^SRC_LINE\t\d+\t\d+\tuse Time::HiRes/m, 'savesrc=1: the file\'s source is saved too';
 
 # Options.
 for my $bad ('sample=abc', 'sample=20000', 'sample=-1') {

@@ -67,7 +67,7 @@ run($ARGV[0]);
 printf "run %.4f\n", time - $t;
 PERL
 
-for my $mode (['traced', ''], ['sampled', 'sample=1000:']) {
+for my $mode (['traced', ''], ['sampled', 'sample=1000:savesrc=1:']) {
     my ($what, $opt) = @$mode;
     my ($st, $out, $err, $file) = nytp_profile("rot-$what", $rot, "${opt}rotate=0.25", 1.1);
     is $st, 0, "$what: profiled" or diag $err;
