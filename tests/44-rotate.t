@@ -139,6 +139,16 @@ for my $opt ('', 'addpid=1:') {
     }
 }
 
+# addtimestamp: FILE.TIME, then FILE.TIME.1, ...
+{
+    my ($st, undef, $err, $file) = nytp_profile('stamp', $rot, 'sample=1000:addtimestamp=1:rotate=0.2', 0.5);
+    is $st, 0, 'addtimestamp: profiled' or diag $err;
+    my @base = grep { /^\Q$file\E\.\d{9,}$/ } glob "$file.*";
+    is scalar(@base), 1, 'addtimestamp: one FILE.TIME';
+    my @seg = segments($base[0] // '/none');
+    ok @seg >= 2 && -s $seg[1], 'addtimestamp: its segments are FILE.TIME.N (' . scalar(@seg) . ')';
+}
+
 # kill -9: every segment closed before it reads, the one being written is
 # cut (readers keep what came before, with a warning).
 {
