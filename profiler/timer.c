@@ -29,13 +29,16 @@
 
 atomic_int timer_due;
 
+#if defined(__linux__) && (defined(__x86_64__) || defined(__aarch64__))
+#define RAW_THREAD 1
+#endif
+
 static struct {
     atomic_int stop;             /* the thread should end */
     atomic_int parked;           /* it waits for the flag to fall */
     long period_ns;
     int running;                 /* a thread exists in this process */
-#if defined(__linux__) && (defined(__x86_64__) || defined(__aarch64__))
-#define RAW_THREAD 1
+#ifdef RAW_THREAD
     void *stack;
     size_t stack_size;
     volatile pid_t tid;          /* cleared by the kernel when it ends */
