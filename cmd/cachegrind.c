@@ -569,6 +569,10 @@ static int emit(cg_run *R, nytp_out *out)
     else
         snprintf(tick, sizeof tick, "%g s", 1 / tps);
     nytp_out_printf(out, "desc: Tick: %s of the profiler's clock (ticks_per_sec %.15g)\n", tick, tps);
+    char note[160];
+    if (cli_sampled_note(p, note, sizeof note))
+        nytp_out_printf(out, "desc: Sampled: %s (calls= are the calls the sampler saw, not how "
+                             "often each sub was called)\n", note);
     nytp_out_printf(out, "positions: line\nevent: Ticks : Ticks (%s each)\nevents: Ticks\n", tick);
 
     uint32_t cur_func = NYTP_NONE, cur_file = NYTP_NONE, cur_fl = NYTP_NONE;

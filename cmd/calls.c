@@ -19,7 +19,8 @@ static const char usage[] =
     "the exclusive ticks spent in the last sub along that path.  The same\n"
     "lines as Devel::NYTProf's nytprofcalls, which flame graph tools read.\n"
     "\n"
-    "  --calls           VALUE is the number of calls instead of ticks\n"
+    "  --calls           VALUE is the number of calls instead of ticks (not\n"
+    "                    for a sampled profile, whose counts are unknown)\n"
     "  --stable          sort the lines (default: tree order)\n"
     "  --max-recursion=N fold direct recursion deeper than N frames (default:\n"
     "                    1000; 0: never)\n"
@@ -376,6 +377,11 @@ int cmd_calls(int argc, char **argv)
     nytp_calltree *t = calls_load(argc - first, argv + first, o.strict, o.max_recursion, o.verbose, &rc);
     if (!t)
         return rc;
+    if (o.by_calls && nytp_calltree_sample_hz(t, NULL) > 0) {
+        cli_error("--calls: the profile was sampled, its call counts are unknown");
+        nytp_calltree_free(t);
+        return EXIT_USAGE;
+    }
     nytp_out *out = cli_output_open(o.output);
     if (!out) {
         nytp_calltree_free(t);

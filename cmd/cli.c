@@ -969,6 +969,38 @@ nytp_profile *cli_load_profile_with(int nfiles, char **files, bool strict,
     return p;
 }
 
+/* Append to buf (of size bytes, n used), cut to fit. */
+static void __attribute__((format(printf, 4, 5)))
+note_add(char *buf, size_t size, size_t *n, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(buf + *n, size - *n, fmt, ap);
+    va_end(ap);
+    if (k > 0)
+        *n = (size_t)k < size - *n ? *n + (size_t)k : size - 1;
+}
+
+const char *cli_sampled_note(const nytp_profile *p, char *buf, size_t size)
+{
+    if (!p->counts_unknown || !size)
+        return NULL;
+    size_t n = 0;
+    buf[0] = 0;
+    if (p->n_sampled < p->n_inputs)
+        note_add(buf, size, &n, "%u of %u inputs ", p->n_sampled, p->n_inputs);
+    if (p->sample_hz_mixed)
+        note_add(buf, size, &n, "sampled at several rates");
+    else
+        note_add(buf, size, &n, "sampled at %.0f Hz", p->sample_hz);
+    note_add(buf, size, &n, ", %llu samples", (unsigned long long)p->samples);
+    if (p->n_sample_counts < p->n_sampled)
+        note_add(buf, size, &n, " (%u cut short: their samples not counted)",
+                 p->n_sampled - p->n_sample_counts);
+    note_add(buf, size, &n, "; counts unknown");
+    return buf;
+}
+
 /* ---- directory outputs ---------------------------------------------------- */
 
 #define MARKER ".nytp-report"

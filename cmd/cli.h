@@ -165,6 +165,12 @@ nytp_profile *cli_load_profile_with(int nfiles, char **files, bool strict,
                                     int (*on_chunk)(void *ctx, const nytp_chunk *c), void *ctx,
                                     int *rc);
 
+/* What a report says of a sampled profile (nytp_profile's counts_unknown):
+ * "sampled at 1000 Hz, 2000 samples", with how many of the inputs were
+ * when only some were, the rates when they differ, and that an input cut
+ * short has no count.  NULL (buf untouched) for a profile not sampled. */
+const char *cli_sampled_note(const nytp_profile *p, char *buf, size_t size);
+
 /* Fold the files of p that are one file named several ways ("/a/./b.pl",
  * "/a//b.pl", a symlink to it) into the first of them: the same real
  * path when the file exists, else the same name once "//" and "/./" are

@@ -309,7 +309,10 @@ static char *no_source_message(csv_run *R, const nytp_file *f, int err)
 
 /* ---- one report --------------------------------------------------------- */
 
-static int put_row(nytp_out *out, const nytp_linestat *st, double evtime, span code)
+/* counts_unknown: a sampled profile, whose lines have a time and an
+ * unknown count: the calls and time/call fields are left empty. */
+static int put_row(nytp_out *out, const nytp_linestat *st, double evtime, span code,
+                   bool counts_unknown)
 {
     double time = (st ? st->time : 0) + evtime;
     double calls = st ? (double)(st->count ? st->count : 1) : 0;
@@ -327,7 +330,10 @@ static int put_row(nytp_out *out, const nytp_linestat *st, double evtime, span c
     if (!o)
         return -1;
     char *start = o;
-    o += snprintf(o, 120, "%f,%g,%f,", time, calls, calls != 0 ? time / calls : 0.0);
+    if (counts_unknown)
+        o += snprintf(o, 120, "%f,,,", time);
+    else
+        o += snprintf(o, 120, "%f,%g,%f,", time, calls, calls != 0 ? time / calls : 0.0);
     if (quote) {
         *o++ = '"';
         for (size_t k = 0; k < len; k++) {
@@ -516,6 +522,9 @@ static int write_report(csv_run *R, const nytp_file *f, const char *level)
         }
         if (R->sawampersand_fid == f->fid)
             nytp_out_write(out, sawampersand, sizeof sawampersand - 1);
+        char note[160];
+        if (cli_sampled_note(p, note, sizeof note))
+            nytp_out_printf(out, "# NOTE: %s: calls and time/call are left empty\n", note);
     }
     bool prev_empty = false;
     for (uint32_t i = 0; i < R->n_lines && !st; lineno++) {
@@ -526,7 +535,7 @@ static int write_report(csv_run *R, const nytp_file *f, const char *level)
                     !(lineno <= max && R->has[lineno]);
         bool data = lineno <= max && R->has[lineno];
         const nytp_linestat *ls = data ? nytp_lines_get(L, lineno) : NULL;
-        st = put_row(out, ls, data ? R->evtime[lineno] : 0, line);
+        st = put_row(out, ls, data ? R->evtime[lineno] : 0, line, p->counts_unknown);
         if (skip)
             while (i < R->n_lines && blank(R->lines[i]) && !(lineno + 1 <= max && R->has[lineno + 1])) {
                 i++;

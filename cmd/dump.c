@@ -362,6 +362,9 @@ static int dump_data(struct dump_opts *o, int nfiles, char **files)
     nytp_profile *p = cli_load_profile(nfiles, files, o->strict, &rc);
     if (!p)
         return rc;
+    char note[160];
+    if (cli_sampled_note(p, note, sizeof note))
+        cli_note("%s (the counts below are the calls the sampler saw, and 0 statements)", note);
     if (o->collapse)
         nytp_profile_collapse_evals(p);
 

@@ -148,6 +148,20 @@ int cmd_flame(int argc, char **argv)
     nytp_calltree *t = calls_load(argc - first, argv + first, o.strict, o.max_recursion, false, &rc);
     if (!t)
         return rc;
+    uint64_t samples;
+    double hz = nytp_calltree_sample_hz(t, &samples);
+    char note[96];
+    if (hz > 0) {
+        if (o.so.by_calls) {
+            cli_error("--calls: the profile was sampled, its call counts are unknown");
+            nytp_calltree_free(t);
+            return EXIT_USAGE;
+        }
+        o.so.counts_unknown = true;
+        snprintf(note, sizeof note, "sampled at %.0f Hz, %llu samples", hz,
+                 (unsigned long long)samples);
+        o.so.subtitle_note = note;
+    }
     nytp_out *out = cli_output_open(o.output);
     if (!out) {
         nytp_calltree_free(t);

@@ -637,6 +637,19 @@ static void put_stats(writer *w, const frame *f)
     nytp_out *out = w->out;
     double val = w->o->by_calls ? (double)f->total_calls : f->total_excl;
     double pct = w->total > 0 ? 100.0 * val / w->total : 0;
+    if (w->o->counts_unknown) { /* sampled: times only */
+        put_duration(out, f->total_excl, w->tps);
+        if (f->depth == 0)
+            nytp_out_printf(out, " (100%%; click to reset the zoom)");
+        else if (f->name == NONE)
+            nytp_out_printf(out, ", %.2f%%, %llu narrow frames merged", pct,
+                            (unsigned long long)f->n_merged);
+        else {
+            nytp_out_printf(out, " (%.2f%%), self ", pct);
+            put_duration(out, f->excl, w->tps);
+        }
+        return;
+    }
     if (f->depth == 0) {
         if (w->o->by_calls)
             nytp_out_printf(out, "%llu calls, ", (unsigned long long)f->total_calls);

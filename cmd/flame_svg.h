@@ -61,6 +61,7 @@ typedef struct flame_svg_opts {
                     size_t note_size);
     void *style_ctx;
     const char *subtitle_note;  /* appended to the subtitle (a legend); NULL: none */
+    bool counts_unknown;        /* a sampled profile: no call counts are shown */
 } flame_svg_opts;
 
 /* Fill o with the defaults (all of the above zero/NULL, minwidth -1). */

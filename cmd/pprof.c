@@ -41,7 +41,8 @@ static const char usage[] =
     "  -h, --help        this help\n"
     "\n"
     "Each call path of the sub return events (the paths of 'nytp calls') is\n"
-    "a sample with its exclusive wall time in nanoseconds and its calls, the\n"
+    "a sample with its exclusive wall time in nanoseconds and its calls (not\n"
+    "for a profile made by sampling, whose counts are unknown), the\n"
     "time split over the sub's lines as their statement times are (so\n"
     "'go tool pprof -list SUB' shows time per line).  A\n"
     "profile without call events (calls=0) gets caller;called paths from the\n"
@@ -317,7 +318,8 @@ static void write_sample(pprof *P, const uint64_t *locs_leaf_first, uint32_t n, 
     pb_bytes(&P->msg, 1, P->packed.p, P->packed.n);
     P->packed.n = 0;
     pb_varint(&P->packed, ns);
-    pb_varint(&P->packed, calls);
+    if (!P->x->p->counts_unknown) /* a sampled profile has no calls values */
+        pb_varint(&P->packed, calls);
     pb_bytes(&P->msg, 2, P->packed.p, P->packed.n);
     if (P->packed.oom)
         P->oom = true;
@@ -539,7 +541,8 @@ static int write_pprof(pprof *P)
     export_profile *x = P->x;
     str_idx(P, "", 0);
     value_type(P, 1, "wall", "nanoseconds");
-    value_type(P, 1, "calls", "count");
+    if (!x->p->counts_unknown) /* sampled: how often subs were called is not known */
+        value_type(P, 1, "calls", "count");
     int st = 0;
     if (x->returns)
         st = nytp_calltree_walk(x->t, 0, on_node, P);

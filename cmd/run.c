@@ -5,6 +5,7 @@
  * program's status.  The profiler is looked for next to this binary: in a
  * build tree (build/nytp -> build/perl) or under the installed prefix
  * (bin/nytp -> <perl site arch dir>); failing both, perl's @INC. */
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -48,6 +49,12 @@ static const char usage[] =
     "                     they name sigexit, nytp run adds sigexit=INT,HUP,TERM\n"
     "                     (the profile stays complete when the program is\n"
     "                     killed by one of them; sigexit=0: not caught)\n"
+    "  --sample[=HZ]      sample instead of tracing every statement and call\n"
+    "                     (HZ times a second, default 1000): a few per cent of\n"
+    "                     run time, times estimated, counts unknown\n"
+    "  --rotate=SECONDS   every SECONDS close the profile as a complete one of\n"
+    "                     that interval and go on in FILE.1, FILE.2, ...\n"
+    "                     (a child: FILE.PID.1, ...); 'nytp top FILE*' adds them\n"
     "  --children         run COMMAND as it is and profile every perl it starts\n"
     "                     (PERL5OPT), each into FILE.PID: e.g. 'nytp run\n"
     "                     --children -o t.out prove -r t/', then 'nytp html t.out.*'\n"
@@ -65,13 +72,15 @@ static const char usage[] =
     "their master): after a signal passed on, as long as they run (signals go\n"
     "to them too), else up to 5 seconds.\n";
 
-enum { OPT_NYTPROF = 256, OPT_PERL, OPT_CHILDREN };
+enum { OPT_NYTPROF = 256, OPT_PERL, OPT_CHILDREN, OPT_SAMPLE, OPT_ROTATE };
 
 struct run_opts {
     const char *output;
     const char *nytprof;
     const char *perl;
     bool children;
+    unsigned long sample_hz;   /* 0: not given */
+    const char *rotate;        /* as given, checked */
 };
 
 static void on_opt(int opt, const char *arg, void *ctx)
@@ -82,6 +91,21 @@ static void on_opt(int opt, const char *arg, void *ctx)
     case OPT_NYTPROF: o->nytprof = arg; break;
     case OPT_PERL: o->perl = arg; break;
     case OPT_CHILDREN: o->children = true; break;
+    case OPT_SAMPLE: {
+        char *end;
+        o->sample_hz = arg ? strtoul(arg, &end, 10) : 1000;
+        if (arg && (!*arg || *end || o->sample_hz < 1 || o->sample_hz > 10000))
+            cli_usage_error("--sample takes a rate in Hz from 1 to 10000, not '%s'", arg);
+        break;
+    }
+    case OPT_ROTATE: {
+        char *end;
+        double secs = strtod(arg, &end);
+        if (!*arg || *end || !(secs >= 0.01 && secs <= 1e7))
+            cli_usage_error("--rotate takes seconds (0.01 or more), not '%s'", arg);
+        o->rotate = arg;
+        break;
+    }
     }
 }
 
@@ -159,7 +183,7 @@ static void split_args(int argc, char **argv, struct split *sp)
         sp->ours[sp->nours++] = argv[i];
         /* options that take their value in the next word */
         if ((strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0 || strcmp(a, "--nytprof") == 0
-             || strcmp(a, "--perl") == 0)
+             || strcmp(a, "--perl") == 0 || strcmp(a, "--rotate") == 0)
             && i + 1 < argc)
             sp->ours[sp->nours++] = argv[++i];
     }
@@ -483,8 +507,8 @@ static bool digit_parts(const char *tail, bool segments)
 
 /* Calls fn for every profile FILE.N (N digits: a child's pid, or
  * addpid/addtimestamp's; with segments, also FILE.N.M...: a process's
- * profile cut in segments) written since the run started, in name order,
- * with the number N.  Returns how many. */
+ * profile cut in segments) written since the run started, in version order
+ * (FILE.2 before FILE.10), with the number N.  Returns how many. */
 static int each_pid_profile(const char *profile, const struct timespec *since, bool segments,
                             void (*fn)(const char *path, long long n, void *ctx), void *ctx)
 {
@@ -498,7 +522,7 @@ static int each_pid_profile(const char *profile, const struct timespec *since, b
         *slash = 0;
     size_t blen = strlen(base);
     struct dirent **list;
-    int n = scandir(dir, &list, NULL, alphasort);
+    int n = scandir(dir, &list, NULL, versionsort);
     int count = 0;
     for (int i = 0; i < n; i++) {
         const char *name = list[i]->d_name;
@@ -519,6 +543,8 @@ static int each_pid_profile(const char *profile, const struct timespec *since, b
     }
     if (n >= 0)
         free(list);
+    if (count > 20)
+        cli_note("... and %d more profiles named %s.N", count - 20, profile);
     free(copy);
     return count;
 }
@@ -664,11 +690,16 @@ struct report_ctx {
     int sig;
     const char *opts;
     const struct leftovers *left;
+    int seen;                    /* the first REPORT_MAX are named */
 };
+
+#define REPORT_MAX 20
 
 static void report_one(const char *path, long long n, void *ctx)
 {
-    const struct report_ctx *r = ctx;
+    struct report_ctx *r = ctx;
+    if (r->seen++ >= REPORT_MAX)
+        return;
     pid_t running = 0, writer = r->left->n ? profile_writer(path, n) : 0;
     for (int i = 0; i < r->left->n; i++)
         if (r->left->pid[i] > 0 && r->left->pid[i] == writer)
@@ -683,6 +714,8 @@ int cmd_run(int argc, char **argv)
         {"nytprof", required_argument, NULL, OPT_NYTPROF},
         {"perl", required_argument, NULL, OPT_PERL},
         {"children", no_argument, NULL, OPT_CHILDREN},
+        {"sample", optional_argument, NULL, OPT_SAMPLE},
+        {"rotate", required_argument, NULL, OPT_ROTATE},
         {NULL, 0, NULL, 0},
     };
     struct run_opts o = {0};
@@ -752,6 +785,19 @@ int cmd_run(int argc, char **argv)
     char *abs_profile = profile ? absolute_path(profile) : NULL;
     if (abs_profile) {
         char *all = with_file(opts, abs_profile);
+        free(opts);
+        opts = all;
+    }
+    if (opts && (o.sample_hz || o.rotate)) { /* after --nytprof: these win */
+        size_t n = strlen(opts) + (o.rotate ? strlen(o.rotate) : 0) + 40;
+        char *all = malloc(n);
+        if (all) {
+            int k = snprintf(all, n, "%s", opts);
+            if (o.sample_hz)
+                k += snprintf(all + k, n - (size_t)k, "%ssample=%lu", k ? ":" : "", o.sample_hz);
+            if (o.rotate)
+                snprintf(all + k, n - (size_t)k, "%srotate=%s", k ? ":" : "", o.rotate);
+        }
         free(opts);
         opts = all;
     }
@@ -896,14 +942,16 @@ int cmd_run(int argc, char **argv)
                && !(had_old && sb.st_ino == old.st_ino && sb.st_mtim.tv_sec == old.st_mtim.tv_sec
                     && sb.st_mtim.tv_nsec == old.st_mtim.tv_nsec))
         named += report_profile(profile, sig, opts, 0);
-    struct report_ctx rc_ctx = {sig, opts, &left};
-    named += each_pid_profile(profile, &started, false, report_one, &rc_ctx);
+    struct report_ctx rc_ctx = {sig, opts, &left, 0};
+    named += each_pid_profile(profile, &started, true, report_one, &rc_ctx);
+    if (rc_ctx.seen > REPORT_MAX)
+        cli_note("... and %d more profiles named %s.N", rc_ctx.seen - REPORT_MAX, profile);
     if (!named)
         cli_note("no profile was written (expected %s%s)", profile,
                  o.children ? ".PID: did the command start perl?" : "");
-    else if (o.children && named > 1)
-        cli_note("%d profiles: 'nytp top %s.*' or 'nytp html %s.*' reports them together", named,
-                 profile, profile);
+    else if ((o.children || o.rotate) && named > 1) /* rotating, FILE itself is one */
+        cli_note("%d profiles: 'nytp top %s%s' or 'nytp html %s%s' reports them together", named,
+                 profile, o.rotate ? "*" : ".*", profile, o.rotate ? "*" : ".*");
     free(left.pid);
     free(left.detached);
     free(abs_profile);

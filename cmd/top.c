@@ -33,7 +33,8 @@ static const char usage[] =
     "\n"
     "  -n, --count=N     rows per table (default 20; 0: all)\n"
     "  --by=KEY          sort by excl (default), incl or calls (lines and files:\n"
-    "                    by statements executed)\n"
+    "                    by statements executed; not for a sampled profile,\n"
+    "                    whose counts are unknown and shown as ?)\n"
     "  --lines           only the lines table\n"
     "  --json            one JSON document instead of tables\n"
     "  --strict          a truncated profile is an error (exit 1)\n"
@@ -436,6 +437,15 @@ static size_t limit(const top *T, size_t n)
     return T->o->n && T->o->n < n ? T->o->n : n;
 }
 
+/* A count, or null where counts are unknown (a sampled profile). */
+static void jcount(json *j, const top *T, uint64_t v)
+{
+    if (T->p->counts_unknown)
+        json_null(j);
+    else
+        json_u64(j, v);
+}
+
 static void rows_subs(top *T, json *j)
 {
     const nytp_profile *p = T->p;
@@ -458,7 +468,7 @@ static void rows_subs(top *T, json *j)
         else
             json_u64(j, s->first_line);
         json_key(j, "calls");
-        json_u64(j, s->calls);
+        jcount(j, T, s->calls);
         json_key(j, "excl");
         json_num(j, s->excl);
         json_key(j, "incl");
@@ -489,7 +499,10 @@ static void rows_lines(top *T, json *j)
         json_key(j, "time");
         json_num(j, r->time);
         json_key(j, "count");
-        json_i64(j, r->count);
+        if (T->p->counts_unknown)
+            json_null(j);
+        else
+            json_i64(j, r->count);
         json_key(j, "share");
         json_num(j, share(r->time, T->stmt_total));
         json_key(j, "source");
@@ -517,7 +530,10 @@ static void rows_files(top *T, json *j)
         json_key(j, "time");
         json_num(j, r->time);
         json_key(j, "count");
-        json_i64(j, r->count);
+        if (T->p->counts_unknown)
+            json_null(j);
+        else
+            json_i64(j, r->count);
         json_key(j, "share");
         json_num(j, share(r->time, T->stmt_total));
         json_end(j);
@@ -536,7 +552,7 @@ static void rows_packages(top *T, json *j)
         json_key(j, "subs");
         json_u64(j, r->subs);
         json_key(j, "calls");
-        json_u64(j, r->calls);
+        jcount(j, T, r->calls);
         json_key(j, "excl");
         json_num(j, r->excl);
         json_key(j, "share");
@@ -564,14 +580,32 @@ static void write_json(top *T, nytp_out *out)
     json_key(&j, "sub_excl");
     json_num(&j, T->sub_total);
     json_key(&j, "sub_calls");
-    json_u64(&j, T->calls_total);
+    jcount(&j, T, T->calls_total);
     json_key(&j, "statements");
     json_num(&j, T->stmt_total);
     json_key(&j, "statements_executed");
-    json_i64(&j, T->stmt_count);
+    if (p->counts_unknown)
+        json_null(&j);
+    else
+        json_i64(&j, T->stmt_count);
     json_key(&j, "profiler_duration");
     json_num(&j, p->profiler_duration);
     json_end(&j);
+    if (p->counts_unknown) {
+        /* a sampled profile: its counts above are null (unknown) */
+        json_key(&j, "sampled");
+        json_object(&j);
+        json_key(&j, "hz");
+        if (p->sample_hz_mixed)
+            json_null(&j);
+        else
+            json_num(&j, p->sample_hz);
+        json_key(&j, "samples");
+        json_u64(&j, p->samples);
+        json_key(&j, "inputs");
+        json_u64(&j, p->n_sampled);
+        json_end(&j);
+    }
     json_key(&j, "rows");
     json_object(&j);
     json_key(&j, "subs");
@@ -625,6 +659,15 @@ static void cell_u(nytp_out *out, uint64_t v, size_t cols)
     char b[32];
     snprintf(b, sizeof b, "%llu", (unsigned long long)v);
     cell_text(out, b, cols);
+}
+
+/* A count, or "?" where counts are unknown (a sampled profile). */
+static void cell_count(const top *T, nytp_out *out, uint64_t v, size_t cols)
+{
+    if (T->p->counts_unknown)
+        cell_text(out, "?", cols);
+    else
+        cell_u(out, v, cols);
 }
 
 /* The colour of a row by its share: hot, warm, or none. */
@@ -739,7 +782,7 @@ static void text_subs(top *T, nytp_out *out)
         nytp_out_write(out, " ", 1);
         cell_pct(out, share(s->incl, T->sub_total), 6);
         nytp_out_write(out, " ", 1);
-        cell_u(out, s->calls, 8);
+        cell_count(T, out, s->calls, 8);
         nytp_out_write(out, "  ", 2);
         {
             size_t w = widths[i];
@@ -814,7 +857,7 @@ static void text_lines(top *T, nytp_out *out)
         nytp_out_write(out, " ", 1);
         cell_pct(out, pct, 6);
         nytp_out_write(out, " ", 1);
-        cell_u(out, r->count < 0 ? 0 : (uint64_t)r->count, 8);
+        cell_count(T, out, r->count < 0 ? 0 : (uint64_t)r->count, 8);
         nytp_out_write(out, "  ", 2);
         term_sgr(&T->t, out, TERM_RESET);
         /* file:line, the file cut at its start when too long */
@@ -887,7 +930,7 @@ static void text_files(top *T, nytp_out *out)
         nytp_out_write(out, " ", 1);
         cell_pct(out, pct, 6);
         nytp_out_write(out, " ", 1);
-        cell_u(out, r->count < 0 ? 0 : (uint64_t)r->count, 8);
+        cell_count(T, out, r->count < 0 ? 0 : (uint64_t)r->count, 8);
         nytp_out_write(out, "  ", 2);
         const char *file = T->shown[r->fid];
         size_t room = rest(T, fixed);
@@ -926,7 +969,7 @@ static void text_packages(top *T, nytp_out *out)
         nytp_out_write(out, " ", 1);
         cell_pct(out, pct, 6);
         nytp_out_write(out, " ", 1);
-        cell_u(out, r->calls, 8);
+        cell_count(T, out, r->calls, 8);
         nytp_out_write(out, " ", 1);
         cell_u(out, r->subs, 6);
         nytp_out_write(out, "  ", 2);
@@ -949,10 +992,15 @@ static void write_text(top *T, nytp_out *out)
     *term_dur(subs, T->sub_total, false) = 0;
     *term_dur(wall, p->profiler_duration, false) = 0;
     term_sgr(&T->t, out, TERM_BOLD);
-    nytp_out_printf(out, "%s of statements (%lld executed), %s in subs (%llu calls), %s "
-                         "profiled%s",
-                    stmts, (long long)T->stmt_count, subs, (unsigned long long)T->calls_total,
-                    wall, p->complete ? "" : "; the profile is incomplete");
+    char note[160];
+    if (cli_sampled_note(p, note, sizeof note))
+        nytp_out_printf(out, "%s of statements, %s in subs, %s profiled%s; %s", stmts, subs, wall,
+                        p->complete ? "" : "; the profile is incomplete", note);
+    else
+        nytp_out_printf(out, "%s of statements (%lld executed), %s in subs (%llu calls), %s "
+                             "profiled%s",
+                        stmts, (long long)T->stmt_count, subs, (unsigned long long)T->calls_total,
+                        wall, p->complete ? "" : "; the profile is incomplete");
     term_sgr(&T->t, out, TERM_RESET);
     nytp_out_write(out, "\n", 1);
     if (!T->o->lines_only)
@@ -1021,6 +1069,11 @@ int cmd_top(int argc, char **argv)
     nytp_profile *p = cli_load_profile(argc - first, argv + first, o.strict, &rc);
     if (!p)
         return rc;
+    if (o.by == BY_CALLS && p->counts_unknown) {
+        cli_error("--by=calls: the profile was sampled, its counts are unknown");
+        nytp_profile_free(p);
+        return EXIT_USAGE;
+    }
     top T;
     memset(&T, 0, sizeof T);
     T.p = p;

@@ -27,7 +27,7 @@ declare -gA _nytp_options=(
     [merge]='--strict --compress=:level -v --verbose -f:profile --file=:profile -o:file --out=:file --output=:file -h --help'
     [calls]='--calls --stable --max-recursion=:number --strict -v --verbose -f:profile --file=:profile -o:file --out=:file --output=:file -h --help'
     [flame]='--svg --calls --title=:text --width=:number --minwidth=:number --inverted --filter=:regex --link-template=:url --stable --max-recursion=:number --strict -f:profile --file=:profile -o:file --out=:file --output=:file -h --help'
-    [run]='-o:file --out=:file --output=:file --nytprof=:options --children --perl=:file -I:dir -M:module -m:module -e:code -E:code -w -W -X -t -T -h --help'
+    [run]='-o:file --out=:file --output=:file --nytprof=:options --sample --sample=:number --rotate=:number --children --perl=:file -I:dir -M:module -m:module -e:code -E:code -w -W -X -t -T -h --help'
     [html]='-f:profile --file=:profile -o:dir --out=:dir --output=:dir -l:dir --lib=:dir -d --delete --open -m --minimal --no-flame --flamewidth=:number --no-mergeevals --dot --max-recursion=:number --base=:profile --normalize --strict -h --help'
     [top]='-n:number --count=:number --by=:by --lines --json --strict -f:profile --file=:profile -o:file --out=:file --output=:file -h --help'
     [diff]='--by=:diffby --normalize --sum --strip=:dir --map=:text --alpha=:number -n:number --count=:number --json --svg --title=:text --fail-above=:percent --min-time=:time --strict -f:profile --file=:profile -o:file --out=:file --output=:file -h --help'
@@ -37,12 +37,12 @@ declare -gA _nytp_options=(
 # those that take one of a few.
 _nytp_profiler_options=(file addpid addtimestamp compress calls stmts subs leave blocks slowops
     savesrc start clock forkdepth nameevals nameanonsubs sigexit posix_exit use_db_sub findcaller
-    optimize endatexit libcexit trace log usecputime)
+    optimize endatexit libcexit trace log usecputime sample rotate)
 declare -gA _nytp_profiler_values=([calls]='0 1 2' [slowops]='0 1 2' [compress]='0 1 2 3 4 5 6 7 8 9'
     [start]='begin init end no' [stmts]='0 1' [subs]='0 1' [leave]='0 1' [blocks]='0 1' [savesrc]='0 1'
     [addpid]='0 1' [addtimestamp]='0 1' [nameevals]='0 1' [nameanonsubs]='0 1' [posix_exit]='0 1'
     [use_db_sub]='0 1' [findcaller]='0 1' [optimize]='0 1' [endatexit]='0 1' [libcexit]='0 1'
-    [usecputime]='0 1' [sigexit]='1 0 INT,TERM,HUP')
+    [usecputime]='0 1' [sigexit]='1 0 INT,TERM,HUP' [sample]='100 1000')
 
 # The kind of a command's operand when it is not a profile.
 declare -gA _nytp_operand=(

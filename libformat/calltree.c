@@ -67,6 +67,8 @@ struct nytp_calltree {
     uint32_t max_depth;
     double ticks_per_sec;
     uint32_t last_name;         /* of the last return added; NONE: none yet */
+    double sample_hz;           /* of the first sampled input; 0: none */
+    uint64_t samples;           /* sample_count attributes, summed */
 };
 
 /* ---- growing arrays ------------------------------------------------------ */
@@ -677,15 +679,20 @@ int nytp_calltree_add_chunk(nytp_calltree *t, const nytp_chunk *c)
     if (c->tag == NYTP_TAG_SUB_RETURN)
         return nytp_calltree_add_return(t, c->u.sub_return.depth, c->u.sub_return.incl,
                                         c->u.sub_return.excl, c->u.sub_return.name);
-    if (c->tag == NYTP_TAG_ATTRIBUTE && c->u.kv.key.len == 13 &&
-        memcmp(c->u.kv.key.ptr, "ticks_per_sec", 13) == 0 && c->u.kv.value.len < 40) {
-        char b[48];
-        memcpy(b, c->u.kv.value.ptr, c->u.kv.value.len);
-        b[c->u.kv.value.len] = 0;
-        double v = strtod(b, NULL);
-        if (v > 0)
-            t->ticks_per_sec = v;
-    }
+    if (c->tag != NYTP_TAG_ATTRIBUTE || c->u.kv.value.len >= 40)
+        return NYTP_OK;
+    char b[48];
+    memcpy(b, c->u.kv.value.ptr, c->u.kv.value.len);
+    b[c->u.kv.value.len] = 0;
+    double v = strtod(b, NULL);
+    if (!(v > 0 && v < 1e19))
+        return NYTP_OK;
+    if (c->u.kv.key.len == 13 && memcmp(c->u.kv.key.ptr, "ticks_per_sec", 13) == 0)
+        t->ticks_per_sec = v;
+    else if (c->u.kv.key.len == 9 && memcmp(c->u.kv.key.ptr, "sample_hz", 9) == 0 && !t->sample_hz)
+        t->sample_hz = v;
+    else if (c->u.kv.key.len == 12 && memcmp(c->u.kv.key.ptr, "sample_count", 12) == 0)
+        t->samples += (uint64_t)v;
     return NYTP_OK;
 }
 
@@ -753,6 +760,13 @@ uint32_t nytp_calltree_last_name(const nytp_calltree *t)
 double nytp_calltree_ticks_per_sec(const nytp_calltree *t)
 {
     return t->ticks_per_sec;
+}
+
+double nytp_calltree_sample_hz(const nytp_calltree *t, uint64_t *samples)
+{
+    if (samples)
+        *samples = t->samples;
+    return t->sample_hz;
 }
 
 nytp_str nytp_calltree_name(const nytp_calltree *t, uint32_t id)

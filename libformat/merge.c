@@ -299,7 +299,7 @@ static enum kv_rule rule_of(const char *key)
             return KV_FIXED;
     if (strcmp(key, "basetime") == 0)
         return KV_MIN;
-    if (strcmp(key, "cumulative_overhead_ticks") == 0)
+    if (strcmp(key, "cumulative_overhead_ticks") == 0 || strcmp(key, "sample_count") == 0)
         return KV_SUM;
     if (strncmp(key, "sawampersand_", 13) == 0)
         return KV_FIRST;

@@ -268,6 +268,10 @@ typedef struct loader {
     kmap listed;             /* (owner, id): id is in a long list (see listed_has) */
     bool first_input;
     bool oom;
+    bool sampled;            /* a sample_hz attribute was seen */
+    bool have_samples;       /* and a sample_count */
+    double sample_hz;
+    uint64_t samples;
 } loader;
 /* Where the reader is: the chunk being applied. */
 static void set_where(nytp_error *e, nytp_reader *r)
@@ -554,10 +558,35 @@ static void set_ticks_per_sec(loader *L, double t)
         L->secs_of[i] = (double)i / t;
 }
 
+static bool kv_key_is(const nytp_chunk *c, const char *key)
+{
+    size_t n = strlen(key);
+    return c->u.kv.key.len == n && memcmp(c->u.kv.key.ptr, key, n) == 0;
+}
+
+/* An attribute's value as a number (0 when it is none). */
+static double kv_number(const nytp_chunk *c)
+{
+    char buf[32];
+    size_t n = c->u.kv.value.len < sizeof buf - 1 ? c->u.kv.value.len : sizeof buf - 1;
+    memcpy(buf, c->u.kv.value.ptr, n);
+    buf[n] = 0;
+    char *end;
+    double v = strtod(buf, &end);
+    return end != buf && v >= 0 && v < 1e19 ? v : 0;
+}
+
 static void on_attribute(loader *L, const nytp_chunk *c)
 {
     if (!L->first_input)
         check_agreement(L, c);
+    if (kv_key_is(c, "sample_hz")) {
+        L->sampled = true;
+        L->sample_hz = kv_number(c);
+    } else if (kv_key_is(c, "sample_count")) {
+        L->have_samples = true;
+        L->samples = (uint64_t)kv_number(c);
+    }
     if (c->u.kv.key.len == 13 && memcmp(c->u.kv.key.ptr, "ticks_per_sec", 13) == 0) {
         char buf[32];
         size_t n = c->u.kv.value.len < sizeof buf - 1 ? c->u.kv.value.len : sizeof buf - 1;
@@ -1088,6 +1117,18 @@ int nytp_profile_load_reader(nytp_profile *p, nytp_reader *r, const char *name,
         sort_src(&p->files[fid].src);
     }
     p->n_inputs++;
+    if (L.sampled) {
+        p->counts_unknown = true;
+        if (!p->n_sampled)
+            p->sample_hz = L.sample_hz;
+        else if (p->sample_hz != L.sample_hz)
+            p->sample_hz_mixed = true;
+        p->n_sampled++;
+        if (L.have_samples) {
+            p->samples += L.samples;
+            p->n_sample_counts++;
+        }
+    }
     if (st == NYTP_END)
         return NYTP_OK;
     if (st == NYTP_E_TRUNCATED) {

@@ -61,12 +61,29 @@ static void set_option(pTHX_ const char *name, const char *value)
             S.start = START_NO;
         else
             croak("Devel::NYTP: option 'start' has invalid value '%s'", value);
+    } else if (strcmp(name, "sample") == 0) {
+        char *end;
+        long hz = strtol(value, &end, 10);
+        if (*end || hz < 0 || hz > 10000)
+            croak("Devel::NYTP: option 'sample' wants a rate in Hz from 1 to 10000 (0: off), "
+                  "not '%s'", value);
+        if (S.initialised && (unsigned)hz != S.sample_hz)
+            croak("Devel::NYTP: option 'sample' cannot change once profiling has started");
+        S.sample_hz = (unsigned)hz;
+    } else if (strcmp(name, "rotate") == 0) {
+        char *end;
+        double secs = strtod(value, &end);
+        if (*end || !(secs >= 0) || secs > 1e7 || (secs > 0 && secs < 0.01))
+            croak("Devel::NYTP: option 'rotate' wants seconds (0.01 or more; 0: off), not '%s'",
+                  value);
+        S.rotate_ticks = (int64_t)(secs * TICKS_PER_SEC);
     } else if (strcmp(name, "addpid") == 0) {
         S.addpid = atoi(value) != 0;
     } else if (strcmp(name, "addtimestamp") == 0) {
         S.addtimestamp = atoi(value) != 0;
     } else if (strcmp(name, "savesrc") == 0) {
         S.savesrc = atoi(value) != 0;
+        S.savesrc_given = 1;
     } else if (strcmp(name, "optimize") == 0 || strcmp(name, "optimise") == 0) {
         S.optimize = atoi(value) != 0;
     } else if (strcmp(name, "endatexit") == 0) {
@@ -162,6 +179,13 @@ static int init_profiler(pTHX)
     S.cv_finish = SvREFCNT_inc(cv_named(aTHX_ "DB::finish_profile"));
     S.cv_enable = SvREFCNT_inc(cv_named(aTHX_ "DB::enable_profile"));
 
+    /* Sampling keeps the source of string evals only, unless savesrc= says
+     * otherwise: perl keeping every line of every file it compiles, and
+     * the profile carrying them, costs more than sampling itself (186 M
+     * instructions more to load Perl::Tidy, 164 M of them the source);
+     * reports read files from disk. */
+    if (S.sample_hz && !S.savesrc_given)
+        S.savesrc = 0;
     /* $^P: keep perl's optimisations; keep source lines for savesrc */
     if (S.optimize)
         PL_perldb &= ~PERLDBf_NOOPT;
@@ -185,6 +209,25 @@ static int init_profiler(pTHX)
     }
 
     Copy(PL_ppaddr, S.orig, OP_max, pp_fn);
+    if (S.rotate_ticks && !S.sample_hz && (!OPT(O_STMTS) && !OPT(O_USE_DB_SUB))) {
+        /* a segment ends as a statement begins (or at a sample) */
+        note("Devel::NYTP: rotate needs the statement profiler (stmts=1) or sample=HZ; "
+             "ignored\n");
+        S.rotate_ticks = 0;
+    }
+    if (S.sample_hz) {
+        /* sampling: none of the tracing wrappers, a runops loop that
+         * tests the timer's flag (sample.c) */
+        if (OPT(O_USE_DB_SUB)) {
+            note("Devel::NYTP: use_db_sub does not go with sample; ignored\n");
+            OPT(O_USE_DB_SUB) = 0;
+        }
+        sampler_init(aTHX);
+        PL_ppaddr[OP_FORK] = pp_fork;
+        PL_ppaddr[OP_EXEC] = pp_exit; /* the profile finished first */
+        PL_ppaddr[OP_EXIT] = pp_exit; /* from exit on, signals are held (hold.c) */
+        goto hooked;
+    }
     if (OPT(O_USE_DB_SUB)) {
         /* statements through DB::DB (perl calls it at each statement
          * while $DB::single is true), instead of op wrappers */
@@ -215,6 +258,7 @@ static int init_profiler(pTHX)
     }
     PL_ppaddr[OP_ENTERSUB] = pp_call;
     PL_ppaddr[OP_GOTO] = pp_call;
+hooked:
 
     if (!PL_checkav)
         PL_checkav = newAV();
@@ -270,7 +314,7 @@ XS_INTERNAL(XS_DB_enable_profile)
     PERL_UNUSED_VAR(cv);
     const char *file = items > 0 && SvOK(ST(0)) ? SvPV_nolen(ST(0)) : NULL;
     int was = enable_profile(aTHX_ file);
-    if (!was)
+    if (!was && !S.sample_hz)
         stmt_event(aTHX_ PL_curcop, PL_op, 0); /* note where profiling resumed */
     ST(0) = sv_2mortal(newSViv(was));
     XSRETURN(1);
@@ -300,9 +344,11 @@ XS_INTERNAL(XS_DB_DB_profiler)
     dXSARGS;
     PERL_UNUSED_VAR(items);
     PERL_UNUSED_VAR(cv);
-    if (OPT(O_USE_DB_SUB))
+    if (OPT(O_USE_DB_SUB)) {
         stmt_event(aTHX_ NULL, PL_op, 0);
-    else
+        if (UNLIKELY(S.last_t >= S.rotate_at))
+            rotate_now(aTHX_ S.last_t);
+    } else
         note("Devel::NYTP: DB::DB called unexpectedly\n");
     XSRETURN_EMPTY;
 }

@@ -179,6 +179,16 @@ an error before the program runs.
 
 Append C<.PID> and/or C<.TIME> (epoch seconds) to the file name.
 
+=item sample=HZ
+
+Sample HZ times a second (1 to 10000) instead of tracing every statement
+and call; see L</SAMPLING>.  C<sample=0> (the default) traces.
+
+=item rotate=SECONDS
+
+Every SECONDS (0.01 or more) close the profile as a complete profile of
+that interval and go on in F<FILE.1>, F<FILE.2>, ...; see L</ROTATION>.
+
 =item compress=N
 
 Compression level 0 to 9 (default 6); 0 writes an uncompressed file.  The
@@ -215,6 +225,13 @@ in the package of the calling code (C<main::CORE:print>, the default).
 Do not keep the source of files.  perl then keeps no source lines at all,
 so none are saved, not even for string evals, C<-e> or standard input
 (Devel::NYTProf 6.12 behaves the same).
+
+When sampling (C<sample=HZ>) and C<savesrc> is not given, only the source
+of string evals that define subs is kept (perl keeping every line of
+every file it compiles cost more than sampling: 164 million instructions
+of the 186 million that sampling added to loading Perl::Tidy); reports
+read the files from disk.  C<savesrc=1> keeps everything, C<savesrc=0>
+nothing.
 
 =item start=begin|init|end|no
 
@@ -313,6 +330,159 @@ time choose the clock: C<clock=2> is C<CLOCK_PROCESS_CPUTIME_ID> on Linux
 
 =back
 
+=head1 SAMPLING
+
+With C<sample=HZ> the profiler does not trace: it samples.  A timer
+raises a flag HZ times a second, and the program, at its next statement,
+sub call, return from a sub, or slow builtin, takes a sample: the file
+and line it is on (C<PL_curcop>) and the subs on perl's context stack,
+weighted by the wall time since the previous sample.
+
+  NYTPROF=sample=1000 perl -d:NYTP script.pl
+  nytp run --sample script.pl            # the same; --sample=100 for 100 Hz
+  nytp top                               # "sampled at 1000 Hz, N samples"
+
+The timer is a thread that sleeps to absolute deadlines on
+CLOCK_MONOTONIC and only raises the flag; it sends no signal, so the
+program's sleeps, C<select> and system calls are not cut short, and
+signals still reach the program.  Nothing reads perl's stacks but the
+program's own thread, between two ops.  On Linux (x86_64, aarch64) the
+thread is made with clone() and never enters libc, which then does not
+know the process has a second thread: glibc's malloc takes locks in
+every call once a process has one, which costs perl code that allocates
+a lot as much as sampling itself.  A parked timer (the flag still up
+because the program waits in a system call) waits for the flag to fall
+instead of waking HZ times a second.  C<NYTP_SAMPLE_AT=op> in the
+environment tests the flag after every op instead (perl's runops loop
+replaced), which is more exact within a statement and costs more.
+
+The profile is an ordinary NYTProf file:
+
+=over
+
+=item lines
+
+the sampled time of each line, as statement time (each written after a
+DISCOUNT, so that no statement is counted);
+
+=item subs
+
+the exclusive and inclusive time of each sub from the stacks, the
+caller and callee arcs (SUB_CALLERS) of each call site, and perl's slow
+builtins as C<Pkg::CORE:name> subs, as a traced profile has them.  Xsubs
+are not on perl's context stack: their time is their caller's;
+
+=item call events
+
+a SUB_RETURN when a sample finds a frame gone that the one before had
+(its time since it was first seen): C<nytp flame>, C<nytp calls>,
+C<nytp speedscope>, C<nytp pprof> and the flame graph of C<nytp html>
+and nytprofhtml draw the sampled call tree;
+
+=item attributes
+
+C<sample_hz> (in the header and at the end) and C<sample_count> (at the
+end).
+
+=back
+
+How often statements ran and subs were called is not known.  nytp's
+reports say "sampled at HZ Hz, N samples" and show counts as C<?>
+(C<null> in JSON, empty in CSV); C<nytp top --by=calls>,
+C<nytp calls --calls> and C<nytp flame --calls> refuse a sampled profile.
+In the file, a call arc counts the calls the sampler saw: a call is seen
+when a sample finds its frame, and successive calls from one place that
+no sample separates are seen as one, so the count is at most the real
+one and usually much less.  Older readers that know nothing of sampling
+(Devel::NYTProf::Data, nytprofhtml) open the file without complaint and
+show these counts of calls seen as the number of calls and the sampled
+times as they are; they count no statement (nytprofhtml's index says
+"executing 0 statements", its line tables show 1 statement on each line
+with time).
+
+A sample is taken at the first check after the timer's deadline, and its
+weight is the wall time since the previous one, so time in one long op
+(a regex match, a blocking read, an xsub) is charged to where the program
+was during it.  C<bench/run sampling> measures the accuracy (a program
+with known shares of the wall time, and perltidy against a traced
+profile), C<bench/run profiler> the cost; F<bench/README.md> has the
+figures.
+
+Sampling goes with C<start>, C<DB::enable_profile>,
+C<DB::disable_profile> and C<DB::finish_profile> (no samples while
+disabled), C<forkdepth> and C<rotate>.  A forked child starts a timer of
+its own and writes F<FILE.PID> as a traced child does.  C<calls=0> writes
+no call events, C<stmts=0> no line times, C<subs=0> no subs.  It does not
+go with C<use_db_sub> (ignored) or C<blocks>.  C<POSIX::_exit> is not seen
+(nothing is traced): use C<posix_exit=1> to finish the profile there.
+Unless C<savesrc> is given, the profile has the source of the string evals
+that define subs, not that of files (see C<savesrc> above).
+
+=head1 ROTATION
+
+With C<rotate=SECONDS> the profile is closed every SECONDS as a complete
+profile of that interval, and the profile goes on in the next file:
+F<FILE>, F<FILE.1>, F<FILE.2>, ... where FILE is the name the process
+writes to (F<FILE.PID> for a forked child, or with C<addpid=1>, whose
+segments are then F<FILE.PID.1>, ...; with C<addtimestamp=1> the time of
+the first).
+
+  NYTPROF=rotate=60:addpid=1:sample=100 starman app.psgi
+  nytp top st.out.*                      # every segment of every process
+
+Each file has everything a reader needs, and nothing it would need from
+an earlier one: the header and attributes (C<segment> N and
+C<rotate_seconds> among them), every file id again, its interval's
+statements, sub calls, call arcs and call events, the line ranges of
+all subs, and the source of the files it has data for.  A process killed
+with C<kill -9> loses only the file it was writing (it is cut short:
+readers keep what came before the cut); every file closed before reads
+without a warning.  A new file is written under a hidden name
+(F<.FILE.N.PID.partial>) until its header is out, then renamed, so that
+no F<FILE.N> is ever empty.
+
+The rule for what is in progress at a rotation:
+
+=over
+
+=item calls
+
+A call in progress returns in the closing file, as if it ended there,
+with the inclusive and exclusive time it had so far (its call arc counts
+it, its SUB_RETURN is written), and goes on in the next file from zero.
+So each file's call tree is complete, no time is lost or counted twice,
+and a call that spans N files is counted once in each: summed over files
+the times are exact and such a call is counted N times.  (The time the
+profiler takes to write a file as it closes is its own: it is in no
+file, as its other overhead is in none.)
+
+=item statements
+
+A rotation happens as a statement begins, so no statement is split but
+those that a call interrupted: the part before the rotation is in the
+closing file, counted there; the rest, after the call returns, goes to
+the next file without a count, as the rest of an interrupted statement
+always is.
+
+=back
+
+A segment's size is mostly the source of the files it has data for: a
+half-second segment of perltidy sampled at 100 Hz with C<savesrc=1> is
+about 600 KB, nearly all of it the source of the Perl::Tidy modules, and
+15 to 20 KB without (sampling's default; reports read the source from
+disk).  Traced profiles save source by default: for a service rotating
+every minute all day, C<savesrc=0> is worth considering.
+
+Tracing with C<stmts=0> there is no statement to rotate at: C<rotate> is
+then ignored, with a message.
+
+The rotation happens at the first statement (or sample) after the
+interval has passed: a process blocked in a system call (a server
+waiting in C<accept>) closes its file when it runs perl code again, and
+intervals it spent blocked are not files of their own.  Without
+C<addpid>, a child's F<FILE.PID> and the parent's F<FILE.N> share a
+pattern: with servers, use C<addpid=1>.
+
 =head1 RUN-TIME CONTROL
 
 =over
@@ -324,7 +494,9 @@ Stop measuring (the file stays open).
 =item DB::enable_profile([$file])
 
 Start (again); with a file name different from the current one, the
-current profile is finished and a new one begun.
+current profile is finished and a new one begun.  (Traced, the new
+profile also has the call arcs of the old one, as with Devel::NYTProf;
+sampled, each has its own.)
 
 =item DB::finish_profile()
 

@@ -106,8 +106,10 @@ void init_clock(void)
     if (OPT(O_CLOCK) == -1) {
         OPT(O_CLOCK) = CLOCK_MONOTONIC;
 #ifdef HAVE_TSC
+        /* sampling reads the clock a thousand times a second, not per
+         * statement: clock_gettime, and no 2 ms of calibration */
         const char *e = getenv("NYTP_TSC");
-        if (!(e && strcmp(e, "0") == 0))
+        if (!(e && strcmp(e, "0") == 0) && !S.sample_hz)
             tsc_calibrate();
 #endif
     }

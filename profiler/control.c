@@ -50,16 +50,30 @@ int enable_profile(pTHX_ const char *file)
           file && *file ? file : S.file);
     char full[sizeof S.file];
     if (file && *file && absolute_name(full, sizeof full, file) && strcmp(full, S.file) != 0) {
+        if (S.sample_hz && S.w)
+            sampler_flush(aTHX_ 1);
         close_output(aTHX);
+        if (S.sample_hz) {
+            /* a sampled file has only its own calls (the tracing
+             * profiler carries them over, as Devel::NYTProf does) */
+            if (HvUSEDKEYS(S.callers_hv))
+                hv_clear(S.callers_hv);
+            arcs_clear(aTHX);
+        }
         snprintf(S.file, sizeof S.file, "%s", full);
+        S.seg = 0;
     }
     if (!S.w)
-        open_output(aTHX);
+        open_output(aTHX_ 1);
     S.last_fileptr = NULL;
     S.profiling = 1;
     if (OPT(O_USE_DB_SUB))
         sv_setiv(PL_DBsingle, 1);
     S.last_t = clock_ticks();
+    if (S.rotate_ticks && S.rotate_at == INT64_MAX)
+        rotate_schedule(S.last_t);
+    if (S.sample_hz)
+        sampler_start(aTHX);
     return was;
 }
 
@@ -70,9 +84,11 @@ void finish_profile(pTHX)
         return;
     TRACE(1, "~ finish_profile (overhead %gt, profiling %d)\n", (double)S.overhead_ticks,
           S.profiling);
-    if (!OPT(O_LEAVE) || OPT(O_USE_DB_SUB))
+    if ((!OPT(O_LEAVE) || OPT(O_USE_DB_SUB)) && !S.sample_hz)
         stmt_event(aTHX_ NULL, NULL, 0); /* the last statement's time */
     disable_profile(aTHX);
+    if (S.sample_hz)
+        sampler_flush(aTHX_ 0);
     close_output(aTHX);
     /* The calls still open (those that led here: DB::finish_profile and
      * the subs that called it) end after this profile: left out of it, as
@@ -110,7 +126,7 @@ OP *pp_exit(pTHX)
 {
     if (OTHER_INTERP())
         return S.orig[PL_op->op_type](aTHX);
-    if (OPT(O_STMTS) && OPT(O_LEAVE) && !OPT(O_USE_DB_SUB))
+    if (!S.sample_hz && OPT(O_STMTS) && OPT(O_LEAVE) && !OPT(O_USE_DB_SUB))
         leave_event(aTHX_ NULL, 0);
     if (PL_op->op_type == OP_EXEC)
         finish_profile(aTHX); /* nothing runs after a successful exec */

@@ -7,11 +7,22 @@
  *   clock.c   the clock: time-stamp counter or clock_gettime
  *   hold.c    signals that would end the process, held while a profile
  *             is finished (and from the moment the process exits)
+ *   timer.c   the sampling timer: a thread that only raises a flag
  *   files.c   file ids of files and string evals
  *   subs.c    subs and call arcs by address; calls waiting for their start
+ *   segment.c what the file being written has seen (files with data, subs
+ *             called) and when it ends (rotate=)
  *   output.c  the output file: open, close, disable, a fork's new file,
  *             and what is written at the end (source lines, sub line
  *             ranges, call arcs)
+ *   rotate.c  rotate=SECONDS: the file closed as a complete profile of
+ *             its interval, the next one opened; calls in progress split
+ *   sample.c  sample=HZ: the interpreter tests the timer's flag at
+ *             statements, calls and returns (or after every op) and takes
+ *             the sample: line, sub stack, and from consecutive stacks the
+ *             calls.  It reaches into output.c and rotate.c, below it,
+ *             through the hooks in S that it sets (on_stop, on_atfork,
+ *             on_child, split_calls).
  *   stmt.c    statements: the op wrappers of nextstate and leave
  *   control.c enable and finish a profile; the wrappers of fork, exit, exec
  *   calls.c   sub calls: the wrappers of entersub, goto and slow ops, a
@@ -106,6 +117,7 @@ typedef struct sub_node {
     STRLEN sub_off;              /* where the name part starts */
     char *pkg;                   /* NULL if the package was unknown */
     unsigned called_seen : 1;    /* has been called (since the arcs were cleared) */
+    unsigned sample_depth;       /* sample.c: frames of it on the sampled stack */
     unsigned is_begin : 1;       /* Pkg::BEGIN: to be named BEGIN@LINE */
     unsigned is_own : 1;         /* DB::_CHECK, _INIT, _END: ours */
     unsigned is_posix_exit : 1;  /* POSIX::_exit */
@@ -148,8 +160,21 @@ struct profiler {
     num_option opt[O_COUNT];
     char file[PATH_MAX];         /* file= */
     char out_name[PATH_MAX + 64]; /* the file being written (with .PID...) */
+    char seg_base[PATH_MAX + 64]; /* rotate=: the first segment's name */
+    unsigned seg;                /* rotate=: this segment's number (0: the first) */
+    int64_t rotate_ticks;        /* rotate=SECONDS in ticks; 0: never */
+    int64_t rotate_at;           /* when the segment ends (INT64_MAX: never) */
+    unsigned char *fid_used;     /* rotate=: files with data in this segment */
+    size_t fid_used_cap;
+    unsigned sample_hz;          /* sample=HZ; 0: every statement and call */
+    /* set by sample.c, for the layers below it (NULL when tracing) */
+    void (*on_stop)(pTHX);       /* profiling stops: the last sample */
+    void (*on_atfork)(void);     /* in a child, from pthread_atfork */
+    void (*on_child)(pTHX);      /* a child has its own file (or none) */
+    void (*split_calls)(pTHX_ int64_t now); /* rotation: calls in progress */
     int start;
     int addpid, addtimestamp, savesrc, optimize, libcexit;
+    int savesrc_given;           /* savesrc= was given (sampling's default is 0) */
     int profiling;
     pid_t pid;
     volatile sig_atomic_t forked; /* set in a child by pthread_atfork */
@@ -321,12 +346,14 @@ void emit_fid(const fid_info *f);
 sub_node *node_named(pTHX_ const char *pkg, STRLEN pkg_len, const char *sub, STRLEN sub_len);
 sub_node *node_for_gv(pTHX_ GV *gv);
 sub_node *node_for_slowop(pTHX_ HV *stash, OPCODE type);
+/* "Pkg::BEGIN" becomes "Pkg::BEGIN@LINE" (its %DB::sub entry too). */
+sub_node *name_begin_block(pTHX_ sub_node *n);
 arc_stats *arc_for(pTHX_ sub_node *called, sub_node *caller, unsigned fid, int line);
 void arcs_clear(pTHX);
 void node_cache_clear(pTHX);
 
 /* output.c */
-void open_output(pTHX);
+int open_output(pTHX_ int croak_on_error);
 void close_output(pTHX);
 int disable_profile(pTHX);
 void note_fork(void);
@@ -348,5 +375,39 @@ OP *pp_fork(pTHX);
 /* calls.c */
 OP *pp_call(pTHX);
 OP *pp_slowop(pTHX);
+
+/* timer.c */
+#include <stdatomic.h>
+extern atomic_int timer_due;     /* raised by the timer, lowered by the sampler */
+int timer_start(long period_ns);
+void timer_stop(void);
+int timer_running(void);
+void timer_taken(void);
+void timer_forked(void);
+
+/* sample.c */
+void sampler_init(pTHX);
+void sampler_start(pTHX);
+void sampler_flush(pTHX_ int keep_frames);
+
+/* segment.c */
+void fid_mark_grow(unsigned fid);
+void node_first_call(pTHX_ sub_node *n, int xs);
+void arc_add(arc_stats *a, int depth, NV incl, NV excl);
+void rotate_schedule(int64_t now);
+
+/* rotate.c */
+void rotate_now(pTHX_ int64_t now);
+
+/* rotate=: file fid has data in this segment (its source is written). */
+static inline void fid_mark(unsigned fid)
+{
+    if (!S.rotate_ticks || !fid)
+        return;
+    if (fid < S.fid_used_cap)
+        S.fid_used[fid] = 1;
+    else
+        fid_mark_grow(fid);
+}
 
 #endif

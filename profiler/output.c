@@ -10,6 +10,9 @@ static void write_sources(pTHX)
         fid_info *f = &S.fids[ix];
         if (!(f->flags & NYTP_FIDF_HAS_SRC) || !(f->flags & NYTP_FIDF_SAVE_SRC))
             continue;
+        /* a segment (rotate=) has the source of the files it has data for */
+        if (S.rotate_ticks && !(f->id < S.fid_used_cap && S.fid_used[f->id]))
+            continue;
         GV *gv = gv_fetchfile_flags(f->key, f->key_len, 0);
         AV *src = gv ? GvAV(gv) : NULL;
         if (!src)
@@ -248,6 +251,16 @@ static void write_header(pTHX)
     nytp_write_attribute(S.w, "clock_id", buf);
     snprintf(buf, sizeof buf, "%ld", TICKS_PER_SEC);
     nytp_write_attribute(S.w, "ticks_per_sec", buf);
+    if (S.rotate_ticks) {
+        snprintf(buf, sizeof buf, "%g", (double)S.rotate_ticks / TICKS_PER_SEC);
+        nytp_write_attribute(S.w, "rotate_seconds", buf);
+        snprintf(buf, sizeof buf, "%u", S.seg);
+        nytp_write_attribute(S.w, "segment", buf);
+    }
+    if (S.sample_hz) {
+        snprintf(buf, sizeof buf, "%u", S.sample_hz);
+        nytp_write_attribute(S.w, "sample_hz", buf);
+    }
     for (int i = 0; i < O_COUNT; i++) {
         snprintf(buf, sizeof buf, "%" IVdf, S.opt[i].value);
         nytp_write_option(S.w, S.opt[i].name, buf);
@@ -275,50 +288,92 @@ static int set_deflater(nytp_out *o, nytp_error *err)
     return NYTP_OK;
 }
 
-void open_output(pTHX)
+/* Open the profile file and write its header: FILE (with .PID, .TIME),
+ * or a later segment of it, FILE.N.  On failure, croak (when profiling
+ * starts: a file that cannot be written is an error before the program
+ * runs) or, with croak_on_error 0, say so and return -1. */
+int open_output(pTHX_ int croak_on_error)
 {
-    char name[PATH_MAX + 64];
-    snprintf(name, sizeof name, "%s", S.file);
-    if (S.addpid)
-        snprintf(name + strlen(name), sizeof name - strlen(name), ".%d", (int)getpid());
-    if (S.addtimestamp)
-        snprintf(name + strlen(name), sizeof name - strlen(name), ".%.0f", (double)wall_time());
+    char name[sizeof S.seg_base + 16];
+    if (S.seg == 0) {
+        snprintf(name, sizeof name, "%s", S.file);
+        if (S.addpid)
+            snprintf(name + strlen(name), sizeof name - strlen(name), ".%d", (int)getpid());
+        if (S.addtimestamp)
+            snprintf(name + strlen(name), sizeof name - strlen(name), ".%.0f", (double)wall_time());
+        snprintf(S.seg_base, sizeof S.seg_base, "%s", name);
+    } else {
+        snprintf(name, sizeof name, "%s.%u", S.seg_base, S.seg);
+    }
 
     /* One process per file: a stale profile is removed first, and the
      * file is created exclusively.  Only a regular file is removed: a
      * device, a FIFO or a symbolic link (and what it leads to) is opened
-     * and written through, never replaced. */
+     * and written through, never replaced.  A later segment (rotate=) is
+     * written under a hidden name until its header is out, then renamed:
+     * a kill -9 between the two never leaves an empty FILE.N (which a
+     * reader would take for a broken file, not a cut one). */
     struct stat sb;
     bool plain = lstat(name, &sb) < 0 || S_ISREG(sb.st_mode);
+    char tmp[sizeof name + 32];
+    const char *path = name;
+    if (plain && S.seg > 0) {
+        const char *slash = strrchr(name, '/');
+        size_t dl = slash ? (size_t)(slash - name + 1) : 0;
+        snprintf(tmp, sizeof tmp, "%.*s.%s.%d.partial", (int)dl, name, name + dl, (int)getpid());
+        path = tmp;
+    }
     if (plain)
-        unlink(name);
-    int fd = open(name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | (plain ? O_EXCL : 0), 0666);
+        unlink(path);
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | (plain ? O_EXCL : 0), 0666);
+    char msg[NYTP_ERROR_MSG_MAX + 64];
     if (fd < 0) {
         int e = errno;
-        disable_profile(aTHX);
-        croak("Devel::NYTP: cannot write profile '%s': %s%s\n", name, strerror(e),
-              e == EEXIST && !S.addpid ? " (use the addpid option against concurrent writes)" : "");
+        snprintf(msg, sizeof msg, "%s%s", strerror(e),
+                 e == EEXIST && !S.addpid ? " (use the addpid option against concurrent writes)" : "");
+        goto fail;
     }
-    nytp_out *o;
+    nytp_out *o = NULL;
     nytp_error err;
-    if (nytp_out_open_fd(&o, fd, true, &err) < 0 || set_deflater(o, &err) < 0
-        || nytp_writer_open(&S.w, o, &err) < 0) {
+    bool ok = nytp_out_open_fd(&o, fd, true, &err) == NYTP_OK;
+    /* sampling writes little, mostly as a file closes: no writer thread,
+     * whose existence alone makes every malloc of the program dearer
+     * (see timer.c) */
+    if (ok && S.sample_hz)
+        nytp_out_set_threads(o, false);
+    if (!ok || set_deflater(o, &err) < 0 || nytp_writer_open(&S.w, o, &err) < 0) {
         close(fd);
-        disable_profile(aTHX);
-        croak("Devel::NYTP: cannot write profile '%s': %s\n", name, err.msg);
+        if (path != name)
+            unlink(path);
+        snprintf(msg, sizeof msg, "%s", err.msg);
+        goto fail;
     }
     snprintf(S.out_name, sizeof S.out_name, "%s", name);
     TRACE(1, "~ opened %s\n", name);
     write_header(aTHX); /* flushed: a file that cannot be written fails here */
     const nytp_error *e = nytp_writer_error(S.w);
+    if (!(e && e->status) && path != name && rename(path, name) < 0) {
+        snprintf(msg, sizeof msg, "renaming it from its temporary name: %s", strerror(errno));
+        nytp_writer_abort(S.w);
+        S.w = NULL;
+        unlink(path);
+        goto fail;
+    }
     if (e && e->status) {
-        char msg[NYTP_ERROR_MSG_MAX];
         snprintf(msg, sizeof msg, "%s", e->msg);
         nytp_writer_abort(S.w);
         S.w = NULL;
-        disable_profile(aTHX);
-        croak("Devel::NYTP: cannot write profile '%s': %s\n", name, msg);
+        if (path != name)
+            unlink(path);
+        goto fail;
     }
+    return 0;
+fail:
+    disable_profile(aTHX);
+    if (croak_on_error)
+        croak("Devel::NYTP: cannot write profile '%s': %s\n", name, msg);
+    note("Devel::NYTP: cannot write profile '%s': %s; profiling stopped\n", name, msg);
+    return -1;
 }
 
 /* "inc": @INC at the end of the run, its directories joined with ':' (a
@@ -354,6 +409,9 @@ void close_output(pTHX)
     snprintf(buf, sizeof buf, "%" NVgf, S.overhead_ticks);
     nytp_write_attribute(S.w, "cumulative_overhead_ticks", buf);
     write_inc(aTHX);
+    if (S.rotate_ticks) /* the call sites' files have data here too */
+        for (size_t k = 0; k < S.narcs; k++)
+            fid_mark(S.arcs[k].fid);
     write_sources(aTHX);
     write_sub_infos(aTHX);
     write_call_arcs(aTHX);
@@ -374,6 +432,8 @@ int disable_profile(pTHX)
     TRACE(1, "~ disable_profile (previously %s, pid %d)\n", was ? "enabled" : "disabled",
           (int)getpid());
     if (S.profiling) {
+        if (S.on_stop)
+            S.on_stop(aTHX); /* sampling: the time up to now first */
         if (OPT(O_USE_DB_SUB))
             sv_setiv(PL_DBsingle, 0);
         if (S.w)
@@ -392,6 +452,8 @@ void note_fork(void)
 {
     S.forked = 1;
     hold_forked();
+    if (S.on_atfork)
+        S.on_atfork();
 }
 
 int reinit_if_forked(pTHX)
@@ -406,6 +468,9 @@ int reinit_if_forked(pTHX)
     S.pid = getpid();
     S.last_fileptr = NULL;
     S.last_fid = 0;
+    S.seg = 0;
+    if (S.fid_used)
+        memset(S.fid_used, 0, S.fid_used_cap);
     fill_callers_hv(aTHX_ 1);
     hv_clear(S.callers_hv);
     arcs_clear(aTHX);
@@ -425,7 +490,11 @@ int reinit_if_forked(pTHX)
     } else {
         S.opt[O_FORKDEPTH].value--;
     }
-    if (reopen)
-        open_output(aTHX);
+    if (reopen && open_output(aTHX_ 1) == 0) {
+        S.rotate_at = INT64_MAX; /* the child's intervals start now */
+        rotate_schedule(clock_ticks());
+    }
+    if (S.on_child)
+        S.on_child(aTHX);
     return 1;
 }

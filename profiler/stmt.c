@@ -169,6 +169,7 @@ void stmt_event(pTHX_ COP *cop, OP *op, int64_t now)
         S.last_fileptr = file;
         if (!S.last_filename)
             S.last_fileptr = NULL;
+        fid_mark(S.last_fid);
     }
     if (OPT(O_BLOCKS)) {
         S.last_block_line = S.last_sub_line = 0;
@@ -227,6 +228,7 @@ static inline __attribute__((always_inline)) int stmt_common(pTHX_ int64_t now)
         S.last_fid = slot->fid;
         S.last_filename = slot->name;
         S.last_fileptr = file;
+        fid_mark(slot->fid);
     }
     return 1;
 }
@@ -239,6 +241,8 @@ OP *pp_stmt(pTHX)
     int saved_errno = errno;
     if (!stmt_common(aTHX_ now))
         stmt_event(aTHX_ NULL, op, now);
+    if (UNLIKELY(S.last_t >= S.rotate_at)) /* rotate=: a statement begins */
+        rotate_now(aTHX_ S.last_t);
     errno = saved_errno;
     return op;
 }

@@ -179,6 +179,31 @@ void node_cache_clear(pTHX)
     memset(slowop_cache, 0, sizeof slowop_cache);
 }
 
+/* "Pkg::BEGIN" becomes "Pkg::BEGIN@LINE" (in %DB::sub too), so that the
+ * BEGIN blocks of a file (every 'use' is one) can be told apart. */
+sub_node *name_begin_block(pTHX_ sub_node *n)
+{
+    SV *full = newSVpvn(n->full, n->full_len);
+    SV *where = hv_delete(GvHV(PL_DBsub), SvPVX(full), (I32)SvCUR(full), 0);
+    if (where) {
+        const char *s = SvPV_nolen(where);
+        const char *colon = strrchr(s, ':');
+        UV line;
+        const char *dash = colon ? strchr(colon + 1, '-') : NULL;
+        if (colon && dash && colon[1] != '-' && grok_number(colon + 1, (STRLEN)(dash - colon - 1), &line)) {
+            SvREFCNT_inc_simple_void(where);
+            sv_catpvf(full, "@%u", (unsigned)line);
+            if (hv_exists(GvHV(PL_DBsub), SvPVX(full), (I32)SvCUR(full)))
+                sv_catpvf(full, ".%u", ++S.dup_begin_seq);
+            (void)hv_store(GvHV(PL_DBsub), SvPVX(full), (I32)SvCUR(full), where, 0);
+            n = node_named(aTHX_ n->pkg, strlen(n->pkg), SvPVX(full) + n->sub_off,
+                           SvCUR(full) - n->sub_off);
+        }
+    }
+    SvREFCNT_dec(full);
+    return n;
+}
+
 /* The sub a glob names: its stash's name and its own. */
 sub_node *node_for_gv(pTHX_ GV *gv)
 {

@@ -88,7 +88,10 @@ void html_callgraph_script(html_report *r, hw *w)
         json_array(&j);
         json_u64(&j, e->caller);
         json_u64(&j, e->called);
-        json_u64(&j, e->calls);
+        if (r->p->counts_unknown) /* sampled: how often is not known */
+            json_null(&j);
+        else
+            json_u64(&j, e->calls);
         json_num(&j, e->incl); /* null for NaN or Infinity (a corrupt profile's times) */
         json_end(&j);
     }
@@ -131,12 +134,14 @@ static void dot_sub(html_report *r, hw *w, uint32_t sid)
         dot_str(w, nytp_profile_str(r->p, r->p->subs[sid].name), nytp_profile_strlen(r->p, r->p->subs[sid].name));
 }
 
-static void dot_edge_attrs(hw *w, uint64_t calls, double incl)
+static void dot_edge_attrs(hw *w, bool count_known, uint64_t calls, double incl)
 {
     char b[40];
     hw_s(w, " [label=\"");
-    hw_u(w, calls);
-    hw_s(w, calls == 1 ? " call\\n" : " calls\\n");
+    if (count_known) {
+        hw_u(w, calls);
+        hw_s(w, calls == 1 ? " call\\n" : " calls\\n");
+    }
     hw_put(w, b, (size_t)(fmt_duration(b, incl) - b));
     hw_s(w, "\"];\n");
 }
@@ -215,7 +220,7 @@ static int write_subs_dot(html_report *r, const html_pkgs *pk, uint32_t fid, con
         hw_u(&w, e->caller);
         hw_s(&w, " -> s");
         hw_u(&w, e->called);
-        dot_edge_attrs(&w, e->calls, e->incl);
+        dot_edge_attrs(&w, !r->p->counts_unknown, e->calls, e->incl);
     }
     hw_s(&w, "}\n");
     free(keep);
@@ -289,7 +294,7 @@ static int write_packages_dot(html_report *r, const html_pkgs *pk)
         hw_u(&w, pe[i].from);
         hw_s(&w, " -> p");
         hw_u(&w, pe[i].to);
-        dot_edge_attrs(&w, calls, incl);
+        dot_edge_attrs(&w, !r->p->counts_unknown, calls, incl);
         i = j;
     }
     hw_s(&w, "}\n");

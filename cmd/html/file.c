@@ -218,7 +218,9 @@ static void sub_headline(html_report *r, hw *w, uint32_t sid, unsigned extra)
     hw_s(w, " within <b class=name>");
     html_sub_name(r, w, sid);
     hw_s(w, "</b>");
-    if (s->calls == 0)
+    if (p->counts_unknown)
+        hw_s(w, " <span class=note>(sampled: how often it was called is not known)</span>");
+    else if (s->calls == 0)
         hw_s(w, ", which was never called");
     else if (s->calls == 1)
         hw_s(w, " which was called once");
@@ -237,7 +239,7 @@ static void sub_headline(html_report *r, hw *w, uint32_t sid, unsigned extra)
     }
     sub_change(r, w, sid);
     hw_s(w, s->n_sites ? ":</div>" : "</div>");
-    if (s->calls >= 2)
+    if (s->calls >= 2 && !p->counts_unknown)
         html_dist_write(w, html_durations_get(r->durations, nytp_profile_str(p, s->name), nytp_profile_strlen(p, s->name)),
                         p->ticks_per_sec);
     uint32_t *sites = sorted(s->sites, s->n_sites, cmp_site_count, (void *)p);
@@ -245,7 +247,9 @@ static void sub_headline(html_report *r, hw *w, uint32_t sid, unsigned extra)
     for (uint32_t i = 0; sites && i < shown; i++) {
         const nytp_site *c = &p->sites[sites[i]];
         hw_s(w, "<div class=by>");
-        if (c->count == 1)
+        if (p->counts_unknown)
+            hw_s(w, "called");
+        else if (c->count == 1)
             hw_s(w, "once");
         else {
             hw_u(w, c->count);
@@ -268,7 +272,7 @@ static void sub_headline(html_report *r, hw *w, uint32_t sid, unsigned extra)
         }
         hw_s(w, " at ");
         html_line_link(r, w, c->fid, c->line, c->fid != s->fid);
-        if (c->count > 1) {
+        if (c->count > 1 && !p->counts_unknown) {
             hw_s(w, ", avg ");
             hw_dur(w, c->incl / (double)c->count);
             hw_s(w, "/call");
@@ -286,13 +290,18 @@ static void sub_headline(html_report *r, hw *w, uint32_t sid, unsigned extra)
 
 static void call_note(html_report *r, hw *w, const nytp_site *c)
 {
+    bool unknown = r->p->counts_unknown;
     hw_s(w, "<div>spent ");
     hw_dur(w, c->incl);
     hw_s(w, " making ");
-    hw_u(w, c->count);
-    hw_s(w, c->count == 1 ? " call to " : " calls to ");
+    if (unknown) {
+        hw_s(w, "calls to ");
+    } else {
+        hw_u(w, c->count);
+        hw_s(w, c->count == 1 ? " call to " : " calls to ");
+    }
     html_sub_link(r, w, c->called);
-    if (c->count > 1) {
+    if (c->count > 1 && !unknown) {
         hw_s(w, ", avg ");
         hw_dur(w, c->incl / (double)c->count);
         hw_s(w, "/call");
@@ -367,8 +376,12 @@ static void eval_note(html_report *r, hw *w, uint32_t efid)
         hw_s(w, "<br>includes ");
         hw_dur(w, incl);
         hw_s(w, " spent executing ");
-        hw_u(w, calls);
-        hw_s(w, calls == 1 ? " call to " : " calls to ");
+        if (r->p->counts_unknown) {
+            hw_s(w, "calls to ");
+        } else {
+            hw_u(w, calls);
+            hw_s(w, calls == 1 ? " call to " : " calls to ");
+        }
         hw_u(w, nsubs);
         hw_s(w, nsubs == 1 ? " sub defined therein" : " subs defined therein");
     }
@@ -562,7 +575,7 @@ int html_write_file(html_report *r, uint32_t fid, enum html_view view)
             for (uint32_t i = 0; i < nt; i++) {
                 const nytp_linestat *b = &bl->v[top[i]];
                 hw_s(&w, "<tr>");
-                html_td_u(&w, (uint64_t)b->count);
+                html_td_count(&w, p, (uint64_t)b->count);
                 html_td_dur(&w, b->time);
                 hw_s(&w, "<td>");
                 hw_pct(&w, b->time, sum);
@@ -753,8 +766,12 @@ int html_write_file(html_report *r, uint32_t fid, enum html_view view)
         hw_s(&w, "><td>");
         hw_u(&w, line);
         if (st) {
-            hw_s(&w, "<td>");
-            hw_u(&w, (uint64_t)st->count);
+            if (p->counts_unknown)
+                html_td_count(&w, p, 0);
+            else {
+                hw_s(&w, "<td>");
+                hw_u(&w, (uint64_t)st->count);
+            }
             int h = heat(st->time, max);
             if (h) {
                 char cls[16];
@@ -763,14 +780,22 @@ int html_write_file(html_report *r, uint32_t fid, enum html_view view)
             } else
                 hw_s(&w, "<td>");
             hw_dur(&w, st->time);
-            hw_s(&w, "<td>");
-            if (st->count)
-                hw_dur(&w, st->time / (double)st->count);
+            if (p->counts_unknown)
+                html_td_count(&w, p, 0);
+            else {
+                hw_s(&w, "<td>");
+                if (st->count)
+                    hw_dur(&w, st->time / (double)st->count);
+            }
         } else
             hw_s(&w, "<td><td><td>");
         if (ncalls) {
-            hw_s(&w, "<td>");
-            hw_u(&w, ncalls);
+            if (p->counts_unknown)
+                html_td_count(&w, p, 0);
+            else {
+                hw_s(&w, "<td>");
+                hw_u(&w, ncalls);
+            }
             hw_s(&w, "<td>");
             hw_dur(&w, insubs);
         } else

@@ -412,6 +412,11 @@ static int write_flame(html_report *r, const nytp_calltree *t)
         }
         flame_diff_style(fd, &fo);
     }
+    char note[160];
+    if (cli_sampled_note(r->p, note, sizeof note)) {
+        fo.counts_unknown = true;
+        fo.subtitle_note = note;
+    }
     /* in memory first, to learn its size for the <object> showing it */
     nytp_out *mem;
     nytp_error e = {0};

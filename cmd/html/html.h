@@ -164,6 +164,8 @@ void html_sub_href(html_report *r, hw *w, uint32_t sid);    /* <a href="..."> */
 void html_sub_link(html_report *r, hw *w, uint32_t sid);    /* <a ...>name</a> */
 void html_td_dur(hw *w, double secs);
 void html_td_u(hw *w, uint64_t v);
+/* A count, or "?" where the profile's counts are unknown (sampled). */
+void html_td_count(hw *w, const nytp_profile *p, uint64_t v);
 /* What a sub is: lines known; defined in a file of the profile; a
  * headline on its file's page; an opcode (CORE:...); an xsub. */
 bool html_sub_has_lines(const nytp_sub *s);

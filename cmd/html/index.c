@@ -74,9 +74,21 @@ static void summary(html_report *r, hw *w)
     dt(w, "Profiler active");
     hw_dur(w, r->active);
     hw_s(w, " <span class=note>(wall time less the profiler's own overhead)</span>");
+    char note[160];
+    bool sampled = cli_sampled_note(p, note, sizeof note) != NULL;
+    if (sampled) {
+        /* times are estimates, counts are not known: none are shown */
+        dt(w, "Sampled");
+        hw_esc(w, note, strlen(note));
+        hw_s(w, " <span class=note>(times are estimated from samples of the running line and "
+                "sub stack; how often statements ran and subs were called is not known, so "
+                "counts show as ?)</span>");
+    }
     dt(w, "Statements");
-    hw_count(w, p->total_stmts_measured - p->total_stmts_discounted);
-    hw_s(w, " executed in ");
+    if (!sampled) {
+        hw_count(w, p->total_stmts_measured - p->total_stmts_discounted);
+        hw_s(w, " executed in ");
+    }
     hw_dur(w, p->total_stmts_duration);
     dt(w, "Subroutines");
     uint32_t called = 0;
@@ -85,9 +97,13 @@ static void summary(html_report *r, hw *w)
     hw_count(w, p->n_subs);
     hw_s(w, " (");
     hw_count(w, called);
-    hw_s(w, " called), ");
-    hw_count(w, p->total_sub_calls);
-    hw_s(w, " calls");
+    if (sampled) {
+        hw_s(w, " seen running)");
+    } else {
+        hw_s(w, " called), ");
+        hw_count(w, p->total_sub_calls);
+        hw_s(w, " calls");
+    }
     dt(w, "Source files");
     hw_u(w, r->n_source_files);
     hw_s(w, ", ");
@@ -238,14 +254,22 @@ int html_write_index(html_report *r)
         const nytp_file *f = &p->files[fid];
         hw_s(&w, "<tr data-fid=");
         hw_u(&w, fid);
-        hw_s(&w, "><td data-v=");
-        hw_u(&w, (uint64_t)r->all_stmts[fid]);
-        hw_s(&w, ">");
-        hw_u(&w, (uint64_t)r->all_stmts[fid]);
+        if (p->counts_unknown) {
+            hw_s(&w, ">");
+            html_td_count(&w, p, 0);
+        } else {
+            hw_s(&w, "><td data-v=");
+            hw_u(&w, (uint64_t)r->all_stmts[fid]);
+            hw_s(&w, ">");
+            hw_u(&w, (uint64_t)r->all_stmts[fid]);
+        }
         html_td_dur(&w, r->all_time[fid]);
         hw_s(&w, "<td>");
         hw_pct(&w, r->all_time[fid], total);
-        html_td_dur(&w, r->all_stmts[fid] ? r->all_time[fid] / (double)r->all_stmts[fid] : 0);
+        if (p->counts_unknown)
+            html_td_count(&w, p, 0);
+        else
+            html_td_dur(&w, r->all_stmts[fid] ? r->all_time[fid] / (double)r->all_stmts[fid] : 0);
         uint32_t defined = 0; /* not the xsubs and opcodes only listed with it */
         for (uint32_t k = 0; k < f->n_subs; k++)
             defined += html_sub_defined_here(p, &p->subs[f->subs[k]]);

@@ -119,7 +119,7 @@ static void pkg_table(html_report *r, hw *w, const html_pkgs *pk, const char *hr
         hw_s(w, "<tr>");
         html_td_u(w, g->n);
         html_td_u(w, g->called);
-        html_td_u(w, g->calls);
+        html_td_count(w, r->p, g->calls);
         td_bar(w, g->excl, max);
         hw_s(w, "<td>");
         hw_pct(w, g->excl, r->excl_total);
@@ -421,9 +421,13 @@ static void treemap(html_report *r, hw *w, const html_pkgs *pk)
             hw_dur(w, sub->excl);
             hw_s(w, " exclusive (");
             hw_pct(w, sub->excl, r->excl_total);
-            hw_s(w, "), ");
-            hw_u(w, sub->calls);
-            hw_s(w, sub->calls == 1 ? " call</title></rect>" : " calls</title></rect>");
+            if (p->counts_unknown) {
+                hw_s(w, ")</title></rect>");
+            } else {
+                hw_s(w, "), ");
+                hw_u(w, sub->calls);
+                hw_s(w, sub->calls == 1 ? " call</title></rect>" : " calls</title></rect>");
+            }
             if (s.h >= 14 && s.w >= 30) {
                 const char *sn = r->sub_shown[sid] ? r->sub_shown[sid] : nytp_profile_str(p, sub->name);
                 size_t sl = strlen(sn);

@@ -475,6 +475,14 @@ void html_change_note(const html_report *r, hw *w)
     hw_s(w, ". Names are matched across checkouts (see nytp-diff(1)).</p>\n");
 }
 
+void html_td_count(hw *w, const nytp_profile *p, uint64_t v)
+{
+    if (p->counts_unknown)
+        hw_s(w, "<td title=\"not known: the profile was sampled\">?");
+    else
+        html_td_u(w, v);
+}
+
 /* The sub table of index, subs and file pages. */
 void html_subs_table(html_report *r, hw *w, const uint32_t *ids, uint32_t n, bool all_columns,
                        const char *id)
@@ -504,7 +512,7 @@ void html_subs_table(html_report *r, hw *w, const uint32_t *ids, uint32_t n, boo
             hw_u(w, sid);
         }
         hw_s(w, ">");
-        html_td_u(w, s->calls);
+        html_td_count(w, p, s->calls);
         html_td_u(w, s->n_sites);
         html_td_u(w, r->sub_files[sid]);
         /* exclusive time with a bar relative to the top sub's, and its

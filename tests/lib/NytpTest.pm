@@ -10,7 +10,8 @@ use Cwd qw(abs_path);
 use Encode ();
 use FindBin;
 
-our @EXPORT = qw(repo nytp run_cmd slurp_file fresh_profile gen testdata scratch_dir need missing xml_problem);
+our @EXPORT = qw(repo nytp run_cmd slurp_file fresh_profile gen testdata scratch_dir scratch_script
+                 nytp_profile need missing xml_problem);
 
 # need(HAVE, WHY): a test file whose tools are missing (make deps installs
 # them) is skipped when run by hand, but fails under 'make test', which sets
@@ -44,6 +45,31 @@ sub testdata { return repo() . '/testdata' }
 
 my $scratch;
 sub scratch_dir { $scratch //= tempdir('nytp-test-XXXXXX', TMPDIR => 1, CLEANUP => 1) }
+
+# scratch_script($name, $perl_source) -> the path of a new file holding
+# the source, in the scratch directory
+sub scratch_script {
+    my ($name, $code) = @_;
+    my $path = scratch_dir() . "/$name";
+    open my $fh, '>', $path or die "$path: $!";
+    print $fh $code;
+    close $fh or die "$path: $!";
+    return $path;
+}
+
+# nytp_profile($name, $script, $nytprof_options, @args) -> ($exit_status,
+# $stdout, $stderr, $file): the script run under Devel::NYTP of this build
+# in the scratch directory, writing $file there ($name.out; files of an
+# earlier run of that name removed first)
+sub nytp_profile {
+    my ($name, $script, $opts, @args) = @_;
+    my $dir = scratch_dir();
+    my $file = "$dir/$name.out";
+    unlink glob "$file*";
+    local $ENV{NYTPROF} = join ':', grep { length } $opts, "file=$file";
+    my @run = ($^X, '-I' . repo() . '/build/perl', '-d:NYTP', $script, @args);
+    return (run_cmd(\@run, cwd => $dir), $file);
+}
 
 # run_cmd(\@argv, stdin => $bytes) -> ($exit_status, $stdout, $stderr)
 sub run_cmd {

@@ -7,6 +7,7 @@
 
 #include "helpers.h"
 #include "nytp/calltree.h"
+#include "nytp/writer.h"
 
 /* ---- streams ---------------------------------------------------------------- */
 
@@ -482,9 +483,37 @@ static void real_profiles_close_every_frame(void **state)
     }
 }
 
+/* The sample rate of a sampled input and its samples, from attributes. */
+static void sampled_attributes(void **state)
+{
+    (void)state;
+    nytp_calltree *t;
+    nytp_error e = {0};
+    assert_int_equal(nytp_calltree_new(&t, &e), NYTP_OK);
+    uint64_t n = 99;
+    assert_true(nytp_calltree_sample_hz(t, &n) == 0);
+    assert_int_equal(n, 0);
+    const char *kv[][2] = {{"ticks_per_sec", "10000000"}, {"sample_hz", "1000"},
+                           {"sample_count", "250"}, {"sample_hz", "100"}, /* a later input */
+                           {"sample_count", "50"}, {"sample_count", "junk"}};
+    for (size_t i = 0; i < sizeof kv / sizeof kv[0]; i++) {
+        nytp_chunk c;
+        memset(&c, 0, sizeof c);
+        c.tag = NYTP_TAG_ATTRIBUTE;
+        c.u.kv.key = nytp_cstr(kv[i][0], false);
+        c.u.kv.value = nytp_cstr(kv[i][1], false);
+        assert_int_equal(nytp_calltree_add_chunk(t, &c), NYTP_OK);
+    }
+    assert_true(nytp_calltree_sample_hz(t, &n) == 1000); /* the first */
+    assert_int_equal(n, 300);
+    assert_true(nytp_calltree_sample_hz(t, NULL) == 1000);
+    nytp_calltree_free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(sampled_attributes),
         cmocka_unit_test(builds_paths_from_returns),
         cmocka_unit_test(merges_repeated_calls),
         cmocka_unit_test(depth_rules_of_nytprofcalls),

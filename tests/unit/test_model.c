@@ -635,9 +635,107 @@ static void fold_files_merges_aliases(void **state)
     free(data);
 }
 
+/* ---- sampled profiles (Devel::NYTP sample=HZ) ----------------------------- */
+
+/* A profile with the attributes of a sampled one (hz 0: not sampled;
+ * samples < 0: cut before the count was written). */
+static uint8_t *sampled_profile(const char *hz, long samples, size_t *len)
+{
+    nytp_error e = {0};
+    nytp_out *o;
+    nytp_writer *w;
+    assert_int_equal(nytp_out_open_mem(&o, &e), NYTP_OK);
+    assert_int_equal(nytp_writer_open(&w, o, &e), NYTP_OK);
+    nytp_write_header(w, 5, 0);
+    nytp_write_attribute(w, "ticks_per_sec", "10000000");
+    if (hz)
+        nytp_write_attribute(w, "sample_hz", hz);
+    nytp_write_pid_start(w, 7, 1, 1.5);
+    nytp_write_new_fid(w, 1, 0, 0, 0, 0, 0, nytp_cstr("/a.pl", false));
+    nytp_write_discount(w);
+    nytp_write_time_line(w, 10000, 1, 3);
+    if (hz && samples >= 0) {
+        char n[32];
+        snprintf(n, sizeof n, "%ld", samples);
+        nytp_write_attribute(w, "sample_count", n);
+    }
+    nytp_write_pid_end(w, 7, 2.5);
+    uint8_t *data;
+    assert_int_equal(nytp_writer_close_mem(w, &data, len, &e), NYTP_OK);
+    return data;
+}
+
+static void sampled_inputs_are_counted(void **state)
+{
+    (void)state;
+    struct { const char *hz; long samples; } in[] = {{"1000", 1200}, {"1000", 800}, {NULL, 0},
+                                                      {"1000", -1}};
+    nytp_profile *p;
+    nytp_error e = {0};
+    assert_int_equal(nytp_profile_new(&p, &e), NYTP_OK);
+    for (size_t i = 0; i < 2; i++) { /* two sampled segments */
+        size_t len;
+        uint8_t *d = sampled_profile(in[i].hz, in[i].samples, &len);
+        nytp_reader *r;
+        assert_int_equal(nytp_reader_open_mem(&r, d, len, &e), NYTP_OK);
+        assert_int_equal(nytp_profile_load_reader(p, r, "mem", NULL, &e), NYTP_OK);
+        free(d);
+    }
+    assert_true(p->counts_unknown);
+    assert_int_equal(p->n_sampled, 2);
+    assert_int_equal(p->samples, 2000);
+    assert_int_equal(p->n_sample_counts, 2);
+    assert_true(p->sample_hz == 1000);
+    assert_false(p->sample_hz_mixed);
+    /* the line has time and no count */
+    const nytp_linestat *l = nytp_profile_line(p, 1, 3);
+    assert_non_null(l);
+    assert_int_equal(l->count, 0);
+    assert_true(fabs(l->time - 0.002) < 1e-12);
+    for (size_t i = 2; i < 4; i++) { /* a traced input, and one cut short */
+        size_t len;
+        uint8_t *d = sampled_profile(in[i].hz, in[i].samples, &len);
+        nytp_reader *r;
+        assert_int_equal(nytp_reader_open_mem(&r, d, len, &e), NYTP_OK);
+        assert_int_equal(nytp_profile_load_reader(p, r, "mem", NULL, &e), NYTP_OK);
+        free(d);
+    }
+    assert_int_equal(p->n_inputs, 4);
+    assert_int_equal(p->n_sampled, 3);
+    assert_int_equal(p->n_sample_counts, 2);
+    assert_int_equal(p->samples, 2000);
+    nytp_profile_free(p);
+
+    /* a traced profile alone: counts are known */
+    assert_int_equal(nytp_profile_new(&p, &e), NYTP_OK);
+    size_t len;
+    uint8_t *d = sampled_profile(NULL, 0, &len);
+    nytp_reader *r;
+    assert_int_equal(nytp_reader_open_mem(&r, d, len, &e), NYTP_OK);
+    assert_int_equal(nytp_profile_load_reader(p, r, "mem", NULL, &e), NYTP_OK);
+    assert_false(p->counts_unknown);
+    assert_int_equal(p->n_sampled, 0);
+    nytp_profile_free(p);
+    free(d);
+
+    /* rates that differ */
+    assert_int_equal(nytp_profile_new(&p, &e), NYTP_OK);
+    const char *hz[] = {"1000", "100"};
+    for (size_t i = 0; i < 2; i++) {
+        d = sampled_profile(hz[i], 10, &len);
+        assert_int_equal(nytp_reader_open_mem(&r, d, len, &e), NYTP_OK);
+        assert_int_equal(nytp_profile_load_reader(p, r, "mem", NULL, &e), NYTP_OK);
+        free(d);
+    }
+    assert_true(p->sample_hz_mixed);
+    assert_int_equal(p->samples, 20);
+    nytp_profile_free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(sampled_inputs_are_counted),
         cmocka_unit_test(discount_count_is_wide),
         cmocka_unit_test(totals_agree_with_lines),
         cmocka_unit_test(lookups),

@@ -140,6 +140,13 @@ uint32_t nytp_calltree_last_name(const nytp_calltree *t);
 /* ticks_per_sec of the last input that gave it, or 0. */
 double nytp_calltree_ticks_per_sec(const nytp_calltree *t);
 
+/* The sample rate of a sampled input (attribute sample_hz: Devel::NYTP
+ * sample=HZ), or 0 when no input was sampled; *samples (may be NULL)
+ * gets the sample_count attributes summed.  The returns of a sampled
+ * profile are the calls the sampler saw: their times are estimates and
+ * their number is not the number of calls. */
+double nytp_calltree_sample_hz(const nytp_calltree *t, uint64_t *samples);
+
 /* ---- walking ------------------------------------------------------------- */
 
 typedef struct nytp_calltree_visit {

@@ -181,6 +181,18 @@ struct nytp_profile {
     uint32_t n_inputs;
     bool truncated;          /* some input was cut short */
 
+    /* Sampled profiles (Devel::NYTP sample=HZ, attribute sample_hz): their
+     * times are estimates from samples; their call counts are the calls
+     * the sampler saw (a lower bound, there for older readers) and their
+     * statement counts 0.  Reports show counts as unknown when
+     * counts_unknown. */
+    bool counts_unknown;     /* some input was sampled */
+    uint32_t n_sampled;      /* inputs that were */
+    double sample_hz;        /* the rate of the first of them */
+    bool sample_hz_mixed;    /* they were sampled at different rates */
+    uint64_t samples;        /* their sample_count attributes, summed */
+    uint32_t n_sample_counts; /* inputs that had one (one cut short has none) */
+
     struct nytp_model_impl *impl; /* indexes, strings, loading state */
 };
 

@@ -1,0 +1,654 @@
+/* sample.c — sample=HZ: profiling by sampling instead of tracing.
+ *
+ * The timer (timer.c) raises a flag HZ times a second; nothing else ever
+ * happens on its thread.  The interpreter tests the flag where the state
+ * a sample sees changes: before each statement (nextstate: still in the
+ * statement before), before a sub is called (entersub: still in the
+ * caller) and left (leavesub, return, goto: still in the sub), and before
+ * and after each slow op (I/O, regex, sort...: a sample due as one ends
+ * is its own, shown as Pkg::CORE:name as the tracing profiler names it).
+ * Between those points a statement runs, so a sample taken there is
+ * still that statement's.  With NYTP_SAMPLE_AT=op the flag is tested
+ * after every op instead, in our own runops loop (exact to the op, and
+ * three times the instructions).  The sample is then taken by the
+ * interpreter itself, between two ops, where perl's stacks are
+ * consistent.
+ *
+ * A sample is the current file and line (PL_curcop), the subs on the
+ * context stack (cxstack, through PL_curstackinfo and si_prev: sort,
+ * signal and magic stacks are walked through), and the slow op it ends,
+ * weighted by the wall time since the previous sample.  Samples are kept
+ * as:
+ *
+ *   line times  (fid, line) -> ticks; written when the file closes, each
+ *               as a DISCOUNT then a TIME_LINE: time, and no count
+ *   a shadow    the sampled stack as the last sample saw it.  A frame is
+ *   stack       matched to perl's by its place (stack level and context
+ *               index) and its identity (CV, calling statement, save
+ *               stack index at entry); a frame that is gone has returned:
+ *               its SUB_RETURN (depth, inclusive and exclusive ticks) is
+ *               written and its call arc (SUB_CALLERS) adds one call.
+ *               New frames are pushed.  Matching stops at the first frame
+ *               that matches (the rest is as before), so a sample costs
+ *               what changed, not the depth of the stack.
+ *
+ * So a call is "seen" when a sample finds it; the counts in the file are
+ * the calls seen (a lower bound, there so that older readers list the
+ * subs), and the profile says it was sampled (attributes sample_hz and
+ * sample_count) so nytp's reports show counts as unknown.
+ *
+ * Fork: threads do not survive it.  The child (pthread_atfork) raises the
+ * flag itself, and its first sample sees the fork: reinit_if_forked
+ * starts the child's own file and then (on_child) its own timer. */
+#include "nytp_prof.h"
+
+
+/* One frame of the sampled stack. */
+typedef struct {
+    const PERL_SI *si;           /* place: stack info, its level, context */
+    I32 level, ix;
+    const void *cv;              /* identity: CV (or slow op), calling */
+    const COP *cop;              /* statement, save stack index at entry */
+    I32 saveix;
+    sub_node *node, *caller;
+    unsigned fid;                /* the call site */
+    int line;
+    unsigned rec;                /* frames of node at or below this one */
+    double w0;                   /* Z.weight when pushed */
+    double excl;                 /* ticks while on top */
+    int xs;                      /* a slow op: marked as an xsub */
+} sframe;
+
+/* A line's time, by (fid << 32 | line), open addressing. */
+typedef struct {
+    uint64_t key;                /* 0: empty */
+    double ticks;
+} line_slot;
+
+static struct sampler {
+    int installed;
+    int at_stmt;                 /* the flag is tested at statements, not ops */
+    int stopping;                /* the last sample before stopping: no rotation */
+    long period_ns;
+    int64_t last_t;              /* when the last sample was taken */
+    double weight;               /* ticks of all samples so far */
+    uint64_t samples;            /* in this file */
+    sframe *st;                  /* the shadow stack, outermost first */
+    size_t n, cap;
+    sframe *fresh;               /* new frames of one sample, innermost first */
+    size_t fresh_cap;
+    line_slot *lines;
+    size_t lines_cap, lines_used;
+} Z;
+
+/* The timer's flag, tested where samples may be taken. */
+#define FLAG_UP() UNLIKELY(atomic_load_explicit(&timer_due, memory_order_relaxed))
+
+/* ---- line times ------------------------------------------------------------- */
+
+static void line_add(pTHX_ unsigned fid, unsigned line, double ticks)
+{
+    uint64_t key = (uint64_t)fid << 32 | line;
+    if (!key)
+        return;
+    if ((Z.lines_used + 1) * 2 > Z.lines_cap) {
+        size_t ncap = Z.lines_cap ? Z.lines_cap * 2 : 1024;
+        line_slot *t = calloc(ncap, sizeof *t);
+        if (!t)
+            croak("Devel::NYTP: out of memory");
+        for (size_t j = 0; j < Z.lines_cap; j++) {
+            if (!Z.lines[j].key)
+                continue;
+            size_t i = (size_t)(Z.lines[j].key * 0x9E3779B97F4A7C15ull >> 20) & (ncap - 1);
+            while (t[i].key)
+                i = (i + 1) & (ncap - 1);
+            t[i] = Z.lines[j];
+        }
+        free(Z.lines);
+        Z.lines = t;
+        Z.lines_cap = ncap;
+    }
+    size_t mask = Z.lines_cap - 1;
+    size_t i = (size_t)(key * 0x9E3779B97F4A7C15ull >> 20) & mask;
+    while (Z.lines[i].key && Z.lines[i].key != key)
+        i = (i + 1) & mask;
+    if (!Z.lines[i].key) {
+        Z.lines[i].key = key;
+        Z.lines_used++;
+    }
+    Z.lines[i].ticks += ticks;
+}
+
+static int cmp_slot(const void *a, const void *b)
+{
+    uint64_t x = ((const line_slot *)a)->key, y = ((const line_slot *)b)->key;
+    return x < y ? -1 : x > y;
+}
+
+/* Every line's time, by file and line: a DISCOUNT before each TIME_LINE,
+ * so that readers add the time and count no statement (the number of
+ * executions is not known). */
+static void lines_write(void)
+{
+    if (!Z.lines_used)
+        return;
+    size_t n = 0;
+    for (size_t j = 0; j < Z.lines_cap; j++)
+        if (Z.lines[j].key)
+            Z.lines[n++] = Z.lines[j];
+    qsort(Z.lines, n, sizeof *Z.lines, cmp_slot);
+    for (size_t j = 0; j < n && S.w; j++) {
+        double t = Z.lines[j].ticks + 0.5;
+        unsigned fid = (unsigned)(Z.lines[j].key >> 32), line = (unsigned)Z.lines[j].key;
+        do { /* a TIME_LINE holds 31 bits of ticks (3.5 minutes) */
+            int32_t part = t > INT32_MAX ? INT32_MAX : (int32_t)t;
+            nytp_write_discount(S.w);
+            nytp_write_time_line(S.w, part, fid, line);
+            t -= part;
+        } while (t >= 1);
+    }
+    memset(Z.lines, 0, Z.lines_cap * sizeof *Z.lines);
+    Z.lines_used = 0;
+}
+
+/* ---- the sampled stack -------------------------------------------------------- */
+
+/* The file id of a statement's file (the statement hook's cache). */
+static unsigned cop_fid(pTHX_ const COP *cop)
+{
+    const char *file = OutCopFILE(cop);
+    if (!file)
+        return 0;
+    file_slot *slot = &S.file_cache[((uintptr_t)file >> 4) % FILE_CACHE_SIZE];
+    if (slot->ptr == file && slot->gen == S.file_gen)
+        return slot->fid;
+    unsigned fid = file_id(aTHX_ file, strlen(file), NYTP_FIDF_VIA_STMT);
+    const char *name = fid ? file_key(fid) : NULL;
+    if (name) {
+        S.file_cache_used = 1;
+        slot->gen = S.file_gen;
+        slot->ptr = file;
+        slot->fid = fid;
+        slot->name = name;
+    }
+    return fid;
+}
+
+/* The node of a sub on the stack.  A BEGIN block is named BEGIN@LINE as
+ * the tracing profiler names it, from its %DB::sub entry if that entry is
+ * this block's (the block's first statement within its lines), else from
+ * its first statement's line. */
+static sub_node *node_of_cv(pTHX_ CV *cv)
+{
+    GV *gv = CvGV(cv);
+    if (!gv || SvTYPE(gv) != SVt_PVGV || !GvSTASH(gv))
+        return S.node_unknown;
+    sub_node *n = node_for_gv(aTHX_ gv);
+    if (!n->is_begin)
+        return n;
+    const COP *first = (const COP *)CvSTART(cv);
+    unsigned line = first && (first->op_type == OP_NEXTSTATE || first->op_type == OP_DBSTATE)
+                        ? (unsigned)CopLINE(first) : 0;
+    SV **svp = hv_fetch(GvHV(PL_DBsub), n->full, (I32)n->full_len, 0);
+    if (svp && SvOK(*svp)) {
+        const char *s = SvPV_nolen(*svp);
+        const char *colon = strrchr(s, ':');
+        unsigned a = 0, b = 0;
+        if (colon && sscanf(colon + 1, "%u-%u", &a, &b) == 2 && line >= a && line <= b + 1)
+            return name_begin_block(aTHX_ n);
+    }
+    if (!line)
+        return n;
+    char name[48];
+    int len = snprintf(name, sizeof name, "BEGIN@%u", line);
+    SV *full = newSVpvf("%s::%s", n->pkg, name);
+    if (!hv_exists(GvHV(PL_DBsub), SvPVX(full), (I32)SvCUR(full))) {
+        const char *file = CvFILE(cv) ? CvFILE(cv) : "";
+        (void)hv_store(GvHV(PL_DBsub), SvPVX(full), (I32)SvCUR(full),
+                       newSVpvf("%s:%u-%u", file, line, line), 0);
+    }
+    SvREFCNT_dec(full);
+    return node_named(aTHX_ n->pkg, strlen(n->pkg), name, (STRLEN)len);
+}
+
+/* The frame ends (its sub returned, or the file closes): its call arc,
+ * its SUB_RETURN. */
+static void frame_end(pTHX_ const sframe *f, size_t depth)
+{
+    double incl = Z.weight - f->w0;
+    node_first_call(aTHX_ f->node, f->xs);
+    arc_add(arc_for(aTHX_ f->node, f->caller, f->fid, f->line), (int)f->rec, incl, f->excl);
+    if (OPT(O_CALLS) && S.w)
+        nytp_write_sub_return(S.w, (uint32_t)depth, incl, f->excl,
+                              str_n(f->node->full, f->node->full_len, false));
+    fid_mark(f->fid);
+}
+
+static void pop_to(pTHX_ size_t keep)
+{
+    while (Z.n > keep) {
+        sframe *f = &Z.st[Z.n - 1];
+        frame_end(aTHX_ f, Z.n);
+        f->node->sample_depth--;
+        Z.n--;
+    }
+}
+
+/* A frame place compared with another: <0 below it, 0 the same, >0 above. */
+static int place_cmp(const sframe *a, I32 level, I32 ix)
+{
+    if (a->level != level)
+        return a->level < level ? -1 : 1;
+    return a->ix < ix ? -1 : a->ix > ix;
+}
+
+/* A candidate from perl's stack, innermost first: false once it matches
+ * the shadow frame at its place (everything below is unchanged).  *k is
+ * the shadow frame being compared (from the top); frames above the
+ * candidate's place are gone. */
+static int candidate(size_t *k, const sframe *c)
+{
+    while (*k > 0 && place_cmp(&Z.st[*k - 1], c->level, c->ix) > 0)
+        (*k)--;
+    if (*k > 0 && place_cmp(&Z.st[*k - 1], c->level, c->ix) == 0) {
+        const sframe *s = &Z.st[*k - 1];
+        if (s->si == c->si && s->cv == c->cv && s->cop == c->cop && s->saveix == c->saveix)
+            return 0;
+        (*k)--;
+    }
+    return 1;
+}
+
+/* Where a sub was called from.  A BEGIN block is called while its file is
+ * being compiled (from PL_compiling, which has moved on since): its call
+ * site is its own first line. */
+static void call_site(pTHX_ sframe *f)
+{
+    if (f->cop == &PL_compiling && !f->xs) {
+        const CV *cv = (const CV *)f->cv;
+        const COP *first = (const COP *)CvSTART(cv);
+        const char *file = CvFILE(cv);
+        if (file && first && (first->op_type == OP_NEXTSTATE || first->op_type == OP_DBSTATE)) {
+            f->fid = file_id(aTHX_ file, strlen(file), NYTP_FIDF_VIA_SUB);
+            f->line = (int)CopLINE(first);
+        }
+        return;
+    }
+    if (f->cop == &PL_compiling) {
+        const char *file = OutCopFILE(f->cop);
+        f->fid = file ? file_id(aTHX_ file, strlen(file), NYTP_FIDF_VIA_STMT) : 0;
+    } else {
+        f->fid = f->cop ? cop_fid(aTHX_ f->cop) : 0;
+    }
+    f->line = f->cop ? (int)CopLINE(f->cop) : 0;
+}
+
+/* The stack now: frames that are gone end, new ones are pushed.  ran is
+ * the slow op that had just run (its type, taken before it ran; OP_max:
+ * none), on top of the stack. */
+static void stack_sample(pTHX_ OPCODE ran)
+{
+    I32 top_level = 0;
+    for (const PERL_SI *si = PL_curstackinfo; si->si_prev; si = si->si_prev)
+        top_level++;
+    size_t k = Z.n, nf = 0;
+    int matched = 0;
+    grow_or_croak(aTHX_ (void **)&Z.fresh, &Z.fresh_cap, 1, 64, sizeof *Z.fresh);
+
+    if (ran < OP_max) {
+        sframe *c = &Z.fresh[nf];
+        memset(c, 0, sizeof *c);
+        c->si = PL_curstackinfo;
+        c->level = top_level;
+        c->ix = I32_MAX;
+        c->node = node_for_slowop(aTHX_ CopSTASH(PL_curcop), ran);
+        c->cv = c->node;
+        c->cop = PL_curcop;
+        c->xs = 1;
+        if (!candidate(&k, c))
+            matched = 1;
+        else
+            nf++;
+    }
+    const PERL_SI *si = PL_curstackinfo;
+    I32 level = top_level, ix = si->si_cxix;
+    while (!matched) {
+        while (ix < 0 && si->si_prev) {
+            si = si->si_prev;
+            level--;
+            ix = si->si_cxix;
+        }
+        if (ix < 0)
+            break;
+        const PERL_CONTEXT *cx = &si->si_cxstack[ix];
+        if ((CxTYPE(cx) == CXt_SUB || CxTYPE(cx) == CXt_FORMAT)
+            && !(PL_debstash && CvSTASH(cx->blk_sub.cv) == PL_debstash)) {
+            grow_or_croak(aTHX_ (void **)&Z.fresh, &Z.fresh_cap, nf + 1, 64, sizeof *Z.fresh);
+            sframe *c = &Z.fresh[nf];
+            memset(c, 0, sizeof *c);
+            c->si = si;
+            c->level = level;
+            c->ix = ix;
+            c->cv = cx->blk_sub.cv;
+            c->cop = cx->blk_oldcop;
+            c->saveix = cx->blk_oldsaveix;
+            if (!candidate(&k, c)) {
+                matched = 1;
+                break;
+            }
+            nf++;
+        }
+        ix--;
+    }
+    if (!matched)
+        k = 0; /* perl's stack ended with no frame as before: all are gone */
+    pop_to(aTHX_ k);
+    /* push the new frames, outermost first */
+    grow_or_croak(aTHX_ (void **)&Z.st, &Z.cap, Z.n + nf + 1, 64, sizeof *Z.st);
+    while (nf > 0) {
+        sframe *c = &Z.fresh[--nf];
+        sframe *f = &Z.st[Z.n];
+        *f = *c;
+        if (!f->node)
+            f->node = node_of_cv(aTHX_ (CV *)c->cv);
+        const sframe *up = Z.n ? &Z.st[Z.n - 1] : NULL;
+        if (up) {
+            f->caller = up->node;
+        } else {
+            f->caller = S.node_runtime;
+            S.main_runtime_used++;
+        }
+        call_site(aTHX_ f);
+        f->rec = ++f->node->sample_depth;
+        f->w0 = Z.weight;
+        f->excl = 0;
+        Z.n++;
+        if (OPT(O_CALLS) >= 2 && S.w)
+            nytp_write_sub_entry(S.w, f->fid, (uint32_t)f->line);
+    }
+}
+
+/* ---- taking a sample ---------------------------------------------------------- */
+
+/* The line a sample is charged to: the current statement's.  While a file
+ * is compiled (PL_curcop is PL_compiling: the compiler runs ops to fold
+ * constants, and the first op of a file just required runs before its
+ * first statement) and for a statement without a line, the line of the
+ * innermost call (a 'use' line for a BEGIN block), as the tracing profiler
+ * charges compiling to the statement that required the file. */
+static void sample_line(pTHX_ unsigned *fid, unsigned *line)
+{
+    const COP *cop = PL_curcop;
+    if (cop != &PL_compiling && CopLINE(cop)) {
+        *fid = cop_fid(aTHX_ cop);
+        *line = (unsigned)CopLINE(cop);
+        return;
+    }
+    for (size_t i = Z.n; i > 0; i--) {
+        const sframe *f = &Z.st[i - 1];
+        if (f->fid && f->line > 0 && !f->xs) {
+            *fid = f->fid;
+            *line = (unsigned)f->line;
+            return;
+        }
+    }
+    const char *file = OutCopFILE(cop);
+    *fid = !file ? 0 : cop == &PL_compiling ? file_id(aTHX_ file, strlen(file), NYTP_FIDF_VIA_STMT)
+                                            : cop_fid(aTHX_ cop);
+    *line = CopLINE(cop) ? (unsigned)CopLINE(cop) : 1;
+}
+
+static void take_sample(pTHX_ OPCODE ran)
+{
+    int saved_errno = errno;
+    if (S.forked)
+        reinit_if_forked(aTHX);
+    if (!S.profiling || !S.w || OTHER_INTERP())
+        goto out;
+    /* END blocks run with perl's %SIG handlers gone (hold.c) */
+    if (UNLIKELY(PL_phase >= PERL_PHASE_END) && !S.holding)
+        hold_signals();
+    int64_t now = clock_ticks();
+    double w = (double)(now - Z.last_t);
+    Z.last_t = now;
+    if (w < 0)
+        w = 0;
+    Z.samples++;
+    if (OPT(O_SUBS))
+        stack_sample(aTHX_ ran);
+    Z.weight += w;
+    if (Z.n)
+        Z.st[Z.n - 1].excl += w;
+    if (OPT(O_STMTS) && PL_curcop) {
+        unsigned fid, line;
+        sample_line(aTHX_ &fid, &line);
+        if (fid) {
+            line_add(aTHX_ fid, line, w);
+            fid_mark(fid);
+        }
+    }
+    if (now >= S.rotate_at && !Z.stopping) {
+        rotate_now(aTHX_ now);
+        Z.last_t = S.last_t; /* the time writing the segment is no sample's */
+    }
+out:
+    errno = saved_errno;
+}
+
+/* The interpreter's loop: perl's own, and a test of the flag after each
+ * op (a load and a branch not taken). */
+static int sample_runops(pTHX)
+{
+    OP *op = PL_op;
+    while ((PL_op = op = op->op_ppaddr(aTHX))) {
+        if (FLAG_UP()) {
+            timer_taken();
+            take_sample(aTHX_ OP_max);
+        }
+    }
+    PERL_ASYNC_CHECK();
+    TAINT_NOT;
+    return 0;
+}
+
+/* Where the flag is tested by default (NYTP_SAMPLE_AT=stmt): before
+ * each statement, before a sub is called or left, and around slow ops:
+ * the state changes nowhere else that a sample would see (a sample
+ * taken later, within a statement, is still that statement's). */
+
+static void sample_here(pTHX_ OPCODE ran)
+{
+    if (OTHER_INTERP())
+        return;
+    timer_taken();
+    take_sample(aTHX_ ran);
+}
+
+static pp_fn orig_nextstate, orig_entersub, orig_leavesub;
+
+static OP *pp_nextstate_sampled(pTHX)
+{
+    if (FLAG_UP())
+        sample_here(aTHX_ OP_max); /* still in the statement before */
+    return orig_nextstate(aTHX);
+}
+
+/* (An xsub is not on perl's context stack: its time is its caller's.
+ * Testing the flag again after every call to see an xsub would cost a
+ * wrapper's frame per call.) */
+static OP *pp_entersub_sampled(pTHX)
+{
+    if (FLAG_UP())
+        sample_here(aTHX_ OP_max); /* still in the caller */
+    return orig_entersub(aTHX);
+}
+
+static OP *pp_leavesub_sampled(pTHX)
+{
+    if (FLAG_UP())
+        sample_here(aTHX_ OP_max); /* still in the sub */
+    return orig_leavesub(aTHX);
+}
+
+static OP *pp_leave_sampled(pTHX)
+{
+    if (FLAG_UP())
+        sample_here(aTHX_ OP_max); /* still in the sub */
+    return S.orig[PL_op->op_type](aTHX);
+}
+
+/* A slow op (I/O, regex, sort, ...): a sample due when it ends is its
+ * own, shown as Pkg::CORE:name as the tracing profiler shows it.  (Its
+ * type is taken before it runs: an op may free itself.) */
+static OP *pp_slowop_sampled(pTHX)
+{
+    OPCODE type = PL_op->op_type;
+    if (Z.at_stmt && FLAG_UP())
+        sample_here(aTHX_ OP_max); /* due before it began */
+    OP *op = S.orig[type](aTHX);
+    if (FLAG_UP())
+        sample_here(aTHX_ type);
+    return op;
+}
+
+/* ---- the profiler's interface ------------------------------------------------- */
+
+/* A string eval is compiled with perl keeping its lines when savesrc is
+ * not given (evals are not on disk): those of an eval that defines subs,
+ * as long as the subs live; not those of one that defines none, which a
+ * long-running program may run without end (SAVESRC_NOSUBS would keep
+ * them all).  A die while compiling leaves the flag on until the next
+ * eval returns. */
+static U32 perldb_base;
+
+static OP *pp_entereval_saving(pTHX)
+{
+    PL_perldb |= PERLDBf_SAVESRC;
+    OP *op = S.orig[OP_ENTEREVAL](aTHX);
+    PL_perldb = perldb_base;
+    return op;
+}
+
+static void sampler_stop(pTHX);
+static void sampler_atfork_child(void);
+static void sampler_forked(pTHX);
+static void sampler_split(pTHX_ int64_t now);
+
+void sampler_init(pTHX)
+{
+    if (Z.installed)
+        return;
+    Z.installed = 1;
+    Z.period_ns = 1000000000L / (long)S.sample_hz;
+    if (OPT(O_SLOWOPS)) {
+#define NYTP_SLOWOP(op) PL_ppaddr[op] = pp_slowop_sampled;
+#include "nytp_slowops.h"
+#undef NYTP_SLOWOP
+    }
+    const char *at = getenv("NYTP_SAMPLE_AT");
+    Z.at_stmt = !(at && strcmp(at, "op") == 0);
+    if (Z.at_stmt) {
+        orig_nextstate = S.orig[OP_NEXTSTATE];
+        orig_entersub = S.orig[OP_ENTERSUB];
+        orig_leavesub = S.orig[OP_LEAVESUB];
+        PL_ppaddr[OP_NEXTSTATE] = pp_nextstate_sampled;
+        PL_ppaddr[OP_ENTERSUB] = pp_entersub_sampled;
+        PL_ppaddr[OP_DBSTATE] = pp_leave_sampled;
+        PL_ppaddr[OP_LEAVESUB] = pp_leavesub_sampled;
+        PL_ppaddr[OP_LEAVESUBLV] = pp_leave_sampled;
+        PL_ppaddr[OP_RETURN] = pp_leave_sampled;
+        PL_ppaddr[OP_LEAVEWRITE] = pp_leave_sampled;
+        PL_ppaddr[OP_GOTO] = pp_leave_sampled;
+    } else {
+        PL_runops = sample_runops;
+    }
+    if (!S.savesrc_given && !(PL_perldb & PERLDBf_SAVESRC)) {
+        perldb_base = PL_perldb;
+        PL_ppaddr[OP_ENTEREVAL] = pp_entereval_saving;
+    }
+    /* output.c and rotate.c are below: they reach the sampler this way */
+    S.on_stop = sampler_stop;
+    S.on_atfork = sampler_atfork_child;
+    S.on_child = sampler_forked;
+    S.split_calls = sampler_split;
+}
+
+void sampler_start(pTHX)
+{
+    PERL_UNUSED_CONTEXT;
+    Z.last_t = clock_ticks();
+    atomic_store(&timer_due, 0);
+    timer_start(Z.period_ns);
+}
+
+static void sampler_stop(pTHX)
+{
+    if (!timer_running())
+        return;
+    timer_stop();
+    /* the time since the last sample, in the state it ends in */
+    if (S.profiling && S.w && PL_curcop) {
+        Z.stopping = 1;
+        take_sample(aTHX_ OP_max);
+        Z.stopping = 0;
+    }
+}
+
+static void sampler_split(pTHX_ int64_t now)
+{
+    PERL_UNUSED_VAR(now);
+    sampler_flush(aTHX_ 1);
+}
+
+void sampler_flush(pTHX_ int keep_frames)
+{
+    if (!S.w)
+        return;
+    if (keep_frames) {
+        /* a rotation: every call in progress returns in this file with
+         * its time so far, and goes on in the next from zero */
+        for (size_t i = Z.n; i > 0; i--)
+            frame_end(aTHX_ &Z.st[i - 1], i);
+        for (size_t i = 0; i < Z.n; i++) {
+            Z.st[i].w0 = Z.weight;
+            Z.st[i].excl = 0;
+        }
+    } else {
+        pop_to(aTHX_ 0);
+    }
+    lines_write();
+    char buf[64];
+    snprintf(buf, sizeof buf, "%u", S.sample_hz);
+    nytp_write_attribute(S.w, "sample_hz", buf);
+    snprintf(buf, sizeof buf, "%" UVuf, (UV)Z.samples);
+    nytp_write_attribute(S.w, "sample_count", buf);
+    Z.samples = 0;
+}
+
+/* In a child, from pthread_atfork: no timer thread here; the flag makes
+ * the next op take a sample, which sees the fork. */
+static void sampler_atfork_child(void)
+{
+    timer_forked();
+    if (Z.installed)
+        atomic_store(&timer_due, 1);
+}
+
+/* In a child, once its own file is open (or profiling stopped): the
+ * parent's lines and samples stay the parent's, the calls in progress go
+ * on here from now, with a timer of the child's own. */
+static void sampler_forked(pTHX)
+{
+    if (Z.lines)
+        memset(Z.lines, 0, Z.lines_cap * sizeof *Z.lines);
+    Z.lines_used = 0;
+    Z.samples = 0;
+    for (size_t i = 0; i < Z.n; i++) {
+        Z.st[i].w0 = Z.weight;
+        Z.st[i].excl = 0;
+    }
+    atomic_store(&timer_due, 0);
+    Z.last_t = clock_ticks();
+    if (S.profiling && S.w)
+        sampler_start(aTHX);
+}

@@ -1,0 +1,264 @@
+#!/usr/bin/perl
+# Devel::NYTP's sampling mode (sample=HZ): times that match where the
+# program spent its wall time, a file every reader opens (nytp's commands,
+# Devel::NYTProf::Data, nytprofhtml) that says it was sampled, reports that
+# show its counts as unknown, and a program that behaves as without the
+# profiler (sleeps, signals, fork, exec, enable/disable).
+use strict;
+use warnings;
+use Test::More;
+use FindBin;
+use lib "$FindBin::Bin/lib";
+use NytpTest;
+use JSON::PP;
+
+my $nytp = nytp();
+my $dir = scratch_dir();
+delete $ENV{NYTPROF};
+
+sub top_json {
+    my ($file, @opt) = @_;
+    my ($st, $out, $err) = run_cmd([$nytp, 'top', '--json', '-n', '0', @opt, $file]);
+    is $st, 0, "top --json $file" or diag $err;
+    return eval { decode_json($out) } // {};
+}
+
+# ---- accuracy: subs that hold the CPU for known shares of the wall time --------
+
+# bench/workloads/shares.pl: subs that spin for 50, 30 and 20 % of the
+# wall time, and print the shares they really took (a loaded machine
+# stretches them): the truth the samples are held to.
+my $shares = repo() . '/bench/workloads/shares.pl';
+my ($st, $out, $err, $file) = nytp_profile('shares', $shares, 'sample=1000', 2);
+is $st, 0, 'shares: profiled' or diag $err;
+my %truth = $out =~ /^(\w+) ([\d.]+)$/mg;
+my $top = top_json($file);
+my %incl = map { $_->{name} => $_->{incl} } @{$top->{subs} || []};
+my $sum = 0;
+$sum += $incl{"main::$_"} // 0 for qw(fifty thirty twenty);
+for my $s (qw(fifty thirty twenty)) {
+    my $got = $sum ? 100 * ($incl{"main::$s"} // 0) / $sum : 0;
+    ok abs($got - ($truth{$s} // -99)) <= 5,
+        sprintf('%s: sampled inclusive share %.1f%%, measured %.1f%% (within 5 points)', $s, $got,
+                $truth{$s} // -1);
+}
+my $samples = $top->{sampled}{samples} // 0;
+ok $samples >= 200, "2 s at 1000 Hz: $samples samples (some hundreds even on a loaded machine)";
+is $top->{sampled}{hz}, 1000, 'top --json: sampled at 1000 Hz';
+ok abs(($top->{totals}{statements} // 0) - ($top->{totals}{profiler_duration} // 1))
+        < 0.05 * ($top->{totals}{profiler_duration} // 1),
+    'the line times add up to the time profiled';
+is $top->{subs}[0]{calls}, undef, 'top --json: calls are null (unknown)';
+is $top->{totals}{statements_executed}, undef, 'top --json: statements executed are null';
+
+# ---- the file: an ordinary NYTProf file that says it was sampled ------------
+
+($st, my $dump, $err) = run_cmd([$nytp, 'dump', '--strict', $file]);
+is $st, 0, 'dump --strict reads it' or diag $err;
+like $dump, qr/^ATTRIBUTE\tsample_hz\t1000$/m, 'attribute sample_hz';
+my ($count) = $dump =~ /^ATTRIBUTE\tsample_count\t(\d+)$/m;
+is $count, $samples, 'attribute sample_count: the samples top counts';
+like $dump, qr/^SUB_RETURN\t/m, 'call events (SUB_RETURN) for the flame graph';
+my @chunks = map { (split /\t/)[0] } split /\n/, $dump;
+my ($lines, $bare) = (0, 0);
+for my $i (0 .. $#chunks) {
+    next unless $chunks[$i] eq 'TIME_LINE';
+    $lines++;
+    $bare++ if $i == 0 || $chunks[$i - 1] ne 'DISCOUNT';
+}
+ok $lines > 0, "$lines lines with time";
+is $bare, 0, 'every TIME_LINE follows a DISCOUNT: time, and no statement counted';
+unlike $dump, qr/^SRC_LINE\t/m, 'the source of files is not saved (it is on disk) unless savesrc=1';
+
+# Devel::NYTProf's own readers open it without a word.
+($st, $out, $err) = run_cmd([$^X, '-w', '-MDevel::NYTProf::Data', '-e',
+    'my $p = Devel::NYTProf::Data->new({ filename => shift, quiet => 1 });
+     my $s = $p->subinfo_of("main::fifty");
+     printf "calls %d incl %.3f\n", $s->calls, $s->incl_time', $file]);
+is $st, 0, 'Devel::NYTProf::Data reads it' or diag $err;
+is $err, '', 'Devel::NYTProf::Data: no warning';
+like $out, qr/^calls [1-9]\d* incl (\d+\.\d+)$/m, 'Devel::NYTProf::Data: a sub seen has a call count';
+my ($dincl) = $out =~ /incl ([\d.]+)/;
+ok abs(($dincl // 0) - ($incl{'main::fifty'} // -1)) < 0.01,
+    'Devel::NYTProf::Data: the same inclusive time as nytp';
+SKIP: {
+    my $nytprofhtml = `sh -c 'command -v nytprofhtml'`;
+    chomp $nytprofhtml;
+    skip 'nytprofhtml (libdevel-nytprof-perl) is missing', 3
+        if missing($nytprofhtml, 'nytprofhtml (libdevel-nytprof-perl)');
+    ($st, $out, $err) = run_cmd([$nytprofhtml, '-f', $file, '-o', "$dir/nytprofhtml"]);
+    is $st, 0, 'nytprofhtml makes its report' or diag $err;
+    unlike $err, qr/warn|error|uninitiali[sz]ed|division|\bat \S+ line \d+/i, 'nytprofhtml: no warning'
+        or diag $err;
+    ok -s "$dir/nytprofhtml/index.html", 'nytprofhtml: index.html';
+}
+
+# ---- reports: "sampled at 1000 Hz, N samples", counts unknown -----------------
+
+($st, $out, $err) = run_cmd([$nytp, 'top', '-n', '5', $file]);
+is $st, 0, 'top';
+like $out, qr/^.*sampled at 1000 Hz, $samples samples; counts unknown$/m, 'top: the header says so';
+like $out, qr/^\s+\S+\s+\S+\s+\S+\s+\S+\s+\S+\s+\?\s+main::spin\b/m, 'top: calls show as ?';
+unlike $out, qr/executed|\(\d+ calls\)/, 'top: no count in the header';
+($st, $out, $err) = run_cmd([$nytp, 'top', '--by=calls', $file]);
+is $st, 2, 'top --by=calls: refused (exit 2)';
+like $err, qr/sampled, its counts are unknown/, 'top --by=calls: says why';
+
+($st, $out, $err) = run_cmd([$nytp, 'html', '-o', "$dir/html", $file]);
+is $st, 0, 'html' or diag $err;
+my $index = slurp_file("$dir/html/index.html") // '';
+like $index, qr/sampled at 1000 Hz, $samples samples/, 'html: the index says so';
+like $index, qr/<td title="not known: the profile was sampled">\?/, 'html: counts show as ?';
+my $svg = slurp_file("$dir/html/flame.svg") // '';
+like $svg, qr/sampled at 1000 Hz/, 'html: the flame graph says so';
+my @titles = $svg =~ m{<title>(.*?)</title>}sg;
+ok @titles > 3, 'html: the flame graph has frames';
+is_deeply [grep { /call/ } @titles], [], 'html: the flame graph shows no call counts';
+
+($st, $out, $err) = run_cmd([$nytp, 'calls', $file]);
+is $st, 0, 'calls';
+like $out, qr/^main::fifty;main::spin \d+$/m, 'calls: the paths from the sampled stacks';
+for my $cmd (['calls', '--calls'], ['flame', '--calls']) {
+    ($st, $out, $err) = run_cmd([$nytp, @$cmd, $file]);
+    is $st, 2, "@$cmd: refused (exit 2)";
+    like $err, qr/sampled, its call counts are unknown/, "@$cmd: says why";
+}
+($st, $out, $err) = run_cmd([$nytp, 'flame', '--svg', '-o', "$dir/f.svg", $file]);
+is $st, 0, 'flame --svg';
+is_deeply [grep { /call/ } (slurp_file("$dir/f.svg") // '') =~ m{<title>(.*?)</title>}sg], [],
+    'flame --svg: no call counts';
+($st, $out, $err) = run_cmd([$nytp, 'dump', '--data', $file]);
+like $err, qr/sampled at 1000 Hz, $samples samples; counts unknown/, 'dump --data says so';
+($st, $out, $err) = run_cmd([$nytp, 'csv', '-o', "$dir/csv", $file]);
+is $st, 0, 'csv';
+my ($csv) = glob "$dir/csv/*shares*";
+like slurp_file($csv // '/') // '', qr/^[\d.]+,,,sub spin \{/m, 'csv: the counts are left empty';
+
+# ---- the program behaves as without the profiler -------------------------------
+
+my $behave = scratch_script('behave.pl', <<'PERL');
+use Time::HiRes qw(time sleep);
+my $t = time;
+select undef, undef, undef, 0.3;
+printf "select %.3f\n", time - $t;
+$t = time;
+sleep 0.2;
+printf "sleep %.3f\n", time - $t;
+my $got = 0;
+$SIG{USR1} = sub { $got++ };
+kill USR1 => $$ for 1 .. 3;
+my $end = time + 0.1;
+1 while time < $end;
+print "signals $got\n";
+PERL
+($st, $out, $err) = nytp_profile('behave', $behave, 'sample=1000');
+is $st, 0, 'behave: profiled' or diag $err;
+my %b = $out =~ /^(\w+) ([\d.]+)$/mg;
+ok(($b{select} // 0) >= 0.29, "select waits its 0.3 s (the timer sends no signal): $b{select}");
+ok(($b{sleep} // 0) >= 0.19, "sleep waits its 0.2 s: $b{sleep}");
+is $b{signals}, 3, 'the program gets its own signals';
+
+# fork: the child samples into FILE.PID (its timer started again);
+# forkdepth=0: it is not profiled.
+my $fork = scratch_script('fork.pl', <<'PERL');
+use Time::HiRes qw(time);
+sub busy { my $end = time + $_[0]; my $n = 0; while (time < $end) { $n++ } $n }
+busy(0.1);
+my $pid = fork // die;
+if (!$pid) { busy(0.3); exit 0 }
+busy(0.2);
+waitpid $pid, 0;
+print "child $pid\n";
+PERL
+($st, $out, $err, $file) = nytp_profile('fork', $fork, 'sample=1000');
+is $st, 0, 'fork: profiled' or diag $err;
+my ($child) = $out =~ /^child (\d+)$/m;
+ok -s "$file.$child", 'fork: the child wrote FILE.PID';
+for my $f ($file, "$file.$child") {
+    ($st, $dump, $err) = run_cmd([$nytp, 'dump', '--strict', $f]);
+    is $st, 0, "fork: $f reads" or diag $err;
+    my ($n) = $dump =~ /^ATTRIBUTE\tsample_count\t(\d+)$/m;
+    ok(($n // 0) > 20, "fork: $f has samples (" . ($n // 'none') . ')');
+}
+my $ct = top_json("$file.$child");
+my ($cb) = grep { $_->{name} eq 'main::busy' } @{$ct->{subs} || []};
+ok $cb && $cb->{incl} > 0.2 && $cb->{incl} < 0.45, 'fork: the child has its own busy time, not the parent\'s';
+($st, $out, $err, $file) = nytp_profile('fork0', $fork, 'sample=1000:forkdepth=0');
+($child) = $out =~ /^child (\d+)$/m;
+ok !-e "$file.$child", 'forkdepth=0: the child writes nothing';
+
+# start=no, enable and disable: only what ran while enabled is sampled.
+my $control = scratch_script('control.pl', <<'PERL');
+use Time::HiRes qw(time);
+sub busy { my $end = time + $_[0]; my $n = 0; while (time < $end) { $n++ } $n }
+sub before { busy(0.15) }
+sub during { busy(0.15) }
+sub paused { busy(0.15) }
+sub after  { busy(0.15) }
+before();
+DB::enable_profile();
+during();
+DB::disable_profile();
+paused();
+DB::enable_profile();
+after();
+PERL
+($st, $out, $err, $file) = nytp_profile('control', $control, 'sample=1000:start=no');
+is $st, 0, 'control: profiled' or diag $err;
+my %c = map { $_->{name} => $_->{incl} } @{top_json($file)->{subs} || []};
+ok !$c{'main::before'} && !$c{'main::paused'}, 'start=no and disable_profile: nothing sampled while off';
+ok(($c{'main::during'} // 0) > 0.1 && ($c{'main::after'} // 0) > 0.1, 'enable_profile: sampled while on');
+
+# exec: the profile is finished before the new program starts.
+my $exec = scratch_script('exec.pl', <<'PERL');
+use Time::HiRes qw(time);
+my $end = time + 0.1; 1 while time < $end;
+exec $^X, '-e', 'print "new program\n"';
+PERL
+($st, $out, $err, $file) = nytp_profile('exec', $exec, 'sample=1000');
+is $out, "new program\n", 'exec: the new program ran';
+($st, $out, $err) = run_cmd([$nytp, 'dump', '--strict', $file]);
+is $st, 0, 'exec: the profile was finished first' or diag $err;
+
+# Slow ops are subs (Pkg::CORE:name) as in a traced profile; recursion is
+# not counted twice in inclusive time.
+my $ops = scratch_script('ops.pl', <<'PERL');
+use Time::HiRes qw(time);
+my $s = "ab" x 20000;
+sub rec { my $d = shift; return $d ? rec($d - 1) : matcher() }
+sub matcher { my $end = time + 0.3; my $n = 0; while (time < $end) { $n++ for $s =~ /(a)(?=b)/g } $n }
+rec(20);
+PERL
+($st, $out, $err, $file) = nytp_profile('ops', $ops, 'sample=1000');
+is $st, 0, 'ops: profiled' or diag $err;
+my $o = top_json($file);
+my %oi = map { $_->{name} => $_ } @{$o->{subs} || []};
+ok $oi{'main::CORE:match'} && $oi{'main::CORE:match'}{excl} > 0.05, 'a regex match is main::CORE:match';
+my $dur = $o->{totals}{profiler_duration} // 0;
+ok $oi{'main::rec'} && $oi{'main::rec'}{incl} <= $dur * 1.01,
+    'recursion: inclusive time of rec at most the time profiled';
+
+# Sources: of string evals that define subs (not on disk), of every file
+# with savesrc=1.
+my $evals = scratch_script('evals.pl', <<'PERL');
+use Time::HiRes qw(time);
+eval 'sub spin_in_eval { my $end = time + $_[0]; my $n = 0; while (time < $end) { $n++ } $n } 1' or die;
+spin_in_eval(0.2);
+PERL
+($st, $out, $err, $file) = nytp_profile('evals', $evals, 'sample=1000');
+is $st, 0, 'evals: profiled' or diag $err;
+($st, $dump) = run_cmd([$nytp, 'dump', $file]);
+like $dump, qr/^SRC_LINE\t\d+\t1\tsub spin_in_eval/m, 'the source of an eval that defines subs is saved';
+unlike $dump, qr/^SRC_LINE\t\d+\t\d+\tuse Time::HiRes/m, '... not that of the file';
+($st, $out, $err, $file) = nytp_profile('evals1', $evals, 'sample=1000:savesrc=1');
+($st, $dump) = run_cmd([$nytp, 'dump', $file]);
+like $dump, qr/^SRC_LINE\t\d+\t\d+\tuse Time::HiRes/m, 'savesrc=1: the file\'s source is saved too';
+
+# Options.
+for my $bad ('sample=abc', 'sample=20000', 'sample=-1') {
+    ($st, $out, $err) = nytp_profile('bad', $exec, $bad);
+    isnt $st, 0, "$bad: an error";
+    like $err, qr/option 'sample' wants a rate/, "$bad: says what it wants";
+}
+
+done_testing;

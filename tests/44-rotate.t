@@ -1,0 +1,210 @@
+#!/usr/bin/perl
+# rotate=SECONDS: the profile goes on in FILE.1, FILE.2, ... every SECONDS,
+# each segment a complete profile of its interval that every reader opens
+# with no warning; calls in progress are split between segments, their
+# time neither lost nor counted twice; children rotate into FILE.PID.N; a
+# process killed with kill -9 loses only the segment it was writing.
+use strict;
+use warnings;
+use Test::More;
+use FindBin;
+use lib "$FindBin::Bin/lib";
+use NytpTest;
+use JSON::PP;
+use Time::HiRes qw(time sleep);
+
+my $nytp = nytp();
+my $dir = scratch_dir();
+delete $ENV{NYTPROF};
+
+
+# The segments of FILE, in order: FILE, FILE.1, FILE.2, ... (not a child's
+# FILE.PID: the pids named in @not)
+sub segments {
+    my ($file, @not) = @_;
+    my %not = map { $_ => 1 } @not;
+    my @n = sort { $a <=> $b } grep { !$not{$_} } map { /^\Q$file\E\.(\d+)$/ ? $1 : () } glob "$file.*";
+    return ($file, map { "$file.$_" } @n);
+}
+
+sub top_subs {
+    my (@files) = @_;
+    my ($st, $out, $err) = run_cmd([$nytp, 'top', '--json', '-n', '0', @files]);
+    return {} if $st;
+    my $j = decode_json($out);
+    return { map { $_->{name} => $_ } @{$j->{subs}} }, $j;
+}
+
+# A segment: complete (dump --strict), its own header, file ids and
+# source, a call tree with nothing left open, and read by
+# Devel::NYTProf::Data without a word.
+sub check_segment {
+    my ($f, $k, $what) = @_;
+    my ($st, $dump, $err) = run_cmd([$nytp, 'dump', '--strict', $f]);
+    is $st, 0, "$what: segment $k is complete" or diag $err;
+    like $dump, qr/^ATTRIBUTE\tsegment\t$k$/m, "$what: segment $k says which it is";
+    like $dump, qr/^NEW_FID\t1\t.*rot\.pl$/m, "$what: segment $k declares its files";
+    like $dump, qr/^SRC_LINE\t1\t\d+\t.*sub run/m, "$what: segment $k has the source";
+    like $dump, qr/^SUB_INFO\t1\t\d+\t\d+\tmain::run$/m, "$what: segment $k has the subs' lines";
+    my ($cst, $calls) = run_cmd([$nytp, 'calls', $f]);
+    unlike $calls, qr/\(unreturned\)/, "$what: segment $k: no call left open";
+    ($st, my $out, $err) = run_cmd([$^X, '-w', '-MDevel::NYTProf::Data', '-e',
+        'my $p = Devel::NYTProf::Data->new({ filename => shift, quiet => 1 });
+         my $s = $p->subinfo_of("main::run");
+         printf "run %d %.4f\n", $s->calls, $s->incl_time', $f]);
+    is "$st$err", '0', "$what: Devel::NYTProf::Data reads segment $k without a warning" or diag $err;
+    return $out =~ /^run (\d+) ([\d.]+)$/m ? ($1, $2) : (0, 0);
+}
+
+# run() is one call spanning every segment; it measures itself.
+my $rot = scratch_script('rot.pl', <<'PERL');
+use Time::HiRes qw(time);
+sub inner { my $x = 0; $x += $_ for 1 .. 500; $x }
+sub outer { my $t = 0; $t += inner() for 1 .. 5; $t }
+sub run { my $end = time + $_[0]; while (time < $end) { outer() } }
+my $t = time;
+run($ARGV[0]);
+printf "run %.4f\n", time - $t;
+PERL
+
+for my $mode (['traced', ''], ['sampled', 'sample=1000:savesrc=1:']) {
+    my ($what, $opt) = @$mode;
+    my ($st, $out, $err, $file) = nytp_profile("rot-$what", $rot, "${opt}rotate=0.25", 1.1);
+    is $st, 0, "$what: profiled" or diag $err;
+    my ($real) = $out =~ /^run ([\d.]+)$/m;
+    my @seg = segments($file);
+    ok @seg >= 4 && @seg <= 6, "$what: 1.1 s in 0.25 s segments: " . scalar(@seg) . ' files';
+    my ($calls, $incl) = (0, 0);
+    for my $k (0 .. $#seg) {
+        my ($c, $i) = check_segment($seg[$k], $k, $what);
+        $calls += $c;
+        $incl += $i;
+        is $c, 1, "$what: segment $k counts the call in progress once" if $k;
+    }
+    # (the time the profiler takes to write each segment is in none: up to
+    # 10% on a loaded machine, for this program's 4 to 6 rotations)
+    ok $incl <= 1.02 * $real + 0.002 && $incl >= 0.9 * $real,
+        sprintf('%s: run\'s time over the segments %.4f s, measured %.4f s: not counted twice, not lost',
+                $what, $incl, $real);
+    my ($subs, $j) = top_subs(@seg);
+    ok abs(($subs->{'main::run'}{incl} // 0) - $incl) < 0.001, "$what: nytp top adds the segments";
+    SKIP: { # Devel::NYTProf's report of a segment in the middle
+        my $nytprofhtml = `sh -c 'command -v nytprofhtml'`;
+        chomp $nytprofhtml;
+        skip 'nytprofhtml (libdevel-nytprof-perl) is missing', 2
+            if missing($nytprofhtml, 'nytprofhtml (libdevel-nytprof-perl)');
+        my ($hst, undef, $herr) = run_cmd([$nytprofhtml, '-f', $seg[1], '-o', "$dir/nytprofhtml-$what"]);
+        is $hst, 0, "$what: nytprofhtml reports segment 1" or diag $herr;
+        unlike $herr, qr/warn|error|uninitiali[sz]ed|division|\bat \S+ line \d+/i,
+            "$what: nytprofhtml: no warning" or diag $herr;
+    }
+    if ($opt) {
+        my $n = 0;
+        for (@seg) { my (undef, $d) = run_cmd([$nytp, 'dump', $_]); $n += $1 if $d =~ /sample_count\t(\d+)/ }
+        is $j->{sampled}{samples}, $n, 'sampled: top counts the samples of every segment';
+        my ($mst, undef, $merr) = run_cmd([$nytp, 'merge', '-o', "$dir/merged.out", @seg]);
+        is $mst, 0, 'sampled: nytp merge of the segments' or diag $merr;
+        my (undef, $m) = top_subs("$dir/merged.out");
+        is $m->{sampled}{samples}, $n, 'sampled: the merged profile has all their samples';
+    }
+}
+
+# Children rotate too, into FILE.PID.N; with addpid the parent's are
+# FILE.PID.N as well.
+my $fork = scratch_script('fork.pl', <<'PERL');
+use Time::HiRes qw(time);
+sub busy { my $end = time + $_[0]; my $n = 0; while (time < $end) { $n++ } $n }
+my $pid = fork // die;
+if (!$pid) { busy(0.55); exit 0 }
+busy(0.55);
+waitpid $pid, 0;
+print "$$ $pid\n";
+PERL
+for my $opt ('', 'addpid=1:') {
+    my ($st, $out, $err, $file) = nytp_profile('fork', $fork, "sample=1000:${opt}rotate=0.2");
+    is $st, 0, "fork ${opt}profiled" or diag $err;
+    my ($parent, $child) = $out =~ /^(\d+) (\d+)$/m;
+    my $pbase = $opt ? "$file.$parent" : $file;
+    for my $base ($pbase, "$file.$child") {
+        my @seg = segments($base, $child);
+        ok @seg >= 3, "fork $opt: $base and " . (@seg - 1) . ' more segments';
+        my $busy = 0;
+        for (@seg) {
+            my ($s) = top_subs($_);
+            $busy += $s->{'main::busy'}{incl} // 0;
+            my ($dst, undef, $derr) = run_cmd([$nytp, 'dump', '--strict', $_]);
+            is $dst, 0, "fork $opt: $_ is complete" or diag $derr;
+        }
+        ok $busy > 0.45 && $busy < 0.8, "fork $opt: the process's busy time is in its segments ($busy)";
+    }
+}
+
+# addtimestamp: FILE.TIME, then FILE.TIME.1, ...
+{
+    my ($st, undef, $err, $file) = nytp_profile('stamp', $rot, 'sample=1000:addtimestamp=1:rotate=0.2', 0.5);
+    is $st, 0, 'addtimestamp: profiled' or diag $err;
+    my @base = grep { /^\Q$file\E\.\d{9,}$/ } glob "$file.*";
+    is scalar(@base), 1, 'addtimestamp: one FILE.TIME';
+    my @seg = segments($base[0] // '/none');
+    ok @seg >= 2 && -s $seg[1], 'addtimestamp: its segments are FILE.TIME.N (' . scalar(@seg) . ')';
+}
+
+# kill -9: every segment closed before it reads, the one being written is
+# cut (readers keep what came before, with a warning).
+{
+    my $file = "$dir/killed.out";
+    unlink glob "$file*";
+    local $ENV{NYTPROF} = "rotate=0.15:file=$file";
+    my $pid = fork // die;
+    if (!$pid) {
+        open STDOUT, '>', '/dev/null';
+        exec $^X, "-I" . repo() . "/build/perl", '-d:NYTP', $rot, 20;
+        exit 127;
+    }
+    my $t0 = time;
+    sleep 0.05 until -e "$file.3" || time - $t0 > 20;
+    kill KILL => $pid;
+    waitpid $pid, 0;
+    is $? & 127, 9, 'kill -9: the process died of it';
+    delete local $ENV{NYTPROF}; # Devel::NYTProf::Data would read it
+    my @seg = segments($file);
+    ok @seg >= 4, 'kill -9: ' . scalar(@seg) . ' segments';
+    for my $k (0 .. $#seg - 1) {
+        my ($st, undef, $err) = run_cmd([$nytp, 'dump', '--strict', $seg[$k]]);
+        is $st, 0, "kill -9: closed segment $k is complete" or diag $err;
+        ($st, undef, $err) = run_cmd([$^X, '-w', '-MDevel::NYTProf::Data', '-e',
+            'Devel::NYTProf::Data->new({ filename => shift, quiet => 1 })', $seg[$k]]);
+        is "$st$err", '0', "kill -9: Devel::NYTProf::Data reads segment $k without a warning";
+    }
+    my ($st, $out, $err) = run_cmd([$nytp, 'top', $seg[-1]]);
+    is $st, 0, 'kill -9: the segment being written still reads (never an empty file)' or diag $err;
+    like $err, qr/truncat|cut short|end of/i, 'kill -9: with a warning that it was cut';
+}
+
+# nytp run --rotate, and the option's checks.
+{
+    my $out = "$dir/run.out";
+    unlink glob "$out*";
+    my ($st, undef, $err) = run_cmd([$nytp, 'run', '--sample=500', '--rotate', '0.2', '-o', $out, $rot, 0.5]);
+    is $st, 0, 'nytp run --sample=500 --rotate 0.2' or diag $err;
+    like $err, qr/^nytp run: profile written to \Q$out\E\.1$/m, 'nytp run names the segments';
+    like $err, qr/reports them together/, 'nytp run says how to read them together';
+    my (undef, $d) = run_cmd([$nytp, 'dump', "$out.1"]);
+    like $d, qr/^ATTRIBUTE\tsample_hz\t500$/m, '--sample=500 reached the profiler';
+    ($st, undef, $err) = run_cmd([$nytp, 'run', '--rotate=0', $rot, 0.1]);
+    is $st, 2, '--rotate=0: usage error';
+    ($st, undef, $err) = run_cmd([$nytp, 'run', '--sample=0', $rot, 0.1]);
+    is $st, 2, '--sample=0: usage error';
+    my ($nst, undef, $nerr, $nfile) = nytp_profile('nostmts', $rot, 'rotate=0.1:stmts=0', 0.35);
+    is $nst, 0, 'rotate with stmts=0: the program runs';
+    like $nerr, qr/rotate needs the statement profiler \(stmts=1\) or sample=HZ; ignored/,
+        'rotate with stmts=0 (tracing): ignored, and said';
+    ok -s $nfile && !-e "$nfile.1", 'rotate with stmts=0: one file';
+    for my $bad ('rotate=abc', 'rotate=0.001', 'rotate=-1') {
+        my ($bst, undef, $berr) = nytp_profile('bad', $rot, $bad, 0.1);
+        isnt $bst, 0, "$bad: an error";
+        like $berr, qr/option 'rotate' wants seconds/, "$bad: says what it wants";
+    }
+}
+
+done_testing;
