@@ -8,7 +8,9 @@
 # by its master while it exits, which used to cut its profile short with
 # no subs at all), with workers that end and are replaced
 # (--max-requests), and beside a worker killed with SIGKILL (its profile
-# reads up to the cut).  Extra profiler options for every server:
+# reads up to the cut); sampled at 1000 Hz in one-second segments, with a
+# worker killed after two seconds (its closed segments complete, the hot
+# sub on top of nytp top).  Extra profiler options for every server:
 # NYTP_SERVER_NYTPROF (sample=..., rotate=...).
 use strict;
 use warnings;
@@ -116,8 +118,8 @@ sub check_profiles {
     like $err, qr/profile written to \S+st\.out$/m, 'nytp run names the master\'s profile';
     unlike $err, qr/still being written/, 'nytp run waited for every worker';
 
-    my @segs = sort { (($a =~ /\.(\d+)$/)[0] // 0) <=> (($b =~ /\.(\d+)$/)[0] // 0) }
-        grep { /\.\Q$victim\E(?:\.\d+)?$/ } profiles_of($srv);
+    my $seg = sub { ($_[0] =~ /\.\Q$victim\E(?:\.(\d+))?$/)[0] // 0 };
+    my @segs = sort { $seg->($a) <=> $seg->($b) } grep { /\.\Q$victim\E(?:\.\d+)?$/ } profiles_of($srv);
     ok @segs, 'the killed worker left its profile';
     my $last = pop @segs;
     ok complete($_), "a closed segment of the killed worker is complete: $_" for @segs;
@@ -151,6 +153,51 @@ sub check_profiles {
     my $handled = check_profiles($srv, 'TERM to every process', workers => 2);
     my (undef, $n) = NytpServer::wrk_result($wrk->{out});
     ok $handled >= $n, "the workers' profiles count every request wrk saw answered ($handled >= $n)";
+}
+
+# 3. Sampled and rotating (issue 22: a service profiled all the time): a
+# segment a second; a worker killed with SIGKILL after two seconds of load
+# keeps its closed segments, each complete; the others stop with TERM;
+# the workers' sampled profiles put the application's hot sub on top and
+# say their counts are unknown
+{
+    local $ENV{NYTP_SERVICE_WORK} = 20000;   # the hot sub dominates a request
+    local $ENV{NYTP_SERVICE_SLOW_END} = 0;
+    my $dir = scratch_dir() . '/sampled';
+    mkdir $dir;
+    my $srv = start_server(dir => $dir, app => $app, workers => 2, nytprof => 'sample=1000:rotate=1');
+    warm($srv);
+    my $wrk = load_server($srv, secs => 3, threads => 1, conns => 2, background => 1);
+    sleep 2.3;
+    my (undef, $victim, $other) = server_pids($srv);
+    ok $victim && $other, "sampled: two workers ($victim, $other)";
+    kill 'KILL', $victim;
+    sleep 0.05 until process_gone($victim);
+    waitpid $wrk->{pid}, 0;
+    my ($st, $err) = stop_server($srv, 'nytp');
+    is $st, 0, 'sampled: TERM to nytp run, exit 0' or diag $err;
+
+    my $seg = sub { ($_[0] =~ /\.\Q$victim\E(?:\.(\d+))?$/)[0] // 0 };
+    my @killed = sort { $seg->($a) <=> $seg->($b) } grep { /\.\Q$victim\E(?:\.\d+)?$/ } profiles_of($srv);
+    my $cut = pop @killed;
+    ok @killed >= 1, 'sampled: the killed worker closed segments before the kill (' . scalar(@killed) . ')';
+    ok complete($_), "sampled: a closed segment of the killed worker is complete: $_" for @killed;
+    my ($dst, $dout) = run_cmd([$^X, '-MDevel::NYTProf::Data', '-e',
+        'for (@ARGV) { my $p = Devel::NYTProf::Data->new({ filename => $_, quiet => 1 }); print scalar(keys %{ $p->subname_subinfo_map }), "\n" }',
+        @killed]);
+    is $dst, 0, 'sampled: Devel::NYTProf::Data reads every closed segment of the killed worker';
+
+    my @survivor = grep { /\.\Q$other\E(?:\.\d+)?$/ } profiles_of($srv);
+    ok @survivor >= 2, 'sampled: the other worker left segments (' . scalar(@survivor) . ')';
+    ok complete($_), "sampled: the other worker's segment $_ is complete" for @survivor;
+    my ($tst, $tout, $terr) = run_cmd([$nytp, 'top', '--strict', '--json', @survivor, @killed]);
+    is $tst, 0, 'sampled: nytp top of the workers\' segments' or diag $terr;
+    my $top = eval { JSON::PP->new->decode($tout) } || { subs => [] };
+    like $top->{subs}[0]{name} // '', qr/::hot_loop\z/, 'sampled: the hot sub tops nytp top'
+        or diag $tout;
+    ok !defined $top->{subs}[0]{calls}, 'sampled: its count is unknown (null), not invented';
+    my (undef, $text) = run_cmd([$nytp, 'top', @survivor]);
+    like $text, qr/sampled at 1000 Hz/, 'sampled: top says the profile was sampled';
 }
 
 done_testing;
