@@ -39,6 +39,7 @@ static const char usage[] =
     "\n"
     "  --by=WHAT            compare 'time' (the default), 'statements' executed\n"
     "                       or 'calls': counts are exact, the same on any machine\n"
+    "                       (not of a sampled profile: its counts are unknown)\n"
     "  --fail-above=PCT     exit with status 3 when the total, or a sub above\n"
     "                       --min-time, grew by more than PCT percent (and, with\n"
     "                       several runs a side, significantly)\n"
@@ -228,6 +229,8 @@ static int load_side(diff *D, int k, bool tree)
                                : cli_load_profile(nf, files, D->o->strict, &rc);
         if (!p)
             return rc;
+        if (p->counts_unknown)
+            D->sampled[k] = true;
         if (keep(D, p) < 0 || cmp_add_run(&D->C, k, p) < 0) {
             cli_error("out of memory");
             return EXIT_BAD_INPUT;
@@ -399,6 +402,15 @@ int cmd_diff(int argc, char **argv)
     int rc = EXIT_OK;
     for (int k = 0; k < 2 && rc == EXIT_OK; k++)
         rc = load_side(&D, k, o.svg);
+    if (rc == EXIT_OK && D.sampled[0] != D.sampled[1])
+        cli_warn("%s was sampled and %s traced: the sampled times are estimates, and xsubs "
+                 "have none of their own there (their callers have it)",
+                 D.sampled[0] ? "BASE" : "NEW", D.sampled[0] ? "NEW" : "BASE");
+    if (rc == EXIT_OK && o.c.by != CMP_BY_TIME && !diff_counts_known(&D))
+        cli_usage_error("--by=%s: %s was sampled (sample=HZ), its counts are unknown; compare "
+                        "times, or profiles traced without sampling",
+                        o.c.by == CMP_BY_CALLS ? "calls" : "statements",
+                        D.sampled[0] ? "BASE" : "NEW");
     for (int k = 0; k < 2 && o.svg && rc == EXIT_OK; k++) {
         nytp_calltree_stats cs;
         nytp_calltree_get_stats(D.s[k].t, &cs);

@@ -55,6 +55,9 @@ typedef struct diff {
     dump_data_opts names;
     term t;
     bool oom;
+    /* A side with a sampled run (sample=HZ): its counts are unknown, shown
+     * as such (null, not a number), and --by=statements/calls refused */
+    bool sampled[2];
 } diff;
 
 /* diff_compare.c: the order, the check */
@@ -77,6 +80,11 @@ const char *diff_measure_name(const diff *D);
  * "+1200"), or a count (a median of an even number of runs may end in .5). */
 void diff_value_text(const diff *D, char *b, double v, bool sign);
 void diff_count_text(char *b, double v, bool sign);
+/* Whether counts can be compared: neither side was sampled. */
+static inline bool diff_counts_known(const diff *D)
+{
+    return !D->sampled[0] && !D->sampled[1];
+}
 
 /* the outputs */
 int diff_write_fitted(diff *D, nytp_out *out);              /* diff_text.c */

@@ -54,6 +54,24 @@ static void jtest(const diff *D, json *j, const cmp_row *r, const double *v)
     jruns(D, j, v, 1);
 }
 
+/* A count of side k, or null where it is unknown (a sampled run). */
+static void jcount(const diff *D, json *j, int k, double v)
+{
+    if (D->sampled[k])
+        json_null(j);
+    else
+        json_num(j, v);
+}
+
+/* A change of counts, or null where either side's are unknown. */
+static void jcount_delta(const diff *D, json *j, double base, double now)
+{
+    if (!diff_counts_known(D))
+        json_null(j);
+    else
+        json_num(j, now - base);
+}
+
 static void json_side(const diff *D, json *j, int k)
 {
     const side *S = &D->s[k];
@@ -70,9 +88,9 @@ static void json_side(const diff *D, json *j, int k)
     json_key(j, "time");
     json_num(j, t->centre[k][CMP_TIME]);
     json_key(j, "statement_count");
-    json_num(j, t->centre[k][CMP_STMTS]);
+    jcount(D, j, k, t->centre[k][CMP_STMTS]);
     json_key(j, "calls");
-    json_num(j, t->centre[k][CMP_CALLS]);
+    jcount(D, j, k, t->centre[k][CMP_CALLS]);
     json_key(j, "total");
     json_num(j, diff_centre(D, t, k));
     bool complete = true;
@@ -80,6 +98,15 @@ static void json_side(const diff *D, json *j, int k)
         complete = complete && cs->run[i]->complete;
     json_key(j, "complete");
     json_bool(j, complete);
+    if (D->sampled[k]) { /* its counts above are null (unknown) */
+        uint64_t samples = 0;
+        for (uint32_t i = 0; i < cs->n; i++)
+            samples += cs->run[i]->samples;
+        json_key(j, "sampled");
+        json_bool(j, true);
+        json_key(j, "samples");
+        json_u64(j, samples);
+    }
     json_key(j, "runs");
     json_array(j);
     uint32_t N = cmp_nruns(&D->C), from = k ? D->C.s[0].n : 0;
@@ -97,9 +124,9 @@ static void json_side(const diff *D, json *j, int k)
         json_key(j, "time");
         json_num(j, D->C.total_val[CMP_TIME * N + from + i]);
         json_key(j, "statement_count");
-        json_num(j, D->C.total_val[CMP_STMTS * N + from + i]);
+        jcount(D, j, k, D->C.total_val[CMP_STMTS * N + from + i]);
         json_key(j, "calls");
-        json_num(j, D->C.total_val[CMP_CALLS * N + from + i]);
+        jcount(D, j, k, D->C.total_val[CMP_CALLS * N + from + i]);
         json_key(j, "scale");
         json_num(j, cs->scale[i]);
         json_key(j, "complete");
@@ -177,9 +204,9 @@ static void json_subs(diff *D, json *j)
             json_key(j, "incl");
             json_num(j, r->centre[k][CMP_INCL]);
             json_key(j, "calls");
-            json_num(j, r->centre[k][CMP_CALLS]);
+            jcount(D, j, k, r->centre[k][CMP_CALLS]);
             json_key(j, "statements");
-            json_num(j, r->centre[k][CMP_STMTS]);
+            jcount(D, j, k, r->centre[k][CMP_STMTS]);
             json_key(j, "runs");
             json_u64(j, r->runs[k]);
             json_key(j, "file");
@@ -198,9 +225,9 @@ static void json_subs(diff *D, json *j)
         jchange(j, "excl_delta", r->centre[0][CMP_TIME], r->centre[1][CMP_TIME]);
         jchange(j, "incl_delta", r->centre[0][CMP_INCL], r->centre[1][CMP_INCL]);
         json_key(j, "calls_delta");
-        json_num(j, r->centre[1][CMP_CALLS] - r->centre[0][CMP_CALLS]);
+        jcount_delta(D, j, r->centre[0][CMP_CALLS], r->centre[1][CMP_CALLS]);
         json_key(j, "statements_delta");
-        json_num(j, r->centre[1][CMP_STMTS] - r->centre[0][CMP_STMTS]);
+        jcount_delta(D, j, r->centre[0][CMP_STMTS], r->centre[1][CMP_STMTS]);
         jtest(D, j, r, cmp_vals(&D->C, t, id, m));
         json_key(j, "grew");
         json_bool(j, diff_sub_grew(D, id, diff_min_time(D)));
@@ -240,13 +267,13 @@ static void json_times(diff *D, json *j, bool lines)
         json_key(j, "time_new");
         json_num(j, r->centre[1][CMP_TIME]);
         json_key(j, "count_base");
-        json_num(j, r->centre[0][CMP_STMTS]);
+        jcount(D, j, 0, r->centre[0][CMP_STMTS]);
         json_key(j, "count_new");
-        json_num(j, r->centre[1][CMP_STMTS]);
+        jcount(D, j, 1, r->centre[1][CMP_STMTS]);
         json_key(j, "calls_base");
-        json_num(j, r->centre[0][CMP_CALLS]);
+        jcount(D, j, 0, r->centre[0][CMP_CALLS]);
         json_key(j, "calls_new");
-        json_num(j, r->centre[1][CMP_CALLS]);
+        jcount(D, j, 1, r->centre[1][CMP_CALLS]);
         jtest(D, j, r, cmp_vals(&D->C, t, order[i], m));
         json_end(j);
     }

@@ -145,6 +145,23 @@ static void side_line(const diff *D, nytp_out *out, int k)
         nytp_out_printf(out, "%u runs, medians ", D->C.s[k].n);
     else if (S->nfiles > 1)
         nytp_out_printf(out, "added up, ");
+    if (D->sampled[k]) {
+        /* the rate and the samples of its runs; counts are not known */
+        const cmp_side *cs = &D->C.s[k];
+        char note[200] = "";
+        uint64_t samples = 0;
+        for (uint32_t i = 0; i < cs->n; i++)
+            samples += cs->run[i]->samples;
+        if (cs->n == 1)
+            cli_sampled_note(cs->run[0], note, sizeof note);
+        else
+            snprintf(note, sizeof note, "sampled, %llu samples in all; counts unknown",
+                     (unsigned long long)samples);
+        nytp_out_printf(out, "%s %s, %s%s\n", tm,
+                        D->C.total_is_stmts ? "of statements" : "in subs", note,
+                        complete ? "" : " (incomplete)");
+        return;
+    }
     nytp_out_printf(out, "%s %s, %s statements, %s calls%s\n", tm,
                     D->C.total_is_stmts ? "of statements" : "in subs", st, ca,
                     complete ? "" : " (incomplete)");
@@ -249,7 +266,7 @@ static void text_subs(diff *D, nytp_out *out, double min)
     if (!heading(D, out, title, n, n_all, extra))
         return;
     size_t vw = value_width(D, t, D->order_sub, n);
-    bool calls = D->C.o.by != CMP_BY_CALLS;
+    bool calls = D->C.o.by != CMP_BY_CALLS && diff_counts_known(D);
     size_t callw = calls ? arrow_width(D, t, D->order_sub, n, CMP_CALLS, "calls") : 0;
     bool incl = with_incl(D);
     term_sgr(&D->t, out, TERM_DIM);
@@ -382,7 +399,7 @@ static void text_times(diff *D, nytp_out *out, bool lines)
     if (!heading(D, out, title, n, t->keys.n, ""))
         return;
     size_t vw = value_width(D, t, order, n);
-    bool stmts = by_time(D);
+    bool stmts = by_time(D) && diff_counts_known(D);
     size_t cw = stmts ? arrow_width(D, t, order, n, CMP_STMTS, "stmts") : 0;
     term_sgr(&D->t, out, TERM_DIM);
     size_t fixed = head_columns(D, out, vw);

@@ -134,6 +134,30 @@ is $st, 0, 'csv';
 my ($csv) = glob "$dir/csv/*shares*";
 like slurp_file($csv // '/') // '', qr/^[\d.]+,,,sub spin \{/m, 'csv: the counts are left empty';
 
+# diff: the counts of a sampled side are unknown too
+($st, $out, $err) = run_cmd([$nytp, 'diff', $file, $file]);
+is $st, 0, 'diff of two sampled profiles' or diag $err;
+like $out, qr/^BASE .*sampled at 1000 Hz, $samples samples; counts unknown$/m, 'diff: BASE says it was sampled';
+unlike $out, qr/\bcalls\b|\bstmts\b|\d statements/, 'diff: no count columns, no counts in the header';
+for my $by (qw(calls statements)) {
+    ($st, $out, $err) = run_cmd([$nytp, 'diff', "--by=$by", $file, $file]);
+    is $st, 2, "diff --by=$by of sampled profiles: refused (exit 2)";
+    like $err, qr/--by=$by: BASE was sampled \(sample=HZ\), its counts are unknown/, "diff --by=$by: says why";
+}
+($st, $out, $err) = run_cmd([$nytp, 'diff', '--json', $file, $file]);
+my $dj = eval { decode_json($out) } // {};
+ok $dj->{base}{sampled} && $dj->{base}{samples} == $samples, 'diff --json: the side says it was sampled, with its samples';
+ok exists $dj->{base}{calls} && !defined $dj->{base}{calls}, 'diff --json: its calls are null';
+my ($spin) = grep { $_->{name} eq 'main::spin' } @{ $dj->{subs} || [] };
+ok $spin && exists $spin->{base}{calls} && !defined $spin->{base}{calls} && !defined $spin->{calls_delta},
+    'diff --json: a sub\'s calls and their change are null';
+my ($tst, undef, $terr, $traced) = nytp_profile('shares-traced', $shares, '', 0.2);
+is $tst, 0, 'shares: traced';
+($st, $out, $err) = run_cmd([$nytp, 'diff', $traced, $file]);
+is $st, 0, 'diff of a traced against a sampled profile';
+like $err, qr/NEW was sampled and BASE traced/, 'diff: warns that one side was sampled';
+like $out, qr/^BASE .* statements, \d+ calls$/m, 'diff: the traced side keeps its counts';
+
 # ---- the program behaves as without the profiler -------------------------------
 
 my $behave = scratch_script('behave.pl', <<'PERL');
