@@ -258,3 +258,10 @@ size_t fmt_package_len(const char *name, size_t len)
             pkg = i;
     return pkg;
 }
+
+double fmt_bar_pct(double v, double max)
+{
+    if (!(max > 0) || !(v > 0))
+        return 0;
+    return v >= max ? 100 : 100.0 * v / max;
+}

@@ -58,5 +58,9 @@ char *fmt_html_str(char *o, const char *s, size_t len);
 /* A duration for people, as Devel::NYTProf shows it: 0s, 850ns, 12µs,
  * 1.23ms, 4.56s, 123s (3 significant digits).  Needs 32 bytes. */
 char *fmt_duration(char *o, double secs);
+/* The length of a bar for v against the largest value max, in percent:
+ * 100 exactly for v >= max (100.0 * v / v is above 100 for some v), 0 when
+ * either is not positive. */
+double fmt_bar_pct(double v, double max);
 
 #endif

@@ -94,7 +94,7 @@ void html_pkg_name(const html_report *r, hw *w, const html_pkgs *pk, uint32_t i)
 /* A cell of exclusive time with a bar relative to max. */
 static void td_bar(hw *w, double v, double max)
 {
-    double rel = max > 0 && v > 0 ? 100.0 * v / max : 0;
+    double rel = fmt_bar_pct(v, max);
     if (rel >= 0.5 && rel <= 100) {
         char bar[48];
         snprintf(bar, sizeof bar, "<td class=bar style=\"--p:%.0f%%\" data-v=", rel);

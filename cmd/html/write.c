@@ -517,7 +517,7 @@ void html_subs_table(html_report *r, hw *w, const uint32_t *ids, uint32_t n, boo
         html_td_u(w, r->sub_files[sid]);
         /* exclusive time with a bar relative to the top sub's, and its
          * share of all subs' exclusive time as the title */
-        double rel = r->excl_max > 0 && s->excl > 0 ? 100.0 * s->excl / r->excl_max : 0;
+        double rel = fmt_bar_pct(s->excl, r->excl_max);
         if (rel >= 0.5 && rel <= 100) {
             char bar[96];
             snprintf(bar, sizeof bar, "<td class=bar style=\"--p:%.0f%%\" title=\"%.1f%% of all\" data-v=",
