@@ -266,9 +266,47 @@ static bool is_space(unsigned char c)
     return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
 }
 
+/* Where the lookahead of one name has looked: the first ":DIGITS]" at or
+ * after colon_from is at colon_at (len: none), the first newline at or
+ * after nl_from at nl_at (len: none).  The positions asked about only grow
+ * along a name, so each byte is looked at a bounded number of times and a
+ * name of nested evals ("(eval 1)[(eval 2)[...:1]:1]") takes linear time,
+ * not a scan to its innermost file for every eval. */
+struct lookahead {
+    size_t colon_from, colon_at, nl_from, nl_at;
+};
+
+/* The first position >= x of a ':' followed by digits and ']'. */
+static size_t colon_at_or_after(struct lookahead *la, const unsigned char *s, size_t len, size_t x)
+{
+    if (x >= la->colon_from && x <= la->colon_at)
+        return la->colon_at;
+    la->colon_from = x;
+    for (size_t q = x; q < len; q++) {
+        if (s[q] != ':')
+            continue;
+        size_t r = q + 1;
+        while (r < len && is_digit(s[r]))
+            r++;
+        if (r > q + 1 && r < len && s[r] == ']')
+            return la->colon_at = q;
+        q = r - 1; /* the digits after it hold no ':' */
+    }
+    return la->colon_at = len;
+}
+
+static size_t newline_at_or_after(struct lookahead *la, const unsigned char *s, size_t len, size_t x)
+{
+    if (x >= la->nl_from && x <= la->nl_at)
+        return la->nl_at;
+    la->nl_from = x;
+    const unsigned char *nl = x < len ? memchr(s + x, '\n', len - x) : NULL;
+    return la->nl_at = nl ? (size_t)(nl - s) : len;
+}
+
 /* At s[i] == '(': the end (index after ')') of "(WORDeval DIGITS)" that is
  * followed by "[...:DIGITS]", and the end of WORDeval in *word_end; or 0. */
-static size_t eval_seq_at(const char *str, size_t len, size_t i, size_t *word_end)
+static size_t eval_seq_at(const char *str, size_t len, size_t i, size_t *word_end, struct lookahead *la)
 {
     const unsigned char *s = (const unsigned char *)str;
     size_t k = i + 1;
@@ -282,26 +320,21 @@ static size_t eval_seq_at(const char *str, size_t len, size_t i, size_t *word_en
         m++;
     if (m == k + 1 || m >= len || s[m] != ')')
         return 0;
-    /* lookahead: '[' .+? ':' \d+ ']' where '.' is not a newline */
+    /* lookahead: '[' .+? ':' \d+ ']' where '.' is not a newline: a
+     * ":DIGITS]" at b + 2 or after, with no newline from b + 1 to it */
     size_t b = m + 1;
-    if (b >= len || s[b] != '[')
+    if (b >= len || s[b] != '[' || b + 2 >= len)
         return 0;
-    for (size_t q = b + 2; q < len && s[q - 1] != '\n'; q++) {
-        if (s[q] != ':')
-            continue;
-        size_t r = q + 1;
-        while (r < len && is_digit(s[r]))
-            r++;
-        if (r > q + 1 && r < len && s[r] == ']') {
-            *word_end = k;
-            return m + 1;
-        }
-    }
-    return 0;
+    size_t q = colon_at_or_after(la, s, len, b + 2);
+    if (q >= len || newline_at_or_after(la, s, len, b + 1) < q)
+        return 0;
+    *word_end = k;
+    return m + 1;
 }
 
 size_t nytp_calltree_normalise(const char *name, size_t len, char *out)
 {
+    struct lookahead la = {len, len, len, len};
     size_t o = 0, i = 0;
     while (i < len) {
         const char *paren = memchr(name + i, '(', len - i);
@@ -311,7 +344,7 @@ size_t nytp_calltree_normalise(const char *name, size_t len, char *out)
         i = p;
         if (i >= len)
             break;
-        size_t word_end, end = eval_seq_at(name, len, i, &word_end);
+        size_t word_end, end = eval_seq_at(name, len, i, &word_end, &la);
         if (end) {
             size_t wl = word_end - i;      /* "(" and the word */
             memmove(out + o, name + i, wl);
