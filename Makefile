@@ -16,6 +16,7 @@ DESTDIR ?=
 BUILD := build
 FUZZ_SECONDS ?= 60
 FUZZ_DPROF_SECONDS ?= 20
+TEST_FUZZ_SECONDS ?= 45
 
 CC ?= cc
 CLANG ?= clang
@@ -252,11 +253,13 @@ integration: all
 # test, run and bench install packages first, then build in a fresh make,
 # so that what the installed packages bring (ISA-L) is seen by the build.
 # Everything is built first, two jobs at a time (the machines have two
-# cores), then the tests run one after another.
+# cores), then the tests run one after another, but for the two fuzzers,
+# which run side by side at the end (fuzz-smoke for TEST_FUZZ_SECONDS).
 test: deps-check
 	@$(MAKE) --no-print-directory -j2 all $(UNIT_BIN) $(ASAN_BIN) $(TSAN_BIN) $(TSAN_NYTP) \
 		$(FUZZ_BIN) $(FUZZ_DPROF_BIN)
-	@$(MAKE) --no-print-directory unit unit-asan unit-tsan integration fuzz-smoke fuzz-dprof
+	@$(MAKE) --no-print-directory unit unit-asan unit-tsan integration
+	@$(MAKE) --no-print-directory -j2 fuzz-smoke fuzz-dprof FUZZ_SECONDS=$(TEST_FUZZ_SECONDS)
 
 # ---- fuzzing (libFuzzer, clang) ------------------------------------------
 

@@ -1,12 +1,17 @@
-// html-browser.js REPORTDIR FILTER SEARCH [SORTSUBS] — a report of 'nytp html' used as
+// html-browser.js REPORTDIR FILTER SEARCH [SORTSUBS [SPREAD]] — a report of 'nytp html' used as
 // a person would, in Debian's headless chromium driven by playwright-core
 // (tests/node_modules), from file://, no network.  Prints one JSON object
 // of what it saw; tests/91-html-browser.t judges it:
 //   pages     every .html page and flame.svg loaded: console errors, page
-//             errors, failed requests, requests not to file: or data:
+//             errors, failed requests, requests not to file: or data:;
+//             with SPREAD N only one file page (f*.html) in N, the rest
+//             listed in skipped (a page of a large file costs 0.2 s of
+//             layout)
 //   sorts     each heading of the sortable tables (class sort) of index,
-//             packages (its first tables), the page of file 1 (the
-//             program) and, with SORTSUBS, subs.html (large: slow),
+//             packages (its first two tables), the page of file 1 (the
+//             program) and, with SORTSUBS, subs.html (large: a second of
+//             layout per sort: its first and last two headings and
+//             Subroutine),
 //             clicked twice: the column's values row by row after each
 //             click, whether the column is numeric, aria-sort
 //   filter    subs.html: FILTER typed in the filter box: the names of the
@@ -23,8 +28,8 @@ const path = require('path');
 const modules = path.join(__dirname, '..', 'node_modules');
 const { chromium } = require(path.join(modules, 'playwright-core'));
 
-const [dir, filterTerm, searchTerm, sortSubs] = process.argv.slice(2);
-const result = { pages: {}, sorts: [], filter: null, flame: null, nav: null };
+const [dir, filterTerm, searchTerm, sortSubs, spread] = process.argv.slice(2);
+const result = { pages: {}, skipped: [], sorts: [], filter: null, flame: null, nav: null };
 
 function watch(page, name) {
   const r = result.pages[name] = { console: [], pageErrors: [], failed: [], network: [] };
@@ -51,7 +56,9 @@ function columnValues(page, tableId, col) {
   }, [tableId, col]);
 }
 
-async function sorts(page, name, maxTables) {
+// few: only the first and last two headings and the one of names (on
+// large pages each sort costs a second of layout)
+async function sorts(page, name, maxTables, few) {
   const tables = await page.evaluate(n => Array.from(document.querySelectorAll('table.sort')).slice(0, n)
     .map(t => t.id), maxTables);
   for (const id of tables) {
@@ -62,6 +69,7 @@ async function sorts(page, name, maxTables) {
       const info = await th.evaluate(h => ({ col: h.cellIndex, num: h.classList.contains('n'),
         up: h.classList.contains('up'), nosort: h.classList.contains('nosort'),
         button: !!h.querySelector('button'), heading: h.textContent }));
+      if (few && i > 0 && i < n - 2 && info.heading !== 'Subroutine') continue;
       const s = Object.assign({ page: name, table: id }, info);
       if (!info.nosort) {
         await th.locator('button').click();
@@ -117,9 +125,12 @@ function lap(what) { if (process.env.NYTP_TIMING) process.stderr.write(what + ' 
   try {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const url = p => 'file://' + path.join(dir, p);
-    const names = fs.readdirSync(dir).filter(n => /\.html$/.test(n) || n === 'flame.svg').sort();
+    const every = fs.readdirSync(dir).filter(n => /\.html$/.test(n) || n === 'flame.svg').sort();
+    let fileNo = 0;
+    const names = every.filter(n => !/^f\d+-/.test(n) || !(+spread > 1) || fileNo++ % +spread === 0);
+    result.skipped = every.filter(n => !names.includes(n));
 
-    // every page: loaded, two at a time
+    // every page: loaded, four at a time
     let next = 0;
     async function worker() {
       const page = await context.newPage();
@@ -138,7 +149,7 @@ function lap(what) { if (process.env.NYTP_TIMING) process.stderr.write(what + ' 
       }
       await page.close();
     }
-    await Promise.all([worker(), worker()]);
+    await Promise.all([worker(), worker(), worker(), worker()]);
     lap('pages');
 
     const page = await context.newPage();
@@ -147,12 +158,12 @@ function lap(what) { if (process.env.NYTP_TIMING) process.stderr.write(what + ' 
     // sorting
     const firstFile = names.filter(n => /^f1-.*\.html$/.test(n))[0];
     result.firstFile = firstFile;
-    const list = [['index.html', 9], ['packages.html', 4], [firstFile, 9]];
-    if (sortSubs) list.push(['subs.html', 1]);
-    for (const [p, n] of list) {
+    const list = [['index.html', 9], ['packages.html', 2], [firstFile, 9]];
+    if (+sortSubs) list.push(['subs.html', 1, true]);
+    for (const [p, n, few] of list) {
       if (!p) continue;
       await page.goto(url(p));
-      await sorts(page, p, n);
+      await sorts(page, p, n, few);
       lap('sorts ' + p);
     }
 
