@@ -253,13 +253,17 @@ integration: all
 # test, run and bench install packages first, then build in a fresh make,
 # so that what the installed packages bring (ISA-L) is seen by the build.
 # Everything is built first, two jobs at a time (the machines have two
-# cores), then the tests run one after another, but for the two fuzzers,
-# which run side by side at the end (fuzz-smoke for TEST_FUZZ_SECONDS).
+# cores); then the plain, ASan and ThreadSanitizer unit tests, two at a
+# time (each one's output printed whole when it ends); then the
+# integration tests alone (some measure time); then the two fuzzers side
+# by side (fuzz-smoke for TEST_FUZZ_SECONDS).
 test: deps-check
 	@$(MAKE) --no-print-directory -j2 all $(UNIT_BIN) $(ASAN_BIN) $(TSAN_BIN) $(TSAN_NYTP) \
 		$(FUZZ_BIN) $(FUZZ_DPROF_BIN)
-	@$(MAKE) --no-print-directory unit unit-asan unit-tsan integration
-	@$(MAKE) --no-print-directory -j2 fuzz-smoke fuzz-dprof FUZZ_SECONDS=$(TEST_FUZZ_SECONDS)
+	@$(MAKE) --no-print-directory -j2 --output-sync=target unit unit-asan unit-tsan
+	@$(MAKE) --no-print-directory integration
+	@$(MAKE) --no-print-directory -j2 --output-sync=target fuzz-smoke fuzz-dprof \
+		FUZZ_SECONDS=$(TEST_FUZZ_SECONDS)
 
 # ---- fuzzing (libFuzzer, clang) ------------------------------------------
 
