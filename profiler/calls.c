@@ -200,21 +200,12 @@ static unsigned caller_fid(pTHX_ const char *file)
 {
     if (file == S.last_fileptr)
         return S.last_fid;
-    file_slot *slot = &S.file_cache[((uintptr_t)file >> 4) % FILE_CACHE_SIZE];
+    const file_slot *slot = file_slot_of(file);
     if (slot->ptr == file && slot->gen == S.file_gen)
         return slot->fid;
     if (S.last_fileptr && strcmp(file, S.last_filename) == 0)
         return S.last_fid;
-    unsigned fid = file_id(aTHX_ file, strlen(file), NYTP_FIDF_VIA_SUB);
-    const char *name = fid ? file_key(fid) : NULL;
-    if (name) {
-        S.file_cache_used = 1;
-        slot->gen = S.file_gen;
-        slot->ptr = file;
-        slot->fid = fid;
-        slot->name = name;
-    }
-    return fid;
+    return file_cached_id(aTHX_ file, NYTP_FIDF_VIA_SUB);
 }
 
 /* The sub that called: the calling frame's sub, or (findcaller=1, a call

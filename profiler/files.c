@@ -210,3 +210,24 @@ unsigned file_id(pTHX_ const char *name, STRLEN len, unsigned create_via)
           f->flags, f->eval_fid, f->eval_line, f->key, f->abs ? f->abs : "");
     return id;
 }
+
+void file_cache_put(file_slot *slot, const char *file, unsigned fid, const char *name)
+{
+    S.file_cache_used = 1;
+    slot->gen = S.file_gen;
+    slot->ptr = file;
+    slot->fid = fid;
+    slot->name = name;
+}
+
+unsigned file_cached_id(pTHX_ const char *file, unsigned create_via)
+{
+    file_slot *slot = file_slot_of(file);
+    if (slot->ptr == file && slot->gen == S.file_gen)
+        return slot->fid;
+    unsigned fid = file_id(aTHX_ file, strlen(file), create_via);
+    const char *name = fid ? file_key(fid) : NULL;
+    if (name)
+        file_cache_put(slot, file, fid, name);
+    return fid;
+}

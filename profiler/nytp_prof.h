@@ -340,6 +340,17 @@ void hold_forked(void);
 const char *file_key(unsigned fid);
 int name_is_eval(const char *name, STRLEN len);
 unsigned file_id(pTHX_ const char *name, STRLEN len, unsigned create_via);
+/* The file cache (S.file_cache): a file name's id by the name's address,
+ * valid while slot->gen is S.file_gen.  file_slot_of: the slot of an
+ * address; file_cache_put: remember fid (named name) for it there;
+ * file_cached_id: the id through the cache, else file_id (creating it via
+ * create_via), remembered; 0 if none. */
+static inline file_slot *file_slot_of(const char *file)
+{
+    return &S.file_cache[((uintptr_t)file >> 4) % FILE_CACHE_SIZE];
+}
+void file_cache_put(file_slot *slot, const char *file, unsigned fid, const char *name);
+unsigned file_cached_id(pTHX_ const char *file, unsigned create_via);
 void emit_fid(const fid_info *f);
 
 /* subs.c */

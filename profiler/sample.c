@@ -159,19 +159,7 @@ static unsigned cop_fid(pTHX_ const COP *cop)
     const char *file = OutCopFILE(cop);
     if (!file)
         return 0;
-    file_slot *slot = &S.file_cache[((uintptr_t)file >> 4) % FILE_CACHE_SIZE];
-    if (slot->ptr == file && slot->gen == S.file_gen)
-        return slot->fid;
-    unsigned fid = file_id(aTHX_ file, strlen(file), NYTP_FIDF_VIA_STMT);
-    const char *name = fid ? file_key(fid) : NULL;
-    if (name) {
-        S.file_cache_used = 1;
-        slot->gen = S.file_gen;
-        slot->ptr = file;
-        slot->fid = fid;
-        slot->name = name;
-    }
-    return fid;
+    return file_cached_id(aTHX_ file, NYTP_FIDF_VIA_STMT);
 }
 
 /* The node of a sub on the stack.  A BEGIN block is named BEGIN@LINE as

@@ -149,7 +149,7 @@ void stmt_event(pTHX_ COP *cop, OP *op, int64_t now)
          * name: known copies are remembered by address (until perl frees
          * a statement, see cop_freed), else comparing with the last name
          * is cheaper than hashing it */
-        file_slot *slot = &S.file_cache[((uintptr_t)file >> 4) % FILE_CACHE_SIZE];
+        file_slot *slot = file_slot_of(file);
         if (slot->ptr == file && slot->gen == S.file_gen) {
             S.last_fid = slot->fid;
             S.last_filename = slot->name;
@@ -158,13 +158,8 @@ void stmt_event(pTHX_ COP *cop, OP *op, int64_t now)
                 S.last_fid = file_id(aTHX_ file, strlen(file), NYTP_FIDF_VIA_STMT);
                 S.last_filename = S.last_fid ? file_key(S.last_fid) : NULL;
             }
-            if (S.last_filename) {
-                S.file_cache_used = 1;
-                slot->gen = S.file_gen;
-                slot->ptr = file;
-                slot->fid = S.last_fid;
-                slot->name = S.last_filename;
-            }
+            if (S.last_filename)
+                file_cache_put(slot, file, S.last_fid, S.last_filename);
         }
         S.last_fileptr = file;
         if (!S.last_filename)
@@ -214,7 +209,7 @@ static inline __attribute__((always_inline)) int stmt_common(pTHX_ int64_t now)
     const char *file = OutCopFILE(cop);
     const file_slot *slot = NULL;
     if (file != S.last_fileptr) {
-        slot = &S.file_cache[((uintptr_t)file >> 4) % FILE_CACHE_SIZE];
+        slot = file_slot_of(file);
         if (slot->ptr != file || slot->gen != S.file_gen)
             return 0;
     }
