@@ -20,20 +20,6 @@ my $td = testdata();
 my $dir = scratch_dir();
 my $json = JSON::PP->new->utf8;
 
-sub run_ok {
-    my ($args, $label, %opt) = @_;
-    my ($st, $out, $err) = run_cmd([$nytp, @$args], %opt);
-    is $st, $opt{status} // 0, "$label: exit " . ($opt{status} // 0) or diag $err;
-    return wantarray ? ($out, $err) : $out;
-}
-
-sub decode_ok {
-    my ($text, $label) = @_;
-    my $d = eval { $json->decode($text) };
-    ok $d, "$label: valid JSON" or diag $@;
-    return $d // {};
-}
-
 sub close_to {
     my ($a, $b) = @_;
     return abs($a - $b) <= 1e-9 * (abs($a) + abs($b)) + 1e-15;

@@ -24,20 +24,6 @@ my $nytp = nytp();
 my $dir = scratch_dir();
 my $json = JSON::PP->new->utf8;
 
-sub run_ok {
-    my ($args, $label, %opt) = @_;
-    my ($st, $out, $err) = run_cmd([$nytp, @$args], %opt);
-    is $st, $opt{status} // 0, "$label: exit " . ($opt{status} // 0) or diag $err;
-    return wantarray ? ($out, $err) : $out;
-}
-
-sub decode_ok {
-    my ($text, $label) = @_;
-    my $d = eval { $json->decode($text) };
-    ok $d, "$label: valid JSON" or diag $@;
-    return $d // {};
-}
-
 sub write_file {
     my ($path, $text) = @_;
     (my $d = $path) =~ s{/[^/]+$}{};

@@ -11,7 +11,7 @@ use Encode ();
 use FindBin;
 
 our @EXPORT = qw(repo nytp run_cmd slurp_file fresh_profile gen testdata scratch_dir scratch_script
-                 nytp_profile need missing xml_problem);
+                 nytp_profile need missing xml_problem run_ok decode_ok);
 
 # need(HAVE, WHY): a test file whose tools are missing (make deps installs
 # them) is skipped when run by hand, but fails under 'make test', which sets
@@ -37,6 +37,27 @@ sub missing {
     return 0 if $have;
     Test::More::fail("required for make test: $why") if $ENV{NYTP_TEST_ALL};
     return 1;
+}
+
+# run_ok([ARGS], LABEL, status => N, ...): nytp with ARGS (the options of
+# run_cmd after), a test that it exits N (default 0), its stderr shown
+# when not; (stdout, stderr), or stdout in scalar context.
+sub run_ok {
+    my ($args, $label, %opt) = @_;
+    my ($st, $out, $err) = run_cmd([nytp(), @$args], %opt);
+    my $want = $opt{status} // 0;
+    Test::More::is($st, $want, "$label: exit $want") or Test::More::diag($err);
+    return wantarray ? ($out, $err) : $out;
+}
+
+# decode_ok(TEXT, LABEL): TEXT decoded as UTF-8 JSON, a test that it is
+# valid JSON; {} when it is not.
+sub decode_ok {
+    my ($text, $label) = @_;
+    require JSON::PP;
+    my $d = eval { JSON::PP->new->utf8->decode($text) };
+    Test::More::ok($d, "$label: valid JSON") or Test::More::diag($@);
+    return $d // {};
 }
 
 sub repo { return abs_path("$FindBin::Bin/..") }
