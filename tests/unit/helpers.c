@@ -107,6 +107,23 @@ static int str_eq(nytp_str a, nytp_str b)
 #define EQ(f) (a->u.f == b->u.f)
 #define SEQ(f) str_eq(a->u.f, b->u.f)
 
+char *nested_evals(size_t depth, const char *inner, int numbered, size_t *len)
+{
+    size_t il = strlen(inner);
+    char *s = malloc(depth * 32 + il + 1);
+    if (!s)
+        return NULL;
+    size_t k = 0;
+    for (size_t i = 0; i < depth; i++)
+        k += (size_t)sprintf(s + k, "(eval %zu)[", numbered ? i + 1 : 0);
+    memcpy(s + k, inner, il + 1);
+    k += il;
+    for (size_t i = 1; i < depth; i++)
+        k += (size_t)sprintf(s + k, ":1]");
+    *len = k;
+    return s;
+}
+
 int chunk_equal(const nytp_chunk *a, const nytp_chunk *b)
 {
     if (a->tag != b->tag)

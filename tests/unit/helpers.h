@@ -28,4 +28,9 @@ void free_chunks(saved_chunk *v, size_t n);
 /* Field-by-field equality of two chunks (strings by content). */
 int chunk_equal(const nytp_chunk *a, const nytp_chunk *b);
 
+/* A name of `depth` nested string evals around `inner` ("FILE:LINE]"):
+ * "(eval 1)[(eval 2)[...FILE:LINE]:1]...:1]", numbered from 1, or every
+ * one "(eval 0)" when `numbered` is 0.  Malloced; its length in *len. */
+char *nested_evals(size_t depth, const char *inner, int numbered, size_t *len);
+
 #endif

@@ -263,22 +263,12 @@ static void normalising_is_linear_and_right(void **state)
         if (x != y || memcmp(a, b, x) != 0)
             fail_msg("'%.*s': '%.*s', want '%.*s'", (int)n, in, (int)x, a, (int)y, b);
     }
-    size_t depth = 200000;
-    char *deep = malloc(depth * 24 + 64), *want = malloc(depth * 24 + 64), *got = malloc(depth * 24 + 64);
+    size_t k, w;
+    char *deep = nested_evals(200000, "x.pl:3]", 1, &k), *want = nested_evals(200000, "x.pl:3]", 0, &w);
+    char *got = malloc(k + 1);
     assert_non_null(deep);
     assert_non_null(want);
     assert_non_null(got);
-    size_t k = 0, w = 0;
-    for (size_t i = 0; i < depth; i++) {
-        k += (size_t)sprintf(deep + k, "(eval %zu)[", i + 1);
-        w += (size_t)sprintf(want + w, "(eval 0)[");
-    }
-    k += (size_t)sprintf(deep + k, "x.pl:3]");
-    w += (size_t)sprintf(want + w, "x.pl:3]");
-    for (size_t i = 1; i < depth; i++) {
-        k += (size_t)sprintf(deep + k, ":1]");
-        w += (size_t)sprintf(want + w, ":1]");
-    }
     size_t g = nytp_calltree_normalise(deep, k, got);
     assert_int_equal(g, w);
     assert_memory_equal(got, want, w);

@@ -77,19 +77,10 @@ static void names(void **state)
     want_file(m, 0, "/ci/ws-1/a[1].pl", "a[1].pl");      /* a file's own brackets */
     want_file(m, 0, "(eval 7)[-e:1]", "(eval 0)[-e:1]");
     /* deep nesting: linear, and the file found */
-    size_t depth = 20000;
-    char *deep = malloc(depth * 16 + 64), *want = malloc(depth * 16 + 64);
-    size_t k = 0, w = 0;
-    for (size_t i = 0; i < depth; i++) {
-        k += (size_t)sprintf(deep + k, "(eval %zu)[", i + 1);
-        w += (size_t)sprintf(want + w, "(eval 0)[");
-    }
-    k += (size_t)sprintf(deep + k, "/ci/ws-1/x.pl:3]");
-    w += (size_t)sprintf(want + w, "x.pl:3]");
-    for (size_t i = 1; i < depth; i++) {
-        k += (size_t)sprintf(deep + k, ":1]");
-        w += (size_t)sprintf(want + w, ":1]");
-    }
+    size_t k, w;
+    char *deep = nested_evals(20000, "/ci/ws-1/x.pl:3]", 1, &k), *want = nested_evals(20000, "x.pl:3]", 0, &w);
+    assert_non_null(deep);
+    assert_non_null(want);
     want_file(m, 0, deep, want);
     free(deep);
     free(want);
