@@ -22,9 +22,11 @@ my $doc = {
     ],
 };
 
+# NYTP_BENCH_SCALE=N (bench/run instructions) does about 1/N of the rounds
+my $scale = $ENV{NYTP_BENCH_SCALE} || 1;
 my $js = JSON::PP->new->canonical;
 my $n = 0;
-for (1 .. 60) {
+for (1 .. int(60 / $scale)) {
     my $text = $js->encode($doc);
     my $back = $js->decode($text);
     $n += length($text) + scalar @{ $back->{items} };

@@ -60,9 +60,11 @@ sub build {
         : Rect->new(name => "r$id", x => $id % 11, y => $id % 3, w => 2, h => $id % 4 + 1);
 }
 
+# NYTP_BENCH_SCALE=N (bench/run instructions) does about 1/N of the rounds
+my $scale = $ENV{NYTP_BENCH_SCALE} || 1;
 my $tree = build(5);  # 1,365 shapes
 my $total = 0;
-for my $round (1 .. 150) {
+for my $round (1 .. int(150 / $scale)) {
     my $v = Visitor->new;
     $total += $tree->accept($v);
     $total += $v->count + int $v->area;

@@ -1,9 +1,11 @@
 # Statement-heavy CPU workload for bench_profiler: loops over strings,
 # hashes and regexes with few sub calls (most time goes to the statement
 # profiler and to slow ops).
+# NYTP_BENCH_SCALE=N (bench/run instructions) does about 1/N of the work
+my $scale = $ENV{NYTP_BENCH_SCALE} || 1;
 my %count;
 my $text = join ' ', map { ('alpha', 'beta', 'gamma', 'delta')[$_ % 4] . ($_ % 97) } 1 .. 20_000;
-for my $round (1 .. 80) {
+for my $round (1 .. int(80 / $scale)) {
     for my $w (split / /, $text) {
         next unless $w =~ /^([a-z]+)(\d+)$/;
         $count{$1} += $2;
