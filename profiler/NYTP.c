@@ -258,6 +258,21 @@ static int init_profiler(pTHX)
     }
     PL_ppaddr[OP_ENTERSUB] = pp_call;
     PL_ppaddr[OP_GOTO] = pp_call;
+    /* the ends of calls, where pp_leave does not see them (frames.c) */
+    if (PL_ppaddr[OP_LEAVESUB] != pp_leave) {
+        PL_ppaddr[OP_LEAVESUB] = pp_sub_left;
+        PL_ppaddr[OP_LEAVESUBLV] = pp_sub_left;
+        PL_ppaddr[OP_RETURN] = pp_sub_left;
+    }
+    PL_ppaddr[OP_LAST] = pp_sub_left;
+    PL_ppaddr[OP_NEXT] = pp_sub_left;
+    PL_ppaddr[OP_REDO] = pp_sub_left;
+    PL_ppaddr[OP_ENTERTRY] = pp_eval_entered;
+    PL_ppaddr[OP_ENTEREVAL] = pp_eval_entered;
+#if PERL_VERSION_GE(5, 34, 0)
+    PL_ppaddr[OP_ENTERTRYCATCH] = pp_eval_entered;
+#endif
+    S.sub_leave_pp = PL_ppaddr[OP_LEAVESUB];
 hooked:
 
     if (!PL_checkav)

@@ -1,5 +1,6 @@
-/* calls.c — sub calls: the wrappers of entersub, goto and the slow ops, a
- * frame per call on perl's save stack, and what a call's end records. */
+/* calls.c — sub calls: the wrappers of entersub, goto and the slow ops,
+ * which push a frame per call (frames.c), and of the ops that leave a sub
+ * or enter an eval, which see calls end. */
 #include "nytp_prof.h"
 
 /* ---- subroutine calls ---------------------------------------------------------- */
@@ -100,99 +101,6 @@ static CV *running_cv(pTHX_ I32 ix, PERL_SI *si)
     }
 }
 
-static void frame_release(pTHX_ call_frame *f)
-{
-    if (f->t0_pending) {
-        f->t0_pending = 0;
-        if (S.npending)
-            S.npending--;
-    }
-    if (f->prev_ix <= S.frame_ix)
-        S.frame_ix = f->prev_ix;
-}
-
-/* Mark a sub as an xsub (or slow op) in %DB::sub, file unknown, so that
- * SUB_INFO names it. */
-static void note_xsub(pTHX_ const char *name, STRLEN len)
-{
-    SV **svp = hv_fetch(GvHV(PL_DBsub), name, (I32)len, 1);
-    if (svp && !SvOK(*svp))
-        sv_setpvs(*svp, ":0-0");
-}
-
-/* A call has ended (its scope is being left, or an xsub returned): add its
- * times to its call arc and write the SUB_RETURN event. */
-static void frame_done(pTHX_ call_frame *f)
-{
-    int saved_errno = errno;
-    if (!f->called)
-        f->counted++; /* never learned what was called: pp_entersub died */
-    if (f->counted) {
-        frame_release(aTHX_ f);
-        return;
-    }
-    f->counted++;
-
-    int64_t now = now_ticks(aTHX);
-    if (f->t0_pending) { /* no reading since it began: an empty sub */
-        f->t0 = now;
-        f->t0_pending = 0;
-        if (S.npending)
-            S.npending--;
-    }
-    S.fresh = 1;
-    S.fresh_t = now;
-    NV overhead = S.overhead_ticks - f->overhead0;
-    NV inner = S.subr_ticks - f->subr0;
-    NV incl = (NV)(now - f->t0) - overhead;
-    if (f->hide) {
-        /* time blocked in accept() counts as overhead all the way up */
-        S.overhead_ticks += incl;
-        incl = 0;
-        inner = 0;
-    }
-    NV excl = incl - inner;
-
-    sub_node *called = f->called;
-    if (!called->called_seen) {
-        /* first call of this sub from anywhere */
-        called->called_seen = 1;
-        if (f->called_is_xs) {
-            arc_for(aTHX_ called, NULL, 0, 0); /* marks an xsub */
-            if (f->called_is_xs[0] == 's' || (f->called_cv && SvTYPE(f->called_cv) == SVt_PVCV))
-                note_xsub(aTHX_ called->full, called->full_len);
-        }
-        if (called->pkg)
-            (void)hv_fetch(S.pkg_files_hv, called->pkg, (I32)strlen(called->pkg), 1);
-    }
-    arc_stats *a = arc_for(aTHX_ called, f->caller ? f->caller : S.node_nulls, f->caller_fid,
-                           f->caller_line);
-    a->count++;
-    if (f->called_depth <= 1) {
-        a->incl += incl;
-    } else {
-        a->reci += incl / TICKS_PER_SEC;
-        if ((UV)(f->called_depth - 1) > a->rec_depth)
-            a->rec_depth = (UV)(f->called_depth - 1);
-    }
-    a->excl += excl;
-
-    if (OPT(O_CALLS) && S.w)
-        nytp_write_sub_return(S.w, f->depth, incl, excl,
-                              str_n(called->full, called->full_len, false));
-
-    frame_release(aTHX_ f);
-    S.subr_ticks += excl;
-    errno = saved_errno;
-}
-
-static void frame_done_ix(pTHX_ void *p)
-{
-    call_frame *f = FRAME((SSize_t)PTR2IV(p));
-    if (f)
-        frame_done(aTHX_ f);
-}
-
 /* The id of the file a call is made from: the last statement's, else the
  * statements' file cache, which a miss fills (with stmts=0 nothing else
  * does, and the name would be hashed at every call). */
@@ -227,23 +135,20 @@ static sub_node *caller_node(pTHX_ const call_frame *up, I32 cxix)
     return stash ? node_for_gv(aTHX_ gv) : S.node_unknown;
 }
 
-/* Start a call: a frame on the save stack, with a destructor that closes
- * it if the call never returns normally (an xsub or builtin that dies).
- * Returns its save-stack index, or -1 if there is none. */
+/* Start a call: a frame on the frame stack, made before the call (an
+ * xsub, a slow op, a perl sub not taken by pp_call's fast path), so that
+ * a call that dies is still seen.  Returns its index. */
 static SSize_t frame_setup(pTHX_ COP *prev_cop, const call_frame *clone, OPCODE type, SV *sub_sv)
 {
     int saved_errno = errno;
     SSize_t prev = S.frame_ix;
-    SSize_t ix = SSNEWa(sizeof(call_frame), MEM_ALIGNBYTES);
-    if (ix <= prev) {
-        note("Devel::NYTP: save stack is confused (threads?), profiling stopped\n");
-        disable_profile(aTHX);
-        return -1;
-    }
-    S.frame_ix = ix;
-    call_frame *f = FRAME(ix);
+    call_frame *f = frame_push(aTHX);
+    SSize_t ix = S.frame_ix;
+    PERL_SI *si = f->si;
+    I32 cxix = f->cxix;
     memset(f, 0, sizeof *f);
-    f->prev_ix = prev;
+    f->si = si;
+    f->cxix = cxix;
     call_frame *up = FRAME(prev);
     f->depth = up ? up->depth + 1 : 1;
     f->overhead0 = S.overhead_ticks;
@@ -267,8 +172,8 @@ static SSize_t frame_setup(pTHX_ COP *prev_cop, const call_frame *clone, OPCODE 
             f->hide = 1;
     }
 
-    /* resolving the CV may have run perl code (overloading): the save
-     * stack may have moved */
+    /* resolving the CV may have run perl code (overloading), which may
+     * have moved the frame stack */
     f = FRAME(ix);
     up = FRAME(prev);
     f->caller_fid = caller_fid(aTHX_ OutCopFILE(prev_cop));
@@ -282,8 +187,6 @@ static SSize_t frame_setup(pTHX_ COP *prev_cop, const call_frame *clone, OPCODE 
         f->caller = n;
     }
 
-    unsigned caller_fid = f->caller_fid;
-    int caller_line = f->caller_line;
     CV *cv = f->called_cv;
     if (type != OP_ENTERSUB && type != OP_GOTO) {
         f->t0 = now_ticks(aTHX); /* a slow op */
@@ -293,12 +196,20 @@ static SSize_t frame_setup(pTHX_ COP *prev_cop, const call_frame *clone, OPCODE 
     } else {
         f->t0 = now_ticks(aTHX); /* an xsub, or not known yet */
     }
-    /* this may grow (move) the save stack: f is not valid after it */
-    save_destructor_x(frame_done_ix, INT2PTR(void *, (IV)ix));
     if (OPT(O_CALLS) >= 2 && S.w)
-        nytp_write_sub_entry(S.w, caller_fid, (uint32_t)caller_line);
+        nytp_write_sub_entry(S.w, f->caller_fid, (uint32_t)f->caller_line);
     errno = saved_errno;
     return ix;
+}
+
+/* The call at frame index ix has returned: it, and any frames left above
+ * it (calls perl left without our seeing), end now. */
+static void frame_returned(pTHX_ SSize_t ix)
+{
+    while (S.frame_ix > ix)
+        frame_done(aTHX_ FRAME(S.frame_ix));
+    if (S.frame_ix == ix)
+        frame_done(aTHX_ FRAME(ix));
 }
 
 /* A call of DB::NAME, one of our subs: always ours.  A program that loads
@@ -317,19 +228,18 @@ static SV *own_sub_for(pTHX_ GV *gv)
 /* The fields of a new frame that every kind of call sets alike (stored
  * one by one: a whole-struct assignment went through a copy); the caller
  * sets called_cv, called_depth, called_is_xs, t0 and t0_pending. */
-static inline void frame_init(call_frame *f, SSize_t prev, const call_frame *up, sub_node *called,
+static inline void frame_init(call_frame *f, const call_frame *up, sub_node *called,
                               sub_node *caller, unsigned fid, int line)
 {
     f->counted = 0;
+    f->hide = 0;
     f->depth = up ? up->depth + 1 : 1;
-    f->prev_ix = prev;
     f->overhead0 = S.overhead_ticks;
     f->subr0 = S.subr_ticks;
     f->caller_fid = fid;
     f->caller_line = line;
     f->caller = caller;
     f->called = called;
-    f->hide = 0;
 }
 
 /* The CV that pp_entersub will run, when that is plain: a code value (a
@@ -350,52 +260,42 @@ static inline CV *plain_cv(SV *sv)
 }
 
 /* A call of a perl sub that pp_entersub has entered (its context is on
- * top of the context stack): the frame is made now, inside the sub's
- * scope, so that one destructor closes it when the scope is left, by a
- * return, die, last or goto.  Nothing of the profiler runs before the call
- * (its start is the next clock reading, normally its first statement's),
- * and the sub is found from its glob's cached node.  Same records as
- * frame_setup and the rest of call_profiler make for a perl sub. */
+ * top of the context stack): the frame is made now, in that context, so
+ * that leaving the sub, by a return, die, last or goto, ends it.  Nothing
+ * of the profiler runs before the call (its start is the next clock
+ * reading, normally its first statement's), and the sub is found from its
+ * glob's cached node.  Same records as frame_setup and the rest of
+ * call_profiler make for a perl sub. */
 static void perl_sub_entered(pTHX_ COP *prev_cop, CV *cv, GV *gv)
 {
-    SSize_t prev = S.frame_ix;
-    SSize_t ix = SSNEWa(sizeof(call_frame), MEM_ALIGNBYTES);
-    if (ix <= prev) {
-        note("Devel::NYTP: save stack is confused (threads?), profiling stopped\n");
-        disable_profile(aTHX);
-        return;
-    }
-    S.frame_ix = ix;
     sub_node *n = node_for_gv(aTHX_ gv);
     if (n->is_begin)
         n = name_begin_block(aTHX_ n);
-    call_frame *up = FRAME(prev);
+    call_frame *up = FRAME(S.frame_ix);
     sub_node *caller = caller_node(aTHX_ up, cxstack_ix - 1);
     unsigned fid = caller_fid(aTHX_ OutCopFILE(prev_cop));
     int line = (int)CopLINE(prev_cop);
-    up = FRAME(prev);
-    call_frame *f = FRAME(ix);
-    frame_init(f, prev, up, n, caller, fid, line);
+    call_frame *f = frame_push(aTHX);
+    frame_init(f, FRAME(S.frame_ix - 1), n, caller, fid, line);
     f->called_cv = cv;
     f->called_depth = (int)CvDEPTH(cv);
     f->called_is_xs = NULL;
     f->t0 = 0;
     f->t0_pending = 1; /* its first statement's time */
     S.npending++;
-    save_destructor_x(frame_done_ix, INT2PTR(void *, (IV)ix)); /* the frame may move */
+    if (UNLIKELY(CvROOT(cv)->op_ppaddr != S.sub_leave_pp))
+        frame_end_with_scope(aTHX_ S.frame_ix); /* compiled before our wrappers */
     if (OPT(O_CALLS) >= 2 && S.w)
         nytp_write_sub_entry(S.w, fid, (uint32_t)line);
 }
 
-/* A call that has returned and been recorded: if its frame and
- * destructor (made from save-stack index before to after) are still the
- * top of the save stack, nothing having been saved above them, they are
- * taken off, unrun (the destructor would only find the call counted).
- * Else they stay until their scope is left. */
-static inline void frame_unsave(pTHX_ I32 before, I32 after)
+/* The innermost CXt_SUB context of the current stack, or -1. */
+static I32 sub_context(pTHX)
 {
-    if (after > before && PL_savestack_ix == after)
-        PL_savestack_ix = before;
+    for (I32 i = cxstack_ix; i >= 0; i--)
+        if (CxTYPE(&cxstack[i]) == CXt_SUB)
+            return i;
+    return -1;
 }
 
 static OP *call_profiler(pTHX_ int is_slowop)
@@ -418,39 +318,63 @@ static OP *call_profiler(pTHX_ int is_slowop)
                 || sub_sv == S.cv_end || sub_sv == S.cv_finish))
         || (type == OP_GOTO
             && (!(PL_op->op_flags & OPf_STACKED) || !SvROK(sub_sv)
-                || SvTYPE(SvRV(sub_sv)) != SVt_PVCV || S.frame_ix == -1)))
-        return S.orig[type](aTHX);
+                || SvTYPE(SvRV(sub_sv)) != SVt_PVCV || S.frame_ix == -1))) {
+        op = S.orig[type](aTHX);
+        if (type == OP_GOTO && !OTHER_INTERP()) {
+            saved_errno = errno;
+            frames_check(aTHX); /* goto LABEL out of a sub, or goto &sub unprofiled */
+            errno = saved_errno;
+        }
+        return op;
+    }
 
     if (!OPT(O_STMTS))
         reinit_if_forked(aTHX);
+    frames_check_call(aTHX);
 
-    I32 ss_before = PL_savestack_ix, ss_after = -1;
     if (type != OP_GOTO) {
         ix = frame_setup(aTHX_ prev_cop, NULL, type, sub_sv);
-        ss_after = PL_savestack_ix;
         errno = saved_errno;
         op = S.orig[type](aTHX);
         saved_errno = errno;
     } else {
-        /* goto &sub leaves the current sub (its frame is closed by the
-         * scope exit) and enters another, which we record as called by
-         * the same caller, from the line of the goto. */
+        /* goto &sub leaves the current sub and enters another, which we
+         * record as called by the same caller, from the line of the goto.
+         * The sub left ends here: its frame, if it has one (the innermost
+         * sub context's), is closed once the goto is done. */
         COP cop_copy = *prev_cop;
-        call_frame left = *FRAME(S.frame_ix);
+        I32 subix = sub_context(aTHX);
+        SSize_t left_ix = S.frame_ix;
+        const call_frame *top = FRAME(left_ix);
+        if (top->si != PL_curstackinfo || top->cxix != subix)
+            left_ix = -2; /* the sub left was not profiled */
+        call_frame left = *top;
         SvREFCNT_inc_simple_void(sub_sv);
         called_cv = (CV *)SvRV(sub_sv);
         errno = saved_errno;
         op = S.orig[type](aTHX);
         saved_errno = errno;
+        if (left_ix >= 0)
+            frame_returned(aTHX_ left_ix);
+        frames_check(aTHX); /* a goto into an xsub has left its context too */
         ix = frame_setup(aTHX_ &cop_copy, &left, type, sub_sv);
         SvREFCNT_dec(sub_sv);
     }
 
-    if (ix == -1)
-        goto done; /* no frame: profiling was stopped */
+    if (ix > S.frame_ix)
+        goto done; /* closed already */
     call_frame *f = FRAME(ix);
-    if (f->counted)
-        goto done; /* e.g. the op left the scope itself (s///e) */
+    if (f->counted) { /* profiling was finished inside it: no record */
+        if (!is_slowop && type == OP_ENTERSUB && op != next_op) {
+            f->si = PL_curstackinfo; /* inside a perl sub: ends with it */
+            f->cxix = cxstack_ix;
+        } else if (is_slowop || type == OP_ENTERSUB || CvISXSUB(called_cv)) {
+            frame_returned(aTHX_ ix);
+        } else {
+            f->cxix = cxstack_ix; /* goto &perl_sub */
+        }
+        goto done;
+    }
 
     if (!is_slowop) {
         const char *is_xs = NULL;
@@ -497,30 +421,32 @@ static OP *call_profiler(pTHX_ int is_slowop)
         f->called_depth = called_cv ? (int)CvDEPTH(called_cv) + (is_xs ? 1 : 0) : 0;
         f->called_cv = called_cv;
         f->called_is_xs = is_xs;
+        if (!is_xs) {
+            /* inside the sub: its frame lasts as long as its context */
+            f->si = PL_curstackinfo;
+            f->cxix = cxstack_ix;
+            if (called_cv && CvROOT(called_cv) && CvROOT(called_cv)->op_ppaddr != S.sub_leave_pp)
+                frame_end_with_scope(aTHX_ ix); /* compiled before our wrappers */
+        }
     }
 
     /* our own DB::_INIT/_END/_CHECK are not part of the program */
-    if (f->called_is_xs && f->called && f->called->is_own) {
+    if (f->called_is_xs && f->called && f->called->is_own)
         f->counted++;
-        goto done;
-    }
     if (!OPT(O_SUBS))
         f->counted++;
 
-    if (f->called_is_xs) {
-        frame_done(aTHX_ f); /* already returned */
-        frame_unsave(aTHX_ ss_before, ss_after);
-    } else {
-        save_destructor_x(frame_done_ix, INT2PTR(void *, (IV)ix));
-    }
+    if (f->called_is_xs)
+        frame_returned(aTHX_ ix); /* already returned */
 done:
     errno = saved_errno;
     return op;
 }
 
 /* entersub and goto.  The common case first, with nothing before the
- * call: a perl sub (not one of DB::, where own_sub_for may have to swap
- * the sub) known by a glob of a package, while profiling. */
+ * call but the test of the innermost frame: a perl sub (not one of DB::,
+ * where own_sub_for may have to swap the sub) known by a glob of a
+ * package, while profiling. */
 OP *pp_call(pTHX)
 {
     SV *sub_sv = *PL_stack_sp;
@@ -533,6 +459,7 @@ OP *pp_call(pTHX)
         && !(SvTYPE(sub_sv) == SVt_PVGV && GvSTASH((GV *)sub_sv) == PL_debstash)) {
         COP *prev_cop = PL_curcop;
         OP *next_op = PL_op->op_next;
+        frames_check_call(aTHX);
         OP *op = S.orig[OP_ENTERSUB](aTHX);
         if (op != next_op && cxstack_ix >= 0 && CxTYPE(&cxstack[cxstack_ix]) == CXt_SUB
             && cxstack[cxstack_ix].blk_sub.cv == cv) {
@@ -547,9 +474,9 @@ OP *pp_call(pTHX)
 
 /* A slow op, while profiling (not accept, whose time is hidden): what
  * frame_setup and call_profiler do for one, without their other cases.
- * The frame and its destructor are made before the op runs, in case it
- * dies (or runs perl code: a sort block, overloading), and the call is
- * recorded as it returns. */
+ * The frame is made before the op runs, in case it dies (or runs perl
+ * code: a sort block, overloading), and the call is recorded as it
+ * returns. */
 OP *pp_slowop(pTHX)
 {
     OPCODE type = PL_op->op_type;
@@ -558,41 +485,54 @@ OP *pp_slowop(pTHX)
         return call_profiler(aTHX_ 1);
     int saved_errno = errno;
     COP *prev_cop = PL_curcop;
-    SSize_t prev = S.frame_ix;
-    I32 ss_before = PL_savestack_ix;
-    SSize_t ix = SSNEWa(sizeof(call_frame), MEM_ALIGNBYTES);
-    if (ix <= prev) {
-        note("Devel::NYTP: save stack is confused (threads?), profiling stopped\n");
-        disable_profile(aTHX);
-        errno = saved_errno;
-        return S.orig[type](aTHX);
-    }
-    S.frame_ix = ix;
+    frames_check_call(aTHX);
     sub_node *n = node_for_slowop(aTHX_ CopSTASH(PL_curcop), type);
-    call_frame *up = FRAME(prev);
+    call_frame *up = FRAME(S.frame_ix);
     sub_node *caller = caller_node(aTHX_ up, cxstack_ix);
     unsigned fid = caller_fid(aTHX_ OutCopFILE(prev_cop));
     int line = (int)CopLINE(prev_cop);
-    up = FRAME(prev);
-    call_frame *f = FRAME(ix);
-    frame_init(f, prev, up, n, caller, fid, line);
+    call_frame *f = frame_push(aTHX);
+    SSize_t ix = S.frame_ix;
+    frame_init(f, FRAME(ix - 1), n, caller, fid, line);
     f->called_cv = NULL;
     f->called_depth = 1;
     f->called_is_xs = "sop";
     f->t0_pending = 0;
     f->t0 = now_ticks(aTHX);
-    save_destructor_x(frame_done_ix, INT2PTR(void *, (IV)ix));
-    I32 ss_after = PL_savestack_ix;
     if (OPT(O_CALLS) >= 2 && S.w)
         nytp_write_sub_entry(S.w, fid, (uint32_t)line);
     errno = saved_errno;
     OP *op = S.orig[type](aTHX);
     saved_errno = errno;
-    f = FRAME(ix);
-    if (!f->counted) { /* else the op left the scope itself (s///e) */
-        frame_done(aTHX_ f);
-        frame_unsave(aTHX_ ss_before, ss_after);
-    }
+    if (ix <= S.frame_ix) /* else closed already */
+        frame_returned(aTHX_ ix);
     errno = saved_errno;
+    return op;
+}
+
+/* The ops that leave a sub (leavesub, leavesublv, return), where the
+ * statement wrappers do not take them, and those that may leave one on
+ * the way to a loop (last, next, redo): the calls left end. */
+OP *pp_sub_left(pTHX)
+{
+    OP *op = S.orig[PL_op->op_type](aTHX);
+    if (!OTHER_INTERP())
+        frames_check(aTHX);
+    return op;
+}
+
+/* entertry, entereval (and entertrycatch): once the eval's context is
+ * there, its scope holds what ends the calls made inside it when it is
+ * left, by a die too. */
+OP *pp_eval_entered(pTHX)
+{
+    I32 cx_before = cxstack_ix;
+    OP *op = S.orig[PL_op->op_type](aTHX);
+    if (OPT(O_SUBS) && !OTHER_INTERP() && cxstack_ix > cx_before
+        && CxTYPE(&cxstack[cxstack_ix]) == CXt_EVAL) {
+        int saved_errno = errno;
+        frames_eval_entered(aTHX);
+        errno = saved_errno;
+    }
     return op;
 }

@@ -84,6 +84,9 @@ void finish_profile(pTHX)
         return;
     TRACE(1, "~ finish_profile (overhead %gt, profiling %d)\n", (double)S.overhead_ticks,
           S.profiling);
+    if (PL_phase >= PERL_PHASE_END && !S.end_closed)
+        frames_end_phase(aTHX);
+    frames_close_dead(aTHX);
     if ((!OPT(O_LEAVE) || OPT(O_USE_DB_SUB)) && !S.sample_hz)
         stmt_event(aTHX_ NULL, NULL, 0); /* the last statement's time */
     disable_profile(aTHX);
@@ -96,11 +99,8 @@ void finish_profile(pTHX)
      * their arcs would stand with times that span the closing
      * (Devel::NYTProf writes them there, so that a profile per request
      * holds calls of the request before). */
-    for (SSize_t ix = S.frame_ix; ix != -1;) {
-        call_frame *f = FRAME(ix);
-        f->counted++;
-        ix = f->prev_ix;
-    }
+    for (SSize_t ix = S.frame_ix; ix != -1; ix--)
+        FRAME(ix)->counted++;
     if (HvUSEDKEYS(S.callers_hv))
         hv_clear(S.callers_hv);
     arcs_clear(aTHX);
@@ -128,9 +128,12 @@ OP *pp_exit(pTHX)
         return S.orig[PL_op->op_type](aTHX);
     if (!S.sample_hz && OPT(O_STMTS) && OPT(O_LEAVE) && !OPT(O_USE_DB_SUB))
         leave_event(aTHX_ NULL, 0);
-    if (PL_op->op_type == OP_EXEC)
+    if (PL_op->op_type == OP_EXEC) {
         finish_profile(aTHX); /* nothing runs after a successful exec */
-    else if (S.w)
-        hold_signals();
+    } else {
+        frames_close_all(aTHX); /* perl leaves every sub */
+        if (S.w)
+            hold_signals();
+    }
     return S.orig[PL_op->op_type](aTHX);
 }

@@ -15,6 +15,9 @@
  *   output.c  the output file: open, close, disable, a fork's new file,
  *             and what is written at the end (source lines, sub line
  *             ranges, call arcs)
+ *   frames.c  the calls in progress: the frame stack, what a call's end
+ *             records, the calls perl has left (unwound by a die, last,
+ *             exit) found and closed
  *   rotate.c  rotate=SECONDS: the file closed as a complete profile of
  *             its interval, the next one opened; calls in progress split
  *   sample.c  sample=HZ: the interpreter tests the timer's flag at
@@ -25,8 +28,10 @@
  *             on_child, split_calls).
  *   stmt.c    statements: the op wrappers of nextstate and leave
  *   control.c enable and finish a profile; the wrappers of fork, exit, exec
- *   calls.c   sub calls: the wrappers of entersub, goto and slow ops, a
- *             frame per call on perl's save stack, what a call's end records
+ *   calls.c   sub calls: the wrappers of entersub, goto, slow ops, the
+ *             ops that leave a sub and those that enter an eval; a frame
+ *             per call on the profiler's own stack, what a call's end
+ *             records
  *   NYTP.c    options, start-up and the perl interface (DB::...), the
  *             module's boot
  * Everything but the boot function is hidden inside NYTP.so.
@@ -88,11 +93,16 @@ typedef struct {
     unsigned id, eval_fid, eval_line, flags;
 } fid_info;
 
-/* One call in progress, kept on perl's save stack. */
+/* One call in progress, on the profiler's frame stack (S.frames; the
+ * caller's frame is the one below).  It lasts while perl's context
+ * stack si has a context at index cxix: for a perl sub, the sub's own
+ * context; for an xsub or slow op, the innermost context when it was
+ * called. */
 typedef struct {
     int counted;                 /* 1 once its times are recorded */
     U32 depth;                   /* call depth, 1 for a call from main */
-    SSize_t prev_ix;             /* save-stack index of the caller's frame */
+    PERL_SI *si;
+    I32 cxix;
     int64_t t0;                  /* ticks when it began */
     int t0_pending;              /* a perl sub: t0 is the next clock reading */
     NV overhead0, subr0;
@@ -106,8 +116,9 @@ typedef struct {
     int hide;                    /* time spent waiting (accept) is hidden */
 } call_frame;
 
-/* The frame at save-stack index ix (-1: none). */
-#define FRAME(ix) ((ix) != -1 ? SSPTR((ix), call_frame *) : (call_frame *)NULL)
+/* The frame at index ix of the frame stack (-1: none).  A pointer to a
+ * frame is good until the next frame is pushed (the stack may move). */
+#define FRAME(ix) ((ix) != -1 ? &S.frames[ix] : (call_frame *)NULL)
 
 /* A sub by name ("Pkg::name"), as calls and call arcs refer to it.  One
  * node per name, never freed: arcs and frames hold its address. */
@@ -206,7 +217,11 @@ struct profiler {
     size_t fid_cap;
     unsigned nfids;              /* ids given out */
 
-    SSize_t frame_ix;            /* save-stack index of the current frame */
+    call_frame *frames;          /* the calls in progress, outermost first */
+    size_t frames_cap;
+    SSize_t frame_ix;            /* the innermost one's index, -1: none */
+    int end_closed;              /* the calls open when END began are closed */
+    pp_fn sub_leave_pp;          /* the wrapper of leavesub, if any (frames.c) */
     HV *nodes_hv;                /* "Pkg::name" -> sub_node (an IV) */
     HV *callers_hv;              /* filled when written, see fill_callers_hv */
     node_slot *node_cache;       /* (pkg HEK, name HEK) -> sub_node */
@@ -386,6 +401,62 @@ OP *pp_fork(pTHX);
 /* calls.c */
 OP *pp_call(pTHX);
 OP *pp_slowop(pTHX);
+OP *pp_sub_left(pTHX);
+OP *pp_eval_entered(pTHX);
+
+/* frames.c */
+void frames_grow(pTHX);
+void frame_done(pTHX_ call_frame *f);
+void frames_close_dead(pTHX);
+void frames_close_all(pTHX);
+void frames_eval_entered(pTHX);
+void frames_end_phase(pTHX);
+void frame_end_with_scope(pTHX_ SSize_t ix);
+
+/* A new frame on top of the stack, in the innermost context; its other
+ * fields are the caller's to set. */
+static inline call_frame *frame_push(pTHX)
+{
+    SSize_t ix = S.frame_ix + 1;
+    if (UNLIKELY((size_t)ix >= S.frames_cap))
+        frames_grow(aTHX);
+    S.frame_ix = ix;
+    call_frame *f = &S.frames[ix];
+    f->si = PL_curstackinfo;
+    f->cxix = cxstack_ix;
+    return f;
+}
+
+/* Perl has left the context of the innermost call, by a return (the
+ * wrappers of the ops that leave a sub call this after them) or without
+ * one the wrappers saw (last out of a sub, goto out of one, a die caught
+ * by call_sv): close it, and any others so left.  Cheap when nothing
+ * was: the test of one frame. */
+static inline void frames_check(pTHX)
+{
+    while (S.frame_ix >= 0) {
+        call_frame *f = &S.frames[S.frame_ix];
+        if (UNLIKELY(f->si != PL_curstackinfo)) {
+            frames_close_dead(aTHX); /* a sort block, a handler: the stacks below */
+            return;
+        }
+        if (LIKELY(f->cxix <= cxstack_ix))
+            return;
+        frame_done(aTHX_ f);
+    }
+}
+
+/* frames_check before a call's frame is pushed; and the first call of
+ * the END phase: every call still open from before then has ended (perl
+ * leaves them all, by exit or die, before END blocks run), though
+ * perl's contexts now reuse their places. */
+static inline void frames_check_call(pTHX)
+{
+    if (UNLIKELY(PL_phase >= PERL_PHASE_END) && !S.end_closed)
+        frames_end_phase(aTHX);
+    frames_check(aTHX);
+}
+
 
 /* timer.c */
 #include <stdatomic.h>

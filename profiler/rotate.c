@@ -26,14 +26,14 @@
  * in accept) closes its segment when it runs perl code again. */
 #include "nytp_prof.h"
 
-/* The tracing profiler's calls in progress (frames on the save stack,
+/* The tracing profiler's calls in progress (its frames,
  * innermost first) return in this segment with their time so far; they
  * start again when the next segment does (restart_calls). */
 static void split_calls(pTHX_ int64_t now)
 {
     if (S.npending)
         fill_pending(aTHX_ now);
-    for (SSize_t ix = S.frame_ix; ix != -1; ix = FRAME(ix)->prev_ix) {
+    for (SSize_t ix = S.frame_ix; ix != -1; ix--) {
         call_frame *f = FRAME(ix);
         if (f->counted || !f->called || f->hide)
             continue;
@@ -58,7 +58,7 @@ static void split_calls(pTHX_ int64_t now)
 static void restart_calls(pTHX_ int64_t now)
 {
     S.overhead_ticks = 0;
-    for (SSize_t ix = S.frame_ix; ix != -1; ix = FRAME(ix)->prev_ix) {
+    for (SSize_t ix = S.frame_ix; ix != -1; ix--) {
         call_frame *f = FRAME(ix);
         f->t0 = now;
         f->overhead0 = 0;

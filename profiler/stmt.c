@@ -246,8 +246,10 @@ OP *pp_leave(pTHX)
 {
     S.fresh = 0;
     OP *op = S.orig[PL_op->op_type](aTHX);
-    int64_t now = FRESH_TIME();
     int saved_errno = errno;
+    if (!OTHER_INTERP())
+        frames_check(aTHX); /* the end of a call: its reading is the statement's */
+    int64_t now = FRESH_TIME();
     if (stmt_common(aTHX_ now))
         nytp_write_discount(S.w);
     else

@@ -16,7 +16,7 @@ void fill_pending(pTHX_ int64_t now)
             f->t0_pending = 0;
             S.npending--;
         }
-        ix = f->prev_ix;
+        ix--;
     }
     S.npending = 0;
 }

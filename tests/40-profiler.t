@@ -102,7 +102,8 @@ sub compare_program {
 # ---- every program, default options ------------------------------------------
 
 my @programs = qw(closures deep deep10k evals-loop modules xsubs-slowops control dies
-    posix-exit execs fork misc threads line-directives libraries unwinding renames caches);
+    posix-exit execs fork misc threads line-directives libraries unwinding renames caches
+    leaving dies-in-xsub exits);
 my %files;
 for my $prog (@programs) {
     my ($file, $ofile) = compare_program($prog);
