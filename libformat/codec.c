@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "codec_decode.h"
-#include "codec_encode.h"
+#include "nytp/encode.h"
 
 static const struct {
     int tag;
@@ -45,7 +45,7 @@ const char nytp_why_line_length[] = "a text line within the 256 MiB limit";
 
 size_t nytp_encode_u32(uint8_t *o, uint32_t v)
 {
-    return encode_u32_inline(o, v);
+    return nytp_encode_u32_inline(o, v);
 }
 
 size_t nytp_decode_u32(const uint8_t *p, const uint8_t *end, uint32_t *v)
@@ -143,61 +143,61 @@ size_t nytp_encode_chunk(uint8_t *out, const nytp_chunk *c)
     *o++ = (uint8_t)c->tag;
     switch (c->tag) {
     case NYTP_TAG_TIME_LINE:
-        return encode_time_line_inline(out, c->u.time.ticks, c->u.time.fid, c->u.time.line);
+        return nytp_encode_time_line_inline(out, c->u.time.ticks, c->u.time.fid, c->u.time.line);
     case NYTP_TAG_TIME_BLOCK:
-        return encode_time_block_inline(out, c->u.time.ticks, c->u.time.fid, c->u.time.line,
+        return nytp_encode_time_block_inline(out, c->u.time.ticks, c->u.time.fid, c->u.time.line,
                                         c->u.time.block_line, c->u.time.sub_line);
     case NYTP_TAG_DISCOUNT:
     case NYTP_TAG_START_DEFLATE:
         break;
     case NYTP_TAG_SUB_RETURN:
-        return encode_sub_return_inline(out, c->u.sub_return.depth, c->u.sub_return.incl,
+        return nytp_encode_sub_return_inline(out, c->u.sub_return.depth, c->u.sub_return.incl,
                                         c->u.sub_return.excl, c->u.sub_return.name);
     case NYTP_TAG_SUB_ENTRY:
-        o += nytp_encode_u32(o, c->u.sub_entry.fid);
-        o += nytp_encode_u32(o, c->u.sub_entry.line);
+        o += nytp_encode_u32_inline(o, c->u.sub_entry.fid);
+        o += nytp_encode_u32_inline(o, c->u.sub_entry.line);
         break;
     case NYTP_TAG_NEW_FID:
-        o += nytp_encode_u32(o, c->u.new_fid.fid);
-        o += nytp_encode_u32(o, c->u.new_fid.eval_fid);
-        o += nytp_encode_u32(o, c->u.new_fid.eval_line);
-        o += nytp_encode_u32(o, c->u.new_fid.flags);
-        o += nytp_encode_u32(o, c->u.new_fid.size);
-        o += nytp_encode_u32(o, c->u.new_fid.mtime);
-        o = encode_str_inline(o, c->u.new_fid.name);
+        o += nytp_encode_u32_inline(o, c->u.new_fid.fid);
+        o += nytp_encode_u32_inline(o, c->u.new_fid.eval_fid);
+        o += nytp_encode_u32_inline(o, c->u.new_fid.eval_line);
+        o += nytp_encode_u32_inline(o, c->u.new_fid.flags);
+        o += nytp_encode_u32_inline(o, c->u.new_fid.size);
+        o += nytp_encode_u32_inline(o, c->u.new_fid.mtime);
+        o = nytp_encode_str_inline(o, c->u.new_fid.name);
         break;
     case NYTP_TAG_SUB_INFO:
-        o += nytp_encode_u32(o, c->u.sub_info.fid);
-        o = encode_str_inline(o, c->u.sub_info.name);
-        o += nytp_encode_u32(o, c->u.sub_info.first_line);
-        o += nytp_encode_u32(o, c->u.sub_info.last_line);
+        o += nytp_encode_u32_inline(o, c->u.sub_info.fid);
+        o = nytp_encode_str_inline(o, c->u.sub_info.name);
+        o += nytp_encode_u32_inline(o, c->u.sub_info.first_line);
+        o += nytp_encode_u32_inline(o, c->u.sub_info.last_line);
         break;
     case NYTP_TAG_SUB_CALLERS:
-        o += nytp_encode_u32(o, c->u.sub_callers.fid);
-        o += nytp_encode_u32(o, c->u.sub_callers.line);
-        o = encode_str_inline(o, c->u.sub_callers.caller);
-        o += nytp_encode_u32(o, c->u.sub_callers.count);
-        encode_nv_inline(o, c->u.sub_callers.incl);
-        encode_nv_inline(o + 8, c->u.sub_callers.excl);
-        encode_nv_inline(o + 16, c->u.sub_callers.reci);
+        o += nytp_encode_u32_inline(o, c->u.sub_callers.fid);
+        o += nytp_encode_u32_inline(o, c->u.sub_callers.line);
+        o = nytp_encode_str_inline(o, c->u.sub_callers.caller);
+        o += nytp_encode_u32_inline(o, c->u.sub_callers.count);
+        nytp_encode_nv_inline(o, c->u.sub_callers.incl);
+        nytp_encode_nv_inline(o + 8, c->u.sub_callers.excl);
+        nytp_encode_nv_inline(o + 16, c->u.sub_callers.reci);
         o += 24;
-        o += nytp_encode_u32(o, c->u.sub_callers.rec_depth);
-        o = encode_str_inline(o, c->u.sub_callers.called);
+        o += nytp_encode_u32_inline(o, c->u.sub_callers.rec_depth);
+        o = nytp_encode_str_inline(o, c->u.sub_callers.called);
         break;
     case NYTP_TAG_SRC_LINE:
-        o += nytp_encode_u32(o, c->u.src_line.fid);
-        o += nytp_encode_u32(o, c->u.src_line.line);
-        o = encode_str_inline(o, c->u.src_line.text);
+        o += nytp_encode_u32_inline(o, c->u.src_line.fid);
+        o += nytp_encode_u32_inline(o, c->u.src_line.line);
+        o = nytp_encode_str_inline(o, c->u.src_line.text);
         break;
     case NYTP_TAG_PID_START:
-        o += nytp_encode_u32(o, c->u.pid_start.pid);
-        o += nytp_encode_u32(o, c->u.pid_start.ppid);
-        encode_nv_inline(o, c->u.pid_start.time);
+        o += nytp_encode_u32_inline(o, c->u.pid_start.pid);
+        o += nytp_encode_u32_inline(o, c->u.pid_start.ppid);
+        nytp_encode_nv_inline(o, c->u.pid_start.time);
         o += 8;
         break;
     case NYTP_TAG_PID_END:
-        o += nytp_encode_u32(o, c->u.pid_end.pid);
-        encode_nv_inline(o, c->u.pid_end.time);
+        o += nytp_encode_u32_inline(o, c->u.pid_end.pid);
+        nytp_encode_nv_inline(o, c->u.pid_end.time);
         o += 8;
         break;
     case NYTP_TAG_COMMENT: {

@@ -23,6 +23,7 @@ static int fail(nytp_out *o, int status, const char *fmt, const char *detail)
 {
     if (o->err.status == 0)
         nytp_error_set(&o->err, status, fmt, detail);
+    out_sync_limit(o);
     return o->err.status;
 }
 
@@ -32,11 +33,12 @@ static int alloc_out(nytp_out **op, nytp_error *err)
     if (!o)
         return nytp_error_set(err, NYTP_E_NOMEM, "out of memory");
     o->cap = BUF_SIZE;
-    o->buf = malloc(o->cap);
-    if (!o->buf) {
+    o->ob.buf = malloc(o->cap);
+    if (!o->ob.buf) {
         free(o);
         return nytp_error_set(err, NYTP_E_NOMEM, "out of memory");
     }
+    out_sync_limit(o);
     o->fd = -1;
     const char *t = getenv("NYTP_THREADS");
     o->threads = !(t && strcmp(t, "0") == 0);
@@ -330,17 +332,19 @@ static int sink(nytp_out *o, const uint8_t *p, size_t len)
     nytp_error e;
     if (sink_to(o, p, len, &e) < 0 && o->err.status == 0)
         o->err = e;
+    out_sync_limit(o);
     return o->err.status;
 }
 
-/* Push o->buf through deflate (with flush mode) to the sink. */
+/* Push o->ob.buf through deflate (with flush mode) to the sink. */
 static int deflate_buf(nytp_out *o, int flush)
 {
     nytp_error e;
-    int st = deflater_push(o->def, &o->buf, &o->cap, o->len, flush, &e);
-    o->len = 0;
+    int st = deflater_push(o->def, &o->ob.buf, &o->cap, o->ob.len, flush, &e);
+    o->ob.len = 0;
     if (st < 0 && o->err.status == 0)
         o->err = e;
+    out_sync_limit(o);
     return o->err.status;
 }
 
@@ -350,8 +354,8 @@ static int drain(nytp_out *o)
         return o->err.status;
     if (o->def)
         return deflate_buf(o, Z_NO_FLUSH);
-    int st = sink(o, o->buf, o->len);
-    o->len = 0;
+    int st = sink(o, o->ob.buf, o->ob.len);
+    o->ob.len = 0;
     return st;
 }
 
@@ -359,26 +363,27 @@ uint8_t *nytp_out_reserve(nytp_out *o, size_t n)
 {
     if (o->err.status)
         return NULL;
-    if (o->cap - o->len >= n)
-        return o->buf + o->len;
+    if (o->cap - o->ob.len >= n)
+        return o->ob.buf + o->ob.len;
     if (drain(o) < 0)
         return NULL;
     if (n > o->cap) {
-        uint8_t *b = realloc(o->buf, n);
+        uint8_t *b = realloc(o->ob.buf, n);
         if (!b) {
             fail(o, NYTP_E_NOMEM, "out of memory%s", "");
             return NULL;
         }
-        o->buf = b;
+        o->ob.buf = b;
         o->cap = n;
+        out_sync_limit(o);
     }
-    return o->buf + o->len;
+    return o->ob.buf + o->ob.len;
 }
 
 void nytp_out_commit(nytp_out *o, size_t n)
 {
-    o->len += n;
-    o->total += n;
+    o->ob.len += n;
+    o->ob.total += n;
 }
 
 int nytp_out_write(nytp_out *o, const void *data, size_t len)
@@ -462,6 +467,7 @@ static int start_deflate(nytp_out *o, int level, bool gzip)
     const char *engine = gzip ? "gzip" : o->isal ? "isal" : "zlib";
     if (deflater_start(&o->def, level, engine, o->threads, deflater_sink, o, &e) < 0) {
         o->err = e;
+        out_sync_limit(o);
         return e.status;
     }
     o->gzip = gzip;
@@ -479,7 +485,7 @@ int nytp_out_start_gzip(nytp_out *o, int level)
 }
 
 bool nytp_out_deflating(const nytp_out *o) { return o->def != NULL; }
-uint64_t nytp_out_total(const nytp_out *o) { return o->total; }
+uint64_t nytp_out_total(const nytp_out *o) { return o->ob.total; }
 const nytp_error *nytp_out_error(const nytp_out *o) { return &o->err; }
 
 int nytp_out_flush(nytp_out *o)
@@ -513,7 +519,7 @@ static int finish_deflate(nytp_out *o)
 static void release(nytp_out *o)
 {
     deflater_free(o->def);
-    free(o->buf);
+    free(o->ob.buf);
     free(o->mem);
     free(o->path);
     free(o->tmp_path);

@@ -11,13 +11,14 @@
 #include "deflater.h"
 #include "nytp/error.h"
 #include "nytp/io.h"
+#include "nytp/writer_inline.h"
 
 #define BUF_SIZE (256u * 1024u)
 
 struct nytp_out {
-    uint8_t *buf;           /* bytes not yet handed on (before compression) */
-    size_t cap, len;
-    uint64_t total;         /* bytes committed, before compression */
+    nytp_outbuf ob;         /* bytes not yet handed on (before compression),
+                             * committed in all (first: see writer_inline.h) */
+    size_t cap;             /* the size of ob.buf */
 
     int fd;                 /* -1: memory out */
     bool close_fd;
@@ -38,15 +39,22 @@ struct nytp_out {
  * case): the same result, the same contract. */
 static inline uint8_t *out_reserve_inline(nytp_out *o, size_t n)
 {
-    if (o->err.status == 0 && o->cap - o->len >= n)
-        return o->buf + o->len;
+    if (o->err.status == 0 && o->cap - o->ob.len >= n)
+        return o->ob.buf + o->ob.len;
     return nytp_out_reserve(o, n);
 }
 
 static inline void out_commit_inline(nytp_out *o, size_t n)
 {
-    o->len += n;
-    o->total += n;
+    o->ob.len += n;
+    o->ob.total += n;
+}
+
+/* ob.limit after a change of the buffer or of the error: the inline
+ * writers may fill the buffer while there is no error. */
+static inline void out_sync_limit(nytp_out *o)
+{
+    o->ob.limit = o->err.status ? 0 : o->cap;
 }
 
 #endif

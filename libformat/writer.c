@@ -4,14 +4,27 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "codec_encode.h"
+#include "nytp/encode.h"
 #include "nytp/writer.h"
 #include "out_impl.h"
 
+/* ob first: the inline writers of nytp/writer_inline.h find the output's
+ * buffer through it. */
 struct nytp_writer {
+    nytp_outbuf *ob;
     nytp_out *out;
     nytp_error err;
 };
+
+/* An error of the writer's own: sticky, and the output takes no more
+ * bytes, from the inline writers either. */
+static int writer_fail(nytp_writer *w)
+{
+    if (w->out->err.status == 0)
+        w->out->err = w->err;
+    out_sync_limit(w->out);
+    return w->err.status;
+}
 
 int nytp_writer_open(nytp_writer **wp, nytp_out *out, nytp_error *err)
 {
@@ -21,6 +34,7 @@ int nytp_writer_open(nytp_writer **wp, nytp_out *out, nytp_error *err)
         return nytp_error_set(err, NYTP_E_NOMEM, "out of memory");
     }
     w->out = out;
+    w->ob = &out->ob;
     *wp = w;
     return NYTP_OK;
 }
@@ -84,9 +98,10 @@ static int emit(nytp_writer *w, const nytp_chunk *c)
     size_t n = nytp_encode_chunk(p, c);
     if (n == 0) {
         const char *name = nytp_tag_name(c->tag);
-        return nytp_error_set(&w->err, NYTP_E_USAGE,
-                              "cannot encode a %s chunk (a newline or '=' where none may be, or an unknown kind)",
-                              name ? name : "unknown");
+        nytp_error_set(&w->err, NYTP_E_USAGE,
+                       "cannot encode a %s chunk (a newline or '=' where none may be, or an unknown kind)",
+                       name ? name : "unknown");
+        return writer_fail(w);
     }
     nytp_out_commit(w->out, n);
     return NYTP_OK;
@@ -140,8 +155,10 @@ int nytp_write_start_deflate(nytp_writer *w, int level)
 {
     if (level == 0)
         return w->err.status;
-    if (level < 0 || level > 9)
-        return nytp_error_set(&w->err, NYTP_E_USAGE, "compression level %d is not 0..9", level);
+    if (level < 0 || level > 9) {
+        nytp_error_set(&w->err, NYTP_E_USAGE, "compression level %d is not 0..9", level);
+        return writer_fail(w);
+    }
     char note[96];
     snprintf(note, sizeof note, "Compressed at level %d with zlib %s", level, zlibVersion());
     int st = nytp_write_comment(w, note);
@@ -196,7 +213,7 @@ int nytp_write_time_line(nytp_writer *w, int32_t ticks, uint32_t fid, uint32_t l
     uint8_t *p = out_reserve_inline(w->out, NYTP_TIME_CHUNK_MAX);
     if (!p)
         return nytp_out_error(w->out)->status;
-    out_commit_inline(w->out, encode_time_line_inline(p, ticks, fid, line));
+    out_commit_inline(w->out, nytp_encode_time_line_inline(p, ticks, fid, line));
     return NYTP_OK;
 }
 
@@ -208,7 +225,7 @@ int nytp_write_time_block(nytp_writer *w, int32_t ticks, uint32_t fid, uint32_t 
     uint8_t *p = out_reserve_inline(w->out, NYTP_TIME_CHUNK_MAX);
     if (!p)
         return nytp_out_error(w->out)->status;
-    out_commit_inline(w->out, encode_time_block_inline(p, ticks, fid, line, block_line, sub_line));
+    out_commit_inline(w->out, nytp_encode_time_block_inline(p, ticks, fid, line, block_line, sub_line));
     return NYTP_OK;
 }
 
@@ -219,7 +236,7 @@ int nytp_write_discount(nytp_writer *w)
     uint8_t *p = out_reserve_inline(w->out, 1);
     if (!p)
         return nytp_out_error(w->out)->status;
-    out_commit_inline(w->out, encode_discount_inline(p));
+    out_commit_inline(w->out, nytp_encode_discount_inline(p));
     return NYTP_OK;
 }
 
@@ -277,6 +294,6 @@ int nytp_write_sub_return(nytp_writer *w, uint32_t depth, double incl, double ex
     uint8_t *p = out_reserve_inline(w->out, NYTP_SUB_RETURN_MAX(name.len));
     if (!p)
         return nytp_out_error(w->out)->status;
-    out_commit_inline(w->out, encode_sub_return_inline(p, depth, incl, excl, name));
+    out_commit_inline(w->out, nytp_encode_sub_return_inline(p, depth, incl, excl, name));
     return NYTP_OK;
 }

@@ -103,7 +103,7 @@ void frame_done(pTHX_ call_frame *f)
     a->excl += excl;
 
     if (OPT(O_CALLS) && S.w)
-        nytp_write_sub_return(S.w, f->depth, incl, excl,
+        nytp_write_sub_return_inline(S.w, f->depth, incl, excl,
                               str_n(called->full, called->full_len, false));
 
     frame_pop(aTHX_ f);

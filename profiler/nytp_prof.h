@@ -54,6 +54,7 @@
 #include <signal.h>
 
 #include "nytp/writer.h"
+#include "nytp/writer_inline.h"
 
 #define PERL_NO_GET_CONTEXT
 #include "EXTERN.h"

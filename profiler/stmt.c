@@ -217,7 +217,7 @@ static inline __attribute__((always_inline)) int stmt_common(pTHX_ int64_t now)
         now = now_ticks(aTHX);
     long elapsed = (long)(now - S.last_t);
     S.last_t = now;
-    nytp_write_time_line(S.w, (int32_t)elapsed, S.last_fid, S.last_line);
+    nytp_write_time_line_inline(S.w, (int32_t)elapsed, S.last_fid, S.last_line);
     S.last_line = line;
     if (slot) {
         S.last_fid = slot->fid;
@@ -251,7 +251,7 @@ OP *pp_leave(pTHX)
         frames_check(aTHX); /* the end of a call: its reading is the statement's */
     int64_t now = FRESH_TIME();
     if (stmt_common(aTHX_ now))
-        nytp_write_discount(S.w);
+        nytp_write_discount_inline(S.w);
     else
         leave_event(aTHX_ op, now);
     errno = saved_errno;

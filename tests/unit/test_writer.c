@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "helpers.h"
+#include "nytp/writer_inline.h"
 
 /* A writer on a new memory out (*o). */
 static nytp_writer *mem_writer(nytp_out **o)
@@ -178,6 +179,35 @@ static void bad_chunk_is_sticky_and_discards(void **state)
     assert_int_equal(rmdir(dir), 0); /* empty: no temporary left */
 }
 
+/* After an error of the writer's own, the inline writers return it and
+ * add nothing, as the writer's functions do; so after an error of the
+ * output (here: a compression level it refuses). */
+static void inline_writers_stop_at_an_error(void **state)
+{
+    (void)state;
+    nytp_out *o;
+    nytp_writer *w = mem_writer(&o);
+    assert_int_equal(nytp_write_header(w, 5, 0), NYTP_OK);
+    assert_int_equal(nytp_write_time_line_inline(w, 1, 1, 1), NYTP_OK);
+    uint64_t before = nytp_out_total(o);
+    assert_int_equal(nytp_write_attribute(w, "application", "two\nlines"), NYTP_E_USAGE);
+    assert_int_equal(nytp_write_time_line_inline(w, 1, 1, 1), NYTP_E_USAGE);
+    assert_int_equal(nytp_write_discount_inline(w), NYTP_E_USAGE);
+    assert_int_equal(nytp_write_sub_return_inline(w, 1, 0.5, 0.5, (nytp_str){"main::f", 7, false}),
+                     NYTP_E_USAGE);
+    assert_int_equal(nytp_out_total(o), before);
+    nytp_writer_abort(w);
+
+    w = mem_writer(&o);
+    assert_int_equal(nytp_write_header(w, 5, 0), NYTP_OK);
+    assert_true(nytp_out_start_deflate(o, 42) < 0);
+    before = nytp_out_total(o);
+    assert_true(nytp_write_time_line_inline(w, 1, 1, 1) < 0);
+    assert_true(nytp_write_discount_inline(w) < 0);
+    assert_int_equal(nytp_out_total(o), before);
+    nytp_writer_abort(w);
+}
+
 static void level_zero_stays_plain(void **state)
 {
     (void)state;
@@ -191,9 +221,11 @@ static void level_zero_stays_plain(void **state)
 }
 
 /* The per-statement and per-call calls (TIME_LINE, TIME_BLOCK, DISCOUNT,
- * SUB_RETURN) take a path of their own: their bytes must be nytp_encode_chunk's for every size of
- * number, also where a chunk does not fit in what is left of the buffer
- * (enough chunks are written to fill it several times). */
+ * SUB_RETURN) take a path of their own, and so do their inline versions
+ * (nytp/writer_inline.h, used on odd rounds): their bytes must be
+ * nytp_encode_chunk's for every size of number, also where a chunk does
+ * not fit in what is left of the buffer (enough chunks are written to
+ * fill it several times). */
 static void statement_chunks_match_the_encoder(void **state)
 {
     (void)state;
@@ -218,7 +250,10 @@ static void statement_chunks_match_the_encoder(void **state)
                 c.u.time.ticks = (int32_t)x;
                 c.u.time.fid = y;
                 c.u.time.line = z;
-                assert_int_equal(nytp_write_time_line(w, (int32_t)x, y, z), NYTP_OK);
+                int in = round & 1;
+                assert_int_equal(in ? nytp_write_time_line_inline(w, (int32_t)x, y, z)
+                                    : nytp_write_time_line(w, (int32_t)x, y, z),
+                                 NYTP_OK);
                 len += nytp_encode_chunk(want + len, &c);
                 c.tag = NYTP_TAG_TIME_BLOCK;
                 c.u.time.block_line = v[(a * 7 + b) % nv];
@@ -228,7 +263,7 @@ static void statement_chunks_match_the_encoder(void **state)
                                  NYTP_OK);
                 len += nytp_encode_chunk(want + len, &c);
                 nytp_chunk d = {.tag = NYTP_TAG_DISCOUNT};
-                assert_int_equal(nytp_write_discount(w), NYTP_OK);
+                assert_int_equal(in ? nytp_write_discount_inline(w) : nytp_write_discount(w), NYTP_OK);
                 len += nytp_encode_chunk(want + len, &d);
                 nytp_chunk r = {.tag = NYTP_TAG_SUB_RETURN};
                 r.u.sub_return.depth = z;
@@ -237,8 +272,10 @@ static void statement_chunks_match_the_encoder(void **state)
                 /* names of 0 to 299 bytes (lengths of 1 and 2 bytes), some UTF-8 */
                 r.u.sub_return.name = (nytp_str){name, (uint32_t)((a * 31 + b * 7 + (size_t)round) % 300),
                                                  (a + b) % 3 == 0};
-                assert_int_equal(nytp_write_sub_return(w, z, r.u.sub_return.incl, r.u.sub_return.excl,
-                                                       r.u.sub_return.name),
+                nytp_str nm = r.u.sub_return.name;
+                double ri = r.u.sub_return.incl, re = r.u.sub_return.excl;
+                assert_int_equal(in ? nytp_write_sub_return_inline(w, z, ri, re, nm)
+                                    : nytp_write_sub_return(w, z, ri, re, nm),
                                  NYTP_OK);
                 len += nytp_encode_chunk(want + len, &r);
                 assert_true(len + 64 < cap);
@@ -299,6 +336,7 @@ int main(void)
         cmocka_unit_test(bad_chunk_is_sticky_and_discards),
         cmocka_unit_test(level_zero_stays_plain),
         cmocka_unit_test(statement_chunks_match_the_encoder),
+        cmocka_unit_test(inline_writers_stop_at_an_error),
         cmocka_unit_test(close_mem_hands_over_the_file),
     };
     return cmocka_run_group_tests_name("writer", tests, NULL, NULL);

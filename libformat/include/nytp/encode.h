@@ -1,10 +1,10 @@
-/* codec_encode.h — the encoding of numbers and of the chunks a profiler
- * writes per statement, as inline code for codec.c (which exports the
- * encoder) and for the writer's fast path.  With codec_decode.h and
- * codec.c, the only places that know how chunks look as bytes.  Not a
- * public header. */
-#ifndef NYTP_CODEC_ENCODE_H
-#define NYTP_CODEC_ENCODE_H
+/* nytp/encode.h — the encoding of numbers and of the chunks a profiler
+ * writes per statement and call, as inline code: for codec.c (which
+ * exports the encoder built on it), the writer's functions, and the
+ * inline writers of nytp/writer_inline.h.  With codec_decode.h and
+ * codec.c, the only places that know how chunks look as bytes. */
+#ifndef NYTP_ENCODE_H
+#define NYTP_ENCODE_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -16,7 +16,7 @@
  * numbers of at most 5 bytes. */
 #define NYTP_TIME_CHUNK_MAX (1 + 5 * 5)
 
-static inline size_t encode_u32_inline(uint8_t *o, uint32_t v)
+static inline size_t nytp_encode_u32_inline(uint8_t *o, uint32_t v)
 {
     if (v < 0x80) {
         o[0] = (uint8_t)v;
@@ -50,39 +50,39 @@ static inline size_t encode_u32_inline(uint8_t *o, uint32_t v)
 
 /* A TIME_LINE chunk, or with block and sub lines a TIME_BLOCK one, into
  * at least NYTP_TIME_CHUNK_MAX bytes at o; its length. */
-static inline size_t encode_time_line_inline(uint8_t *o, int32_t ticks, uint32_t fid, uint32_t line)
+static inline size_t nytp_encode_time_line_inline(uint8_t *o, int32_t ticks, uint32_t fid, uint32_t line)
 {
     uint8_t *p = o;
     *p++ = (uint8_t)NYTP_TAG_TIME_LINE;
-    p += encode_u32_inline(p, (uint32_t)ticks);
-    p += encode_u32_inline(p, fid);
-    p += encode_u32_inline(p, line);
+    p += nytp_encode_u32_inline(p, (uint32_t)ticks);
+    p += nytp_encode_u32_inline(p, fid);
+    p += nytp_encode_u32_inline(p, line);
     return (size_t)(p - o);
 }
 
-static inline size_t encode_time_block_inline(uint8_t *o, int32_t ticks, uint32_t fid, uint32_t line,
+static inline size_t nytp_encode_time_block_inline(uint8_t *o, int32_t ticks, uint32_t fid, uint32_t line,
                                               uint32_t block_line, uint32_t sub_line)
 {
     uint8_t *p = o;
     *p++ = (uint8_t)NYTP_TAG_TIME_BLOCK;
-    p += encode_u32_inline(p, (uint32_t)ticks);
-    p += encode_u32_inline(p, fid);
-    p += encode_u32_inline(p, line);
-    p += encode_u32_inline(p, block_line);
-    p += encode_u32_inline(p, sub_line);
+    p += nytp_encode_u32_inline(p, (uint32_t)ticks);
+    p += nytp_encode_u32_inline(p, fid);
+    p += nytp_encode_u32_inline(p, line);
+    p += nytp_encode_u32_inline(p, block_line);
+    p += nytp_encode_u32_inline(p, sub_line);
     return (size_t)(p - o);
 }
 
-static inline void encode_nv_inline(uint8_t *o, double d)
+static inline void nytp_encode_nv_inline(uint8_t *o, double d)
 {
     memcpy(o, &d, sizeof d);
 }
 
 /* A string: its kind, its length, its bytes. */
-static inline uint8_t *encode_str_inline(uint8_t *o, nytp_str s)
+static inline uint8_t *nytp_encode_str_inline(uint8_t *o, nytp_str s)
 {
     *o++ = s.utf8 ? NYTP_STR_UTF8 : NYTP_STR_BYTES;
-    o += encode_u32_inline(o, s.len);
+    o += nytp_encode_u32_inline(o, s.len);
     if (s.len)
         memcpy(o, s.ptr, s.len);
     return o + s.len;
@@ -93,23 +93,23 @@ static inline uint8_t *encode_str_inline(uint8_t *o, nytp_str s)
 
 /* A SUB_RETURN chunk into at least NYTP_SUB_RETURN_MAX(name.len) bytes at
  * o; its length. */
-static inline size_t encode_sub_return_inline(uint8_t *o, uint32_t depth, double incl, double excl,
+static inline size_t nytp_encode_sub_return_inline(uint8_t *o, uint32_t depth, double incl, double excl,
                                               nytp_str name)
 {
     uint8_t *p = o;
     *p++ = (uint8_t)NYTP_TAG_SUB_RETURN;
-    p += encode_u32_inline(p, depth);
-    encode_nv_inline(p, incl);
-    encode_nv_inline(p + 8, excl);
-    p = encode_str_inline(p + 16, name);
+    p += nytp_encode_u32_inline(p, depth);
+    nytp_encode_nv_inline(p, incl);
+    nytp_encode_nv_inline(p + 8, excl);
+    p = nytp_encode_str_inline(p + 16, name);
     return (size_t)(p - o);
 }
 
 /* A DISCOUNT chunk (the tag alone) into at least 1 byte at o. */
-static inline size_t encode_discount_inline(uint8_t *o)
+static inline size_t nytp_encode_discount_inline(uint8_t *o)
 {
     o[0] = (uint8_t)NYTP_TAG_DISCOUNT;
     return 1;
 }
 
-#endif
+#endif /* NYTP_ENCODE_H */
