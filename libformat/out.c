@@ -359,25 +359,33 @@ static int drain(nytp_out *o)
     return st;
 }
 
+/* Leaves errno as it was: a profiler writes between a program's system
+ * call and its look at errno.  (A failure's message is made when it
+ * happens.) */
 uint8_t *nytp_out_reserve(nytp_out *o, size_t n)
 {
     if (o->err.status)
         return NULL;
     if (o->cap - o->ob.len >= n)
         return o->ob.buf + o->ob.len;
+    int saved_errno = errno;
+    uint8_t *p = NULL;
     if (drain(o) < 0)
-        return NULL;
+        goto done;
     if (n > o->cap) {
         uint8_t *b = realloc(o->ob.buf, n);
         if (!b) {
             fail(o, NYTP_E_NOMEM, "out of memory%s", "");
-            return NULL;
+            goto done;
         }
         o->ob.buf = b;
         o->cap = n;
         out_sync_limit(o);
     }
-    return o->ob.buf + o->ob.len;
+    p = o->ob.buf + o->ob.len;
+done:
+    errno = saved_errno;
+    return p;
 }
 
 void nytp_out_commit(nytp_out *o, size_t n)

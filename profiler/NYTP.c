@@ -118,6 +118,7 @@ static void set_option(pTHX_ const char *name, const char *value)
             return;
         }
         S.opt[i].value = v;
+        fast_update();
     }
     TRACE(1, "# %s=%s\n", name, value);
 }
@@ -221,6 +222,7 @@ static int init_profiler(pTHX)
         if (OPT(O_USE_DB_SUB)) {
             note("Devel::NYTP: use_db_sub does not go with sample; ignored\n");
             OPT(O_USE_DB_SUB) = 0;
+            fast_update();
         }
         sampler_init(aTHX);
         PL_ppaddr[OP_FORK] = pp_fork;

@@ -452,8 +452,8 @@ OP *pp_call(pTHX)
     SV *sub_sv = *PL_stack_sp;
     CV *cv;
     GV *gv;
-    if (PL_op->op_type == OP_ENTERSUB && S.profiling && OPT(O_SUBS) && !OTHER_INTERP()
-        && !(S.forked && !OPT(O_STMTS)) && (cv = plain_cv(sub_sv)) && !CvISXSUB(cv)
+    if (S.call_fast && PL_op->op_type == OP_ENTERSUB && !OTHER_INTERP()
+        && (cv = plain_cv(sub_sv)) && !CvISXSUB(cv)
         && CvROOT(cv) && !CvNAMED(cv) && (gv = CvGV(cv)) && SvTYPE(gv) == SVt_PVGV
         && GvSTASH(gv) && GvSTASH(gv) != PL_debstash
         && !(SvTYPE(sub_sv) == SVt_PVGV && GvSTASH((GV *)sub_sv) == PL_debstash)) {
@@ -480,8 +480,7 @@ OP *pp_call(pTHX)
 OP *pp_slowop(pTHX)
 {
     OPCODE type = PL_op->op_type;
-    if (!S.profiling || !OPT(O_SUBS) || OTHER_INTERP() || (S.forked && !OPT(O_STMTS))
-        || type == OP_ACCEPT)
+    if (!S.call_fast || OTHER_INTERP() || type == OP_ACCEPT)
         return call_profiler(aTHX_ 1);
     int saved_errno = errno;
     COP *prev_cop = PL_curcop;

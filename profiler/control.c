@@ -67,6 +67,7 @@ int enable_profile(pTHX_ const char *file)
         open_output(aTHX_ 1);
     S.last_fileptr = NULL;
     S.profiling = 1;
+    fast_update();
     if (OPT(O_USE_DB_SUB))
         sv_setiv(PL_DBsingle, 1);
     S.last_t = clock_ticks();

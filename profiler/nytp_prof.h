@@ -188,6 +188,10 @@ struct profiler {
     int addpid, addtimestamp, savesrc, optimize, libcexit;
     int savesrc_given;           /* savesrc= was given (sampling's default is 0) */
     int profiling;
+    /* what the wrappers' fast paths test first, kept by fast_update
+     * wherever one of its parts changes: */
+    int stmt_fast;               /* profiling, writing, not forked, stmts=1, blocks=0 */
+    int call_fast;               /* profiling, subs=1, and not forked with stmts=0 */
     pid_t pid;
     volatile sig_atomic_t forked; /* set in a child by pthread_atfork */
     int holding;                 /* hold.c: ending signals are held */
@@ -327,6 +331,10 @@ void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Make room for need elements of elem bytes in *v, which has room for
  * *cap: doubled from first while too small.  Croaks when out of memory. */
 void grow_or_croak(pTHX_ void **v, size_t *cap, size_t need, size_t first, size_t elem);
+
+/* S.stmt_fast and S.call_fast from what they stand for: to be called
+ * whenever S.profiling, S.w, S.forked or an option changes. */
+void fast_update(void);
 
 #define TRACE(level, ...) \
     do { \

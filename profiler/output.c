@@ -356,6 +356,7 @@ int open_output(pTHX_ int croak_on_error)
         snprintf(msg, sizeof msg, "renaming it from its temporary name: %s", strerror(errno));
         nytp_writer_abort(S.w);
         S.w = NULL;
+        fast_update();
         unlink(path);
         goto fail;
     }
@@ -363,10 +364,12 @@ int open_output(pTHX_ int croak_on_error)
         snprintf(msg, sizeof msg, "%s", e->msg);
         nytp_writer_abort(S.w);
         S.w = NULL;
+        fast_update();
         if (path != name)
             unlink(path);
         goto fail;
     }
+    fast_update();
     return 0;
 fail:
     disable_profile(aTHX);
@@ -421,6 +424,7 @@ void close_output(pTHX)
     if (nytp_writer_close(S.w, &err) < 0)
         fprintf(stderr, "Devel::NYTP: writing %s failed: %s\n", S.out_name, err.msg);
     S.w = NULL;
+    fast_update();
     release_signals(aTHX);
 }
 
@@ -439,6 +443,7 @@ int disable_profile(pTHX)
         if (S.w)
             nytp_out_flush(nytp_writer_out(S.w));
         S.profiling = 0;
+        fast_update();
     }
     return was;
 }
@@ -451,6 +456,7 @@ int disable_profile(pTHX)
 void note_fork(void)
 {
     S.forked = 1;
+    fast_update();
     hold_forked();
     if (S.on_atfork)
         S.on_atfork();
@@ -461,6 +467,7 @@ int reinit_if_forked(pTHX)
     if (!S.forked)
         return 0;
     S.forked = 0;
+    fast_update();
     if (getpid() == S.pid)
         return 0;
     TRACE(1, "~ new pid %d (was %d) forkdepth %ld\n", (int)getpid(), (int)S.pid,
@@ -478,6 +485,7 @@ int reinit_if_forked(pTHX)
     if (S.w) {
         nytp_writer_abort(S.w); /* a plain file: only the descriptor closes */
         S.w = NULL;
+        fast_update();
         /* a child writes FILE.PID beside a file; into a device (-o
          * /dev/null) it writes as the parent did, never a file beside it */
         struct stat sb;

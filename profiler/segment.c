@@ -9,7 +9,9 @@ void fid_mark_grow(unsigned fid)
     size_t ncap = S.fid_used_cap ? S.fid_used_cap : 256;
     while (ncap <= fid)
         ncap *= 2;
+    int saved_errno = errno; /* called from the statement wrappers' fast path */
     unsigned char *t = realloc(S.fid_used, ncap);
+    errno = saved_errno;
     if (!t)
         return; /* then the file's source is left out, nothing worse */
     memset(t + S.fid_used_cap, 0, ncap - S.fid_used_cap);

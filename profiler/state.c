@@ -44,3 +44,9 @@ void grow_or_croak(pTHX_ void **v, size_t *cap, size_t need, size_t first, size_
     *v = nv;
     *cap = ncap;
 }
+
+void fast_update(void)
+{
+    S.stmt_fast = S.profiling && S.w && !S.forked && OPT(O_STMTS) && !OPT(O_BLOCKS);
+    S.call_fast = S.profiling && OPT(O_SUBS) && !(S.forked && !OPT(O_STMTS));
+}

@@ -203,8 +203,8 @@ static inline __attribute__((always_inline)) int stmt_common(pTHX_ int64_t now)
 {
     const COP *cop = PL_curcop;
     unsigned line = CopLINE(cop);
-    if (!S.profiling || !OPT(O_STMTS) || OTHER_INTERP() || S.forked || !S.last_fid || !S.w
-        || OPT(O_BLOCKS) || !line || UNLIKELY(PL_phase >= PERL_PHASE_END && !S.holding))
+    if (!S.stmt_fast || OTHER_INTERP() || !S.last_fid || !line
+        || UNLIKELY(PL_phase >= PERL_PHASE_END && !S.holding))
         return 0; /* stmt_event does it (the END phase: it starts holding signals) */
     const char *file = OutCopFILE(cop);
     const file_slot *slot = NULL;
@@ -228,17 +228,21 @@ static inline __attribute__((always_inline)) int stmt_common(pTHX_ int64_t now)
     return 1;
 }
 
+/* The wrappers leave errno as the program left it: stmt_common and the
+ * inline writers do not touch it, and what else they call keeps it
+ * (stmt_event, leave_event, frame_done). */
 OP *pp_stmt(pTHX)
 {
     S.fresh = 0;
     OP *op = S.orig[PL_op->op_type](aTHX);
     int64_t now = FRESH_TIME();
-    int saved_errno = errno;
     if (!stmt_common(aTHX_ now))
         stmt_event(aTHX_ NULL, op, now);
-    if (UNLIKELY(S.last_t >= S.rotate_at)) /* rotate=: a statement begins */
+    if (UNLIKELY(S.last_t >= S.rotate_at)) { /* rotate=: a statement begins */
+        int saved_errno = errno;
         rotate_now(aTHX_ S.last_t);
-    errno = saved_errno;
+        errno = saved_errno;
+    }
     return op;
 }
 
@@ -246,7 +250,6 @@ OP *pp_leave(pTHX)
 {
     S.fresh = 0;
     OP *op = S.orig[PL_op->op_type](aTHX);
-    int saved_errno = errno;
     if (!OTHER_INTERP())
         frames_check(aTHX); /* the end of a call: its reading is the statement's */
     int64_t now = FRESH_TIME();
@@ -254,6 +257,5 @@ OP *pp_leave(pTHX)
         nytp_write_discount_inline(S.w);
     else
         leave_event(aTHX_ op, now);
-    errno = saved_errno;
     return op;
 }

@@ -407,4 +407,14 @@ SKIP: {
     }
 }
 
+# errno: a program's look at $! after a failed system call sees what the
+# call left, whatever the profiler did in between (statements, calls,
+# returns, the buffer handed on, slow ops), with every kind of option.
+for my $opts ('', 'compress=0', 'stmts=0', 'calls=2:slowops=1', 'blocks=1', 'leave=0',
+    'sample=1000') {
+    local $ENV{NYTPROF} = join ':', grep { length } $opts, "file=$dir/errno.out";
+    my ($st, $out, $err) = run_cmd([$^X, "-I$inc", '-d:NYTP', "$progs/errno.pl"], cwd => $dir);
+    is $out, "ok ok ok ok ok ok\n", "errno ($opts): \$! as the failed open left it" or diag $err;
+}
+
 done_testing;

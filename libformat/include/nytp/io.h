@@ -109,7 +109,8 @@ int nytp_out_open_fd(nytp_out **out, int fd, bool close_fd, nytp_error *err);
 int nytp_out_open_mem(nytp_out **out, nytp_error *err);
 
 /* Space for n bytes at the end of the buffer, or NULL on error (then
- * nytp_out_error says why).  Follow with nytp_out_commit(out, used). */
+ * nytp_out_error says why).  Follow with nytp_out_commit(out, used).
+ * errno is left as it was, also when the buffer is handed on. */
 uint8_t *nytp_out_reserve(nytp_out *out, size_t n);
 void nytp_out_commit(nytp_out *out, size_t n);
 int nytp_out_write(nytp_out *out, const void *data, size_t len);

@@ -4,7 +4,8 @@
  * results, as nytp_write_time_line, nytp_write_discount and
  * nytp_write_sub_return, which they call when the buffer is full or the
  * writer has failed.  They save a profiler the call, the tests of errors
- * and of room, which the buffer's limit folds into one.
+ * and of room, which the buffer's limit folds into one.  Like those
+ * functions they leave errno as it was.
  *
  *     nytp_write_time_line_inline(w, ticks, fid, line);
  */
