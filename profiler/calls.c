@@ -116,6 +116,30 @@ static unsigned caller_fid(pTHX_ const char *file)
     return file_cached_id(aTHX_ file, NYTP_FIDF_VIA_SUB);
 }
 
+/* A new frame's call site, from the calling statement: its arc if the
+ * site cache knows it, else its file and line (and the site, so that the
+ * call's end can tell the cache).  PL_compiling, the statement of calls
+ * made while compiling (BEGIN blocks), changes its line: never cached. */
+static inline void frame_site(pTHX_ call_frame *f, const COP *cop)
+{
+    const site_slot *slot = site_slot_of(cop, f->called);
+    if (slot->cop == cop && slot->called == f->called && slot->caller == f->caller
+        && slot->file_gen == S.file_gen && slot->arcs_gen == S.arcs_gen) {
+        const arc_stats *a = &S.arcs[slot->arc];
+        f->arc = slot->arc;
+        f->arc_gen = S.arcs_gen;
+        f->caller_fid = a->fid;
+        f->caller_line = a->line;
+        f->site = NULL;
+    } else {
+        f->arc_gen = 0;
+        f->site = cop != &PL_compiling ? cop : NULL;
+        f->site_gen = S.file_gen;
+        f->caller_fid = caller_fid(aTHX_ OutCopFILE(cop));
+        f->caller_line = (int)CopLINE(cop);
+    }
+}
+
 /* The sub that called: the calling frame's sub, or (findcaller=1, a call
  * from the main program or from a sub not known by name) the sub running
  * at context cxix. */
@@ -226,20 +250,20 @@ static SV *own_sub_for(pTHX_ GV *gv)
 }
 
 /* The fields of a new frame that every kind of call sets alike (stored
- * one by one: a whole-struct assignment went through a copy); the caller
- * sets called_cv, called_depth, called_is_xs, t0 and t0_pending. */
-static inline void frame_init(call_frame *f, const call_frame *up, sub_node *called,
-                              sub_node *caller, unsigned fid, int line)
+ * one by one: a whole-struct assignment went through a copy), the call
+ * site's from the calling statement; the caller sets called_cv,
+ * called_depth, called_is_xs, t0 and t0_pending. */
+static inline void frame_init(pTHX_ call_frame *f, const call_frame *up, sub_node *called,
+                              sub_node *caller, const COP *site)
 {
     f->counted = 0;
     f->hide = 0;
     f->depth = up ? up->depth + 1 : 1;
     f->overhead0 = S.overhead_ticks;
     f->subr0 = S.subr_ticks;
-    f->caller_fid = fid;
-    f->caller_line = line;
     f->caller = caller;
     f->called = called;
+    frame_site(aTHX_ f, site);
 }
 
 /* The CV that pp_entersub will run, when that is plain: a code value (a
@@ -273,10 +297,8 @@ static void perl_sub_entered(pTHX_ COP *prev_cop, CV *cv, GV *gv)
         n = name_begin_block(aTHX_ n);
     call_frame *up = FRAME(S.frame_ix);
     sub_node *caller = caller_node(aTHX_ up, cxstack_ix - 1);
-    unsigned fid = caller_fid(aTHX_ OutCopFILE(prev_cop));
-    int line = (int)CopLINE(prev_cop);
     call_frame *f = frame_push(aTHX);
-    frame_init(f, FRAME(S.frame_ix - 1), n, caller, fid, line);
+    frame_init(aTHX_ f, FRAME(S.frame_ix - 1), n, caller, prev_cop);
     f->called_cv = cv;
     f->called_depth = (int)CvDEPTH(cv);
     f->called_is_xs = NULL;
@@ -286,7 +308,7 @@ static void perl_sub_entered(pTHX_ COP *prev_cop, CV *cv, GV *gv)
     if (UNLIKELY(CvROOT(cv)->op_ppaddr != S.sub_leave_pp))
         frame_end_with_scope(aTHX_ S.frame_ix); /* compiled before our wrappers */
     if (OPT(O_CALLS) >= 2 && S.w)
-        nytp_write_sub_entry(S.w, fid, (uint32_t)line);
+        nytp_write_sub_entry(S.w, f->caller_fid, (uint32_t)f->caller_line);
 }
 
 /* The innermost CXt_SUB context of the current stack, or -1. */
@@ -488,18 +510,16 @@ OP *pp_slowop(pTHX)
     sub_node *n = node_for_slowop(aTHX_ CopSTASH(PL_curcop), type);
     call_frame *up = FRAME(S.frame_ix);
     sub_node *caller = caller_node(aTHX_ up, cxstack_ix);
-    unsigned fid = caller_fid(aTHX_ OutCopFILE(prev_cop));
-    int line = (int)CopLINE(prev_cop);
     call_frame *f = frame_push(aTHX);
     SSize_t ix = S.frame_ix;
-    frame_init(f, FRAME(ix - 1), n, caller, fid, line);
+    frame_init(aTHX_ f, FRAME(ix - 1), n, caller, prev_cop);
     f->called_cv = NULL;
     f->called_depth = 1;
     f->called_is_xs = "sop";
     f->t0_pending = 0;
     f->t0 = now_ticks(aTHX);
     if (OPT(O_CALLS) >= 2 && S.w)
-        nytp_write_sub_entry(S.w, fid, (uint32_t)line);
+        nytp_write_sub_entry(S.w, f->caller_fid, (uint32_t)f->caller_line);
     errno = saved_errno;
     OP *op = S.orig[type](aTHX);
     saved_errno = errno;

@@ -18,6 +18,8 @@
  * the statement and call wrappers (stmt.c, control.c, calls.c). */
 #include "nytp_prof.h"
 
+site_slot site_cache[SITE_CACHE_SIZE];
+
 /* Mark a sub as an xsub (or slow op) in %DB::sub, file unknown, so that
  * SUB_INFO names it. */
 static void note_xsub(pTHX_ const char *name, STRLEN len)
@@ -90,8 +92,23 @@ void frame_done(pTHX_ call_frame *f)
         if (called->pkg)
             (void)hv_fetch(S.pkg_files_hv, called->pkg, (I32)strlen(called->pkg), 1);
     }
-    arc_stats *a = arc_for(aTHX_ called, f->caller ? f->caller : S.node_nulls, f->caller_fid,
-                           f->caller_line);
+    arc_stats *a;
+    if (f->arc_gen == S.arcs_gen) {
+        a = &S.arcs[f->arc];
+    } else {
+        a = arc_for(aTHX_ called, f->caller ? f->caller : S.node_nulls, f->caller_fid,
+                    f->caller_line);
+        if (f->site && f->site_gen == S.file_gen) { /* the next call from there */
+            site_slot *slot = site_slot_of(f->site, called);
+            slot->cop = f->site;
+            slot->called = called;
+            slot->caller = f->caller;
+            slot->arc = (uint32_t)(a - S.arcs);
+            slot->file_gen = S.file_gen;
+            slot->arcs_gen = S.arcs_gen;
+            S.file_cache_used = 1; /* a statement freed changes S.file_gen */
+        }
+    }
     a->count++;
     if (f->called_depth <= 1) {
         a->incl += incl;

@@ -115,6 +115,12 @@ typedef struct {
     const char *called_is_xs;    /* NULL, "xsub" or "sop" (slow op) */
     struct sub_node *called;     /* NULL until known */
     int hide;                    /* time spent waiting (accept) is hidden */
+    /* its call arc, if known when it began (a call site seen before) ... */
+    unsigned arc_gen;            /* S.arcs_gen then, 0: not known */
+    uint32_t arc;                /* its index in S.arcs */
+    /* ... else where to remember it, for the next call from that site */
+    const COP *site;             /* the calling statement, or NULL */
+    unsigned site_gen;           /* S.file_gen then */
 } call_frame;
 
 /* The frame at index ix of the frame stack (-1: none).  A pointer to a
@@ -233,6 +239,7 @@ struct profiler {
     size_t node_cache_cap, node_cache_used;
     sub_node *node_runtime, *node_null, *node_unknown, *node_nulls;
     arc_stats *arcs;             /* in creation order */
+    unsigned arcs_gen;           /* changes when the arcs are cleared (never 0) */
     size_t narcs, arcs_cap;
     uint32_t *arc_index;         /* open addressing: arc number + 1, or 0 */
     size_t arc_index_cap;
@@ -415,6 +422,21 @@ OP *pp_eval_entered(pTHX);
 
 /* frames.c */
 void frames_grow(pTHX);
+/* The call arc of a call site: (calling statement, called, caller) -> the
+ * arc, while the statement and the arcs are those it was made with. */
+#define SITE_CACHE_SIZE 2048
+typedef struct {
+    const COP *cop;
+    const sub_node *called, *caller;
+    uint32_t arc;
+    unsigned file_gen, arcs_gen;
+} site_slot;
+extern site_slot site_cache[SITE_CACHE_SIZE];
+static inline site_slot *site_slot_of(const COP *cop, const sub_node *called)
+{
+    uintptr_t h = ((uintptr_t)cop >> 4) ^ ((uintptr_t)called >> 3) * 31;
+    return &site_cache[(h ^ (h >> 11)) & (SITE_CACHE_SIZE - 1)];
+}
 void frame_done(pTHX_ call_frame *f);
 void frames_close_dead(pTHX);
 void frames_close_all(pTHX);

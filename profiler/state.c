@@ -18,6 +18,7 @@ struct profiler S = {
     .savesrc = 1,
     .optimize = 1,
     .frame_ix = -1,
+    .arcs_gen = 1,
     .rotate_at = INT64_MAX,
 };
 

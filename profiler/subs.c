@@ -325,6 +325,8 @@ static arc_stats *arc_lookup(pTHX_ sub_node *called, sub_node *caller, unsigned 
 void arcs_clear(pTHX)
 {
     S.narcs = 0;
+    if (++S.arcs_gen == 0) /* wrapped: an old call site could match */
+        S.arcs_gen = 1;
     if (S.arc_index)
         memset(S.arc_index, 0, S.arc_index_cap * sizeof *S.arc_index);
     if (S.nodes_hv) {
