@@ -324,8 +324,16 @@ void fill_pending(pTHX_ int64_t now);
 static inline int64_t now_ticks(pTHX)
 {
     int64_t now = clock_ticks();
-    if (S.npending)
-        fill_pending(aTHX_ now);
+    if (S.npending) {
+        call_frame *top = S.frame_ix >= 0 ? &S.frames[S.frame_ix] : NULL;
+        if (S.npending == 1 && top && top->t0_pending) { /* the usual: the call just made */
+            top->t0 = now;
+            top->t0_pending = 0;
+            S.npending = 0;
+        } else {
+            fill_pending(aTHX_ now);
+        }
+    }
     return now;
 }
 
@@ -386,7 +394,26 @@ void emit_fid(const fid_info *f);
 
 /* subs.c */
 sub_node *node_named(pTHX_ const char *pkg, STRLEN pkg_len, const char *sub, STRLEN sub_len);
-sub_node *node_for_gv(pTHX_ GV *gv);
+/* The node of a glob: a direct-mapped memo (gv_cache, see subs.c) in
+ * front of node_for_gv_slow. */
+#define GV_CACHE_SIZE 2048
+typedef struct {
+    const GV *gv;
+    const HEK *ph, *nh;
+    sub_node *node;
+} gv_slot;
+extern gv_slot gv_cache[GV_CACHE_SIZE];
+sub_node *node_for_gv_slow(pTHX_ GV *gv, HEK *ph, HEK *nh, gv_slot *slot);
+static inline sub_node *node_for_gv(pTHX_ GV *gv)
+{
+    HV *stash = GvSTASH(gv);
+    HEK *ph = stash ? HvNAME_HEK(stash) : NULL;
+    HEK *nh = GvNAME_HEK(gv);
+    gv_slot *slot = &gv_cache[((uintptr_t)gv >> 4) & (GV_CACHE_SIZE - 1)];
+    if (LIKELY(slot->gv == gv && slot->nh == nh && slot->ph == ph))
+        return slot->node;
+    return node_for_gv_slow(aTHX_ gv, ph, nh, slot);
+}
 sub_node *node_for_slowop(pTHX_ HV *stash, OPCODE type);
 /* "Pkg::BEGIN" becomes "Pkg::BEGIN@LINE" (its %DB::sub entry too). */
 sub_node *name_begin_block(pTHX_ sub_node *n);

@@ -96,13 +96,7 @@ sub_node *node_named(pTHX_ const char *pkg, STRLEN pkg_len, const char *sub, STR
  * node_cache would.  The strings are held by node_cache (never freed while
  * it has them, so an address is never another name's); both are cleared
  * together. */
-#define GV_CACHE_SIZE 2048
-typedef struct {
-    const GV *gv;
-    const HEK *ph, *nh;
-    sub_node *node;
-} gv_slot;
-static gv_slot gv_cache[GV_CACHE_SIZE];
+gv_slot gv_cache[GV_CACHE_SIZE];
 
 /* The nodes of slow ops, by (package name, op) in a direct-mapped memo
  * in front of node_cache, which holds the names: as gv_cache. */
@@ -204,15 +198,10 @@ sub_node *name_begin_block(pTHX_ sub_node *n)
     return n;
 }
 
-/* The sub a glob names: its stash's name and its own. */
-sub_node *node_for_gv(pTHX_ GV *gv)
+/* The sub a glob names: its stash's name (ph) and its own (nh); slot is
+ * the glob's in gv_cache, which missed (node_for_gv). */
+sub_node *node_for_gv_slow(pTHX_ GV *gv, HEK *ph, HEK *nh, gv_slot *slot)
 {
-    HV *stash = GvSTASH(gv);
-    HEK *ph = stash ? HvNAME_HEK(stash) : NULL;
-    HEK *nh = GvNAME_HEK(gv);
-    gv_slot *slot = &gv_cache[((uintptr_t)gv >> 4) & (GV_CACHE_SIZE - 1)];
-    if (slot->gv == gv && slot->nh == nh && slot->ph == ph)
-        return slot->node;
     sub_node *n = node_cached(aTHX_ ph, nh);
     if (!n) {
         n = node_named(aTHX_ ph ? HEK_KEY(ph) : NULL, ph ? (STRLEN)HEK_LEN(ph) : 0, HEK_KEY(nh),
