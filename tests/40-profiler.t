@@ -169,6 +169,11 @@ for my $prog (qw(closures evals-loop modules)) {
 # file cache), with SUB_ENTRY events, and with the caller found from the
 # context stack at every call
 compare_program('caches', $_) for 'stmts=0', 'calls=2', 'findcaller=1';
+# every way of leaving a sub, with the ends of calls seen without the
+# statement wrappers (pp_sub_left)
+for my $prog (qw(leaving dies-in-xsub exits)) {
+    compare_program($prog, $_) for 'stmts=0', 'leave=0', 'use_db_sub=1';
+}
 compare_program('control', 'start=no');
 compare_program('fork', 'forkdepth=0');
 compare_program('signals', 'sigexit=TERM');

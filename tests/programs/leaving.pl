@@ -1,7 +1,8 @@
 # Calls left in every way but a return: last, next and goto LABEL out of a
 # sub, a die caught by an eval block, a string eval and try/catch, a die in
 # DESTROY (perl catches it), a die in a signal handler, a sort sub and a
-# sort block that call subs; after each, calls whose caller must be right.
+# sort block, a sort sub that returns, List::Util's callbacks that
+# call subs (and return); after each, calls whose caller must be right.
 use strict;
 no warnings;
 use feature 'try';
@@ -28,6 +29,11 @@ eval { kill 'USR1', $$; leaf(12) for 1 .. 1000; 1 };
 $t += leaf(13);
 sub by_num { leaf(14); $a <=> $b }
 my @s = sort by_num 3, 1, 2;
+sub by_ret { leaf(17); return $a <=> $b }
+@s = sort by_ret @s;
+use List::Util qw(first reduce);
+my $f = first { leaf(18); return $_ > 1 } @s;
+my $r = reduce { leaf(19); $a + $b } @s;
 @s = sort { leaf(15); $b <=> $a } @s;
 eval { my @u = sort { thrower() } 1, 2 };
 sub deeper { my $k = shift; return $k ? deeper($k - 1) : leaf(16) }
