@@ -140,13 +140,9 @@ static inline void frame_site(pTHX_ call_frame *f, const COP *cop)
     }
 }
 
-/* The sub that called: the calling frame's sub, or (findcaller=1, a call
- * from the main program or from a sub not known by name) the sub running
- * at context cxix. */
-static sub_node *caller_node(pTHX_ const call_frame *up, I32 cxix)
+/* The sub running at context cxix, as a caller. */
+static sub_node *caller_node_slow(pTHX_ I32 cxix)
 {
-    if (!OPT(O_FINDCALLER) && up && up->called && up->called->pkg)
-        return up->called;
     CV *ccv = running_cv(aTHX_ cxix, PL_curstackinfo);
     if (ccv == PL_main_cv) {
         S.main_runtime_used++;
@@ -154,9 +150,19 @@ static sub_node *caller_node(pTHX_ const call_frame *up, I32 cxix)
     }
     if (!ccv)
         return S.node_null;
-    GV *gv = CvGV(ccv); /* may make a glob: the save stack may move */
+    GV *gv = CvGV(ccv); /* may make a glob */
     HV *stash = gv ? GvSTASH(gv) : NULL;
     return stash ? node_for_gv(aTHX_ gv) : S.node_unknown;
+}
+
+/* The sub that called: the calling frame's sub, or (findcaller=1, a call
+ * from the main program or from a sub not known by name) the sub running
+ * at context cxix. */
+static inline sub_node *caller_node(pTHX_ const call_frame *up, I32 cxix)
+{
+    if (!OPT(O_FINDCALLER) && up && up->called && up->called->pkg)
+        return up->called;
+    return caller_node_slow(aTHX_ cxix);
 }
 
 /* Start a call: a frame on the frame stack, made before the call (an

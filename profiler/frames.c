@@ -48,10 +48,10 @@ static void frame_pop(pTHX_ call_frame *f)
 
 /* The innermost call, f, has ended (perl has left its sub, or an xsub
  * returned): add its times to its call arc, write the SUB_RETURN event
- * and take it off the stack. */
+ * and take it off the stack.  errno is kept: only a sub's first call and
+ * a new arc can touch it (the inline writer keeps it too). */
 void frame_done(pTHX_ call_frame *f)
 {
-    int saved_errno = errno;
     if (!f->called)
         f->counted++; /* never learned what was called: pp_entersub died */
     if (f->counted) {
@@ -82,7 +82,8 @@ void frame_done(pTHX_ call_frame *f)
 
     sub_node *called = f->called;
     if (!called->called_seen) {
-        /* first call of this sub from anywhere */
+        /* first call of this sub from anywhere: perl's hashes, memory */
+        int saved_errno = errno;
         called->called_seen = 1;
         if (f->called_is_xs) {
             arc_for(aTHX_ called, NULL, 0, 0); /* marks an xsub */
@@ -91,13 +92,16 @@ void frame_done(pTHX_ call_frame *f)
         }
         if (called->pkg)
             (void)hv_fetch(S.pkg_files_hv, called->pkg, (I32)strlen(called->pkg), 1);
+        errno = saved_errno;
     }
     arc_stats *a;
     if (f->arc_gen == S.arcs_gen) {
         a = &S.arcs[f->arc];
     } else {
+        int saved_errno = errno; /* a new arc: memory */
         a = arc_for(aTHX_ called, f->caller ? f->caller : S.node_nulls, f->caller_fid,
                     f->caller_line);
+        errno = saved_errno;
         if (f->site && f->site_gen == S.file_gen) { /* the next call from there */
             site_slot *slot = site_slot_of(f->site, called);
             slot->cop = f->site;
@@ -125,7 +129,6 @@ void frame_done(pTHX_ call_frame *f)
 
     frame_pop(aTHX_ f);
     S.subr_ticks += excl;
-    errno = saved_errno;
 }
 
 /* Whether perl still has the context frame f was made in: its stack is
