@@ -174,11 +174,7 @@ static SSize_t frame_setup(pTHX_ COP *prev_cop, const call_frame *clone, OPCODE 
     SSize_t prev = S.frame_ix;
     call_frame *f = frame_push(aTHX);
     SSize_t ix = S.frame_ix;
-    PERL_SI *si = f->si;
-    I32 cxix = f->cxix;
-    memset(f, 0, sizeof *f);
-    f->si = si;
-    f->cxix = cxix;
+    *f = (call_frame){.si = PL_curstackinfo, .cxix = cxstack_ix};
     call_frame *up = FRAME(prev);
     f->depth = up ? up->depth + 1 : 1;
     f->overhead0 = S.overhead_ticks;
@@ -230,16 +226,6 @@ static SSize_t frame_setup(pTHX_ COP *prev_cop, const call_frame *clone, OPCODE 
         nytp_write_sub_entry(S.w, f->caller_fid, (uint32_t)f->caller_line);
     errno = saved_errno;
     return ix;
-}
-
-/* The call at frame index ix has returned: it, and any frames left above
- * it (calls perl left without our seeing), end now. */
-static void frame_returned(pTHX_ SSize_t ix)
-{
-    while (S.frame_ix > ix)
-        frame_done(aTHX_ FRAME(S.frame_ix));
-    if (S.frame_ix == ix)
-        frame_done(aTHX_ FRAME(ix));
 }
 
 /* A call of DB::NAME, one of our subs: always ours.  A program that loads
@@ -383,7 +369,7 @@ static OP *call_profiler(pTHX_ int is_slowop)
         op = S.orig[type](aTHX);
         saved_errno = errno;
         if (left_ix >= 0)
-            frame_returned(aTHX_ left_ix);
+            frames_close_from(aTHX_ left_ix);
         frames_check(aTHX); /* a goto into an xsub has left its context too */
         ix = frame_setup(aTHX_ &cop_copy, &left, type, sub_sv);
         SvREFCNT_dec(sub_sv);
@@ -397,7 +383,7 @@ static OP *call_profiler(pTHX_ int is_slowop)
             f->si = PL_curstackinfo; /* inside a perl sub: ends with it */
             f->cxix = cxstack_ix;
         } else if (is_slowop || type == OP_ENTERSUB || CvISXSUB(called_cv)) {
-            frame_returned(aTHX_ ix);
+            frames_close_from(aTHX_ ix);
         } else {
             f->cxix = cxstack_ix; /* goto &perl_sub */
         }
@@ -465,7 +451,7 @@ static OP *call_profiler(pTHX_ int is_slowop)
         f->counted++;
 
     if (f->called_is_xs)
-        frame_returned(aTHX_ ix); /* already returned */
+        frames_close_from(aTHX_ ix); /* already returned */
 done:
     errno = saved_errno;
     return op;
@@ -529,8 +515,7 @@ OP *pp_slowop(pTHX)
     errno = saved_errno;
     OP *op = S.orig[type](aTHX);
     saved_errno = errno;
-    if (ix <= S.frame_ix) /* else closed already */
-        frame_returned(aTHX_ ix);
+    frames_close_from(aTHX_ ix); /* and any frames left above it */
     errno = saved_errno;
     return op;
 }

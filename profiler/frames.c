@@ -4,18 +4,19 @@
  *
  * A frame lasts while perl's context stack has the context it was made
  * in (call_frame: si and cxix).  A normal return is seen by the wrappers
- * of the ops that leave a sub (calls.c) and closes the frame at once.
- * A die unwinds contexts without those ops: each eval's scope holds a
- * destructor that closes the frames made inside it (eval_left), so a
- * call ended by a die ends when perl unwinds it, as before.  What else
- * leaves a sub (last or goto LABEL out of it, an exit) is found by the
- * test of the innermost frame against the context stack (frames_check),
- * made before any new frame is pushed and after each op that leaves a
- * sub or a block, or closed before exiting (frames_close_all).  A sub
+ * of the ops that leave a sub (calls.c) and closes the frame at once.  A
+ * die unwinds contexts without those ops: each eval's scope holds a
+ * destructor that closes the frames made inside it (eval_left), so a call
+ * ended by a die ends when perl unwinds it, as before.  What else leaves
+ * a sub (last or goto LABEL out of it, a die caught by call_sv) is found
+ * by the test of the innermost frame against the context stack
+ * (frames_check), made before any new frame is pushed and after each op
+ * that leaves a sub or a block; exit closes every frame first
+ * (frames_close_all), and so does the END phase's first call.  A sub
  * compiled before the wrappers were put in place (the modules the
  * profiler itself loads: XSLoader, strict) runs perl's own ops, so its
- * frame ends with its scope, by a destructor, instead.  Below
- * the statement and call wrappers (stmt.c, control.c, calls.c). */
+ * frame ends with its scope, by a destructor, instead.  Below the
+ * statement and call wrappers (stmt.c, control.c, calls.c). */
 #include "nytp_prof.h"
 
 site_slot site_cache[SITE_CACHE_SIZE];
@@ -125,7 +126,7 @@ void frame_done(pTHX_ call_frame *f)
 
     if (OPT(O_CALLS) && S.w)
         nytp_write_sub_return_inline(S.w, f->depth, incl, excl,
-                              str_n(called->full, called->full_len, false));
+                                     str_n(called->full, called->full_len, false));
 
     frame_pop(aTHX_ f);
     S.subr_ticks += excl;
@@ -144,37 +145,35 @@ static int frame_alive(pTHX_ const call_frame *f)
 void frames_close_dead(pTHX)
 {
     while (S.frame_ix >= 0 && !frame_alive(aTHX_ &S.frames[S.frame_ix]))
-        frame_done(aTHX_ & S.frames[S.frame_ix]);
+        frame_done(aTHX_ &S.frames[S.frame_ix]);
 }
 
-/* Close the frames above index keep (whatever perl's contexts say). */
-static void frames_close_above(pTHX_ SSize_t keep)
+void frames_close_from(pTHX_ SSize_t ix)
 {
-    while (S.frame_ix > keep)
-        frame_done(aTHX_ & S.frames[S.frame_ix]);
+    while (S.frame_ix >= ix && S.frame_ix >= 0)
+        frame_done(aTHX_ &S.frames[S.frame_ix]);
 }
 
 /* The process is about to leave every sub (exit): their calls end now,
  * as they would when perl unwinds them. */
 void frames_close_all(pTHX)
 {
-    frames_close_above(aTHX_ - 1);
+    frames_close_from(aTHX_ 0);
 }
 
 /* The destructor that an eval's scope holds: the eval is being left,
- * normally or by a die, and with it every call made inside it. */
+ * normally or by a die, and with it every call made inside it (the
+ * frames above the one innermost when it began). */
 static void eval_left(pTHX_ void *p)
 {
-    frames_close_above(aTHX_(SSize_t)PTR2IV(p));
+    frames_close_from(aTHX_ (SSize_t)PTR2IV(p) + 1);
 }
 
 /* The destructor of the frame of a sub that the wrappers will not see
  * leave: it and any frames above it end with its scope. */
 static void sub_scope_left(pTHX_ void *p)
 {
-    SSize_t ix = (SSize_t)PTR2IV(p);
-    if (ix <= S.frame_ix)
-        frames_close_above(aTHX_ ix - 1);
+    frames_close_from(aTHX_ (SSize_t)PTR2IV(p));
 }
 
 void frame_end_with_scope(pTHX_ SSize_t ix)

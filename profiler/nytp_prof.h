@@ -466,6 +466,9 @@ static inline site_slot *site_slot_of(const COP *cop, const sub_node *called)
 }
 void frame_done(pTHX_ call_frame *f);
 void frames_close_dead(pTHX);
+/* Close the frame at index ix and all above it, whatever perl's contexts
+ * say (a call that has returned, and any left above it unseen). */
+void frames_close_from(pTHX_ SSize_t ix);
 void frames_close_all(pTHX);
 void frames_eval_entered(pTHX);
 void frames_end_phase(pTHX);
