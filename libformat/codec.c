@@ -143,16 +143,19 @@ size_t nytp_encode_chunk(uint8_t *out, const nytp_chunk *c)
     *o++ = (uint8_t)c->tag;
     switch (c->tag) {
     case NYTP_TAG_TIME_LINE:
-        return nytp_encode_time_line_inline(out, c->u.time.ticks, c->u.time.fid, c->u.time.line);
+        return nytp_encode_time_line_inline(out, c->u.time.ticks, c->u.time.fid,
+                                            c->u.time.line);
     case NYTP_TAG_TIME_BLOCK:
-        return nytp_encode_time_block_inline(out, c->u.time.ticks, c->u.time.fid, c->u.time.line,
-                                        c->u.time.block_line, c->u.time.sub_line);
+        return nytp_encode_time_block_inline(out, c->u.time.ticks, c->u.time.fid,
+                                             c->u.time.line, c->u.time.block_line,
+                                             c->u.time.sub_line);
     case NYTP_TAG_DISCOUNT:
     case NYTP_TAG_START_DEFLATE:
         break;
     case NYTP_TAG_SUB_RETURN:
-        return nytp_encode_sub_return_inline(out, c->u.sub_return.depth, c->u.sub_return.incl,
-                                        c->u.sub_return.excl, c->u.sub_return.name);
+        return nytp_encode_sub_return_inline(out, c->u.sub_return.depth,
+                                             c->u.sub_return.incl, c->u.sub_return.excl,
+                                             c->u.sub_return.name);
     case NYTP_TAG_SUB_ENTRY:
         o += nytp_encode_u32_inline(o, c->u.sub_entry.fid);
         o += nytp_encode_u32_inline(o, c->u.sub_entry.line);

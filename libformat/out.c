@@ -390,8 +390,7 @@ done:
 
 void nytp_out_commit(nytp_out *o, size_t n)
 {
-    o->ob.len += n;
-    o->ob.total += n;
+    nytp_outbuf_commit(&o->ob, n);
 }
 
 int nytp_out_write(nytp_out *o, const void *data, size_t len)

@@ -46,8 +46,7 @@ static inline uint8_t *out_reserve_inline(nytp_out *o, size_t n)
 
 static inline void out_commit_inline(nytp_out *o, size_t n)
 {
-    o->ob.len += n;
-    o->ob.total += n;
+    nytp_outbuf_commit(&o->ob, n);
 }
 
 /* ob.limit after a change of the buffer or of the error: the inline

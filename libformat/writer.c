@@ -225,7 +225,8 @@ int nytp_write_time_block(nytp_writer *w, int32_t ticks, uint32_t fid, uint32_t 
     uint8_t *p = out_reserve_inline(w->out, NYTP_TIME_CHUNK_MAX);
     if (!p)
         return nytp_out_error(w->out)->status;
-    out_commit_inline(w->out, nytp_encode_time_block_inline(p, ticks, fid, line, block_line, sub_line));
+    out_commit_inline(w->out,
+                      nytp_encode_time_block_inline(p, ticks, fid, line, block_line, sub_line));
     return NYTP_OK;
 }
 

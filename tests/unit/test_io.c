@@ -731,6 +731,36 @@ static void write_error_is_sticky(void **state)
     assert_non_null(strstr(e.msg, "No space left on device"));
 }
 
+/* nytp_out_reserve leaves errno as it was, also when it hands the buffer
+ * on and the write fails (a profiler writes between a program's system
+ * call and its look at errno). */
+static void reserve_keeps_errno(void **state)
+{
+    (void)state;
+    if (access("/dev/full", W_OK) != 0)
+        skip();
+    nytp_error e = {0};
+    nytp_out *o;
+    int fd = open("/dev/full", O_WRONLY);
+    assert_true(fd >= 0);
+    assert_int_equal(nytp_out_open_fd(&o, fd, true, &e), NYTP_OK);
+    int reached_error = 0;
+    for (int i = 0; i < 1000 && !reached_error; i++) {
+        errno = EDOM;
+        uint8_t *p = nytp_out_reserve(o, 1000);
+        assert_int_equal(errno, EDOM);
+        if (!p) {
+            reached_error = 1;
+            break;
+        }
+        memset(p, 'x', 1000);
+        nytp_out_commit(o, 1000);
+    }
+    assert_true(reached_error); /* the buffer was handed on, and failed */
+    assert_int_equal(nytp_out_error(o)->status, NYTP_E_IO);
+    nytp_out_abort(o);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -749,6 +779,7 @@ int main(void)
         cmocka_unit_test(atomic_respects_readonly_files),
         cmocka_unit_test(unwritable_output),
         cmocka_unit_test(write_error_is_sticky),
+        cmocka_unit_test(reserve_keeps_errno),
     };
     return cmocka_run_group_tests_name("io", tests, setup, teardown);
 }

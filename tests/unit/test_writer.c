@@ -216,7 +216,11 @@ static void level_zero_stays_plain(void **state)
     w = mem_writer(&o);
     assert_int_equal(nytp_write_start_deflate(w, 0), NYTP_OK);
     assert_false(nytp_out_deflating(o));
+    uint64_t before = nytp_out_total(o);
     assert_int_equal(nytp_write_start_deflate(w, 12), NYTP_E_USAGE);
+    /* the writer's own error stops the inline writers too */
+    assert_int_equal(nytp_write_time_line_inline(w, 1, 1, 1), NYTP_E_USAGE);
+    assert_int_equal(nytp_out_total(o), before);
     nytp_writer_abort(w);
 }
 

@@ -50,7 +50,8 @@ static inline size_t nytp_encode_u32_inline(uint8_t *o, uint32_t v)
 
 /* A TIME_LINE chunk, or with block and sub lines a TIME_BLOCK one, into
  * at least NYTP_TIME_CHUNK_MAX bytes at o; its length. */
-static inline size_t nytp_encode_time_line_inline(uint8_t *o, int32_t ticks, uint32_t fid, uint32_t line)
+static inline size_t nytp_encode_time_line_inline(uint8_t *o, int32_t ticks, uint32_t fid,
+                                                  uint32_t line)
 {
     uint8_t *p = o;
     *p++ = (uint8_t)NYTP_TAG_TIME_LINE;
@@ -60,8 +61,9 @@ static inline size_t nytp_encode_time_line_inline(uint8_t *o, int32_t ticks, uin
     return (size_t)(p - o);
 }
 
-static inline size_t nytp_encode_time_block_inline(uint8_t *o, int32_t ticks, uint32_t fid, uint32_t line,
-                                              uint32_t block_line, uint32_t sub_line)
+static inline size_t nytp_encode_time_block_inline(uint8_t *o, int32_t ticks, uint32_t fid,
+                                                   uint32_t line, uint32_t block_line,
+                                                   uint32_t sub_line)
 {
     uint8_t *p = o;
     *p++ = (uint8_t)NYTP_TAG_TIME_BLOCK;
@@ -93,8 +95,8 @@ static inline uint8_t *nytp_encode_str_inline(uint8_t *o, nytp_str s)
 
 /* A SUB_RETURN chunk into at least NYTP_SUB_RETURN_MAX(name.len) bytes at
  * o; its length. */
-static inline size_t nytp_encode_sub_return_inline(uint8_t *o, uint32_t depth, double incl, double excl,
-                                              nytp_str name)
+static inline size_t nytp_encode_sub_return_inline(uint8_t *o, uint32_t depth, double incl,
+                                                   double excl, nytp_str name)
 {
     uint8_t *p = o;
     *p++ = (uint8_t)NYTP_TAG_SUB_RETURN;
