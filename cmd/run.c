@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -69,8 +70,9 @@ static const char usage[] =
     "be started.  TERM, HUP and other signals sent to nytp run are passed\n"
     "on to perl, and nytp run waits for it to end, and for the processes it\n"
     "left running that write profiles of the run (a server's workers, after\n"
-    "their master): after a signal passed on, as long as they run (signals go\n"
-    "to them too), else up to 5 seconds.\n";
+    "their master; a child forked just before the end that has not opened\n"
+    "its profile yet): after a signal passed on, as long as they run (signals\n"
+    "go to them too), else up to 5 seconds.\n";
 
 enum { OPT_NYTPROF = 256, OPT_PERL, OPT_CHILDREN, OPT_SAMPLE, OPT_ROTATE };
 
@@ -571,6 +573,26 @@ struct leftovers {
     pid_t main_pid;
 };
 
+/* Process pid's state letter and parent, from /proc/PID/stat; false if
+ * it cannot be read (the process is gone). */
+static bool proc_state(pid_t pid, char *state, pid_t *ppid)
+{
+    char path[64], buf[256];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return false;
+    size_t got = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[got] = 0;
+    const char *paren = strrchr(buf, ')'); /* the name may hold anything */
+    int pp;
+    if (!paren || sscanf(paren + 1, " %c %d", state, &pp) != 2)
+        return false;
+    *ppid = (pid_t)pp;
+    return true;
+}
+
 /* Whether process pid has ended (reaped here when it is our child). */
 static bool process_gone(pid_t pid)
 {
@@ -582,16 +604,9 @@ static bool process_gone(pid_t pid)
         return false;
     if (kill(pid, 0) < 0 && errno == ESRCH)
         return true;
-    char path[64], buf[256];
-    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-    FILE *f = fopen(path, "re");
-    if (!f)
-        return true;
-    size_t got = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[got] = 0;
-    const char *paren = strrchr(buf, ')'); /* the name may hold anything */
-    return !paren || paren[1] != ' ' || paren[2] == 'Z' || paren[2] == 'X';
+    char state;
+    pid_t ppid;
+    return !proc_state(pid, &state, &ppid) || state == 'Z' || state == 'X';
 }
 
 /* The process that writes a profile, from its PID_START (among its first
@@ -617,10 +632,10 @@ static pid_t profile_writer(const char *path, long long n)
     return pid;
 }
 
-static void note_leftover(const char *path, long long n, void *ctx)
+/* Add process pid to the leftovers, unless it is the program itself, has
+ * ended or is there already. */
+static void add_leftover(struct leftovers *l, pid_t pid)
 {
-    struct leftovers *l = ctx;
-    pid_t pid = profile_writer(path, n);
     if (pid <= 1 || pid == l->main_pid)
         return;
     if (process_gone(pid))
@@ -643,9 +658,59 @@ static void note_leftover(const char *path, long long n, void *ctx)
     l->pid[l->n++] = pid;
 }
 
+/* A profile FILE.N of this run: its writer, if it still runs. */
+static void note_leftover(const char *path, long long n, void *ctx)
+{
+    add_leftover(ctx, profile_writer(path, n));
+}
+
+/* Whether process pid has the profiler loaded (NYTP.so in its maps). */
+static bool has_profiler(pid_t pid)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/maps", (int)pid);
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return false;
+    char *line = NULL;
+    size_t cap = 0;
+    bool found = false;
+    while (!found && getline(&line, &cap, f) > 0)
+        found = strstr(line, "/auto/Devel/NYTP/NYTP.so") != NULL;
+    free(line);
+    fclose(f);
+    return found;
+}
+
+/* The program's orphans, which come to nytp run (a child subreaper) when
+ * the program ends, that have the profiler loaded: a forked perl that
+ * may not have opened its FILE.PID yet (a busy machine may not have run
+ * it at all since the fork). */
+static void note_profiled_orphans(struct leftovers *l)
+{
+    DIR *d = opendir("/proc");
+    if (!d)
+        return;
+    pid_t me = getpid();
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        char *end;
+        long pid = strtol(de->d_name, &end, 10);
+        char state;
+        pid_t ppid;
+        if (*end || pid <= 1 || (pid_t)pid == l->main_pid)
+            continue;
+        if (proc_state((pid_t)pid, &state, &ppid) && ppid == me && state != 'Z' && state != 'X'
+            && has_profiler((pid_t)pid))
+            add_leftover(l, (pid_t)pid);
+    }
+    closedir(d);
+}
+
 static void wait_leftovers(struct leftovers *l, const char *profile, const struct timespec *since)
 {
     each_pid_profile(profile, since, true, note_leftover, l);
+    note_profiled_orphans(l);
     int waited = 0;
     pid_t first = 0;
     for (int i = 0; i < l->n; i++)
@@ -865,6 +930,11 @@ int cmd_run(int argc, char **argv)
     }
     fflush(stdout);
     fflush(stderr);
+    /* the program's orphans come to nytp run, so that wait_leftovers
+     * finds one that has not opened its profile yet (Linux) */
+#ifdef PR_SET_CHILD_SUBREAPER
+    (void)prctl(PR_SET_CHILD_SUBREAPER, 1);
+#endif
     /* no signal is handled between the fork and the forwarding set up */
     sigset_t all, before;
     sigfillset(&all);

@@ -256,6 +256,44 @@ PERL
     kill 'KILL', $child if kill 0, $child;
 }
 {
+    # a child that has run nothing since the fork when the program ends
+    # (a busy machine): it has no profile yet, but nytp run (the orphan's
+    # new parent) sees the profiler loaded in it and waits.  The child
+    # stops itself within the statement of the fork, before the profiler
+    # opens its FILE.PID; the test lets it go once nytp run is waiting.
+    # (A piped open forks without the profiler's fork wrapper; the parent
+    # leaves by POSIX::_exit, so that closing the pipe does not wait.)
+    my $pidfile = "$dir/stopped.pid";
+    unlink $pidfile, glob("$dir/stopped.out*");
+    my $prog = write_script('stopped.pl', <<"PERL");
+use POSIX ();
+sub work { my \$s = 0; \$s += \$_ for 1 .. 1000; \$s }
+(my \$child = open(my \$fh, '-|') // die "fork: \$!") || (kill('STOP', \$\$), work(), exit(0));
+open my \$out, '>', '$pidfile' or die; print \$out "\$child\\n"; close \$out;
+POSIX::_exit(0);
+PERL
+    my $pid = fork // die;
+    if (!$pid) {
+        open STDERR, '>', "$dir/stopped.err" or die;
+        open STDOUT, '>', '/dev/null' or die;
+        exec $nytp, 'run', '-o', "$dir/stopped.out", $prog or die;
+    }
+    my $t0 = time;
+    my $e = '';
+    select undef, undef, undef, 0.05
+        until ($e = slurp_file("$dir/stopped.err") // '') =~ /waiting for/ || time - $t0 > 10;
+    my $child = (slurp_file($pidfile) // 0) + 0;
+    kill 'CONT', $child if $child;
+    waitpid $pid, 0;
+    $e = slurp_file("$dir/stopped.err");
+    like $e, qr/^nytp run: waiting for 1 process that the program left running \(pid $child\)/m,
+        'a child stopped since the fork, no profile yet: nytp run waits for it' or diag $e;
+    like $e, qr/^nytp run: profile written to \S+stopped\.out\.$child$/m, '... and names its profile';
+    my ($dst) = run_cmd([$nytp, 'dump', '--strict', "$dir/stopped.out.$child"]);
+    is $dst, 0, '... complete when nytp run returns';
+    kill 'KILL', $child if $child && kill 0, $child;
+}
+{
     # ended by itself, a child finishing in 1 s: waited for
     unlink glob("$dir/self.out*");
     my $prog = write_script('self.pl', <<'PERL');
