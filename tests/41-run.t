@@ -24,6 +24,19 @@ sub write_script {
     return "$dir/$name";
 }
 
+# nytp run ARGS... in the background, its standard error to $errf and its
+# output thrown away; returns its pid.
+sub start_run {
+    my ($errf, @args) = @_;
+    my $pid = fork // die;
+    if (!$pid) {
+        open STDERR, '>', $errf or die;
+        open STDOUT, '>', '/dev/null' or die;
+        exec $nytp, 'run', @args or die;
+    }
+    return $pid;
+}
+
 my ($st, $out, $err) = run_cmd([$nytp, 'run', '--help']);
 is $st, 0, '--help exits 0';
 like $out, qr/^usage: nytp run/, '--help prints the usage';
@@ -154,12 +167,7 @@ my \$n = 0;
 while (1) { \$n++; select undef, undef, undef, 0.01 }
 PERL
     my $errf = "$dir/fwd-$sig.err";
-    my $pid = fork // die;
-    if (!$pid) {
-        open STDERR, '>', $errf or die;
-        open STDOUT, '>', '/dev/null' or die;
-        exec $nytp, 'run', '-o', "$dir/fwd-$sig.out", '--nytprof=sigexit=0', $prog or die;
-    }
+    my $pid = start_run($errf, '-o', "$dir/fwd-$sig.out", '--nytprof=sigexit=0', $prog);
     my $t0 = time;
     select undef, undef, undef, 0.05 until -s $pidfile || time - $t0 > 30;
     my $perl = slurp_file($pidfile);
@@ -184,12 +192,7 @@ for my $opt ('--nytprof=sigexit=1', '--nytprof=compress=1') {
     unlink $pidfile, "$dir/fwd-x.out";
     my $prog = write_script('fwd-x.pl', "open my \$fh, '>', '$pidfile' or die; print \$fh \$\$; close \$fh;\n"
         . "sub tick { select undef, undef, undef, 0.01 }\ntick() while 1;\n");
-    my $pid = fork // die;
-    if (!$pid) {
-        open STDERR, '>', "$dir/fwd-x.err" or die;
-        open STDOUT, '>', '/dev/null' or die;
-        exec $nytp, 'run', '-o', "$dir/fwd-x.out", $opt, $prog or die;
-    }
+    my $pid = start_run("$dir/fwd-x.err", '-o', "$dir/fwd-x.out", $opt, $prog);
     my $t0 = time;
     select undef, undef, undef, 0.05 until -s $pidfile || time - $t0 > 30;
     select undef, undef, undef, 0.2;
@@ -233,12 +236,7 @@ if (!\$child) {
 open my \$fh, '>', '$pidfile' or die; print \$fh "\$child\\n"; close \$fh;
 sleep 30;
 PERL
-    my $pid = fork // die;
-    if (!$pid) {
-        open STDERR, '>', "$dir/left.err" or die;
-        open STDOUT, '>', '/dev/null' or die;
-        exec $nytp, 'run', '-o', "$dir/left.out", $prog or die;
-    }
+    my $pid = start_run("$dir/left.err", '-o', "$dir/left.out", $prog);
     my $t0 = time;
     select undef, undef, undef, 0.05 until -s $pidfile || time - $t0 > 30;
     select undef, undef, undef, 0.3;
@@ -272,12 +270,7 @@ sub work { my \$s = 0; \$s += \$_ for 1 .. 1000; \$s }
 open my \$out, '>', '$pidfile' or die; print \$out "\$child\\n"; close \$out;
 POSIX::_exit(0);
 PERL
-    my $pid = fork // die;
-    if (!$pid) {
-        open STDERR, '>', "$dir/stopped.err" or die;
-        open STDOUT, '>', '/dev/null' or die;
-        exec $nytp, 'run', '-o', "$dir/stopped.out", $prog or die;
-    }
+    my $pid = start_run("$dir/stopped.err", '-o', "$dir/stopped.out", $prog);
     my $t0 = time;
     my $e = '';
     select undef, undef, undef, 0.05

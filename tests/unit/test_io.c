@@ -713,10 +713,10 @@ static void unwritable_output(void **state)
     assert_int_equal(nytp_out_open_file(&o, tmp("no-dir/x.out"), 0, &e), NYTP_E_IO);
 }
 
-/* A write error (a full disk) is sticky and reported at close. */
-static void write_error_is_sticky(void **state)
+/* An output to /dev/full, where every write fails (a full disk); the
+ * test is skipped where there is none. */
+static nytp_out *open_dev_full(void)
 {
-    (void)state;
     if (access("/dev/full", W_OK) != 0)
         skip();
     nytp_error e = {0};
@@ -724,6 +724,15 @@ static void write_error_is_sticky(void **state)
     int fd = open("/dev/full", O_WRONLY);
     assert_true(fd >= 0);
     assert_int_equal(nytp_out_open_fd(&o, fd, true, &e), NYTP_OK);
+    return o;
+}
+
+/* A write error (a full disk) is sticky and reported at close. */
+static void write_error_is_sticky(void **state)
+{
+    (void)state;
+    nytp_error e = {0};
+    nytp_out *o = open_dev_full();
     for (int i = 0; i < 100000; i++)
         nytp_out_printf(o, "%d\n", i);
     assert_int_equal(nytp_out_error(o)->status, NYTP_E_IO);
@@ -737,13 +746,7 @@ static void write_error_is_sticky(void **state)
 static void reserve_keeps_errno(void **state)
 {
     (void)state;
-    if (access("/dev/full", W_OK) != 0)
-        skip();
-    nytp_error e = {0};
-    nytp_out *o;
-    int fd = open("/dev/full", O_WRONLY);
-    assert_true(fd >= 0);
-    assert_int_equal(nytp_out_open_fd(&o, fd, true, &e), NYTP_OK);
+    nytp_out *o = open_dev_full();
     int reached_error = 0;
     for (int i = 0; i < 1000 && !reached_error; i++) {
         errno = EDOM;
