@@ -92,6 +92,13 @@ int64_t tsc_reanchor(uint64_t c)
     return ticks;
 }
 #endif
+int64_t clock_ticks_syscall(void)
+{
+    struct timespec ts;
+    clock_gettime(S.clock, &ts);
+    return (int64_t)ts.tv_sec * TICKS_PER_SEC + ts.tv_nsec / 100;
+}
+
 NV wall_time(void)
 {
     struct timeval tv;

@@ -296,6 +296,13 @@ extern struct tsc_clock T;
 int64_t tsc_reanchor(uint64_t c);
 #endif
 
+/* clock_ticks without the TSC: clock_gettime of the profile's clock.  Out
+ * of line, so that the wrappers that inline clock_ticks have no local
+ * whose address is taken (the struct timespec), which would give each of
+ * them a stack-protector check (-fstack-protector-strong, from perl's
+ * lddlflags) on every statement and call. */
+int64_t clock_ticks_syscall(void);
+
 /* The clock in ticks (a tick truncated from the nanoseconds, as before). */
 static inline int64_t clock_ticks(void)
 {
@@ -310,9 +317,7 @@ static inline int64_t clock_ticks(void)
         return ticks;
     }
 #endif
-    struct timespec ts;
-    clock_gettime(S.clock, &ts);
-    return (int64_t)ts.tv_sec * TICKS_PER_SEC + ts.tv_nsec / 100;
+    return clock_ticks_syscall();
 }
 
 void fill_pending(pTHX_ int64_t now);
