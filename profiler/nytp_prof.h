@@ -419,7 +419,31 @@ static inline sub_node *node_for_gv(pTHX_ GV *gv)
         return slot->node;
     return node_for_gv_slow(aTHX_ gv, ph, nh, slot);
 }
-sub_node *node_for_slowop(pTHX_ HV *stash, OPCODE type);
+
+/* The node of a slow op of type run in package stash: a direct-mapped
+ * memo (slowop_cache, see subs.c) by (package name, op type) in front of
+ * node_for_slowop_slow.  slowops=1 names them CORE::op, without the
+ * package, so the package is left out of the key. */
+#define SLOWOP_CACHE_SIZE 1024
+typedef struct {
+    const HEK *ph;
+    uintptr_t k2; /* type + 1, plus OP_max with slowops=1 */
+    sub_node *node;
+} slowop_slot;
+extern slowop_slot slowop_cache[SLOWOP_CACHE_SIZE];
+sub_node *node_for_slowop_slow(pTHX_ const HEK *ph, uintptr_t k2, slowop_slot *slot,
+                               OPCODE type);
+static inline sub_node *node_for_slowop(pTHX_ HV *stash, OPCODE type)
+{
+    int core_only = OPT(O_SLOWOPS) == 1;
+    const HEK *ph = stash && !core_only ? HvNAME_HEK(stash) : NULL;
+    uintptr_t k2 = (uintptr_t)type + 1 + (core_only ? OP_max : 0);
+    slowop_slot *slot =
+        &slowop_cache[(((uintptr_t)ph >> 4) * 31 + k2) & (SLOWOP_CACHE_SIZE - 1)];
+    if (LIKELY(slot->node && slot->ph == ph && slot->k2 == k2))
+        return slot->node;
+    return node_for_slowop_slow(aTHX_ ph, k2, slot, type);
+}
 /* "Pkg::BEGIN" becomes "Pkg::BEGIN@LINE" (its %DB::sub entry too). */
 sub_node *name_begin_block(pTHX_ sub_node *n);
 arc_stats *arc_for(pTHX_ sub_node *called, sub_node *caller, unsigned fid, int line);

@@ -100,13 +100,7 @@ gv_slot gv_cache[GV_CACHE_SIZE];
 
 /* The nodes of slow ops, by (package name, op) in a direct-mapped memo
  * in front of node_cache, which holds the names: as gv_cache. */
-#define SLOWOP_CACHE_SIZE 1024
-typedef struct {
-    const HEK *ph;
-    const void *k2;
-    sub_node *node;
-} slowop_slot;
-static slowop_slot slowop_cache[SLOWOP_CACHE_SIZE];
+slowop_slot slowop_cache[SLOWOP_CACHE_SIZE];
 
 static sub_node *node_cached(pTHX_ const void *k1, const void *k2)
 {
@@ -212,30 +206,25 @@ sub_node *node_for_gv_slow(pTHX_ GV *gv, HEK *ph, HEK *nh, gv_slot *slot)
     return n;
 }
 
-/* A slow op called from package stash (slowops=2), or CORE (slowops=1). */
-sub_node *node_for_slowop(pTHX_ HV *stash, OPCODE type)
+/* node_for_slowop's memo missed: the node of a slow op called from
+ * package ph (slowops=2), or of CORE's (slowops=1), from node_cache, or
+ * made. */
+sub_node *node_for_slowop_slow(pTHX_ const HEK *ph, uintptr_t k2, slowop_slot *slot,
+                               OPCODE type)
 {
-    HEK *ph = stash && OPT(O_SLOWOPS) != 1 ? HvNAME_HEK(stash) : NULL;
-    const void *k2 = (const void *)(uintptr_t)(type + 1 + (OPT(O_SLOWOPS) == 1 ? OP_max : 0));
-    slowop_slot *slot =
-        &slowop_cache[(((uintptr_t)ph >> 4) * 31 + (uintptr_t)k2) & (SLOWOP_CACHE_SIZE - 1)];
-    if (slot->node && slot->ph == ph && slot->k2 == k2)
-        return slot->node;
-    sub_node *n = node_cached(aTHX_ ph, k2);
-    if (n) {
-        *slot = (slowop_slot){ph, k2, n};
-        return n;
+    sub_node *n = node_cached(aTHX_ ph, (const void *)k2);
+    if (!n) {
+        const char *opname = PL_op_name[type];
+        if (OPT(O_SLOWOPS) == 1) {
+            n = node_named(aTHX_ "CORE", 4, opname, strlen(opname));
+        } else {
+            char buf[64];
+            int len = snprintf(buf, sizeof buf, "CORE:%s", opname);
+            n = node_named(aTHX_ ph ? HEK_KEY(ph) : NULL, ph ? (STRLEN)HEK_LEN(ph) : 0, buf,
+                           (STRLEN)len);
+        }
+        node_cache_put(aTHX_ ph, (const void *)k2, ph ? 1 : 0, n);
     }
-    const char *opname = PL_op_name[type];
-    if (OPT(O_SLOWOPS) == 1) {
-        n = node_named(aTHX_ "CORE", 4, opname, strlen(opname));
-    } else {
-        char buf[64];
-        int len = snprintf(buf, sizeof buf, "CORE:%s", opname);
-        n = node_named(aTHX_ ph ? HEK_KEY(ph) : NULL, ph ? (STRLEN)HEK_LEN(ph) : 0, buf,
-                       (STRLEN)len);
-    }
-    node_cache_put(aTHX_ ph, k2, ph ? 1 : 0, n);
     *slot = (slowop_slot){ph, k2, n};
     return n;
 }
