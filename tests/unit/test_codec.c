@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "helpers.h"
+#include "nytp/encode.h"
 
 static const struct {
     uint32_t v;
@@ -203,6 +204,45 @@ static void every_chunk_roundtrips(void **state)
     roundtrip(&c);
 }
 
+/* The inline TIME_LINE encoder (the profiler's per-statement writer)
+ * gives the tag and the three numbers as nytp_encode_u32 writes them, for
+ * every width of each number, writes nothing past the chunk, and the
+ * decoder reads back what went in. */
+static void time_line_inline_every_width(void **state)
+{
+    (void)state;
+    static const int32_t ticks[] = {0, 1, 0x7f, 0x80, 0x3fff, 0x4000, INT32_MAX, -1, INT32_MIN};
+    static const uint32_t fids[] = {0, 1, 0x7f, 0x80, 0x3fff, 0x4000};
+    static const uint32_t lines[] = {0,      1,        0x7f,     0x80,      0xff,
+                                     0x100,  0x3fff,   0x4000,   0x1fffff,  0x200000,
+                                     0xffff, 0x12345,  0xfffffff, 0xffffffff};
+    for (size_t i = 0; i < sizeof ticks / sizeof ticks[0]; i++)
+        for (size_t j = 0; j < sizeof fids / sizeof fids[0]; j++)
+            for (size_t k = 0; k < sizeof lines / sizeof lines[0]; k++) {
+                uint8_t want[NYTP_TIME_CHUNK_MAX], got[NYTP_TIME_CHUNK_MAX];
+                memset(got, 0xAA, sizeof got);
+                size_t wn = 0;
+                want[wn++] = NYTP_TAG_TIME_LINE;
+                wn += nytp_encode_u32(want + wn, (uint32_t)ticks[i]);
+                wn += nytp_encode_u32(want + wn, fids[j]);
+                wn += nytp_encode_u32(want + wn, lines[k]);
+                size_t n = nytp_encode_time_line_inline(got, ticks[i], fids[j], lines[k]);
+                assert_int_equal(n, wn);
+                assert_memory_equal(got, want, n);
+                for (size_t b = n; b < sizeof got; b++)
+                    assert_int_equal(got[b], 0xAA);
+                nytp_chunk c;
+                size_t used = 0;
+                const char *why = NULL;
+                assert_int_equal(nytp_decode_chunk(got, got + n, &c, &used, &why), NYTP_DECODE_OK);
+                assert_int_equal(used, n);
+                assert_int_equal(c.tag, NYTP_TAG_TIME_LINE);
+                assert_int_equal(c.u.time.ticks, ticks[i]);
+                assert_int_equal(c.u.time.fid, fids[j]);
+                assert_int_equal(c.u.time.line, lines[k]);
+            }
+}
+
 static void negative_i32_is_five_bytes(void **state)
 {
     (void)state;
@@ -374,6 +414,7 @@ int main(void)
         cmocka_unit_test(u32_boundaries),
         cmocka_unit_test(u32_every_width_roundtrips),
         cmocka_unit_test(every_chunk_roundtrips),
+        cmocka_unit_test(time_line_inline_every_width),
         cmocka_unit_test(negative_i32_is_five_bytes),
         cmocka_unit_test(strings_empty_and_one_megabyte),
         cmocka_unit_test(utf8_flag_is_kept),
