@@ -315,9 +315,12 @@ C<exit()> without perl's END blocks.
 
 =item trace=N, log=FILE
 
-Messages of the profiler about itself: with C<trace=1> start-up, start
-and stop, files opened and closed, forks; C<trace=2> adds every new file
-id.  They go to standard error, or are appended to FILE with C<log>.
+Messages of the profiler about itself: with C<trace=1> start-up, the
+clock, start and stop, files opened and closed, forks, and at the end of
+each process how many times it read the clock (once per statement and at
+the end of each call, twice for an xsub or a builtin: C<make bench>
+multiplies that by the cost of one reading); C<trace=2> adds every new
+file id.  They go to standard error, or are appended to FILE with C<log>.
 (The messages are not those of Devel::NYTProf.)
 
 =item usecputime=1

@@ -83,8 +83,8 @@ void finish_profile(pTHX)
     int saved_errno = errno;
     if (OTHER_INTERP())
         return;
-    TRACE(1, "~ finish_profile (overhead %gt, profiling %d)\n", (double)S.overhead_ticks,
-          S.profiling);
+    TRACE(1, "~ finish_profile (overhead %gt, profiling %d, %" PRIu64 " clock readings)\n",
+          (double)S.overhead_ticks, S.profiling, S.clock_reads);
     if (PL_phase >= PERL_PHASE_END && !S.end_closed)
         frames_end_phase(aTHX);
     frames_close_dead(aTHX);

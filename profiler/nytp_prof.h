@@ -42,6 +42,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -207,6 +208,8 @@ struct profiler {
 
     clockid_t clock;
     int64_t last_t;              /* ticks when the last statement began */
+    uint64_t clock_reads;        /* now_ticks calls in this process (trace=1
+                                  * says at the end: the bench's clock floor) */
     unsigned npending;           /* frames waiting for their t0 */
     int fresh;                   /* fresh_t was read by a call's end ... */
     int64_t fresh_t;             /* ... during the op just run */
@@ -329,6 +332,7 @@ void fill_pending(pTHX_ int64_t now);
 static inline int64_t now_ticks(pTHX)
 {
     int64_t now = clock_ticks();
+    S.clock_reads++;
     if (S.npending) {
         call_frame *top = S.frame_ix >= 0 ? &S.frames[S.frame_ix] : NULL;
         if (S.npending == 1 && top && top->t0_pending) { /* the usual: the call just made */

@@ -473,6 +473,7 @@ int reinit_if_forked(pTHX)
     TRACE(1, "~ new pid %d (was %d) forkdepth %ld\n", (int)getpid(), (int)S.pid,
           (long)OPT(O_FORKDEPTH));
     S.pid = getpid();
+    S.clock_reads = 0;
     S.last_fileptr = NULL;
     S.last_fid = 0;
     S.seg = 0;

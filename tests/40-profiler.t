@@ -366,6 +366,31 @@ SKIP: {
     same_text($got, $want, 'trace=2: the same profile as Devel::NYTProf\'s default one');
 }
 
+# trace=1 ends with how many times the clock was read (make bench's clock
+# floor): at least once per statement event that does not continue a
+# statement after a call, at most once per statement event and call.
+{
+    my $log = "$dir/reads.log";
+    unlink $log;
+    my $script = scratch_script('reads.pl', <<'EOF');
+sub f { return $_[0] + 1 }
+my $s = 0;
+for my $i (1 .. 1000) { $s = f($s) }
+print "$s\n";
+EOF
+    my ($st, $file, $err) = profile('ours', 'reads', $script, "log=$log:trace=1");
+    is $st, 0, 'trace=1, clock readings: the program ran';
+    my ($reads) = (slurp_file($log) // '') =~ /^~ finish_profile \(.*, (\d+) clock readings\)$/m;
+    my (%n, $out);
+    (undef, $out) = run_cmd([$nytp, 'dump', $file]);
+    $n{$1}++ while $out =~ /^(\w+)/mg;
+    my ($lines, $discounts, $returns) = map { $n{$_} // 0 } qw(TIME_LINE DISCOUNT SUB_RETURN);
+    ok defined $reads && $returns >= 1000 && $reads >= $lines - $discounts
+        && $reads <= $lines + $returns + 10,
+        "trace=1: the clock readings at the end ($lines statement events, $discounts continuations, $returns returns)"
+        or diag "readings: " . ($reads // 'none');
+}
+
 # Bad options and paths: errors before the program runs.
 {
     my $marker = "$dir/ran";
