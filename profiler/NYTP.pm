@@ -559,6 +559,19 @@ C<KillMode=mixed>) is sent TERM once.
 Only the interpreter that loaded Devel::NYTP is profiled; threads made
 with L<threads> run unprofiled (as with Devel::NYTProf).
 
+=head1 COROUTINES
+
+Programs using L<Coro> are profiled (Devel::NYTProf 6 crashes on them
+with a segmentation fault).  Every coroutine has perl stacks of its own,
+and Devel::NYTP keeps one stack of calls in progress, so when C<cede>,
+C<join>, a channel or a semaphore switches to another coroutine, the
+calls in progress in the one left end, for the profile, at the first call
+or return made after the switch: their counts are exact, and their
+inclusive times run to the switch and a moment past it, not to their
+real return.  Statement times are the time between statements, whichever
+coroutine ran them.  With C<sample=HZ> each sample holds the stack of
+the coroutine running at that moment.
+
 =head1 SEE ALSO
 
 L<nytp(1)>, L<nytp-run(1)>, L<nytprof(5)>, L<Plack::Middleware::NYTP>,

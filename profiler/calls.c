@@ -346,11 +346,21 @@ static OP *call_profiler(pTHX_ int is_slowop)
         reinit_if_forked(aTHX);
     frames_check_call(aTHX);
 
+    /* whether the call entered a perl sub: its context is the one just
+     * pushed on the stack the call was made on.  An xsub can also return
+     * another op than the next (Coro's cede and join switch to another
+     * coroutine, with a context stack of its own, by way of an op of
+     * theirs): that is an xsub that returned. */
+    int entered = 0;
     if (type != OP_GOTO) {
         ix = frame_setup(aTHX_ prev_cop, NULL, type, sub_sv);
+        PERL_SI *si_before = PL_curstackinfo;
+        I32 cx_before = cxstack_ix;
         errno = saved_errno;
         op = S.orig[type](aTHX);
         saved_errno = errno;
+        entered = op != next_op && !is_slowop && PL_curstackinfo == si_before
+                  && cxstack_ix == cx_before + 1 && CxTYPE(&cxstack[cxstack_ix]) == CXt_SUB;
     } else {
         /* goto &sub leaves the current sub and enters another, which we
          * record as called by the same caller, from the line of the goto.
@@ -379,7 +389,7 @@ static OP *call_profiler(pTHX_ int is_slowop)
         goto done; /* closed already */
     call_frame *f = FRAME(ix);
     if (f->counted) { /* profiling was finished inside it: no record */
-        if (!is_slowop && type == OP_ENTERSUB && op != next_op) {
+        if (entered) {
             f->si = PL_curstackinfo; /* inside a perl sub: ends with it */
             f->cxix = cxstack_ix;
         } else if (is_slowop || type == OP_ENTERSUB || CvISXSUB(called_cv)) {
@@ -395,7 +405,7 @@ static OP *call_profiler(pTHX_ int is_slowop)
         sub_node *n = NULL;
         if (type == OP_GOTO) {
             is_xs = CvISXSUB(called_cv) ? "xsub" : NULL;
-        } else if (op != next_op) { /* now inside a perl sub */
+        } else if (entered) { /* now inside a perl sub */
             called_cv = cxstack[cxstack_ix].blk_sub.cv;
         } else { /* an xsub has run and returned */
             GV *gv = NULL;
