@@ -26,6 +26,9 @@
  */
 #include "nytp_prof.h"
 
+/* PL_ppaddr[type] = the wrapper's function for type (nytp_prof.h) */
+#define NYTP_INSTALL(wrapper, type) PL_ppaddr[type] = NYTP_PP(wrapper, type);
+
 /* ---- options and start-up ------------------------------------------------------ */
 
 /* libcexit=1: a process that ends through libc's exit() without running
@@ -225,9 +228,9 @@ static int init_profiler(pTHX)
             fast_update();
         }
         sampler_init(aTHX);
-        PL_ppaddr[OP_FORK] = pp_fork;
-        PL_ppaddr[OP_EXEC] = pp_exit; /* the profile finished first */
-        PL_ppaddr[OP_EXIT] = pp_exit; /* from exit on, signals are held (hold.c) */
+        /* exec: the profile finished first; exit: from there on,
+         * signals are held (hold.c) */
+        NYTP_CONTROL_PP(NYTP_INSTALL)
         goto hooked;
     }
     if (OPT(O_USE_DB_SUB)) {
@@ -236,45 +239,31 @@ static int init_profiler(pTHX)
         PL_perldb |= PERLDBf_LINE | PERLDBf_SINGLE;
     }
     if (OPT(O_STMTS) && !OPT(O_USE_DB_SUB)) {
-        PL_ppaddr[OP_NEXTSTATE] = pp_stmt;
-        PL_ppaddr[OP_DBSTATE] = pp_stmt;
+        NYTP_STMT_PP(NYTP_INSTALL)
         if (OPT(O_LEAVE)) {
-            PL_ppaddr[OP_LEAVESUB] = pp_leave;
-            PL_ppaddr[OP_LEAVESUBLV] = pp_leave;
-            PL_ppaddr[OP_LEAVE] = pp_leave;
-            PL_ppaddr[OP_LEAVELOOP] = pp_leave;
-            PL_ppaddr[OP_LEAVEWRITE] = pp_leave;
-            PL_ppaddr[OP_LEAVEEVAL] = pp_leave;
-            PL_ppaddr[OP_LEAVETRY] = pp_leave;
-            PL_ppaddr[OP_RETURN] = pp_leave;
-            PL_ppaddr[OP_UNSTACK] = pp_leave; /* end of a loop iteration */
+            NYTP_LEAVE_PP(NYTP_INSTALL) /* unstack: the end of a loop iteration */
         }
     }
-    PL_ppaddr[OP_EXIT] = pp_exit;
-    PL_ppaddr[OP_EXEC] = pp_exit;
-    PL_ppaddr[OP_FORK] = pp_fork;
+    NYTP_CONTROL_PP(NYTP_INSTALL)
     if (OPT(O_SLOWOPS)) {
-#define NYTP_SLOWOP(op) PL_ppaddr[op] = pp_slowop;
+#define NYTP_SLOWOP(op) NYTP_INSTALL(pp_slowop, op)
 #include "nytp_slowops.h"
 #undef NYTP_SLOWOP
     }
-    PL_ppaddr[OP_ENTERSUB] = pp_call;
-    PL_ppaddr[OP_GOTO] = pp_call;
-    /* the ends of calls, where pp_leave does not see them (frames.c) */
-    if (PL_ppaddr[OP_LEAVESUB] != pp_leave) {
-        PL_ppaddr[OP_LEAVESUB] = pp_sub_left;
-        PL_ppaddr[OP_LEAVESUBLV] = pp_sub_left;
-        PL_ppaddr[OP_RETURN] = pp_sub_left;
+    NYTP_CALL_PP(NYTP_INSTALL)
+    /* the ends of calls, where pp_leave does not see them (frames.c);
+     * last, next and redo go on where pp_leave has been (its leave, its
+     * return) */
+    if (!(OPT(O_STMTS) && !OPT(O_USE_DB_SUB) && OPT(O_LEAVE))) {
+        NYTP_SUB_LEFT_PP(NYTP_INSTALL)
+    } else {
+        NYTP_INSTALL(pp_sub_left, OP_LAST)
+        NYTP_INSTALL(pp_sub_left, OP_NEXT)
+        NYTP_INSTALL(pp_sub_left, OP_REDO)
     }
-    PL_ppaddr[OP_LAST] = pp_sub_left;
-    PL_ppaddr[OP_NEXT] = pp_sub_left;
-    PL_ppaddr[OP_REDO] = pp_sub_left;
-    PL_ppaddr[OP_ENTERTRY] = pp_eval_entered;
-    PL_ppaddr[OP_ENTEREVAL] = pp_eval_entered;
-#if PERL_VERSION_GE(5, 34, 0)
-    PL_ppaddr[OP_ENTERTRYCATCH] = pp_eval_entered;
-#endif
+    NYTP_EVAL_PP(NYTP_INSTALL)
     S.sub_leave_pp = PL_ppaddr[OP_LEAVESUB];
+    S.sub_leavelv_pp = PL_ppaddr[OP_LEAVESUBLV];
 hooked:
 
     if (!PL_checkav)

@@ -572,6 +572,18 @@ real return.  Statement times are the time between statements, whichever
 coroutine ran them.  With C<sample=HZ> each sample holds the stack of
 the coroutine running at that moment.
 
+=head1 ASYNC SUBS AND CUSTOM OPS
+
+Modules that add syntax with ops of their own (custom ops) sometimes run
+perl's ops from inside them.  Devel::NYTP's wrapper of each op runs the
+op it was installed for, whatever op perl is at, so these work as
+without the profiler: L<Syntax::Keyword::Try>, and L<Future::AsyncAwait>
+(where Devel::NYTProf 6 aborts).  An async sub that awaits a future not
+yet ready leaves perl's stacks and is called again, from where that
+future is completed, to resume: the profile counts each resumption as a
+call of the sub, from that place, and its time is the time it ran, not
+the time it waited.
+
 =head1 SEE ALSO
 
 L<nytp(1)>, L<nytp-run(1)>, L<nytprof(5)>, L<Plack::Middleware::NYTP>,

@@ -297,7 +297,7 @@ static void perl_sub_entered(pTHX_ COP *prev_cop, CV *cv, GV *gv)
     f->t0 = 0;
     f->t0_pending = 1; /* its first statement's time */
     S.npending++;
-    if (UNLIKELY(CvROOT(cv)->op_ppaddr != S.sub_leave_pp))
+    if (UNLIKELY(!ours_sub_leave(CvROOT(cv))))
         frame_end_with_scope(aTHX_ S.frame_ix); /* compiled before our wrappers */
     if (OPT(O_CALLS) >= 2 && S.w)
         nytp_write_sub_entry(S.w, f->caller_fid, (uint32_t)f->caller_line);
@@ -312,12 +312,12 @@ static I32 sub_context(pTHX)
     return -1;
 }
 
-static OP *call_profiler(pTHX_ int is_slowop)
+/* A call (or slow op) of type, not taken by a fast path. */
+static OP *call_profiler(pTHX_ OPCODE type, int is_slowop)
 {
     int saved_errno = errno;
     COP *prev_cop = PL_curcop;
     OP *next_op = PL_op->op_next;
-    OPCODE type = (is_slowop || PL_op->op_type == OP_GOTO) ? PL_op->op_type : OP_ENTERSUB;
     SV *sub_sv = *PL_stack_sp;
     CV *called_cv = NULL;
     SSize_t ix;
@@ -449,7 +449,7 @@ static OP *call_profiler(pTHX_ int is_slowop)
             /* inside the sub: its frame lasts as long as its context */
             f->si = PL_curstackinfo;
             f->cxix = cxstack_ix;
-            if (called_cv && CvROOT(called_cv) && CvROOT(called_cv)->op_ppaddr != S.sub_leave_pp)
+            if (called_cv && CvROOT(called_cv) && !ours_sub_leave(CvROOT(called_cv)))
                 frame_end_with_scope(aTHX_ ix); /* compiled before our wrappers */
         }
     }
@@ -471,12 +471,12 @@ done:
  * call but the test of the innermost frame: a perl sub (not one of DB::,
  * where own_sub_for may have to swap the sub) known by a glob of a
  * package, while profiling. */
-OP *pp_call(pTHX)
+static inline __attribute__((always_inline)) OP *pp_call(pTHX_ OPCODE type)
 {
     SV *sub_sv = *PL_stack_sp;
     CV *cv;
     GV *gv;
-    if (S.call_fast && PL_op->op_type == OP_ENTERSUB && !OTHER_INTERP()
+    if (type == OP_ENTERSUB && S.call_fast && PL_op->op_type == OP_ENTERSUB && !OTHER_INTERP()
         && (cv = plain_cv(sub_sv)) && !CvISXSUB(cv)
         && CvROOT(cv) && !CvNAMED(cv) && (gv = CvGV(cv)) && SvTYPE(gv) == SVt_PVGV
         && GvSTASH(gv) && GvSTASH(gv) != PL_debstash
@@ -493,7 +493,7 @@ OP *pp_call(pTHX)
         }
         return op;
     }
-    return call_profiler(aTHX_ 0);
+    return call_profiler(aTHX_ type, 0);
 }
 
 /* A slow op, while profiling (not accept, whose time is hidden): what
@@ -501,11 +501,10 @@ OP *pp_call(pTHX)
  * The frame is made before the op runs, in case it dies (or runs perl
  * code: a sort block, overloading), and the call is recorded as it
  * returns. */
-OP *pp_slowop(pTHX)
+static OP *pp_slowop(pTHX_ OPCODE type)
 {
-    OPCODE type = PL_op->op_type;
     if (!S.call_fast || OTHER_INTERP() || type == OP_ACCEPT)
-        return call_profiler(aTHX_ 1);
+        return call_profiler(aTHX_ type, 1);
     int saved_errno = errno;
     COP *prev_cop = PL_curcop;
     frames_check_call(aTHX);
@@ -533,9 +532,9 @@ OP *pp_slowop(pTHX)
 /* The ops that leave a sub (leavesub, leavesublv, return), where the
  * statement wrappers do not take them, and those that may leave one on
  * the way to a loop (last, next, redo): the calls left end. */
-OP *pp_sub_left(pTHX)
+static inline __attribute__((always_inline)) OP *pp_sub_left(pTHX_ OPCODE type)
 {
-    OP *op = S.orig[PL_op->op_type](aTHX);
+    OP *op = S.orig[type](aTHX);
     if (!OTHER_INTERP())
         frames_check(aTHX);
     return op;
@@ -544,10 +543,10 @@ OP *pp_sub_left(pTHX)
 /* entertry, entereval (and entertrycatch): once the eval's context is
  * there, its scope holds what ends the calls made inside it when it is
  * left, by a die too. */
-OP *pp_eval_entered(pTHX)
+static inline __attribute__((always_inline)) OP *pp_eval_entered(pTHX_ OPCODE type)
 {
     I32 cx_before = cxstack_ix;
-    OP *op = S.orig[PL_op->op_type](aTHX);
+    OP *op = S.orig[type](aTHX);
     if (OPT(O_SUBS) && !OTHER_INTERP() && cxstack_ix > cx_before
         && CxTYPE(&cxstack[cxstack_ix]) == CXt_EVAL) {
         int saved_errno = errno;
@@ -556,3 +555,10 @@ OP *pp_eval_entered(pTHX)
     }
     return op;
 }
+
+NYTP_CALL_PP(NYTP_PP_DEFINE)
+NYTP_SUB_LEFT_PP(NYTP_PP_DEFINE)
+NYTP_EVAL_PP(NYTP_PP_DEFINE)
+#define NYTP_SLOWOP(op) NYTP_PP_DEFINE(pp_slowop, op)
+#include "nytp_slowops.h"
+#undef NYTP_SLOWOP

@@ -111,9 +111,9 @@ void finish_profile(pTHX)
     errno = saved_errno;
 }
 
-OP *pp_fork(pTHX)
+static OP *pp_fork(pTHX_ OPCODE type)
 {
-    OP *op = S.orig[PL_op->op_type](aTHX);
+    OP *op = S.orig[type](aTHX);
     if (!OTHER_INTERP())
         reinit_if_forked(aTHX);
     return op;
@@ -123,18 +123,20 @@ OP *pp_fork(pTHX)
  * would cut its profile short are held until the profile is written
  * (hold.c), as a server's worker that exits from its TERM handler may be
  * sent TERM again a moment later. */
-OP *pp_exit(pTHX)
+static OP *pp_exit(pTHX_ OPCODE type)
 {
     if (OTHER_INTERP())
-        return S.orig[PL_op->op_type](aTHX);
+        return S.orig[type](aTHX);
     if (!S.sample_hz && OPT(O_STMTS) && OPT(O_LEAVE) && !OPT(O_USE_DB_SUB))
         leave_event(aTHX_ NULL, 0);
-    if (PL_op->op_type == OP_EXEC) {
+    if (type == OP_EXEC) {
         finish_profile(aTHX); /* nothing runs after a successful exec */
     } else {
         frames_close_all(aTHX); /* perl leaves every sub */
         if (S.w)
             hold_signals();
     }
-    return S.orig[PL_op->op_type](aTHX);
+    return S.orig[type](aTHX);
 }
+
+NYTP_CONTROL_PP(NYTP_PP_DEFINE)

@@ -235,7 +235,8 @@ struct profiler {
     size_t frames_cap;
     SSize_t frame_ix;            /* the innermost one's index, -1: none */
     int end_closed;              /* the calls open when END began are closed */
-    pp_fn sub_leave_pp;          /* the wrapper of leavesub, if any (frames.c) */
+    pp_fn sub_leave_pp;          /* the wrappers of leavesub and leavesublv, */
+    pp_fn sub_leavelv_pp;        /* if any (frames.c) */
     HV *nodes_hv;                /* "Pkg::name" -> sub_node (an IV) */
     HV *callers_hv;              /* filled when written, see fill_callers_hv */
     node_slot *node_cache;       /* (pkg HEK, name HEK) -> sub_node */
@@ -461,9 +462,37 @@ int disable_profile(pTHX);
 void note_fork(void);
 int reinit_if_forked(pTHX);
 
+/* The op wrappers.  Each is installed in PL_ppaddr[type] as a function of
+ * its own per op type, NYTP_PP(wrapper, type), which hands the wrapper
+ * that type: a wrapper runs S.orig[] of the type it was installed for,
+ * never of PL_op's.  Other code calls PL_ppaddr[type] directly while
+ * PL_op is another op: Future::AsyncAwait's await, a custom op, ends in
+ * PL_ppaddr[OP_RETURN](), and S.orig[OP_CUSTOM] is perl's "unimplemented
+ * op" panic. */
+/* Whether a sub's root op (its leavesub or leavesublv) runs through our
+ * wrapper: a sub compiled before the wrappers were installed (XSLoader,
+ * strict, loaded by the profiler itself) keeps perl's. */
+static inline int ours_sub_leave(const OP *root)
+{
+    return root->op_ppaddr == S.sub_leave_pp || root->op_ppaddr == S.sub_leavelv_pp;
+}
+
+#define NYTP_PP(wrapper, type) wrapper##__##type
+#define NYTP_PP_DECLARE(wrapper, type) OP *NYTP_PP(wrapper, type)(pTHX);
+#define NYTP_PP_DEFINE(wrapper, type) \
+    OP *NYTP_PP(wrapper, type)(pTHX) \
+    { \
+        return wrapper(aTHX_ type); \
+    }
+
 /* stmt.c */
-OP *pp_stmt(pTHX);
-OP *pp_leave(pTHX);
+#define NYTP_STMT_PP(X) X(pp_stmt, OP_NEXTSTATE) X(pp_stmt, OP_DBSTATE)
+#define NYTP_LEAVE_PP(X) \
+    X(pp_leave, OP_LEAVESUB) X(pp_leave, OP_LEAVESUBLV) X(pp_leave, OP_LEAVE) \
+    X(pp_leave, OP_LEAVELOOP) X(pp_leave, OP_LEAVEWRITE) X(pp_leave, OP_LEAVEEVAL) \
+    X(pp_leave, OP_LEAVETRY) X(pp_leave, OP_RETURN) X(pp_leave, OP_UNSTACK)
+NYTP_STMT_PP(NYTP_PP_DECLARE)
+NYTP_LEAVE_PP(NYTP_PP_DECLARE)
 void stmt_event(pTHX_ COP *cop, OP *op, int64_t now);
 void leave_event(pTHX_ OP *op, int64_t now);
 
@@ -471,14 +500,27 @@ void leave_event(pTHX_ OP *op, int64_t now);
 bool absolute_name(char *dst, size_t size, const char *name);
 int enable_profile(pTHX_ const char *file);
 void finish_profile(pTHX);
-OP *pp_exit(pTHX);
-OP *pp_fork(pTHX);
+#define NYTP_CONTROL_PP(X) X(pp_exit, OP_EXIT) X(pp_exit, OP_EXEC) X(pp_fork, OP_FORK)
+NYTP_CONTROL_PP(NYTP_PP_DECLARE)
 
 /* calls.c */
-OP *pp_call(pTHX);
-OP *pp_slowop(pTHX);
-OP *pp_sub_left(pTHX);
-OP *pp_eval_entered(pTHX);
+#define NYTP_CALL_PP(X) X(pp_call, OP_ENTERSUB) X(pp_call, OP_GOTO)
+#define NYTP_SUB_LEFT_PP(X) \
+    X(pp_sub_left, OP_LEAVESUB) X(pp_sub_left, OP_LEAVESUBLV) X(pp_sub_left, OP_RETURN) \
+    X(pp_sub_left, OP_LAST) X(pp_sub_left, OP_NEXT) X(pp_sub_left, OP_REDO)
+#if PERL_VERSION_GE(5, 34, 0)
+#define NYTP_EVAL_PP(X) \
+    X(pp_eval_entered, OP_ENTERTRY) X(pp_eval_entered, OP_ENTEREVAL) \
+    X(pp_eval_entered, OP_ENTERTRYCATCH)
+#else
+#define NYTP_EVAL_PP(X) X(pp_eval_entered, OP_ENTERTRY) X(pp_eval_entered, OP_ENTEREVAL)
+#endif
+NYTP_CALL_PP(NYTP_PP_DECLARE)
+NYTP_SUB_LEFT_PP(NYTP_PP_DECLARE)
+NYTP_EVAL_PP(NYTP_PP_DECLARE)
+#define NYTP_SLOWOP(op) NYTP_PP_DECLARE(pp_slowop, op)
+#include "nytp_slowops.h"
+#undef NYTP_SLOWOP
 
 /* frames.c */
 void frames_grow(pTHX);

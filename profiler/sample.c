@@ -478,19 +478,22 @@ static OP *pp_leavesub_sampled(pTHX)
     return orig_leavesub(aTHX);
 }
 
-static OP *pp_leave_sampled(pTHX)
+static inline OP *pp_leave_sampled(pTHX_ OPCODE type)
 {
     if (FLAG_UP())
         sample_here(aTHX_ OP_max); /* still in the sub */
-    return S.orig[PL_op->op_type](aTHX);
+    return S.orig[type](aTHX);
 }
+#define NYTP_LEAVE_SAMPLED_PP(X) \
+    X(pp_leave_sampled, OP_DBSTATE) X(pp_leave_sampled, OP_LEAVESUBLV) \
+    X(pp_leave_sampled, OP_RETURN) X(pp_leave_sampled, OP_LEAVEWRITE) X(pp_leave_sampled, OP_GOTO)
+NYTP_LEAVE_SAMPLED_PP(static NYTP_PP_DEFINE)
 
 /* A slow op (I/O, regex, sort, ...): a sample due when it ends is its
  * own, shown as Pkg::CORE:name as the tracing profiler shows it.  (Its
  * type is taken before it runs: an op may free itself.) */
-static OP *pp_slowop_sampled(pTHX)
+static OP *pp_slowop_sampled(pTHX_ OPCODE type)
 {
-    OPCODE type = PL_op->op_type;
     if (Z.at_stmt && FLAG_UP())
         sample_here(aTHX_ OP_max); /* due before it began */
     OP *op = S.orig[type](aTHX);
@@ -498,6 +501,10 @@ static OP *pp_slowop_sampled(pTHX)
         sample_here(aTHX_ type);
     return op;
 }
+
+#define NYTP_SLOWOP(op) static NYTP_PP_DEFINE(pp_slowop_sampled, op)
+#include "nytp_slowops.h"
+#undef NYTP_SLOWOP
 
 /* ---- the profiler's interface ------------------------------------------------- */
 
@@ -529,7 +536,7 @@ void sampler_init(pTHX)
     Z.installed = 1;
     Z.period_ns = 1000000000L / (long)S.sample_hz;
     if (OPT(O_SLOWOPS)) {
-#define NYTP_SLOWOP(op) PL_ppaddr[op] = pp_slowop_sampled;
+#define NYTP_SLOWOP(op) PL_ppaddr[op] = NYTP_PP(pp_slowop_sampled, op);
 #include "nytp_slowops.h"
 #undef NYTP_SLOWOP
     }
@@ -541,12 +548,10 @@ void sampler_init(pTHX)
         orig_leavesub = S.orig[OP_LEAVESUB];
         PL_ppaddr[OP_NEXTSTATE] = pp_nextstate_sampled;
         PL_ppaddr[OP_ENTERSUB] = pp_entersub_sampled;
-        PL_ppaddr[OP_DBSTATE] = pp_leave_sampled;
         PL_ppaddr[OP_LEAVESUB] = pp_leavesub_sampled;
-        PL_ppaddr[OP_LEAVESUBLV] = pp_leave_sampled;
-        PL_ppaddr[OP_RETURN] = pp_leave_sampled;
-        PL_ppaddr[OP_LEAVEWRITE] = pp_leave_sampled;
-        PL_ppaddr[OP_GOTO] = pp_leave_sampled;
+#define NYTP_INSTALL(wrapper, type) PL_ppaddr[type] = NYTP_PP(wrapper, type);
+        NYTP_LEAVE_SAMPLED_PP(NYTP_INSTALL)
+#undef NYTP_INSTALL
     } else {
         PL_runops = sample_runops;
     }

@@ -231,10 +231,10 @@ static inline __attribute__((always_inline)) int stmt_common(pTHX_ int64_t now)
 /* The wrappers leave errno as the program left it: stmt_common and the
  * inline writers do not touch it, and what else they call keeps it
  * (stmt_event, leave_event, frame_done). */
-OP *pp_stmt(pTHX)
+static inline __attribute__((always_inline)) OP *pp_stmt(pTHX_ OPCODE type)
 {
     S.fresh = 0;
-    OP *op = S.orig[PL_op->op_type](aTHX);
+    OP *op = S.orig[type](aTHX);
     int64_t now = FRESH_TIME();
     if (!stmt_common(aTHX_ now))
         stmt_event(aTHX_ NULL, op, now);
@@ -246,10 +246,10 @@ OP *pp_stmt(pTHX)
     return op;
 }
 
-OP *pp_leave(pTHX)
+static inline __attribute__((always_inline)) OP *pp_leave(pTHX_ OPCODE type)
 {
     S.fresh = 0;
-    OP *op = S.orig[PL_op->op_type](aTHX);
+    OP *op = S.orig[type](aTHX);
     if (!OTHER_INTERP())
         frames_check(aTHX); /* the end of a call: its reading is the statement's */
     int64_t now = FRESH_TIME();
@@ -259,3 +259,6 @@ OP *pp_leave(pTHX)
         leave_event(aTHX_ op, now);
     return op;
 }
+
+NYTP_STMT_PP(NYTP_PP_DEFINE)
+NYTP_LEAVE_PP(NYTP_PP_DEFINE)

@@ -1,0 +1,83 @@
+#!/usr/bin/perl
+# Devel::NYTP under modules whose custom ops call perl's own ops through
+# PL_ppaddr[] while PL_op is theirs: Future::AsyncAwait's await leaves a
+# suspended async sub by PL_ppaddr[OP_RETURN]() (tests/programs/async.pl;
+# Devel::NYTProf 6 aborts there, and Devel::NYTP died with "panic:
+# unimplemented op custom" until each wrapper knew the op type it was
+# installed for), and Syntax::Keyword::Try's try/catch/finally
+# (tests/programs/try-catch.pl).  Under every option set the program must
+# end normally, print what it prints unprofiled, and leave a complete
+# profile that both readers load, with the call counts the program
+# counted itself (an async sub: its calls and its resumptions).
+use strict;
+use warnings;
+use Test::More;
+use FindBin;
+use lib "$FindBin::Bin/lib";
+use NytpTest;
+
+my $nytp = nytp();
+my $inc = repo() . '/build/perl';
+my $oracle_data = repo() . '/tests/oracle-data.pl';
+my $dir = scratch_dir();
+delete $ENV{NYTPROF};
+
+# The counts a program prints as lines of NAME=N words.
+sub printed_counts {
+    my ($out) = @_;
+    my @lines = grep { /^\w+=\d+(?: \w+=\d+)*$/ } split /\n/, $out // '';
+    return map { +{ map { split /=/ } split / / } } @lines;
+}
+
+# The call count of every main:: sub in a profile (nytp dump --data).
+sub profile_counts {
+    my ($data) = @_;
+    return { map { /^sub_subinfo\tmain::(\w+)\t\[ \S+ calls (\d+) times/ ? ($1, $2) : () }
+            split /\n/, $data // '' };
+}
+
+for my $case (['async.pl', 'Future::AsyncAwait'], ['try-catch.pl', 'Syntax::Keyword::Try']) {
+    my ($name, $module) = @$case;
+    my $prog = repo() . "/tests/programs/$name";
+    my ($st, $want, $err) = run_cmd([$^X, $prog]);
+    is $st, 0, "$name runs unprofiled ($module is installed: make deps)" or diag $err;
+    my ($calls, $resumed) = printed_counts($want);
+    ok $calls && %$calls, "$name: the program's own call counts";
+    my %expect = %{ $calls // {} };
+    $expect{$_} += $resumed->{$_} for keys %{ $resumed // {} };
+
+    for my $opts ('', 'stmts=0', 'leave=0', 'use_db_sub=1', 'calls=2', 'blocks=1', 'compress=0',
+        'subs=0', 'sample=1000') {
+        my $label = "$name, " . ($opts || 'default options');
+        my $file = "$dir/custom.out";
+        unlink $file, glob("$file.*");
+        local $ENV{NYTPROF} = join ':', grep { length } $opts, "file=$file";
+        my ($pst, $out, $perr) = run_cmd([$^X, "-I$inc", '-d:NYTP', $prog]);
+        is $pst, 0, "$label: the profiled program ends normally" or diag $perr;
+        is $out, $want, "$label: it prints what it prints unprofiled";
+        my ($dst, $data, $derr) = run_cmd([$nytp, 'dump', '--data', '--strict', $file]);
+        is $dst, 0, "$label: nytp dump --data --strict reads the whole profile" or diag $derr;
+        my ($ost, undef, $oerr) = run_cmd([$^X, $oracle_data, $file]);
+        is $ost, 0, "$label: Devel::NYTProf::Data loads it" or diag $oerr;
+        next if $opts eq 'subs=0' || $opts eq 'sample=1000'; # no counts to hold
+        my $got = profile_counts($data);
+        is_deeply { map { $_ => $got->{$_} } keys %expect }, \%expect,
+            "$label: every sub's call count is the program's own";
+    }
+}
+
+# try/catch: Devel::NYTProf profiles it too, with the same counts.
+{
+    my $file = "$dir/try.nytprof.out";
+    local $ENV{NYTPROF} = "file=$file";
+    my ($st, undef, $err) = run_cmd([$^X, '-d:NYTProf', repo() . '/tests/programs/try-catch.pl']);
+    is $st, 0, 'try-catch.pl under Devel::NYTProf' or diag $err;
+    my ($dst, $theirs) = run_cmd([$nytp, 'dump', '--data', $file]);
+    local $ENV{NYTPROF} = "file=$dir/try.nytp.out";
+    run_cmd([$^X, "-I$inc", '-d:NYTP', repo() . '/tests/programs/try-catch.pl']);
+    my (undef, $ours) = run_cmd([$nytp, 'dump', '--data', "$dir/try.nytp.out"]);
+    is_deeply profile_counts($ours), profile_counts($theirs),
+        'try-catch.pl: the call counts of Devel::NYTProf';
+}
+
+done_testing;
