@@ -67,7 +67,8 @@ DEB_PACKAGES := build-essential pkg-config libperl-dev zlib1g-dev libbsd-dev val
 	libcmocka-dev clang libclang-rt-dev libdevel-nytprof-perl libdevel-dprof-perl perltidy \
 	libjson-pp-perl man-db time libisal-dev golang-go nodejs graphviz \
 	libmoose-perl libdbd-sqlite3-perl starman wrk libplack-perl perl-doc libcoro-perl \
-	libfuture-asyncawait-perl libsyntax-keyword-try-perl
+	libfuture-asyncawait-perl libsyntax-keyword-try-perl libscope-upper-perl libreturn-multilevel-perl \
+	libobject-pad-perl
 
 .PHONY: asan-nytp all test unit unit-asan unit-tsan unit-tsan-cmds integration run deps deps-deb deps-npm deps-check install bench \
 	fuzz fuzz-smoke fuzz-dprof clean

@@ -1,14 +1,18 @@
 #!/usr/bin/perl
 # Devel::NYTP under modules whose custom ops call perl's own ops through
-# PL_ppaddr[] while PL_op is theirs: Future::AsyncAwait's await leaves a
-# suspended async sub by PL_ppaddr[OP_RETURN]() (tests/programs/async.pl;
-# Devel::NYTProf 6 aborts there, and Devel::NYTP died with "panic:
-# unimplemented op custom" until each wrapper knew the op type it was
-# installed for), and Syntax::Keyword::Try's try/catch/finally
-# (tests/programs/try-catch.pl).  Under every option set the program must
-# end normally, print what it prints unprofiled, and leave a complete
-# profile that both readers load, with the call counts the program
-# counted itself (an async sub: its calls and its resumptions).
+# PL_ppaddr[] while PL_op is theirs, or that move perl's contexts about:
+# Future::AsyncAwait's await leaves a suspended async sub by
+# PL_ppaddr[OP_RETURN]() (tests/programs/async.pl; Devel::NYTProf 6
+# aborts there, and Devel::NYTP died with "panic: unimplemented op
+# custom" until each wrapper knew the op type it was installed for);
+# Syntax::Keyword::Try's try/catch/finally (tests/programs/try-catch.pl);
+# Scope::Upper's unwind and uplevel, Return::MultiLevel, perl's defer
+# and Object::Pad's methods (tests/programs/scopes.pl).  Under every
+# option set the program must end normally, print what it prints
+# unprofiled, and leave a complete profile that both readers load, with
+# the call counts the program counted itself (an async sub: its calls
+# and its resumptions), or for scopes.pl Devel::NYTProf's (uplevel
+# enters the sub it runs in a second time, for both profilers).
 use strict;
 use warnings;
 use Test::More;
@@ -29,22 +33,40 @@ sub printed_counts {
     return map { +{ map { split /=/ } split / / } } @lines;
 }
 
-# The call count of every main:: sub in a profile (nytp dump --data).
+# The call count of every sub of main and Counter in a profile (nytp
+# dump --data), by name without the package.
 sub profile_counts {
     my ($data) = @_;
-    return { map { /^sub_subinfo\tmain::(\w+)\t\[ \S+ calls (\d+) times/ ? ($1, $2) : () }
+    return { map { /^sub_subinfo\t(?:main|Counter)::(\w+)\t\[ \S+ calls (\d+) times/ ? ($1, $2) : () }
             split /\n/, $data // '' };
 }
 
-for my $case (['async.pl', 'Future::AsyncAwait'], ['try-catch.pl', 'Syntax::Keyword::Try']) {
-    my ($name, $module) = @$case;
+# The call counts of Devel::NYTProf's profile of a program.
+sub oracle_counts {
+    my ($prog) = @_;
+    my $file = "$dir/oracle.out";
+    local $ENV{NYTPROF} = "file=$file";
+    my ($st, undef, $err) = run_cmd([$^X, '-d:NYTProf', $prog]);
+    is $st, 0, "$prog under Devel::NYTProf" or diag $err;
+    my (undef, $data) = run_cmd([$nytp, 'dump', '--data', $file]);
+    return profile_counts($data);
+}
+
+for my $case (['async.pl', 'Future::AsyncAwait'], ['try-catch.pl', 'Syntax::Keyword::Try'],
+    ['scopes.pl', 'Scope::Upper, Return::MultiLevel, Object::Pad']) {
+    my ($name, $modules) = @$case;
     my $prog = repo() . "/tests/programs/$name";
     my ($st, $want, $err) = run_cmd([$^X, $prog]);
-    is $st, 0, "$name runs unprofiled ($module is installed: make deps)" or diag $err;
+    is $st, 0, "$name runs unprofiled ($modules: make deps)" or diag $err;
     my ($calls, $resumed) = printed_counts($want);
     ok $calls && %$calls, "$name: the program's own call counts";
     my %expect = %{ $calls // {} };
     $expect{$_} += $resumed->{$_} for keys %{ $resumed // {} };
+    if ($name eq 'scopes.pl') {
+        my $theirs = oracle_counts($prog);
+        %expect = map { $_ => $theirs->{$_} } grep { exists $theirs->{$_} } keys %expect;
+        ok keys %expect >= 8, 'scopes.pl: Devel::NYTProf counted the subs';
+    }
 
     for my $opts ('', 'stmts=0', 'leave=0', 'use_db_sub=1', 'calls=2', 'blocks=1', 'compress=0',
         'subs=0', 'sample=1000') {
