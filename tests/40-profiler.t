@@ -103,7 +103,7 @@ sub compare_program {
 
 my @programs = qw(closures deep deep10k evals-loop modules xsubs-slowops control dies
     posix-exit execs fork misc threads line-directives libraries unwinding renames caches
-    leaving dies-in-xsub exits try-catch);
+    leaving dies-in-xsub exits try-catch inside-builtins);
 my %files;
 for my $prog (@programs) {
     my ($file, $ofile) = compare_program($prog);
@@ -173,6 +173,12 @@ compare_program('caches', $_) for 'stmts=0', 'calls=2', 'findcaller=1';
 # statement wrappers (pp_sub_left)
 for my $prog (qw(leaving dies-in-xsub exits)) {
     compare_program($prog, $_) for 'stmts=0', 'leave=0', 'use_db_sub=1';
+}
+# perl code run from inside builtins (and try/catch's custom ops), with
+# the slow ops named without their package and unprofiled, and with the
+# ends of calls seen without the statement wrappers
+for my $prog (qw(inside-builtins try-catch)) {
+    compare_program($prog, $_) for 'slowops=1', 'slowops=0', 'stmts=0', 'leave=0', 'use_db_sub=1';
 }
 compare_program('control', 'start=no');
 compare_program('fork', 'forkdepth=0');
