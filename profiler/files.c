@@ -88,6 +88,48 @@ void emit_fid(const fid_info *f)
                        str_n(name, len, false));
 }
 
+/* Every file id known, into a new file's header (a later segment, a
+ * forked child's file), each after the file its string eval ran in, as
+ * they were first written: an eval's id can be lower than its file's (a
+ * file first named by an eval's name gets its id while the eval's is
+ * being made), and a reader takes an eval whose file it has not seen
+ * yet for a file. */
+void emit_all_fids(void)
+{
+    unsigned n = S.nfids;
+    unsigned *entry = calloc((size_t)n + 1, sizeof *entry); /* id -> index */
+    unsigned *chain = calloc((size_t)n + 1, sizeof *chain);
+    unsigned char *done = calloc((size_t)n + 1, 1);
+    if (!entry || !chain || !done) { /* no memory: in the order of the ids */
+        for (unsigned ix = 1; ix <= S.nentries; ix++)
+            if (!(S.fids[ix].flags & NYTP_FIDF_IS_ALIAS))
+                emit_fid(&S.fids[ix]);
+        goto out;
+    }
+    for (unsigned ix = 1; ix <= S.nentries; ix++) {
+        const fid_info *f = &S.fids[ix];
+        if (!(f->flags & NYTP_FIDF_IS_ALIAS) && f->id <= n && !entry[f->id])
+            entry[f->id] = ix;
+    }
+    for (unsigned id = 1; id <= n; id++) {
+        /* the ids not written yet from this one up through its evals'
+         * files, then written from the top down (no recursion: evals in
+         * evals can nest thousands deep) */
+        unsigned depth = 0;
+        for (unsigned at = id; at && at <= n && entry[at] && !done[at];
+             at = S.fids[entry[at]].eval_fid) {
+            done[at] = 1;
+            chain[depth++] = at;
+        }
+        while (depth)
+            emit_fid(&S.fids[entry[chain[--depth]]]);
+    }
+out:
+    free(entry);
+    free(chain);
+    free(done);
+}
+
 /* The id of a file, or 0 if it has none and create_via is 0.  A new id is
  * written to the profile at once (after that of the file a string eval ran
  * in, which a new eval's name leads to). */
@@ -179,12 +221,15 @@ unsigned file_id(pTHX_ const char *name, STRLEN len, unsigned create_via)
         if (!getcwd(cwd, sizeof cwd)) {
             note("Devel::NYTP: getcwd: %s\n", strerror(errno));
         } else {
-            const char *rel = name;
+            /* f->key, not name: a file first named inside a string
+             * eval's name ("(eval 3)[lib/Foo.pm:12]") is not a string of
+             * its own */
+            const char *rel = f->key;
             const char *sep = "/";
             if (strcmp(cwd, "/") == 0)
                 sep = "";
-            else if (strncmp(name, "./", 2) == 0)
-                rel = name + 2;
+            else if (strncmp(rel, "./", 2) == 0)
+                rel += 2;
             size_t n = strlen(cwd) + strlen(sep) + strlen(rel) + 1;
             f->abs = malloc(n);
             if (f->abs)

@@ -401,6 +401,7 @@ static inline file_slot *file_slot_of(const char *file)
 void file_cache_put(file_slot *slot, const char *file, unsigned fid, const char *name);
 unsigned file_cached_id(pTHX_ const char *file, unsigned create_via);
 void emit_fid(const fid_info *f);
+void emit_all_fids(void);
 
 /* subs.c */
 sub_node *node_named(pTHX_ const char *pkg, STRLEN pkg_len, const char *sub, STRLEN sub_len);

@@ -268,9 +268,7 @@ static void write_header(pTHX)
     if (OPT(O_COMPRESS))
         nytp_write_start_deflate(S.w, (int)OPT(O_COMPRESS));
     nytp_write_pid_start(S.w, (uint32_t)getpid(), (uint32_t)getppid(), wall_time());
-    for (unsigned ix = 1; ix <= S.nentries; ix++) /* known before a fork */
-        if (!(S.fids[ix].flags & NYTP_FIDF_IS_ALIAS))
-            emit_fid(&S.fids[ix]);
+    emit_all_fids(); /* known before a fork or a new segment */
     nytp_out_flush(nytp_writer_out(S.w));
 }
 

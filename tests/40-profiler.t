@@ -397,6 +397,42 @@ EOF
         or diag "readings: " . ($reads // 'none');
 }
 
+# A file first named inside a string eval's name (profiling starts in the
+# eval, the program run by a relative name): its NEW_FID has the file's
+# own name (not "eval-first.pl:9]", read past the name's end) and comes
+# before the eval's in every file, the child's and later segments' too,
+# which repeat every id in their headers (Devel::NYTProf's child writes
+# the eval first; its reader then warns of an unknown invoking fid).
+for my $opts ('start=no', 'start=no:rotate=0.05') {
+    my $file = "$dir/eval-first.out";
+    unlink $file, glob("$file.*");
+    local $ENV{NYTPROF} = "$opts:file=$file";
+    local $ENV{EVAL_FIRST_SECONDS} = $opts =~ /rotate/ ? 0.2 : 0;
+    my ($st, $out, $err) = run_cmd([$^X, "-I$inc", '-d:NYTP', 'eval-first.pl'], cwd => $progs);
+    is $out, "v=2\n", "eval first ($opts): the program ran" or diag $err;
+    delete local $ENV{NYTPROF}; # Devel::NYTProf::Data's own module reads it
+    my @files = ($file, glob("$file.*"));
+    ok @files >= ($opts =~ /rotate/ ? 4 : 2), "eval first ($opts): the child's file, and segments: @files";
+    for my $f (@files) {
+        (my $short = $f) =~ s{.*/}{};
+        my (undef, $chunks) = run_cmd([$nytp, 'dump', '--tags=NEW_FID', $f]);
+        my (%seen, @bad, $named);
+        for (split /\n/, $chunks // '') {
+            my ($id, $parent, $name) = (split /\t/)[1, 2, 7];
+            push @bad, "$id before its file $parent" if $parent && !$seen{$parent};
+            $seen{$id} = 1;
+            $named = 1 if $name eq "$progs/eval-first.pl";
+            push @bad, "name '$name'" if $name =~ /eval-first\.pl:/ && $name !~ /^\(eval/;
+        }
+        ok $named && !@bad, "eval first ($opts), $short: the file by its name, before its evals"
+            or diag join "\n", @bad, $chunks;
+        my ($dst, undef, $derr) = run_cmd([$nytp, 'dump', '--data', $f]);
+        is $derr, '', "eval first ($opts), $short: nytp reads it without a warning";
+        my ($ost, undef, $oerr) = run_cmd([$^X, $oracle_data, $f]);
+        is $oerr, '', "eval first ($opts), $short: so does Devel::NYTProf::Data";
+    }
+}
+
 # Bad options and paths: errors before the program runs.
 {
     my $marker = "$dir/ran";
