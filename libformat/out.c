@@ -287,6 +287,69 @@ int nytp_out_open_file(nytp_out **op, const char *path, unsigned flags, nytp_err
 
 const char *nytp_out_temp_path(const nytp_out *o) { return o->tmp_path; }
 
+/* fd, moved to NYTP_OUT_GUARD_FD_MIN or above (close-on-exec) where that
+ * is possible; else fd itself. */
+static int move_high(int fd)
+{
+    int high = fcntl(fd, F_DUPFD_CLOEXEC, NYTP_OUT_GUARD_FD_MIN);
+    if (high < 0)
+        return fd;
+    close(fd);
+    return high;
+}
+
+int nytp_out_guard_fd(nytp_out *o, const char *path, nytp_error *err)
+{
+    struct stat sb;
+    if (o->fd < 0 || fstat(o->fd, &sb) < 0 || !S_ISREG(sb.st_mode))
+        return NYTP_OK;
+    char *copy = strdup(path);
+    if (!copy)
+        return nytp_error_set(err, NYTP_E_NOMEM, "out of memory");
+    free(o->guard_path);
+    o->guard_path = copy;
+    o->guard_dev = sb.st_dev;
+    o->guard_ino = sb.st_ino;
+    off_t at = lseek(o->fd, 0, SEEK_CUR);
+    o->sunk = at > 0 ? (uint64_t)at : 0;
+    if (o->close_fd && o->fd < NYTP_OUT_GUARD_FD_MIN)
+        o->fd = move_high(o->fd);
+    return NYTP_OK;
+}
+
+/* A guarded descriptor that is no longer the guarded file. */
+static bool guard_lost(const nytp_out *o)
+{
+    struct stat sb;
+    return o->lost
+           || (o->guard_path
+               && (fstat(o->fd, &sb) < 0 || sb.st_dev != o->guard_dev
+                   || sb.st_ino != o->guard_ino));
+}
+
+/* The guarded descriptor was closed by someone else (and perhaps its
+ * number reused): go on in the file under its path, if it is still the
+ * same file, at the offset written so far; the old number is left alone.
+ * Runs where the sink runs. */
+static int guard_reopen(nytp_out *o, nytp_error *err)
+{
+    int fd = open(o->guard_path, O_WRONLY | O_CLOEXEC);
+    struct stat sb;
+    if (fd >= 0 && fstat(fd, &sb) == 0 && sb.st_dev == o->guard_dev && sb.st_ino == o->guard_ino
+        && lseek(fd, (off_t)o->sunk, SEEK_SET) == (off_t)o->sunk) {
+        o->fd = move_high(fd);
+        o->close_fd = true;
+        return NYTP_OK;
+    }
+    if (fd >= 0)
+        close(fd);
+    o->lost = true; /* nothing more is written, nor closed */
+    return nytp_error_set(err, NYTP_E_IO,
+                          "its file descriptor was closed by the program, and %s is not the "
+                          "file it was any more",
+                          o->guard_path);
+}
+
 /* Hand len bytes at p to the destination (file or memory); a failure is
  * set in *err.  Runs on the deflater's writer thread when there is one,
  * so it touches only the destination, never o->err. */
@@ -294,6 +357,8 @@ static int sink_to(nytp_out *o, const uint8_t *p, size_t len, nytp_error *err)
 {
     if (len == 0)
         return NYTP_OK;
+    if (o->lost)
+        return nytp_error_set(err, NYTP_E_IO, "its file descriptor was lost");
     if (o->fd < 0) {
         if (o->mem_len + len > o->mem_cap) {
             size_t ncap = o->mem_cap ? o->mem_cap * 2 : BUF_SIZE;
@@ -309,6 +374,8 @@ static int sink_to(nytp_out *o, const uint8_t *p, size_t len, nytp_error *err)
         o->mem_len += len;
         return NYTP_OK;
     }
+    if (guard_lost(o) && guard_reopen(o, err) < 0)
+        return err->status;
     while (len) {
         ssize_t n = write(o->fd, p, len);
         if (n < 0) {
@@ -318,6 +385,7 @@ static int sink_to(nytp_out *o, const uint8_t *p, size_t len, nytp_error *err)
         }
         p += n;
         len -= (size_t)n;
+        o->sunk += (uint64_t)n;
     }
     return NYTP_OK;
 }
@@ -530,6 +598,7 @@ static void release(nytp_out *o)
     free(o->mem);
     free(o->path);
     free(o->tmp_path);
+    free(o->guard_path);
     free(o);
 }
 
@@ -539,7 +608,7 @@ int nytp_out_close(nytp_out *o, nytp_error *err)
         finish_deflate(o);
     else if (!o->err.status)
         drain(o);
-    if (o->fd >= 0 && o->close_fd) {
+    if (o->fd >= 0 && o->close_fd && !guard_lost(o)) {
         if (close(o->fd) < 0)
             fail(o, NYTP_E_IO, "close failed: %s", strerror(errno));
         o->fd = -1;
@@ -561,7 +630,7 @@ void nytp_out_abort(nytp_out *o)
 {
     if (!o)
         return;
-    if (o->fd >= 0 && o->close_fd)
+    if (o->fd >= 0 && o->close_fd && !guard_lost(o))
         close(o->fd);
     if (o->tmp_path)
         unlink(o->tmp_path);

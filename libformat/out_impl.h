@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "deflater.h"
 #include "nytp/error.h"
@@ -22,6 +23,11 @@ struct nytp_out {
 
     int fd;                 /* -1: memory out */
     bool close_fd;
+    char *guard_path;       /* nytp_out_guard_fd: the file fd must still be */
+    dev_t guard_dev;
+    ino_t guard_ino;
+    uint64_t sunk;          /* fd's offset: where to go on after a reopen */
+    bool lost;              /* fd was closed by another, the file gone */
     char *path, *tmp_path;  /* atomic files: target and temporary name */
 
     uint8_t *mem;           /* memory out: the file's bytes */

@@ -528,6 +528,15 @@ before the new program starts; C<POSIX::_exit> finishes it before the
 process ends.  A signal that kills the process leaves a truncated profile
 (readers keep what came before the cut) unless C<sigexit> names it.
 
+A daemon that closes every file descriptor it did not open (as
+L<Proc::Daemon> does) closes the profile's too, and the files it opens
+next may get its number.  The profile's descriptor is kept at 100 or
+above, and before each write Devel::NYTP checks that it is still the
+profile's file: if not, it opens the file again by its name and goes on
+where it was, and never writes to the program's file; if the file is gone
+or another, the profile stops there with a message.  (Devel::NYTProf
+writes its data into whatever file got the number.)
+
 A program that handles a signal itself and exits from its handler (as
 servers do with TERM: Starman's and every Net::Server worker's handler
 calls C<exit>) ends normally, and its profile is finished by the last END

@@ -334,6 +334,11 @@ int open_output(pTHX_ int croak_on_error)
     nytp_out *o = NULL;
     nytp_error err;
     bool ok = nytp_out_open_fd(&o, fd, true, &err) == NYTP_OK;
+    /* a daemon closes every descriptor it did not open and opens its own
+     * files, which may get this one's number: the writes check first
+     * that it is still this file (a later segment's: once renamed) */
+    if (ok)
+        ok = nytp_out_guard_fd(o, name, &err) == NYTP_OK;
     /* sampling writes little, mostly as a file closes: no writer thread,
      * whose existence alone makes every malloc of the program dearer
      * (see timer.c) */

@@ -433,6 +433,31 @@ for my $opts ('start=no', 'start=no:rotate=0.05') {
     }
 }
 
+# A daemon closes every descriptor it did not open, then opens its own
+# files, one of which gets the number the profile's file had: not one
+# byte of the profile goes into the program's files, and the profile goes
+# on in its own file, whole (before, the profile's chunks went into the
+# program's file, as Devel::NYTProf's do).
+for my $opts ('', 'compress=0', 'sample=1000') {
+    my $own = "$dir/daemon-files";
+    system 'rm', '-rf', $own;
+    mkdir $own or die "$own: $!";
+    my $file = "$dir/daemon.out";
+    unlink $file;
+    local $ENV{NYTPROF} = join ':', grep { length } $opts, "file=$file";
+    my ($st, $out, $err) = run_cmd([$^X, "-I$inc", '-d:NYTP', "$progs/daemon.pl", $own]);
+    my $label = 'daemon' . ($opts ? " ($opts)" : '');
+    is "$st $out", "0 done\n", "$label: the program ran" or diag $err;
+    my $want = join '', map { "round $_\n" } 1 .. 100;
+    my @bad = grep { (slurp_file("$own/own$_.txt") // '') ne $want } 1 .. 150;
+    is "@bad", '', "$label: the program's 150 files hold only what it wrote";
+    delete local $ENV{NYTPROF};
+    my ($dst, $data, $derr) = run_cmd([$nytp, 'dump', '--data', '--strict', $file]);
+    is $dst, 0, "$label: the profile is whole" or diag $derr;
+    next if $opts =~ /sample/;
+    like $data, qr/^sub_subinfo\tmain::work\t\[ \S+ calls 101 times/m, "$label: every call of work in it";
+}
+
 # Bad options and paths: errors before the program runs.
 {
     my $marker = "$dir/ran";

@@ -764,6 +764,90 @@ static void reserve_keeps_errno(void **state)
     nytp_out_abort(o);
 }
 
+/* The descriptors of this process that are open on path (its link in
+ * /proc/self/fd names it): at most 4, into fds; their number. */
+static int fds_on(const char *path, int *fds)
+{
+    int n = 0;
+    for (int fd = 3; fd < 1024 && n < 4; fd++) {
+        char link[64], target[4096];
+        snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+        ssize_t len = readlink(link, target, sizeof target - 1);
+        if (len < 0)
+            continue;
+        target[len] = 0;
+        if (strcmp(target, path) == 0)
+            fds[n++] = fd;
+    }
+    return n;
+}
+
+/* A guarded output whose descriptor the program closes and whose number a
+ * file of the program's then gets (dup2, as a daemon closing every
+ * descriptor and opening its own files would): the program's file is
+ * never written, the output goes on in its own file under its path, at
+ * the same offset, and closing it leaves the program's descriptor open.
+ * When the path is no longer that file, the output fails naming it. */
+static void guard_survives_a_closed_descriptor(void **state)
+{
+    (void)state;
+    for (int gone = 0; gone <= 1; gone++) {
+        const char *out = tmp("guarded.out");
+        const char *victim = tmp("program.txt");
+        write_file(victim, "the program's\n", 0644);
+        int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        assert_true(fd >= 0);
+        nytp_out *o;
+        nytp_error e = {0};
+        assert_int_equal(nytp_out_open_fd(&o, fd, true, &e), NYTP_OK);
+        assert_int_equal(nytp_out_guard_fd(o, out, &e), NYTP_OK);
+        int fds[4];
+        assert_int_equal(fds_on(out, fds), 1);
+        assert_true(fds[0] >= NYTP_OUT_GUARD_FD_MIN); /* moved up */
+        nytp_out_printf(o, "first half\n");
+        assert_int_equal(nytp_out_flush(o), NYTP_OK);
+
+        int theirs = open(victim, O_WRONLY | O_APPEND);
+        assert_true(theirs >= 0);
+        assert_int_equal(dup2(theirs, fds[0]), fds[0]); /* our number, their file */
+        close(theirs);
+        if (gone)
+            unlink(out);
+        nytp_out_printf(o, "second half\n");
+        nytp_out_flush(o);
+        int st = nytp_out_close(o, &e);
+        assert_file(victim, "the program's\n");
+        /* the program's descriptor is still open: write through it */
+        assert_int_equal(write(fds[0], "more\n", 5), 5);
+        close(fds[0]);
+        assert_file(victim, "the program's\nmore\n");
+        if (!gone) {
+            assert_int_equal(st, NYTP_OK);
+            assert_file(out, "first half\nsecond half\n");
+            unlink(out);
+        } else {
+            assert_int_equal(st, NYTP_E_IO);
+            assert_non_null(strstr(e.msg, out));
+        }
+        unlink(victim);
+    }
+}
+
+/* A descriptor that is not a regular file is not guarded (nor moved). */
+static void guard_leaves_devices_alone(void **state)
+{
+    (void)state;
+    int fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+    assert_true(fd >= 0);
+    nytp_out *o;
+    nytp_error e = {0};
+    assert_int_equal(nytp_out_open_fd(&o, fd, true, &e), NYTP_OK);
+    assert_int_equal(nytp_out_guard_fd(o, "/dev/null", &e), NYTP_OK);
+    nytp_out_printf(o, "x\n");
+    assert_int_equal(nytp_out_close(o, &e), NYTP_OK);
+    assert_int_equal(fcntl(fd, F_GETFD), -1); /* closed, by its own number */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -783,6 +867,8 @@ int main(void)
         cmocka_unit_test(unwritable_output),
         cmocka_unit_test(write_error_is_sticky),
         cmocka_unit_test(reserve_keeps_errno),
+        cmocka_unit_test(guard_survives_a_closed_descriptor),
+        cmocka_unit_test(guard_leaves_devices_alone),
     };
     return cmocka_run_group_tests_name("io", tests, setup, teardown);
 }

@@ -105,6 +105,19 @@ const char *nytp_out_temp_path(const nytp_out *out);
  * err set (a loop of links, out of memory). */
 char *nytp_path_follow_links(const char *path, bool *magic, nytp_error *err);
 int nytp_out_open_fd(nytp_out **out, int fd, bool close_fd, nytp_error *err);
+/* For an output whose descriptor lives in a process that may close
+ * descriptors it did not open (a daemon closing them all) and then open
+ * files that get the same number: before each write, check that the
+ * descriptor is still the regular file path was when guarded (its device
+ * and inode).  If it is not, the descriptor is never written again: path
+ * is opened anew and, if it is still that file, writing goes on there at
+ * the same offset; else the output fails (NYTP_E_IO, naming path), and
+ * the descriptor is not closed either, being another's now.  The
+ * descriptor is also moved above the numbers a program reuses first
+ * (NYTP_OUT_GUARD_FD_MIN and up, where the limit allows).  Does nothing
+ * for a descriptor that is not a regular file (a device, a FIFO). */
+#define NYTP_OUT_GUARD_FD_MIN 100
+int nytp_out_guard_fd(nytp_out *out, const char *path, nytp_error *err);
 /* Collect everything in memory; see nytp_out_mem_data. */
 int nytp_out_open_mem(nytp_out **out, nytp_error *err);
 
