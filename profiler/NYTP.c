@@ -286,10 +286,13 @@ hooked:
         enable_profile(aTHX_ NULL);
     else
         av_push(PL_initav, SvREFCNT_inc(S.cv_init));
-    if (PL_minus_c)
-        av_push(PL_checkav, SvREFCNT_inc(S.cv_check));
-    else
+    /* perl -c runs no END block: the profile ends with the CHECK phase.
+     * A module can ask for that later, while the program compiles
+     * (O.pm's B::minus_c: perl -MO=Deparse): DB::_CHECK is queued in
+     * any case and does nothing unless -c is on by then. */
+    if (!PL_minus_c)
         av_push(PL_endav, SvREFCNT_inc(S.cv_end));
+    av_push(PL_checkav, SvREFCNT_inc(S.cv_check));
     S.last_t = clock_ticks();
     return 1;
 }
@@ -385,6 +388,8 @@ XS_INTERNAL(XS_DB__END)
     dXSI32;
     PERL_UNUSED_VAR(items);
     SV *fin = S.cv_finish; /* ours, whatever DB::finish_profile is now */
+    if (ix == 1 && !PL_minus_c)
+        XSRETURN_EMPTY; /* the program will run: END finishes the profile */
     if (ix == 0 && S.w)
         hold_signals(); /* the END phase: the process is ending */
     if (!PL_checkav)

@@ -433,6 +433,23 @@ for my $opts ('start=no', 'start=no:rotate=0.05') {
     }
 }
 
+# perl -MO=Deparse: O.pm turns -c on while the program compiles, so no
+# END block runs; the profile ends with the CHECK phase, as under perl -c
+# (before, it was left without its end, as Devel::NYTProf's is).
+for my $c ('-MO=Deparse', '-c') {
+    my $file = "$dir/deparse.out";
+    unlink $file;
+    local $ENV{NYTPROF} = "file=$file";
+    my ($st, $out, $err) = run_cmd([$^X, "-I$inc", '-d:NYTP', $c, '-e', 'sub f { 1 } print f()']);
+    is $st, 0, "perl $c: ends normally" or diag $err;
+    like $out, qr/print f\(\);/, "perl $c: Deparse's output" if $c =~ /Deparse/;
+    delete local $ENV{NYTPROF};
+    my ($dst, $data, $derr) = run_cmd([$nytp, 'dump', '--data', '--strict', $file]);
+    is $dst, 0, "perl $c: the profile is whole" or diag $derr;
+    like $data, qr/^sub_subinfo\tmain::f\t\[ 1:1-1 calls 0 times/m, "perl $c: the sub compiled, never called"
+        if $c =~ /Deparse/; # (with -c no statement runs: -e has no file id, nor its subs)
+}
+
 # A daemon closes every descriptor it did not open, then opens its own
 # files, one of which gets the number the profile's file had: not one
 # byte of the profile goes into the program's files, and the profile goes
