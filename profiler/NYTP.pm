@@ -171,9 +171,14 @@ program runs.
 =item file=PATH
 
 The profile (default F<./nytprof.out>).  A regular file is replaced, not
-appended to.  A device, a FIFO or a symbolic link (and the file it leads
-to) is written through, never replaced.  A path that cannot be written is
-an error before the program runs.
+appended to, unless another process is writing it as its profile at
+that moment (a perl run by a profiled one with C<-d:NYTP> in
+C<PERL5OPT>, or the same program started twice): a profile is written
+under an exclusive lock (flock), and a process that finds the file
+locked writes F<FILE.PID> instead and says so (Devel::NYTProf truncates
+the other's).  A device, a FIFO or a symbolic link (and the file it
+leads to) is written through, never replaced.  A path that cannot be
+written is an error before the program runs.
 
 =item addpid=1, addtimestamp=1
 

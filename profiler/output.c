@@ -1,6 +1,7 @@
 /* output.c — the profile file: header, opening and closing, a new file
  * after fork, and what is written at the end of a run. */
 #include "nytp_prof.h"
+#include <sys/file.h>
 
 /* ---- end of a run: source, sub line ranges, call arcs -------------------------- */
 
@@ -286,6 +287,18 @@ static int set_deflater(nytp_out *o, nytp_error *err)
     return NYTP_OK;
 }
 
+/* Whether the regular file path is a profile that another process is
+ * writing now: every profile is written under an exclusive flock. */
+static bool written_by_another(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+    if (fd < 0)
+        return false;
+    bool busy = flock(fd, LOCK_SH | LOCK_NB) < 0 && errno == EWOULDBLOCK;
+    close(fd);
+    return busy;
+}
+
 /* Open the profile file and write its header: FILE (with .PID, .TIME),
  * or a later segment of it, FILE.N.  On failure, croak (when profiling
  * starts: a file that cannot be written is an error before the program
@@ -293,6 +306,7 @@ static int set_deflater(nytp_out *o, nytp_error *err)
 int open_output(pTHX_ int croak_on_error)
 {
     char name[sizeof S.seg_base + 16];
+again:
     if (S.seg == 0) {
         snprintf(name, sizeof name, "%s", S.file);
         if (S.addpid)
@@ -312,7 +326,17 @@ int open_output(pTHX_ int croak_on_error)
      * a kill -9 between the two never leaves an empty FILE.N (which a
      * reader would take for a broken file, not a cut one). */
     struct stat sb;
-    bool plain = lstat(name, &sb) < 0 || S_ISREG(sb.st_mode);
+    bool exists = lstat(name, &sb) == 0;
+    bool plain = !exists || S_ISREG(sb.st_mode);
+    /* A profile that another process is writing (a perl this one ran
+     * with -d:NYTP in PERL5OPT, the same program run twice at once) is
+     * never removed: this process writes FILE.PID instead. */
+    if (exists && plain && S.seg == 0 && !S.addpid && written_by_another(name)) {
+        S.addpid = 1;
+        note("Devel::NYTP: %s is being written by another process; this one writes %s.%d\n",
+             name, name, (int)getpid());
+        goto again;
+    }
     char tmp[sizeof name + 32];
     const char *path = name;
     if (plain && S.seg > 0) {
@@ -324,6 +348,15 @@ int open_output(pTHX_ int croak_on_error)
     if (plain)
         unlink(path);
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | (plain ? O_EXCL : 0), 0666);
+    if (fd < 0 && errno == EEXIST && S.seg == 0 && !S.addpid) {
+        /* another process made it between the unlink and the open */
+        S.addpid = 1;
+        note("Devel::NYTP: %s was made by another process meanwhile; this one writes %s.%d\n",
+             name, name, (int)getpid());
+        goto again;
+    }
+    if (fd >= 0 && plain)
+        (void)flock(fd, LOCK_EX | LOCK_NB); /* ours: see written_by_another */
     char msg[NYTP_ERROR_MSG_MAX + 64];
     if (fd < 0) {
         int e = errno;

@@ -433,6 +433,28 @@ for my $opts ('start=no', 'start=no:rotate=0.05') {
     }
 }
 
+# A perl run by a profiled perl, with -d:NYTP in PERL5OPT and the same
+# NYTPROF: it finds the profile file being written (locked) and writes
+# FILE.PID, saying so; before, it removed the running program's profile
+# and wrote its own in its place (Devel::NYTProf truncates it).
+{
+    my $file = "$dir/spawns.out";
+    unlink $file, glob("$file.*");
+    local $ENV{NYTPROF} = "file=$file";
+    local $ENV{PERL5OPT} = "-I$inc -d:NYTP";
+    my ($st, $out, $err) = run_cmd([$^X, "$progs/spawns-perl.pl"]);
+    is $out, "child done\nparent done\n", 'a perl run by a profiled perl: both ran' or diag $err;
+    my @child = glob("$file.*");
+    is scalar(@child), 1, 'the spawned perl wrote FILE.PID';
+    like $err, qr/^Devel::NYTP: \Q$file\E is being written by another process; this one writes \Q$file\E\.\d+$/m,
+        'and said so';
+    delete local $ENV{PERL5OPT};
+    my (undef, $parent) = run_cmd([$nytp, 'dump', '--data', '--strict', $file]);
+    like $parent, qr/^sub_subinfo\tmain::pwork\t\[ \S+ calls 4 times/m, "the parent's profile is its own, whole";
+    my (undef, $spawned) = run_cmd([$nytp, 'dump', '--data', '--strict', $child[0] // '-']);
+    like $spawned, qr/^sub_subinfo\tmain::cwork\t\[ \S+ calls 5 times/m, "the spawned perl's is its own";
+}
+
 # perl -MO=Deparse: O.pm turns -c on while the program compiles, so no
 # END block runs; the profile ends with the CHECK phase, as under perl -c
 # (before, it was left without its end, as Devel::NYTProf's is).
