@@ -367,19 +367,28 @@ again:
     nytp_out *o = NULL;
     nytp_error err;
     bool ok = nytp_out_open_fd(&o, fd, true, &err) == NYTP_OK;
+    if (!ok)
+        close(fd);
     /* a daemon closes every descriptor it did not open and opens its own
      * files, which may get this one's number: the writes check first
-     * that it is still this file (a later segment's: once renamed) */
-    if (ok)
-        ok = nytp_out_guard_fd(o, name, &err) == NYTP_OK;
+     * that it is still this file (a later segment's: once renamed).  The
+     * descriptor may move: from here on o owns it, and nytp_out_abort
+     * (nytp_writer_open's too, when it fails) closes it. */
+    if (ok && nytp_out_guard_fd(o, name, &err) < 0) {
+        nytp_out_abort(o);
+        ok = false;
+    }
     /* sampling writes little, mostly as a file closes: no writer thread,
      * whose existence alone makes every malloc of the program dearer
      * (see timer.c) */
     if (ok && S.sample_hz)
         nytp_out_set_threads(o, false);
-    if (!ok || set_deflater(o, &err) < 0 || nytp_writer_open(&S.w, o, &err) < 0) {
-        close(fd);
-        if (path != name)
+    if (ok && set_deflater(o, &err) < 0) {
+        nytp_out_abort(o);
+        ok = false;
+    }
+    if (!ok || nytp_writer_open(&S.w, o, &err) < 0) {
+        if (plain) /* made here, exclusively: no empty file is left */
             unlink(path);
         snprintf(msg, sizeof msg, "%s", err.msg);
         goto fail;

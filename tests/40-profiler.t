@@ -521,6 +521,18 @@ for my $opts ('', 'compress=0', 'sample=1000') {
         ok !-e $marker, '/dev/full: the program did not run';
     }
 
+    # a file opened, then no way to write it (an unknown deflater): the
+    # error, and no empty file left behind (there was one)
+    {
+        unlink $marker, "$dir/nodeflater.out";
+        local $ENV{NYTP_DEFLATE} = 'no-such-deflater';
+        $ENV{NYTPROF} = "file=$dir/nodeflater.out";
+        ($st, $out, $err) = run_cmd([$^X, "-I$inc", '-d:NYTP', $script], cwd => $dir);
+        isnt $st, 0, 'unknown deflater: non-zero exit';
+        like $err, qr{cannot write profile '\Q$dir\E/nodeflater\.out': unknown deflater}, 'unknown deflater: the error';
+        ok !-e "$dir/nodeflater.out" && !-e $marker, 'unknown deflater: no file left, the program did not run';
+    }
+
     $ENV{NYTPROF} = "no_such_option=1:file=$dir/bad.out";
     ($st, $out, $err) = run_cmd([$^X, "-I$inc", '-d:NYTP', $script], cwd => $dir);
     isnt $st, 0, 'unknown option: non-zero exit';
