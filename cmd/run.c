@@ -380,6 +380,35 @@ static int children_env(const char *dir)
 
 /* Whether a profile reads to its end (the process that wrote it
  * finished it).  Only asked after a signal: it reads the whole file. */
+/* This run's mark (NYTP_RUN, which the profiler writes as the attribute
+ * nytp_run in each profile of the processes it runs). */
+static char run_mark[64];
+
+/* Whether the profile at path is this run's: its nytp_run attribute (in
+ * the plain header, before the data) is ours, or it has none (a profiler
+ * that does not mark, a header not out yet). */
+static bool ours(const char *path)
+{
+    nytp_reader *r;
+    nytp_error e;
+    if (!run_mark[0] || nytp_reader_open(&r, path, &e) < 0)
+        return true;
+    bool mine = true;
+    nytp_chunk c;
+    while (nytp_reader_next(r, &c, &e) == NYTP_OK) {
+        if (c.tag == NYTP_TAG_ATTRIBUTE && c.u.kv.key.len == 8
+            && memcmp(c.u.kv.key.ptr, "nytp_run", 8) == 0) {
+            mine = c.u.kv.value.len == strlen(run_mark)
+                   && memcmp(c.u.kv.value.ptr, run_mark, c.u.kv.value.len) == 0;
+            break;
+        }
+        if (c.tag == NYTP_TAG_START_DEFLATE || c.tag == NYTP_TAG_PID_START)
+            break; /* past the header's attributes */
+    }
+    nytp_reader_close(r);
+    return mine;
+}
+
 static bool profile_complete(const char *path)
 {
     nytp_reader *r;
@@ -661,7 +690,8 @@ static void add_leftover(struct leftovers *l, pid_t pid)
 /* A profile FILE.N of this run: its writer, if it still runs. */
 static void note_leftover(const char *path, long long n, void *ctx)
 {
-    add_leftover(ctx, profile_writer(path, n));
+    if (ours(path))
+        add_leftover(ctx, profile_writer(path, n));
 }
 
 /* Whether process pid has the profiler loaded (NYTP.so in its maps). */
@@ -756,6 +786,7 @@ struct report_ctx {
     const char *opts;
     const struct leftovers *left;
     int seen;                    /* the first REPORT_MAX are named */
+    int others;                  /* FILE.N of another run, not named */
 };
 
 #define REPORT_MAX 20
@@ -763,6 +794,10 @@ struct report_ctx {
 static void report_one(const char *path, long long n, void *ctx)
 {
     struct report_ctx *r = ctx;
+    if (!ours(path)) {
+        r->others++;
+        return;
+    }
     if (r->seen++ >= REPORT_MAX)
         return;
     pid_t running = 0, writer = r->left->n ? profile_writer(path, n) : 0;
@@ -914,6 +949,8 @@ int cmd_run(int argc, char **argv)
     bool had_old = stat(profile, &old) == 0;
     struct timespec started;
     clock_gettime(CLOCK_REALTIME, &started);
+    snprintf(run_mark, sizeof run_mark, "%d.%lld.%09ld", (int)getpid(), (long long)started.tv_sec,
+             started.tv_nsec);
     /* file time stamps come from a coarse clock, a tick behind */
     if (started.tv_nsec >= 50000000) {
         started.tv_nsec -= 50000000;
@@ -949,7 +986,8 @@ int cmd_run(int argc, char **argv)
         sigprocmask(SIG_SETMASK, &before, NULL);
         close(ep[0]);
         int e = 0;
-        if (setenv("NYTPROF", opts, 1) != 0 || (dir[0] && setenv("NYTP_INC", dir, 1) != 0)
+        if (setenv("NYTPROF", opts, 1) != 0 || setenv("NYTP_RUN", run_mark, 1) != 0
+            || (dir[0] && setenv("NYTP_INC", dir, 1) != 0)
             || (o.children && children_env(dir) != 0))
             e = errno;
         else
@@ -1010,10 +1048,11 @@ int cmd_run(int argc, char **argv)
         named++;
     } else if (stat(profile, &sb) == 0
                && !(had_old && sb.st_ino == old.st_ino && sb.st_mtim.tv_sec == old.st_mtim.tv_sec
-                    && sb.st_mtim.tv_nsec == old.st_mtim.tv_nsec))
+                    && sb.st_mtim.tv_nsec == old.st_mtim.tv_nsec)
+               && ours(profile))
         named += report_profile(profile, sig, opts, 0);
-    struct report_ctx rc_ctx = {sig, opts, &left, 0};
-    named += each_pid_profile(profile, &started, true, report_one, &rc_ctx);
+    struct report_ctx rc_ctx = {sig, opts, &left, 0, 0};
+    named += each_pid_profile(profile, &started, true, report_one, &rc_ctx) - rc_ctx.others;
     if (rc_ctx.seen > REPORT_MAX)
         cli_note("... and %d more profiles named %s.N", rc_ctx.seen - REPORT_MAX, profile);
     if (!named)

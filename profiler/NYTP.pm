@@ -176,7 +176,8 @@ that moment (a perl run by a profiled one with C<-d:NYTP> in
 C<PERL5OPT>, or the same program started twice): a profile is written
 under an exclusive lock (flock), and a process that finds the file
 locked writes F<FILE.PID> instead and says so (Devel::NYTProf truncates
-the other's).  A device, a FIFO or a symbolic link (and the file it
+the other's).  Under B<nytp run> each profile also carries the attribute
+C<nytp_run> (from C<NYTP_RUN>), by which that run knows its own.  A device, a FIFO or a symbolic link (and the file it
 leads to) is written through, never replaced.  A path that cannot be
 written is an error before the program runs.
 

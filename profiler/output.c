@@ -240,6 +240,11 @@ static void write_header(pTHX)
         if (*p == '\n')
             *p = ' ';
     nytp_write_attribute(S.w, "application", appname);
+    /* nytp run's mark on the profiles of the processes it runs, so that it
+     * names those and not another run's with the same file name */
+    const char *run = getenv("NYTP_RUN");
+    if (run && *run && strlen(run) < 64)
+        nytp_write_attribute(S.w, "nytp_run", run);
     Safefree(appname);
     snprintf(buf, sizeof buf, "%d.%d.%d", PERL_REVISION, PERL_VERSION, PERL_SUBVERSION);
     nytp_write_attribute(S.w, "perl_version", buf);

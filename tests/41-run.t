@@ -509,4 +509,34 @@ ok !-e "$dir/ran", 'unwritable -o: the program did not run';
     }
 }
 
+# Two runs at once with the same -o in one directory: the second run's
+# program finds the file being written and writes FILE.PID; each run
+# names only its own profile (the profiler marks them, nytp_run), and
+# neither waits for the other's process.  Before, the second removed the
+# first's profile and both runs named the second's.
+{
+    my $slow = write_script('slow-same.pl',
+        'sub w { my $s = 0; $s += $_ for 1 .. 2000; $s } '
+        . 'for (1 .. 8) { w(); select(undef, undef, undef, 0.1) } print "done\n";' . "\n");
+    my $same = "$dir/same.out";
+    unlink $same, glob("$same.*");
+    my ($errA, $errB) = ("$dir/same-a.err", "$dir/same-b.err");
+    my $a = start_run($errA, '-o', $same, $slow);
+    select(undef, undef, undef, 0.3);
+    my $b = start_run($errB, '-o', $same, $slow);
+    waitpid $b, 0;
+    waitpid $a, 0;
+    my ($ea, $eb) = map { slurp_file($_) // '' } $errA, $errB;
+    my @files = ($same, glob("$same.*"));
+    is scalar(@files), 2, 'two runs, one -o: two profiles (FILE and FILE.PID)' or diag "@files";
+    my ($pidfile) = glob("$same.*");
+    is $ea, "nytp run: profile written to $same\n", 'the first run names its own profile, and only it';
+    like $eb, qr/^nytp run: profile written to \Q$pidfile\E\n\z/m, 'the second run names its FILE.PID only';
+    unlike "$ea$eb", qr/waiting for/, "neither waits for the other's process";
+    for my $f (@files) {
+        my ($dst, $data) = run_cmd([$nytp, 'dump', '--data', '--strict', $f]);
+        like $data, qr/^sub_subinfo\tmain::w\t\[ \S+ calls 8 times/m, "$f: whole, with its own calls";
+    }
+}
+
 done_testing;
