@@ -378,37 +378,51 @@ static int children_env(const char *dir)
     return 0;
 }
 
-/* Whether a profile reads to its end (the process that wrote it
- * finished it).  Only asked after a signal: it reads the whole file. */
 /* This run's mark (NYTP_RUN, which the profiler writes as the attribute
  * nytp_run in each profile of the processes it runs). */
 static char run_mark[64];
 
-/* Whether the profile at path is this run's: its nytp_run attribute (in
- * the plain header, before the data) is ours, or it has none (a profiler
- * that does not mark, a header not out yet). */
-static bool ours(const char *path)
+/* From the first chunks of the profile at path (its header, flushed as
+ * the file is opened): into *mine, whether it is this run's (its nytp_run
+ * attribute is ours, or it has none: a profiler that does not mark, a
+ * header not out yet); into *pid, the process that writes it (its
+ * PID_START), or 0.  Either may be NULL. */
+static void read_header(const char *path, bool *mine, pid_t *pid)
 {
+    if (mine)
+        *mine = true;
+    if (pid)
+        *pid = 0;
     nytp_reader *r;
     nytp_error e;
-    if (!run_mark[0] || nytp_reader_open(&r, path, &e) < 0)
-        return true;
-    bool mine = true;
+    if (nytp_reader_open(&r, path, &e) < 0)
+        return;
+    nytp_reader_set_warn(r, NULL, NULL);
     nytp_chunk c;
-    while (nytp_reader_next(r, &c, &e) == NYTP_OK) {
-        if (c.tag == NYTP_TAG_ATTRIBUTE && c.u.kv.key.len == 8
-            && memcmp(c.u.kv.key.ptr, "nytp_run", 8) == 0) {
-            mine = c.u.kv.value.len == strlen(run_mark)
-                   && memcmp(c.u.kv.value.ptr, run_mark, c.u.kv.value.len) == 0;
+    for (int k = 0; k < 64 && nytp_reader_next(r, &c, &e) == NYTP_OK; k++) {
+        if (c.tag == NYTP_TAG_ATTRIBUTE && mine && c.u.kv.key.len == 8
+            && memcmp(c.u.kv.key.ptr, "nytp_run", 8) == 0)
+            *mine = c.u.kv.value.len == strlen(run_mark)
+                    && memcmp(c.u.kv.value.ptr, run_mark, c.u.kv.value.len) == 0;
+        if (c.tag == NYTP_TAG_PID_START) { /* after the attributes */
+            if (pid)
+                *pid = (pid_t)c.u.pid_start.pid;
             break;
         }
-        if (c.tag == NYTP_TAG_START_DEFLATE || c.tag == NYTP_TAG_PID_START)
-            break; /* past the header's attributes */
     }
     nytp_reader_close(r);
+}
+
+/* Whether the profile at path is this run's. */
+static bool ours(const char *path)
+{
+    bool mine;
+    read_header(path, &mine, NULL);
     return mine;
 }
 
+/* Whether a profile reads to its end (the process that wrote it
+ * finished it).  Only asked after a signal: it reads the whole file. */
 static bool profile_complete(const char *path)
 {
     nytp_reader *r;
@@ -643,19 +657,8 @@ static bool process_gone(pid_t pid)
  * (FILE.PID); 0 when neither tells. */
 static pid_t profile_writer(const char *path, long long n)
 {
-    nytp_reader *r;
-    nytp_error e;
-    pid_t pid = 0;
-    if (nytp_reader_open(&r, path, &e) == NYTP_OK) {
-        nytp_reader_set_warn(r, NULL, NULL);
-        nytp_chunk c;
-        for (int k = 0; k < 64 && nytp_reader_next(r, &c, &e) == NYTP_OK; k++)
-            if (c.tag == NYTP_TAG_PID_START) {
-                pid = (pid_t)c.u.pid_start.pid;
-                break;
-            }
-        nytp_reader_close(r);
-    }
+    pid_t pid;
+    read_header(path, NULL, &pid);
     if (!pid && n > 1 && n <= (1 << 22)) /* pid_max: 2^22 at most */
         pid = (pid_t)n;
     return pid;
