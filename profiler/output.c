@@ -304,6 +304,14 @@ static bool written_by_another(const char *path)
     return busy;
 }
 
+/* FILE cannot be this process's profile (why): it writes FILE.PID. */
+static void write_beside(const char *name, const char *why)
+{
+    S.addpid = 1;
+    note("Devel::NYTP: %s %s; this process writes %s.%d instead\n", name, why, name,
+         (int)getpid());
+}
+
 /* Open the profile file and write its header: FILE (with .PID, .TIME),
  * or a later segment of it, FILE.N.  On failure, croak (when profiling
  * starts: a file that cannot be written is an error before the program
@@ -337,9 +345,7 @@ again:
      * with -d:NYTP in PERL5OPT, the same program run twice at once) is
      * never removed: this process writes FILE.PID instead. */
     if (exists && plain && S.seg == 0 && !S.addpid && written_by_another(name)) {
-        S.addpid = 1;
-        note("Devel::NYTP: %s is being written by another process; this one writes %s.%d\n",
-             name, name, (int)getpid());
+        write_beside(name, "is being written by another process");
         goto again;
     }
     char tmp[sizeof name + 32];
@@ -354,10 +360,9 @@ again:
         unlink(path);
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | (plain ? O_EXCL : 0), 0666);
     if (fd < 0 && errno == EEXIST && S.seg == 0 && !S.addpid) {
-        /* another process made it between the unlink and the open */
-        S.addpid = 1;
-        note("Devel::NYTP: %s was made by another process meanwhile; this one writes %s.%d\n",
-             name, name, (int)getpid());
+        /* it could not be removed (immutable), or another process made
+         * it between the unlink and the open */
+        write_beside(name, "is there and could not be replaced");
         goto again;
     }
     if (fd >= 0 && plain)

@@ -446,13 +446,33 @@ for my $opts ('start=no', 'start=no:rotate=0.05') {
     is $out, "child done\nparent done\n", 'a perl run by a profiled perl: both ran' or diag $err;
     my @child = glob("$file.*");
     is scalar(@child), 1, 'the spawned perl wrote FILE.PID';
-    like $err, qr/^Devel::NYTP: \Q$file\E is being written by another process; this one writes \Q$file\E\.\d+$/m,
+    like $err,
+        qr/^Devel::NYTP: \Q$file\E is being written by another process; this process writes \Q$file\E\.\d+ instead$/m,
         'and said so';
     delete local $ENV{PERL5OPT};
     my (undef, $parent) = run_cmd([$nytp, 'dump', '--data', '--strict', $file]);
     like $parent, qr/^sub_subinfo\tmain::pwork\t\[ \S+ calls 4 times/m, "the parent's profile is its own, whole";
     my (undef, $spawned) = run_cmd([$nytp, 'dump', '--data', '--strict', $child[0] // '-']);
     like $spawned, qr/^sub_subinfo\tmain::cwork\t\[ \S+ calls 5 times/m, "the spawned perl's is its own";
+}
+
+# A profile file that is there and cannot be replaced (immutable, as root
+# can make it where the file system allows): FILE.PID, said so, where it
+# was an error naming the file; the file itself is left as it was.
+if ($> == 0 && system("touch '$dir/immutable.out' && chattr +i '$dir/immutable.out' 2>/dev/null") == 0) {
+    my $file = "$dir/immutable.out";
+    unlink glob("$file.*");
+    local $ENV{NYTPROF} = "file=$file";
+    my ($st, $out, $err) = run_cmd([$^X, "-I$inc", '-d:NYTP', '-e', 'sub f { 1 } f(); print "ran\n"']);
+    system 'chattr', '-i', $file;
+    is "$st $out", "0 ran\n", 'an immutable profile file: the program ran' or diag $err;
+    like $err, qr/^Devel::NYTP: \Q$file\E is there and could not be replaced; this process writes \Q$file\E\.\d+ instead$/m,
+        'and the profiler said where it wrote';
+    my @beside = glob("$file.*");
+    delete local $ENV{NYTPROF};
+    my (undef, $data) = run_cmd([$nytp, 'dump', '--data', '--strict', $beside[0] // '-']);
+    like $data, qr/^sub_subinfo\tmain::f\t\[ \S+ calls 1 times/m, 'FILE.PID is the whole profile';
+    is -s $file, 0, 'the immutable file is as it was';
 }
 
 # perl -MO=Deparse: O.pm turns -c on while the program compiles, so no
