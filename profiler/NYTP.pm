@@ -123,6 +123,13 @@ The time and the execution count of every statement, per line.  When
 control returns into the middle of a statement (after a sub call, a block
 or a loop iteration), the time until the next statement is added to that
 statement without counting it again (the C<leave> option, on by default).
+A statement that follows another on the same line (C<$x++; $y++> on one
+line, or the next turn of a loop written on one line) takes no clock
+reading of its own: the line is timed from the reading as control enters
+it to the reading as control leaves it, so its total is the same, for
+less of the profiler's own time in it.  Every execution is still counted;
+in the file, such an execution has a time of 0 and the next one on that
+line carries the time of both (Devel::NYTProf times each apart).
 
 =item subroutines
 
@@ -323,9 +330,10 @@ C<exit()> without perl's END blocks.
 
 Messages of the profiler about itself: with C<trace=1> start-up, the
 clock, start and stop, files opened and closed, forks, and at the end of
-each process how many times it read the clock (once per statement and at
-the end of each call, twice for an xsub or a builtin: C<make bench>
-multiplies that by the cost of one reading); C<trace=2> adds every new
+each process how many times it read the clock (once per statement that
+does not stay on the line of the one before, and at the end of each call;
+an xsub or a builtin also at its start: C<make bench> multiplies that by
+the cost of one reading); C<trace=2> adds every new
 file id.  They go to standard error, or are appended to FILE with C<log>.
 (The messages are not those of Devel::NYTProf.)
 

@@ -213,10 +213,24 @@ static inline __attribute__((always_inline)) int stmt_common(pTHX_ int64_t now)
         if (slot->ptr != file || slot->gen != S.file_gen)
             return 0;
     }
-    if (!now)
+    long elapsed;
+    if (now) {
+        elapsed = (long)(now - S.last_t);
+        S.last_t = now;
+    } else if (line == S.last_line && !S.npending
+               && (slot ? slot->fid : S.last_fid) == S.last_fid) {
+        /* The same line again (a statement after another on its line, a
+         * one-line loop's next turn), and no call waits for this reading
+         * as its start: the line's time runs on from the last reading,
+         * so this execution is counted with no time and the next reading
+         * charges the line for both.  The line's total is the same to
+         * the tick, for one clock reading fewer. */
+        elapsed = 0;
+    } else {
         now = now_ticks(aTHX);
-    long elapsed = (long)(now - S.last_t);
-    S.last_t = now;
+        elapsed = (long)(now - S.last_t);
+        S.last_t = now;
+    }
     nytp_write_time_line_inline(S.w, (int32_t)elapsed, S.last_fid, S.last_line);
     S.last_line = line;
     if (slot) {

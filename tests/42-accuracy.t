@@ -80,6 +80,28 @@ within $active ? $stmts / $active : undef, 0.85, 1.02,
 within $attr->{profiler_duration} ? $active / $attr->{profiler_duration} : undef, 0.05, 1,
     'busy loop: profiler-active time is part of the run time';
 
+# A line whose statements follow one another (a one-line loop) is timed
+# from the reading as it is entered to the one as it is left, not at each
+# statement: all the time of its turns is its own, none is lost or given
+# to the lines around it.
+my $lines = write_script('one-line.pl', <<'PERL');
+use Time::HiRes qw(sleep);
+my $n = 0;
+for my $i (1 .. 20) { $n++; sleep 0.01; $n-- }
+for my $i (1 .. 20) { $n++; $n-- }
+print "$n\n";
+PERL
+{
+    local $ENV{NYTPROF} = "file=$dir/one-line.out";
+    my ($st, $out, $err) = run_cmd([$^X, "-I$inc", '-d:NYTP', $lines], cwd => $dir);
+    is $st, 0, 'one-line loops: profiled' or diag $err;
+    (undef, $out) = run_cmd([$nytp, 'dump', '--data', "$dir/one-line.out"]);
+    my %t = $out =~ /^fid_line_time\t1\t(\d+)\t\[ (\S+) \d+ \]$/mg;
+    within $t{3}, 0.2, 0.8, 'one-line loop sleeping 20 x 10 ms: the line has about 0.2 s';
+    within $t{4}, 0, 0.02, 'the one-line loop after it: next to nothing';
+    within $t{2}, 0, 0.02, 'the line before it: next to nothing';
+}
+
 # The clock: the time-stamp counter where /proc/cpuinfo says it runs at a
 # constant rate in every state (constant_tsc and nonstop_tsc), unless
 # clock=N asks for a POSIX clock; clock_gettime otherwise.
