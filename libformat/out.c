@@ -538,6 +538,7 @@ static int start_deflate(nytp_out *o, int level, bool gzip)
         return fail(o, NYTP_E_USAGE, "compression level must be 0..9%s", "");
     if (drain(o) < 0)
         return o->err.status;
+    o->deflate_base = o->ob.total;
     nytp_error e;
     const char *engine = gzip ? "gzip" : o->isal ? "isal" : "zlib";
     if (deflater_start(&o->def, level, engine, o->threads, deflater_sink, o, &e) < 0) {

@@ -37,6 +37,9 @@ struct nytp_out {
     bool isal;              /* deflate with ISA-L rather than zlib */
     deflater *def;          /* non-NULL while deflating */
     bool gzip;              /* a gzip stream: no trailer comment after it */
+    uint64_t deflate_base;  /* ob.total when deflating began: a byte's
+                             * offset in the inflated stream is its
+                             * ob.total less this */
 
     nytp_error err;         /* sticky first error; err.status == 0 if none */
 };

@@ -87,11 +87,72 @@ void nytp_writer_abort(nytp_writer *w)
     free(w);
 }
 
+/* Devel::NYTProf's reader (NYTP_gets, 6.x) reads the text chunks
+ * (ATTRIBUTE, OPTION, COMMENT) of a compressed stream wrongly when one
+ * runs over the end of the 160 KiB it inflates at a time: the part after
+ * the boundary overwrites the part before, so it loses the attribute
+ * and warns "attribute malformed".  Its boundaries fall at multiples of
+ * this size in the inflated stream. */
+#define ORACLE_INFLATE_SIZE (4096u * 40u)
+
+/* The bytes of text chunk c after its tag (its line, with the newline),
+ * or 0 if c is of another kind. */
+static size_t text_line_size(const nytp_chunk *c)
+{
+    switch (c->tag) {
+    case NYTP_TAG_COMMENT: {
+        nytp_str t = c->u.comment.text;
+        return (t.len && t.ptr[t.len - 1] == '\n' ? t.len - 1 : t.len) + 1;
+    }
+    case NYTP_TAG_ATTRIBUTE:
+    case NYTP_TAG_OPTION:
+        return c->u.kv.key.len + 1 + c->u.kv.value.len + 1;
+    default:
+        return 0;
+    }
+}
+
+/* Before a text chunk of line bytes inside a compressed stream whose line
+ * would cross one of Devel::NYTProf's boundaries: a COMMENT that ends
+ * where the line then begins, on the boundary (or, with room for only
+ * its tag, a COMMENT of a newline alone, after which the chunk's tag
+ * takes the place before the boundary). */
+static int pad_text_chunk(nytp_writer *w, size_t line)
+{
+    static const char why[] = "(padding: Devel::NYTProf's reader splits a line it inflates"
+                              " across two buffers)";
+    nytp_out *o = w->out;
+    if (!o->def || line >= ORACLE_INFLATE_SIZE)
+        return NYTP_OK; /* (a line that long cannot be helped) */
+    uint64_t at = o->ob.total - o->deflate_base; /* the tag's offset */
+    uint64_t first = at + 1, last = at + line;   /* the line's first and last byte */
+    if (first / ORACLE_INFLATE_SIZE == last / ORACLE_INFLATE_SIZE)
+        return NYTP_OK;
+    uint64_t boundary = (first / ORACLE_INFLATE_SIZE + 1) * ORACLE_INFLATE_SIZE;
+    size_t pad = (size_t)(boundary - 1 - at); /* to put the tag just before it */
+    size_t body = pad >= 2 ? pad - 2 : 0;
+    uint8_t *p = nytp_out_reserve(o, body + 2);
+    if (!p)
+        return nytp_out_error(o)->status;
+    p[0] = NYTP_TAG_COMMENT;
+    for (size_t i = 0; i < body; i++)
+        p[1 + i] = i < sizeof why - 1 ? (uint8_t)why[i] : (uint8_t)' ';
+    p[1 + body] = '\n';
+    nytp_out_commit(o, body + 2);
+    return NYTP_OK;
+}
+
 /* Encode c into the out, without any switch of compression. */
 static int emit(nytp_writer *w, const nytp_chunk *c)
 {
     if (w->err.status)
         return w->err.status;
+    size_t line = text_line_size(c);
+    if (line) {
+        int st = pad_text_chunk(w, line);
+        if (st < 0)
+            return st;
+    }
     uint8_t *p = nytp_out_reserve(w->out, nytp_chunk_max_size(c));
     if (!p)
         return nytp_out_error(w->out)->status;

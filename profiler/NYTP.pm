@@ -162,7 +162,9 @@ it) counts as a string eval run from FILE.  At the end of the run C<@INC>
 is written as the attribute C<inc>, its directories joined with C<:>
 (hooks, and directories whose names hold a C<:> or a newline, left out):
 C<nytp diff> makes file names relative to them, so that two checkouts of
-a program compare.
+a program compare.  Directories that would make that line longer than
+8,191 bytes are left out too: Devel::NYTProf's reader loses a longer
+line of a compressed file.
 
 =back
 

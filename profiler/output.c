@@ -437,7 +437,12 @@ fail:
 /* "inc": @INC at the end of the run, its directories joined with ':' (a
  * hook, or a directory whose name holds a ':' or a newline, left out), so
  * that 'nytp diff' can make file names relative to where code was loaded
- * from and match two checkouts of one program. */
+ * from and match two checkouts of one program.  The line stays within
+ * INC_LINE_MAX bytes (directories that would not fit are left out):
+ * Devel::NYTProf's reader loses a longer line of a compressed file (it
+ * starts with a buffer of 8,192 bytes and reads wrongly into a bigger
+ * one). */
+#define INC_LINE_MAX 8191
 static void write_inc(pTHX)
 {
     AV *inc = GvAVn(PL_incgv);
@@ -449,6 +454,8 @@ static void write_inc(pTHX)
         STRLEN len;
         const char *dir = SvPV(*svp, len);
         if (!len || memchr(dir, ':', len) || memchr(dir, '\n', len) || memchr(dir, 0, len))
+            continue;
+        if (sizeof "inc=" + SvCUR(all) + 1 + len > INC_LINE_MAX) /* "inc=", ':', dir, '\n' */
             continue;
         if (SvCUR(all))
             sv_catpvs(all, ":");

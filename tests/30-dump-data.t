@@ -299,6 +299,21 @@ PL
     like $out, qr/^fid_line_time\t1\t1\t\[ 4\.7e-06 2 \]$/m, 'line 1: 50 - 3 ticks, two statements';
 }
 
+# Text chunks (attributes, options, comments) where Devel::NYTProf's
+# reader inflates a buffer of 160 KiB at a time: it reads a line that runs
+# over the end of one wrongly (the rest overwrites its start: the
+# attribute lost, "attribute malformed"), so the writer puts none there.
+{
+    my $f = "$dir/text-lines.out";
+    system(repo() . '/build/gen-profile', 'text-lines', 1000, $f) == 0 or die;
+    my ($ost, $oout, $oerr) = run_cmd([$^X, $oracle, $f]);
+    is $oerr, '', 'text lines over 300 KB compressed: the oracle reads them without a warning';
+    my %attr = $oout =~ /^attribute\t(a\d+)\t(v+)$/mg;
+    is scalar(keys %attr), 1000, '... and has every attribute';
+    is scalar(grep { length($attr{$_}) + length($_) != 97 } keys %attr), 0, '... each whole';
+    compare($f, 'text lines over 300 KB compressed');
+}
+
 # A loader warning says where its chunk is (it said "offset 0, chunk 0"):
 # here the last NEW_FID, chunk 7, names a parent file id never declared.
 {

@@ -156,6 +156,19 @@ for my $prog (qw(closures evals-loop modules xsubs-slowops dies)) {
     is $err, '', "$prog: ... without a warning";
 }
 
+# An @INC of over 8 KB: the attribute inc stays within the 8,191 bytes
+# of a line that Devel::NYTProf's reader can read from a compressed file
+# (it lost a longer one whole), the directories that do not fit left out.
+{
+    my @dirs = map { "$dir/" . ('d' x 90) . sprintf('%03d', $_) } 1 .. 120;
+    my $script = scratch_script('long-inc.pl', "BEGIN { unshift \@INC, qw(@dirs) }\nprint qq{ok\\n};\n");
+    my ($st, $file, $err) = profile('ours', 'long-inc', $script);
+    is $st, 0, 'an @INC of over 8 KB: profiled' or diag $err;
+    my $got = `$^X -MDevel::NYTProf::Data -e 'print Devel::NYTProf::Data->new({filename => shift, quiet => 1})->attributes->{inc} // q{}' $file 2>&1`;
+    ok length($got) > 4000 && length($got) <= 8186 && index($got, $dirs[0]) == 0,
+        'Devel::NYTProf::Data reads its inc attribute, the first directories in it (' . length($got) . ' bytes)';
+}
+
 # ---- options -------------------------------------------------------------------------
 
 my @variants = ('blocks=1', 'calls=2', 'calls=0', 'compress=0', 'slowops=0', 'slowops=1', 'stmts=0',

@@ -56,6 +56,10 @@
  *                   call paths), N SUB_RETURNs of each path with that
  *                   time; a process that starts and ends at that time;
  *                   statements of the largest and smallest ticks
+ *   text-lines N    compressed (level 6): x.pl with a statement, then N
+ *                   attributes a1..aN, N options o1..oN and N comments,
+ *                   each line 100 bytes: together they run over the
+ *                   160 KiB boundaries of Devel::NYTProf's inflating
  *   empty-fids N    x.pl with a statement, then N more files
  *                   (/nonexistent/e1.pm ...) declared with nothing in them
  *   aliases N       the file NAME declared three times: as NAME, with "/./"
@@ -412,6 +416,28 @@ int main(int argc, char **argv)
         check(nytp_write_sub_callers(w, 1, 3, (uint32_t)n, v, v, v, 1, b, a));
         check(nytp_write_sub_callers(w, 1, 2, (uint32_t)n, v, v, 0, 0, b, rt));
         check(nytp_write_pid_end(w, 43, v));
+    } else if (strcmp(kind, "text-lines") == 0) {
+        /* (without these two Devel::NYTProf::Data warns of its own) */
+        check(nytp_write_attribute(w, "cumulative_overhead_ticks", "0"));
+        check(nytp_write_attribute(w, "profiler_duration", "1"));
+        check(nytp_write_start_deflate(w, 6));
+        file(1, 0, 0, "x.pl");
+        check(nytp_write_time_line(w, 10, 1, 1));
+        char key[32], val[128];
+        for (int kind2 = 0; kind2 < 3; kind2++) {
+            for (unsigned long i = 1; i <= n; i++) {
+                int kl = snprintf(key, sizeof key, "%c%lu", kind2 == 0 ? 'a' : 'o', i);
+                /* key=value\n: 99 bytes after the tag */
+                memset(val, 'v', 97 - (size_t)kl);
+                val[97 - kl] = '\0';
+                if (kind2 == 0)
+                    check(nytp_write_attribute(w, key, val));
+                else if (kind2 == 1)
+                    check(nytp_write_option(w, key, val));
+                else
+                    check(nytp_write_comment(w, val));
+            }
+        }
     } else if (strcmp(kind, "empty-fids") == 0) {
         file(1, 0, 0, "x.pl");
         check(nytp_write_time_line(w, 10, 1, 1));

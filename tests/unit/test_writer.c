@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "helpers.h"
 #include "nytp/writer_inline.h"
@@ -296,6 +297,74 @@ static void statement_chunks_match_the_encoder(void **state)
 
 /* A memory writer's file, handed over whole: compressed, it reads back
  * to its end; after an error nothing is handed over. */
+/* Text chunks (COMMENT, ATTRIBUTE, OPTION) of a compressed stream never
+ * run over a multiple of 163,840 inflated bytes, where Devel::NYTProf's
+ * reader (which inflates that much at a time) splits a line wrongly: for
+ * a text chunk whose tag falls 1 to 6 bytes before such a boundary, and
+ * the chunks after it. */
+static void text_chunks_stay_inside_the_oracles_inflate_buffers(void **state)
+{
+    (void)state;
+    const size_t B = 4096 * 40;
+    char fill[2100], val[96];
+    memset(val, 'v', 95);
+    val[95] = '\0';
+    for (size_t d = 1; d <= 6; d++) {
+        nytp_error e = {0};
+        nytp_out *o;
+        nytp_writer *w = mem_writer(&o);
+        assert_int_equal(nytp_write_header(w, 5, 0), NYTP_OK);
+        assert_int_equal(nytp_write_start_deflate(w, 1), NYTP_OK);
+        uint64_t base = nytp_out_total(o);
+        size_t at = 0;
+        while (B - d - at > 2000) { /* comments of 1,000 bytes */
+            memset(fill, 'f', 998);
+            fill[998] = '\0';
+            assert_int_equal(nytp_write_comment(w, fill), NYTP_OK);
+            at += 1000;
+        }
+        size_t rest = B - d - at; /* one more, up to B - d */
+        memset(fill, 'g', rest - 2);
+        fill[rest - 2] = '\0';
+        assert_int_equal(nytp_write_comment(w, fill), NYTP_OK);
+        /* its tag at B - d, a line of 100 bytes after it */
+        assert_int_equal(nytp_write_attribute(w, "key", val), NYTP_OK);
+        assert_int_equal(nytp_write_option(w, "opt", val), NYTP_OK);
+        assert_int_equal(nytp_write_comment(w, val), NYTP_OK);
+        uint8_t *data;
+        size_t len;
+        assert_int_equal(nytp_writer_close_mem(w, &data, &len, &e), NYTP_OK);
+
+        size_t cap = 2 * B;
+        uint8_t *back = malloc(cap);
+        z_stream zs = {0};
+        assert_int_equal(inflateInit(&zs), Z_OK);
+        zs.next_in = data + base;
+        zs.avail_in = (uInt)(len - base);
+        zs.next_out = back;
+        zs.avail_out = (uInt)cap;
+        assert_int_equal(inflate(&zs, Z_FINISH), Z_STREAM_END);
+        size_t n = zs.total_out;
+        inflateEnd(&zs);
+        int seen_key = 0;
+        for (size_t p = 0; p < n;) {
+            assert_true(back[p] == '#' || back[p] == ':' || back[p] == '!');
+            const uint8_t *nl = memchr(back + p + 1, '\n', n - p - 1);
+            assert_non_null(nl);
+            size_t last = (size_t)(nl - back);
+            if ((p + 1) / B != last / B)
+                fail_msg("d=%zu: the chunk at %zu has its line at %zu..%zu, across %zu", d, p,
+                         p + 1, last, (last / B) * B);
+            if (back[p] == ':' && memcmp(back + p + 1, "key=", 4) == 0)
+                seen_key = 1;
+            p = last + 1;
+        }
+        assert_true(seen_key);
+        free(back);
+        free(data);
+    }
+}
+
 static void close_mem_hands_over_the_file(void **state)
 {
     (void)state;
@@ -342,6 +411,7 @@ int main(void)
         cmocka_unit_test(statement_chunks_match_the_encoder),
         cmocka_unit_test(inline_writers_stop_at_an_error),
         cmocka_unit_test(close_mem_hands_over_the_file),
+        cmocka_unit_test(text_chunks_stay_inside_the_oracles_inflate_buffers),
     };
     return cmocka_run_group_tests_name("writer", tests, NULL, NULL);
 }
