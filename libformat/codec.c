@@ -108,6 +108,23 @@ int nytp_decode_header(const uint8_t *p, const uint8_t *end, nytp_chunk *c, size
 
 /* ---- encoding --------------------------------------------------------- */
 
+/* A comment's text without the newline it may end with (the encoder
+ * writes one newline whether or not it is there). */
+static size_t comment_body(nytp_str t)
+{
+    return t.len && t.ptr[t.len - 1] == '\n' ? t.len - 1 : t.len;
+}
+
+size_t nytp_chunk_line_size(const nytp_chunk *c)
+{
+    switch (c->tag) {
+    case NYTP_TAG_COMMENT: return comment_body(c->u.comment.text) + 1;
+    case NYTP_TAG_ATTRIBUTE:
+    case NYTP_TAG_OPTION: return c->u.kv.key.len + 1 + c->u.kv.value.len + 1;
+    default: return 0;
+    }
+}
+
 size_t nytp_chunk_max_size(const nytp_chunk *c)
 {
     /* tag + up to 6 u32 (5 bytes) + 3 nv + string headers */
@@ -205,7 +222,7 @@ size_t nytp_encode_chunk(uint8_t *out, const nytp_chunk *c)
         break;
     case NYTP_TAG_COMMENT: {
         nytp_str t = c->u.comment.text;
-        size_t body = t.len && t.ptr[t.len - 1] == '\n' ? t.len - 1 : t.len;
+        size_t body = comment_body(t);
         if (body && memchr(t.ptr, '\n', body))
             return 0;
         if (body)

@@ -95,23 +95,6 @@ void nytp_writer_abort(nytp_writer *w)
  * this size in the inflated stream. */
 #define ORACLE_INFLATE_SIZE (4096u * 40u)
 
-/* The bytes of text chunk c after its tag (its line, with the newline),
- * or 0 if c is of another kind. */
-static size_t text_line_size(const nytp_chunk *c)
-{
-    switch (c->tag) {
-    case NYTP_TAG_COMMENT: {
-        nytp_str t = c->u.comment.text;
-        return (t.len && t.ptr[t.len - 1] == '\n' ? t.len - 1 : t.len) + 1;
-    }
-    case NYTP_TAG_ATTRIBUTE:
-    case NYTP_TAG_OPTION:
-        return c->u.kv.key.len + 1 + c->u.kv.value.len + 1;
-    default:
-        return 0;
-    }
-}
-
 /* Before a text chunk of line bytes inside a compressed stream whose line
  * would cross one of Devel::NYTProf's boundaries: a COMMENT that ends
  * where the line then begins, on the boundary (or, with room for only
@@ -147,7 +130,7 @@ static int emit(nytp_writer *w, const nytp_chunk *c)
 {
     if (w->err.status)
         return w->err.status;
-    size_t line = text_line_size(c);
+    size_t line = nytp_chunk_line_size(c);
     if (line) {
         int st = pad_text_chunk(w, line);
         if (st < 0)

@@ -208,6 +208,36 @@ static void every_chunk_roundtrips(void **state)
  * gives the tag and the three numbers as nytp_encode_u32 writes them, for
  * every width of each number, writes nothing past the chunk, and the
  * decoder reads back what went in. */
+/* nytp_chunk_line_size is what the encoder writes after a text chunk's
+ * tag (comments with and without their newline, empty ones), 0 for the
+ * other kinds. */
+static void line_size_is_what_the_encoder_writes(void **state)
+{
+    (void)state;
+    const char *texts[] = {"", "\n", "a comment", "a comment\n"};
+    uint8_t buf[256];
+    for (size_t i = 0; i < 4; i++) {
+        nytp_chunk c = {.tag = NYTP_TAG_COMMENT};
+        c.u.comment.text = nytp_cstr(texts[i], false);
+        size_t n = nytp_encode_chunk(buf, &c);
+        assert_true(n > 0);
+        assert_int_equal(nytp_chunk_line_size(&c), n - 1);
+    }
+    const char *vals[] = {"", "v", "a longer value"};
+    for (int tag = 0; tag < 2; tag++) {
+        for (size_t i = 0; i < 3; i++) {
+            nytp_chunk c = {.tag = tag ? NYTP_TAG_OPTION : NYTP_TAG_ATTRIBUTE};
+            c.u.kv.key = nytp_cstr("key", false);
+            c.u.kv.value = nytp_cstr(vals[i], false);
+            size_t n = nytp_encode_chunk(buf, &c);
+            assert_true(n > 0);
+            assert_int_equal(nytp_chunk_line_size(&c), n - 1);
+        }
+    }
+    nytp_chunk t = {.tag = NYTP_TAG_TIME_LINE};
+    assert_int_equal(nytp_chunk_line_size(&t), 0);
+}
+
 static void time_line_inline_every_width(void **state)
 {
     (void)state;
@@ -415,6 +445,7 @@ int main(void)
         cmocka_unit_test(u32_every_width_roundtrips),
         cmocka_unit_test(every_chunk_roundtrips),
         cmocka_unit_test(time_line_inline_every_width),
+        cmocka_unit_test(line_size_is_what_the_encoder_writes),
         cmocka_unit_test(negative_i32_is_five_bytes),
         cmocka_unit_test(strings_empty_and_one_megabyte),
         cmocka_unit_test(utf8_flag_is_kept),

@@ -141,6 +141,10 @@ int nytp_decode_header(const uint8_t *p, const uint8_t *end, nytp_chunk *c,
 /* Upper bound of the encoded size of c (header line included). */
 size_t nytp_chunk_max_size(const nytp_chunk *c);
 
+/* For a text chunk (COMMENT, ATTRIBUTE, OPTION): the bytes nytp_encode_chunk
+ * writes after its tag, its line with the newline; 0 for other kinds. */
+size_t nytp_chunk_line_size(const nytp_chunk *c);
+
 /* Encode c at out (nytp_chunk_max_size(c) bytes available); returns the
  * bytes written.  A VERSION chunk encodes as the header line.  Text
  * chunks (COMMENT, ATTRIBUTE, OPTION) must not contain '\n' except the
