@@ -211,9 +211,13 @@ compressing is done on a writer thread of its own (NYTP_THREADS=0: on the
 program's thread), so the program waits only when that thread falls
 behind.  In builds with Intel ISA-L (C<libisal-dev>) ISA-L deflates the
 stream: levels 1, 2-6 and 7-9 become ISA-L's 1, 2 and 3; the default takes
-a small part of the CPU time of zlib's level 6 for a file about 40%
-larger (compress=7 to 9: smaller, at more CPU time).  NYTP_DEFLATE=zlib in the environment chooses zlib (the file
-Devel::NYTProf would write at that level); either way the file is an
+a tenth of the CPU time of zlib's level 6 or less, for a larger file
+(compress=7 to 9: smaller, at more than twice the CPU time).  On the
+call-heavy programs of C<bench/run profiler> the default's file was about
+1.3 times the size of Devel::NYTProf's, and zlib's level 6 would have
+made it 0.5 to 0.75 times that size, at 2 to 4 times the program's own
+CPU time.  NYTP_DEFLATE=zlib in the environment chooses zlib (the
+deflater Devel::NYTProf uses at that level); either way the file is an
 ordinary zlib stream that every reader of these files reads.
 
 =item calls=0|1|2
