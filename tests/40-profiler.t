@@ -103,7 +103,7 @@ sub compare_program {
 
 my @programs = qw(closures deep deep10k evals-loop modules xsubs-slowops control dies
     posix-exit execs fork misc threads line-directives libraries unwinding renames caches
-    leaving dies-in-xsub exits try-catch inside-builtins same-line);
+    leaving dies-in-xsub exits try-catch inside-builtins same-line corners corners-files);
 my %files;
 for my $prog (@programs) {
     my ($file, $ofile) = compare_program($prog);
@@ -118,6 +118,17 @@ for my $prog (@programs) {
     is scalar(@ours), 1, 'fork: the child wrote its own profile, FILE.PID';
     is scalar(@theirs), 1, 'fork: so did Devel::NYTProf\'s child';
     same_text(masked_data($ours[0]), masked_data($theirs[0]), 'fork: same child profile')
+        if @ours == 1 && @theirs == 1;
+}
+
+# The child of corners-files.pl leaves by exit from inside a sort block.
+{
+    my ($file, $ofile) = @{ $files{'corners-files'} };
+    my @ours = glob("$file.*");
+    my @theirs = glob("$ofile.*");
+    is scalar(@ours), 1, 'corners-files: the child that exits in a sort block wrote its profile';
+    is scalar(@theirs), 1, 'corners-files: so did Devel::NYTProf\'s child';
+    same_text(masked_data($ours[0]), masked_data($theirs[0]), 'corners-files: same child profile')
         if @ours == 1 && @theirs == 1;
 }
 
@@ -198,6 +209,14 @@ for my $prog (qw(inside-builtins try-catch)) {
 # the context stack, without the wrappers of leave, and with blocks (whose
 # events take the slow path)
 compare_program('same-line', $_) for 'use_db_sub=1', 'findcaller=1', 'leave=0', 'blocks=1', 'calls=2';
+# __SUB__, redo, signatures, sort by code ref and inside sort, handlers
+# of warn and die, a CORE::GLOBAL override, a tied FETCH in a sort block,
+# symbolic calls, do and require of files written at run time, #line in
+# a string eval, a signal handler between sorts, die in DESTROY at global
+# destruction: with DB::DB, blocks, without statements, with SUB_ENTRY
+for my $prog (qw(corners corners-files)) {
+    compare_program($prog, $_) for 'use_db_sub=1', 'blocks=1', 'stmts=0', 'calls=2';
+}
 compare_program('control', 'start=no');
 compare_program('fork', 'forkdepth=0');
 compare_program('signals', 'sigexit=TERM');
