@@ -353,6 +353,52 @@ time choose the clock: C<clock=2> is C<CLOCK_PROCESS_CPUTIME_ID> on Linux
 
 =back
 
+=head1 COST
+
+What tracing costs depends on how many statements and calls a program
+runs per second, not on how long it runs.  The numbers below come from
+C<bench/run profiler> and C<bench/run instructions> in nytp's source, on
+a 2-CPU virtual machine whose speed varied by up to 2 times within an
+hour, so read them as a rough guide:
+
+=over
+
+=item *
+
+Wall time: 1.3 to 1.7 times the unprofiled run on perltidy, 1.7 to 2.0
+times on programs made of small subs and method calls (accessors, a
+visitor, JSON::PP).  Devel::NYTProf took 11 to 19 times on the latter in
+the same runs.
+
+=item *
+
+Per event, on the program's thread: 500 to 570 instructions per sub
+call, with a clock reading as it returns (its start shares the reading
+of its first statement; an xsub or a builtin reads the clock at its
+start too), and 120 to 140 instructions per statement, with a clock
+reading unless the statement is on the same line as the one before.
+
+=item *
+
+CPU time: the compressing thread adds about a quarter of the program's
+own CPU time on call-heavy programs, on the machine's other CPU where
+there is one.
+
+=item *
+
+File size: 1.15 to 1.6 times Devel::NYTProf's at the default level.
+On the call-heavy programs C<NYTP_DEFLATE=zlib> made files 0.5 to 0.75
+times its size, at 2 to 4 times the program's own CPU time spent
+compressing (see C<compress>).
+C<calls=0> halves the file and the compressing, and saves about 60
+instructions a call, but leaves C<nytp calls> and C<nytp flame> nothing
+to read.
+
+=back
+
+For a program that must run near full speed (a service under load), use
+sampling instead: see L</SAMPLING>.
+
 =head1 SAMPLING
 
 With C<sample=HZ> the profiler does not trace: it samples.  A timer
