@@ -438,6 +438,55 @@ static void tag_names(void **state)
     assert_int_equal(nytp_tag_from_name("TIME", 4), 0);
 }
 
+/* SUB_RETURN as the profiler writes it: every width of depth and of the
+ * name's length (the short path for both under 0x80, the general one
+ * otherwise), names of every length from 0 to 300 bytes copied exactly,
+ * nothing written past the chunk; against an encoding made number by
+ * number, and decoded back. */
+static void sub_return_inline_every_width(void **state)
+{
+    (void)state;
+    static const uint32_t depths[] = {0, 1, 0x7f, 0x80, 0x3fff, 0x4000, UINT32_MAX};
+    char name[305]; /* a name starts at one of its first 5 bytes */
+    for (size_t i = 0; i < sizeof name; i++)
+        name[i] = (char)('A' + (i * 7) % 53);
+    for (size_t di = 0; di < sizeof depths / sizeof depths[0]; di++)
+        for (uint32_t len = 0; len <= 300; len++)
+            for (int utf8 = 0; utf8 < 2; utf8++) {
+                const double incl = 12345.0 + len, excl = -0.25 * di;
+                nytp_str nm = {name + (len % 5), len, utf8};
+                uint8_t want[NYTP_SUB_RETURN_MAX(305)], got[NYTP_SUB_RETURN_MAX(305) + 8];
+                size_t wn = 0;
+                want[wn++] = NYTP_TAG_SUB_RETURN;
+                wn += nytp_encode_u32(want + wn, depths[di]);
+                memcpy(want + wn, &incl, 8);
+                memcpy(want + wn + 8, &excl, 8);
+                wn += 16;
+                want[wn++] = utf8 ? NYTP_STR_UTF8 : NYTP_STR_BYTES;
+                wn += nytp_encode_u32(want + wn, len);
+                memcpy(want + wn, nm.ptr, len);
+                wn += len;
+                memset(got, 0xAA, sizeof got);
+                size_t n = nytp_encode_sub_return_inline(got, depths[di], incl, excl, nm);
+                assert_int_equal(n, wn);
+                assert_memory_equal(got, want, n);
+                for (size_t b = n; b < sizeof got; b++)
+                    assert_int_equal(got[b], 0xAA);
+                nytp_chunk c;
+                size_t used = 0;
+                const char *why = NULL;
+                assert_int_equal(nytp_decode_chunk(got, got + n, &c, &used, &why), NYTP_DECODE_OK);
+                assert_int_equal(used, n);
+                assert_int_equal(c.tag, NYTP_TAG_SUB_RETURN);
+                assert_int_equal(c.u.sub_return.depth, depths[di]);
+                assert_true(c.u.sub_return.incl == incl && c.u.sub_return.excl == excl);
+                assert_int_equal(c.u.sub_return.name.len, len);
+                assert_int_equal(c.u.sub_return.name.utf8, utf8);
+                if (len)
+                    assert_memory_equal(c.u.sub_return.name.ptr, nm.ptr, len);
+            }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -445,6 +494,7 @@ int main(void)
         cmocka_unit_test(u32_every_width_roundtrips),
         cmocka_unit_test(every_chunk_roundtrips),
         cmocka_unit_test(time_line_inline_every_width),
+        cmocka_unit_test(sub_return_inline_every_width),
         cmocka_unit_test(line_size_is_what_the_encoder_writes),
         cmocka_unit_test(negative_i32_is_five_bytes),
         cmocka_unit_test(strings_empty_and_one_megabyte),
