@@ -15,7 +15,7 @@ for my $round (1 .. int(80 / $scale)) {
     $count{A} += ($t =~ tr/A//);
 }
 my $s = 0;
-for (my $i = 0; $i < 5_000_000; $i++) {
+for (my $i = 0; $i < int(5_000_000 / $scale); $i++) {
     $s += $i % 7;
     $s ^= $i if $i & 1;
 }
