@@ -372,10 +372,10 @@ the same runs.
 
 =item *
 
-Per event, on the program's thread: 500 to 570 instructions per sub
+Per event, on the program's thread: 500 to 560 instructions per sub
 call, with a clock reading as it returns (its start shares the reading
 of its first statement; an xsub or a builtin reads the clock at its
-start too), and 120 to 140 instructions per statement, with a clock
+start too), and 115 to 135 instructions per statement, with a clock
 reading unless the statement is on the same line as the one before.
 
 =item *
