@@ -245,6 +245,14 @@ Do not keep the source of files.  perl then keeps no source lines at all,
 so none are saved, not even for string evals, C<-e> or standard input
 (Devel::NYTProf 6.12 behaves the same).
 
+Keeping the source, perl stores each line at its line number in an array
+of its own, so a C<#line> directive with a line number in the billions
+makes perl run out of memory ("Out of memory!") as the file compiles,
+under Devel::NYTProf too: such a program needs C<savesrc=0>.  Its subs
+then get their line numbers right, also past 2**31, where perl's
+C<%DB::sub> has the first line negative (Devel::NYTProf warns and makes
+it 0).
+
 When sampling (C<sample=HZ>) and C<savesrc> is not given, only the source
 of string evals that define subs is kept (perl keeping every line of
 every file it compiles cost more than sampling: 164 million instructions

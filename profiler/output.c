@@ -47,7 +47,11 @@ static SV *pkg_file_sv(pTHX_ const char *sub, STRLEN len)
     return svp ? *svp : NULL;
 }
 
-/* "file:first-last" from %DB::sub. */
+/* "file:first-last" from %DB::sub.  perl keeps the first line in an I32
+ * (PL_subline) and the last in a line_t (32 bits, unsigned): a sub that
+ * starts on line 2**31 or later (after a #line directive) has a negative
+ * first line there, which is the line less 2**32, so it is given back
+ * exactly (Devel::NYTProf warns and makes it 0). */
 static int parse_dbsub(pTHX_ SV *sv, STRLEN *file_len, UV *first, UV *last, const char *sub)
 {
     const char *s = SvPV_nolen(sv);
@@ -67,18 +71,24 @@ static int parse_dbsub(pTHX_ SV *sv, STRLEN *file_len, UV *first, UV *last, cons
     if (!dash || !grok_number(p, (STRLEN)(dash - p), &f))
         return 0;
     if (neg) {
-        note("Negative first line number in %%DB::sub entry '%s' for %s\n", s, sub);
-        f = 0;
+        if (f >= 1 && f <= (UV)1 << 31) {
+            f = ((UV)1 << 32) - f;
+        } else {
+            note("Negative first line number in %%DB::sub entry '%s' for %s\n", s, sub);
+            f = 0;
+        }
     }
     const char *l = dash + 1;
+    UV lv = 0;
     if (*l == '-') {
         note("Negative last line number in %%DB::sub entry '%s' for %s\n", s, sub);
-        l = "0";
+    } else if (!grok_number(l, strlen(l), &lv) || lv > UINT32_MAX) {
+        lv = 0; /* not a line number perl makes */
     }
     if (first)
         *first = f;
     if (last)
-        *last = (UV)atoi(l);
+        *last = lv;
     return 1;
 }
 

@@ -180,6 +180,24 @@ for my $prog (qw(closures evals-loop modules xsubs-slowops dies)) {
         'Devel::NYTProf::Data reads its inc attribute, the first directories in it (' . length($got) . ' bytes)';
 }
 
+# Subs after a #line of 2**31 or more: perl's %DB::sub has their first
+# line wrapped negative (it keeps it in an I32); Devel::NYTProf warns
+# and makes it 0, we give the line back.  savesrc=0: saving the source
+# makes perl itself allocate an array as long as the line number.
+{
+    my $script = scratch_script('high-lines.pl', join "\n", 'my $x = 0;', '#line 2147483647',
+        'sub g { $x++ }', '#line 2147483648', 'sub h { $x++ }', '#line 4000000000', 'sub f { $x++ }',
+        'f(); g(); h();', '');
+    my ($st, $file, $err) = profile('ours', 'high-lines', $script, 'savesrc=0');
+    is $st, 0, 'subs after #line 2**31 and more: profiled' or diag $err;
+    unlike $err, qr/Negative/, '... without a complaint about their line numbers';
+    my (undef, $out) = run_cmd([$nytp, 'dump', '--data', $file]);
+    my %range = $out =~ /^sub_subinfo\tmain::(\w)\t\[ \d+:(\d+-\d+) /mg;
+    is_deeply { map { $_ => $range{$_} } qw(g h f) },
+        { g => '2147483647-2147483647', h => '2147483648-2147483648', f => '4000000000-4000000000' },
+        '... and their first lines as written';
+}
+
 # ---- options -------------------------------------------------------------------------
 
 my @variants = ('blocks=1', 'calls=2', 'calls=0', 'compress=0', 'slowops=0', 'slowops=1', 'stmts=0',
