@@ -71,8 +71,8 @@ static int parse_dbsub(pTHX_ SV *sv, STRLEN *file_len, UV *first, UV *last, cons
     if (!dash || !grok_number(p, (STRLEN)(dash - p), &f))
         return 0;
     if (neg) {
-        if (f >= 1 && f <= (UV)1 << 31) {
-            f = ((UV)1 << 32) - f;
+        if (f >= 1 && f <= (UV)0x80000000u) {
+            f = (UV)(U32)(0u - (U32)f); /* 2**32 - f, also where a UV is 32 bits */
         } else {
             note("Negative first line number in %%DB::sub entry '%s' for %s\n", s, sub);
             f = 0;
