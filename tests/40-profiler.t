@@ -110,41 +110,27 @@ for my $prog (@programs) {
     $files{$prog} = [$file, $ofile];
 }
 
-# A forked child writes FILE.PID: the child's profile matches too.
-{
-    my ($file, $ofile) = @{ $files{fork} };
+# The one forked child of a program compared above wrote FILE.PID, as
+# Devel::NYTProf's did, and the two match.
+sub same_child_profile {
+    my ($prog, $what) = @_;
+    my ($file, $ofile) = @{ $files{$prog} };
     my @ours = glob("$file.*");
     my @theirs = glob("$ofile.*");
-    is scalar(@ours), 1, 'fork: the child wrote its own profile, FILE.PID';
-    is scalar(@theirs), 1, 'fork: so did Devel::NYTProf\'s child';
-    same_text(masked_data($ours[0]), masked_data($theirs[0]), 'fork: same child profile')
+    is scalar(@ours), 1, "$prog: $what wrote its own profile, FILE.PID";
+    is scalar(@theirs), 1, "$prog: so did Devel::NYTProf's child";
+    same_text(masked_data($ours[0]), masked_data($theirs[0]), "$prog: same child profile")
         if @ours == 1 && @theirs == 1;
 }
 
+same_child_profile('fork', 'the child');
 # The child of corners-files.pl leaves by exit from inside a sort block.
-{
-    my ($file, $ofile) = @{ $files{'corners-files'} };
-    my @ours = glob("$file.*");
-    my @theirs = glob("$ofile.*");
-    is scalar(@ours), 1, 'corners-files: the child that exits in a sort block wrote its profile';
-    is scalar(@theirs), 1, 'corners-files: so did Devel::NYTProf\'s child';
-    same_text(masked_data($ours[0]), masked_data($theirs[0]), 'corners-files: same child profile')
-        if @ours == 1 && @theirs == 1;
-}
-
+same_child_profile('corners-files', 'the child that exits in a sort block');
 # The profiler's caches of subs and call sites keyed by address: subs
 # redefined, assigned to globs, localised, made by string evals, deleted
 # and made again, goto, AUTOLOAD, recursion, another name; the forked
 # child's profile (after its copy of the parent's arcs is dropped) too.
-{
-    my ($file, $ofile) = @{ $files{renames} };
-    my @ours = glob("$file.*");
-    my @theirs = glob("$ofile.*");
-    is scalar(@ours), 1, 'renames: the child wrote its own profile';
-    is scalar(@theirs), 1, 'renames: so did Devel::NYTProf\'s child';
-    same_text(masked_data($ours[0]), masked_data($theirs[0]), 'renames: same child profile')
-        if @ours == 1 && @theirs == 1;
-}
+same_child_profile('renames', 'the child');
 
 # Packages deleted under live subs (Devel::NYTProf crashes there, so the
 # counts are those stashes.pl makes, see its comment): each sub is known

@@ -238,6 +238,25 @@ static void line_size_is_what_the_encoder_writes(void **state)
     assert_int_equal(nytp_chunk_line_size(&t), 0);
 }
 
+/* An inline encoder's n bytes in got (of size bytes, filled with 0xAA
+ * before) against the wn bytes of want, made number by number: the same
+ * bytes, nothing written past them, and one chunk that decodes whole;
+ * returns that chunk. */
+static nytp_chunk check_encoded(const uint8_t *got, size_t size, size_t n, const uint8_t *want,
+                                size_t wn)
+{
+    assert_int_equal(n, wn);
+    assert_memory_equal(got, want, n);
+    for (size_t b = n; b < size; b++)
+        assert_int_equal(got[b], 0xAA);
+    nytp_chunk c;
+    size_t used = 0;
+    const char *why = NULL;
+    assert_int_equal(nytp_decode_chunk(got, got + n, &c, &used, &why), NYTP_DECODE_OK);
+    assert_int_equal(used, n);
+    return c;
+}
+
 static void time_line_inline_every_width(void **state)
 {
     (void)state;
@@ -257,15 +276,7 @@ static void time_line_inline_every_width(void **state)
                 wn += nytp_encode_u32(want + wn, fids[j]);
                 wn += nytp_encode_u32(want + wn, lines[k]);
                 size_t n = nytp_encode_time_line_inline(got, ticks[i], fids[j], lines[k]);
-                assert_int_equal(n, wn);
-                assert_memory_equal(got, want, n);
-                for (size_t b = n; b < sizeof got; b++)
-                    assert_int_equal(got[b], 0xAA);
-                nytp_chunk c;
-                size_t used = 0;
-                const char *why = NULL;
-                assert_int_equal(nytp_decode_chunk(got, got + n, &c, &used, &why), NYTP_DECODE_OK);
-                assert_int_equal(used, n);
+                nytp_chunk c = check_encoded(got, sizeof got, n, want, wn);
                 assert_int_equal(c.tag, NYTP_TAG_TIME_LINE);
                 assert_int_equal(c.u.time.ticks, ticks[i]);
                 assert_int_equal(c.u.time.fid, fids[j]);
@@ -468,15 +479,7 @@ static void sub_return_inline_every_width(void **state)
                 wn += len;
                 memset(got, 0xAA, sizeof got);
                 size_t n = nytp_encode_sub_return_inline(got, depths[di], incl, excl, nm);
-                assert_int_equal(n, wn);
-                assert_memory_equal(got, want, n);
-                for (size_t b = n; b < sizeof got; b++)
-                    assert_int_equal(got[b], 0xAA);
-                nytp_chunk c;
-                size_t used = 0;
-                const char *why = NULL;
-                assert_int_equal(nytp_decode_chunk(got, got + n, &c, &used, &why), NYTP_DECODE_OK);
-                assert_int_equal(used, n);
+                nytp_chunk c = check_encoded(got, sizeof got, n, want, wn);
                 assert_int_equal(c.tag, NYTP_TAG_SUB_RETURN);
                 assert_int_equal(c.u.sub_return.depth, depths[di]);
                 assert_true(c.u.sub_return.incl == incl && c.u.sub_return.excl == excl);
