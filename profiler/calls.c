@@ -118,8 +118,11 @@ static unsigned caller_fid(pTHX_ const char *file)
 
 /* A new frame's call site, from the calling statement: its arc if the
  * site cache knows it, else its file and line (and the site, so that the
- * call's end can tell the cache).  PL_compiling, the statement of calls
- * made while compiling (BEGIN blocks), changes its line: never cached. */
+ * call's end can tell the cache).  Only a statement of an op tree is
+ * cached: PL_compiling, the statement of calls made while compiling
+ * (BEGIN blocks), changes its line, and the compiler folds constants
+ * (pack with constant arguments) under a copy of it on the C stack, at
+ * the same address for every statement folded. */
 static inline void frame_site(pTHX_ call_frame *f, const COP *cop)
 {
     const site_slot *slot = site_slot_of(cop, f->called);
@@ -133,7 +136,7 @@ static inline void frame_site(pTHX_ call_frame *f, const COP *cop)
         f->site = NULL;
     } else {
         f->arc_gen = 0;
-        f->site = cop != &PL_compiling ? cop : NULL;
+        f->site = cop->op_type == OP_NEXTSTATE || cop->op_type == OP_DBSTATE ? cop : NULL;
         f->site_gen = S.file_gen;
         f->caller_fid = caller_fid(aTHX_ OutCopFILE(cop));
         f->caller_line = (int)CopLINE(cop);
