@@ -101,11 +101,14 @@ static CV *running_cv(pTHX_ I32 ix, PERL_SI *si)
     }
 }
 
-/* The id of the file a call is made from: the last statement's, else the
- * statements' file cache, which a miss fills (with stmts=0 nothing else
- * does, and the name would be hashed at every call). */
-static unsigned caller_fid(pTHX_ const char *file)
+/* The id of the file a call is made from, by its statement cop: the last
+ * statement's, else the statements' file cache, which a miss fills (with
+ * stmts=0 nothing else does, and the name would be hashed at every call).
+ * Both know live statements' names by address (cop_in_tree), never
+ * another's: a cop outside the op tree matches neither. */
+static unsigned caller_fid(pTHX_ const COP *cop)
 {
+    const char *file = OutCopFILE(cop);
     if (file == S.last_fileptr)
         return S.last_fid;
     const file_slot *slot = file_slot_of(file);
@@ -113,16 +116,16 @@ static unsigned caller_fid(pTHX_ const char *file)
         return slot->fid;
     if (S.last_fileptr && strcmp(file, S.last_filename) == 0)
         return S.last_fid;
-    return file_cached_id(aTHX_ file, NYTP_FIDF_VIA_SUB);
+    return cop_file_id(aTHX_ cop, NYTP_FIDF_VIA_SUB);
 }
 
 /* A new frame's call site, from the calling statement: its arc if the
  * site cache knows it, else its file and line (and the site, so that the
  * call's end can tell the cache).  Only a statement of an op tree is
- * cached: PL_compiling, the statement of calls made while compiling
- * (BEGIN blocks), changes its line, and the compiler folds constants
- * (pack with constant arguments) under a copy of it on the C stack, at
- * the same address for every statement folded. */
+ * cached (cop_in_tree): PL_compiling, the statement of calls made while
+ * compiling (BEGIN blocks), changes its line, and the compiler folds
+ * constants (pack with constant arguments) under a copy of it on the C
+ * stack, at the same address for every statement folded. */
 static inline void frame_site(pTHX_ call_frame *f, const COP *cop)
 {
     const site_slot *slot = site_slot_of(cop, f->called);
@@ -136,9 +139,9 @@ static inline void frame_site(pTHX_ call_frame *f, const COP *cop)
         f->site = NULL;
     } else {
         f->arc_gen = 0;
-        f->site = cop->op_type == OP_NEXTSTATE || cop->op_type == OP_DBSTATE ? cop : NULL;
+        f->site = cop_in_tree(cop) ? cop : NULL;
         f->site_gen = S.file_gen;
-        f->caller_fid = caller_fid(aTHX_ OutCopFILE(cop));
+        f->caller_fid = caller_fid(aTHX_ cop);
         f->caller_line = (int)CopLINE(cop);
     }
 }
@@ -205,7 +208,7 @@ static SSize_t frame_setup(pTHX_ COP *prev_cop, const call_frame *clone, OPCODE 
      * have moved the frame stack */
     f = FRAME(ix);
     up = FRAME(prev);
-    f->caller_fid = caller_fid(aTHX_ OutCopFILE(prev_cop));
+    f->caller_fid = caller_fid(aTHX_ prev_cop);
     f->caller_line = (int)CopLINE(prev_cop);
 
     if (clone) {

@@ -265,8 +265,13 @@ void file_cache_put(file_slot *slot, const char *file, unsigned fid, const char 
     slot->name = name;
 }
 
-unsigned file_cached_id(pTHX_ const char *file, unsigned create_via)
+unsigned cop_file_id(pTHX_ const COP *cop, unsigned create_via)
 {
+    const char *file = OutCopFILE(cop);
+    if (!file)
+        return 0;
+    if (!cop_in_tree(cop))
+        return file_id(aTHX_ file, strlen(file), create_via);
     file_slot *slot = file_slot_of(file);
     if (slot->ptr == file && slot->gen == S.file_gen)
         return slot->fid;

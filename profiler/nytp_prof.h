@@ -385,6 +385,22 @@ void hold_signals(void);
 void release_signals(pTHX);
 void hold_forked(void);
 
+/* Whether cop is a statement of an op tree (a nextstate or dbstate, or
+ * one the optimiser has nulled), whose file name lives as long as it does
+ * and is freed only through cop_freed.  PL_compiling is not, nor the copy
+ * of it that the compiler makes on the C stack to fold constants: their
+ * file name changes (a #line, the next file compiled) and the old one is
+ * freed with no op freed, so that a new name can take its address.  The
+ * caches by address (file_cache, S.last_fileptr, site_cache) take in
+ * statements only; a name they hold is then a live statement's, until
+ * cop_freed forgets them all, so that the address of any other live name
+ * matches none of them, and is looked up without asking. */
+static inline int cop_in_tree(const COP *cop)
+{
+    unsigned type = cop->op_type ? (unsigned)cop->op_type : (unsigned)cop->op_targ;
+    return type == OP_NEXTSTATE || type == OP_DBSTATE;
+}
+
 /* files.c */
 const char *file_key(unsigned fid);
 int name_is_eval(const char *name, STRLEN len);
@@ -392,14 +408,15 @@ unsigned file_id(pTHX_ const char *name, STRLEN len, unsigned create_via);
 /* The file cache (S.file_cache): a file name's id by the name's address,
  * valid while slot->gen is S.file_gen.  file_slot_of: the slot of an
  * address; file_cache_put: remember fid (named name) for it there;
- * file_cached_id: the id through the cache, else file_id (creating it via
- * create_via), remembered; 0 if none. */
+ * cop_file_id: the id of a statement's file through the cache, else
+ * file_id (creating it via create_via), remembered; by name alone for a
+ * cop not in an op tree (cop_in_tree); 0 if none. */
 static inline file_slot *file_slot_of(const char *file)
 {
     return &S.file_cache[((uintptr_t)file >> 4) % FILE_CACHE_SIZE];
 }
 void file_cache_put(file_slot *slot, const char *file, unsigned fid, const char *name);
-unsigned file_cached_id(pTHX_ const char *file, unsigned create_via);
+unsigned cop_file_id(pTHX_ const COP *cop, unsigned create_via);
 void emit_fid(const fid_info *f);
 void emit_all_fids(void);
 

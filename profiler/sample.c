@@ -156,10 +156,7 @@ static void lines_write(void)
 /* The file id of a statement's file (the statement hook's cache). */
 static unsigned cop_fid(pTHX_ const COP *cop)
 {
-    const char *file = OutCopFILE(cop);
-    if (!file)
-        return 0;
-    return file_cached_id(aTHX_ file, NYTP_FIDF_VIA_STMT);
+    return cop_file_id(aTHX_ cop, NYTP_FIDF_VIA_STMT);
 }
 
 /* The node of a sub on the stack.  A BEGIN block is named BEGIN@LINE as

@@ -148,20 +148,23 @@ void stmt_event(pTHX_ COP *cop, OP *op, int64_t now)
         /* a threaded perl gives every statement its own copy of the file
          * name: known copies are remembered by address (until perl frees
          * a statement, see cop_freed), else comparing with the last name
-         * is cheaper than hashing it */
-        file_slot *slot = file_slot_of(file);
-        if (slot->ptr == file && slot->gen == S.file_gen) {
+         * is cheaper than hashing it.  Back from a BEGIN block, the
+         * statement is PL_compiling, whose name is not kept by address
+         * (cop_in_tree). */
+        int in_tree = cop_in_tree(cop);
+        file_slot *slot = in_tree ? file_slot_of(file) : NULL;
+        if (slot && slot->ptr == file && slot->gen == S.file_gen) {
             S.last_fid = slot->fid;
             S.last_filename = slot->name;
         } else {
-            if (!(S.last_fid && S.last_fileptr && strcmp(file, S.last_filename) == 0)) {
+            if (!(S.last_fid && S.last_filename && strcmp(file, S.last_filename) == 0)) {
                 S.last_fid = file_id(aTHX_ file, strlen(file), NYTP_FIDF_VIA_STMT);
                 S.last_filename = S.last_fid ? file_key(S.last_fid) : NULL;
             }
-            if (S.last_filename)
+            if (slot && S.last_filename)
                 file_cache_put(slot, file, S.last_fid, S.last_filename);
         }
-        S.last_fileptr = file;
+        S.last_fileptr = in_tree ? file : NULL;
         if (!S.last_filename)
             S.last_fileptr = NULL;
         fid_mark(S.last_fid);
@@ -198,7 +201,9 @@ void leave_event(pTHX_ OP *op, int64_t now)
 
 /* stmt_event's common case, inline in the op wrappers: a statement with
  * a line, in a file the file cache knows by this address, blocks=0, no
- * fork to see to.  Returns 0 (having done nothing) for anything else. */
+ * fork to see to.  Returns 0 (having done nothing) for anything else.
+ * Back from a BEGIN block the statement is PL_compiling, whose name the
+ * cache never holds (cop_in_tree): a slot of its address is not valid. */
 static inline __attribute__((always_inline)) int stmt_common(pTHX_ int64_t now)
 {
     const COP *cop = PL_curcop;

@@ -3,7 +3,10 @@
 # of the compiling statement that perl makes on the C stack, at the same
 # address for every one.  Each is a call of CORE:pack or CORE:unpack from
 # the line being compiled: in the main program, in a sub's body, in a
-# file required at run time and in a string eval.
+# file required at run time and in a string eval; and after a #line
+# that names another file, which frees the compiler's copy of the old name
+# (the new name can take its address: the file is known by name, never by
+# that address).
 use strict;
 use warnings;
 use Cwd qw(getcwd);
@@ -29,4 +32,9 @@ my $e = eval "pack('n', 1) .\n pack('n', 2)" // die $@;
 my $len = length($a . $b . packed() . Folded::both() . $e) + $c[0];
 # the same folded line again: a second call from a line seen before
 eval "my \$z = pack('N', 9);\n1" or die $@ for 1 .. 2;
-print "$len\n";
+my $f = pack('N', 1);
+#line 40 "virtual/folded.pl"
+my $g = pack('N', 2);
+#line 50 "virtual/again.pl"
+my $h = pack('N', 3);
+print $len + length($f . $g . $h), "\n";
