@@ -655,6 +655,14 @@ real return.  Statement times are the time between statements, whichever
 coroutine ran them.  With C<sample=HZ> each sample holds the stack of
 the coroutine running at that moment.
 
+One count is not exact: Coro's scheduling functions written in C
+(C<cede>, C<schedule>, and the waits of its semaphores, signals and
+channels) replace, at their first call, the op that called them with an
+op of Coro's own, which perl then runs in place of the profiler's for
+every later call from there.  Each of them is counted once per place in
+the code that calls it, not once per call (the program's own subs, and
+Coro's subs written in Perl, are counted per call).
+
 =head1 ASYNC SUBS AND CUSTOM OPS
 
 Modules that add syntax with ops of their own (custom ops) sometimes run
