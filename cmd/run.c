@@ -66,6 +66,8 @@ static const char usage[] =
     "-e CODE, -E CODE (then there is no SCRIPT), -w, -W, -X, -t, -T, -C, -l,\n"
     "-n, -p, -a, -F, -0, -s, -i, -c, -U, e.g. 'nytp run -I lib -M Foo -e CODE'.\n"
     "Everything after SCRIPT (or after -- or CODE) is passed to the program.\n"
+    "SCRIPT is the perl script, not perl: 'nytp run x.pl', never 'nytp run perl\n"
+    "x.pl' (nytp run starts perl itself; --perl=PERL for another one).\n"
     "Exit status: the program's; 2 for a usage error; 1 if perl could not\n"
     "be started.  TERM, HUP and other signals sent to nytp run are passed\n"
     "on to perl, and nytp run waits for it to end, and for the processes it\n"
@@ -810,6 +812,29 @@ static void report_one(const char *path, long long n, void *ctx)
     report_profile(path, r->sig, r->opts, running);
 }
 
+/* Whether SCRIPT names perl (perl, perl5.36.0, /usr/bin/perl) rather than
+ * a script: 'nytp run perl t.pl', as one would write 'perl -d:NYTProf
+ * t.pl', would have perl read its own binary as Perl.  A file of that
+ * name that is not an executable binary (a script called perl) is a
+ * script. */
+static bool is_perl_itself(const char *script)
+{
+    const char *base = strrchr(script, '/');
+    base = base ? base + 1 : script;
+    if (strncmp(base, "perl", 4) != 0)
+        return false;
+    for (const char *c = base + 4; *c; c++)
+        if (!isdigit((unsigned char)*c) && *c != '.')
+            return false;
+    int fd = open(script, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0)
+        return errno == ENOENT; /* no such script: the perl on the PATH */
+    unsigned char magic[4] = {0};
+    ssize_t n = read(fd, magic, sizeof magic);
+    close(fd);
+    return n == 4 && memcmp(magic, "\x7f" "ELF", 4) == 0;
+}
+
 int cmd_run(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -837,6 +862,11 @@ int cmd_run(int argc, char **argv)
     int script = sp.program;
     if (script >= argc && !sp.has_code)
         cli_usage_error("no program to profile");
+    if (!sp.has_code && !o.children && script < argc && is_perl_itself(argv[script]))
+        cli_usage_error("'%s' is perl, not a perl script: nytp run starts perl itself "
+                        "(nytp run [-o FILE] [--] SCRIPT [ARGS], or -e CODE; --perl=PERL "
+                        "for another perl)",
+                        argv[script]);
     if (o.output && !*o.output)
         cli_usage_error("-o needs a file name");
     if (o.children && (sp.nperl || sp.has_code))

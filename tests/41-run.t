@@ -49,6 +49,26 @@ like $err, qr/^nytp run: no program to profile/, 'no script: one line';
 ($st, $out, $err) = run_cmd([$nytp, 'run', '--frob', 'x.pl']);
 is $st, 2, 'unknown option: exit 2';
 
+# 'nytp run perl x.pl', as one writes 'perl -d:NYTProf x.pl': perl would
+# read its own binary as the script.  Said at once, nothing run or written;
+# a script that is called perl is still a script.
+for my $perl ('perl', $^X, 'perl5.36.0') {
+    unlink "$dir/nytprof.out";
+    ($st, $out, $err) = run_cmd([$nytp, 'run', '--', $perl, '-e', 'print 1'], cwd => $dir);
+    is $st, 2, "nytp run -- $perl -e ...: exit 2";
+    like $err, qr/^nytp run: '\Q$perl\E' is perl, not a perl script: nytp run starts perl itself/,
+        "nytp run -- $perl: says that perl is started by nytp run";
+    ok !-e "$dir/nytprof.out", "nytp run -- $perl: no profile written";
+}
+{
+    my $named = "$dir/named";
+    mkdir $named;
+    write_script('named/perl', "print qq{a script called perl\n};\n");
+    ($st, $out, $err) = run_cmd([$nytp, 'run', '-o', "$dir/named.out", 'perl'], cwd => $named);
+    is $st, 0, 'a script called perl in the current directory: runs';
+    is $out, "a script called perl\n", 'a script called perl: its output';
+}
+
 # Arguments reach the program untouched (its options too), the profile
 # goes to the default place, and stderr names it.
 my $args = write_script('args.pl', 'print join("|", @ARGV), "\n"; exit 7;' . "\n");
