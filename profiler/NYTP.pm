@@ -480,7 +480,11 @@ with time).
 A sample is taken at the first check after the timer's deadline, and its
 weight is the wall time since the previous one, so time in one long op
 (a regex match, a blocking read, an xsub) is charged to where the program
-was during it.  C<bench/run sampling> measures the accuracy (a program
+was during it.  Time outside any statement and any call (before the
+program's first statement, and after its last: global destruction) is
+charged to no line, as a traced profile charges it to none, so the line
+times can add up to a little less than the time profiled.
+C<bench/run sampling> measures the accuracy (a program
 with known shares of the wall time, and perltidy against a traced
 profile), C<bench/run profiler> the cost; F<bench/README.md> has the
 figures.

@@ -377,6 +377,15 @@ static void sample_line(pTHX_ unsigned *fid, unsigned *line)
             return;
         }
     }
+    if (!CopLINE(cop) && !cop_in_tree(cop)) {
+        /* PL_compiling at no line, with no call: before the program's
+         * first statement or after its last (global destruction), where
+         * the tracing profiler charges no line either.  Not line 1 of
+         * the file last compiled, which may hold no code at all. */
+        *fid = 0;
+        *line = 0;
+        return;
+    }
     const char *file = OutCopFILE(cop);
     *fid = !file ? 0 : cop == &PL_compiling ? file_id(aTHX_ file, strlen(file), NYTP_FIDF_VIA_STMT)
                                             : cop_fid(aTHX_ cop);

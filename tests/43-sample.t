@@ -93,6 +93,41 @@ SKIP: {
     ok -s "$dir/nytprofhtml/index.html", 'nytprofhtml: index.html';
 }
 
+# ---- lines: only lines that ran ---------------------------------------------
+
+# Every line a sample is charged to is one that ran (a line the tracing
+# profiler counts): the time before the first statement and after the
+# last (PL_compiling at line 0, no call on the stack: global destruction
+# and what follows it) is no line's, as in a traced profile, not line 1
+# of the file compiled last, here a comment.
+{
+    my $prog = "$dir/lines-ran.pl";
+    open my $fh, '>', $prog or die "$prog: $!";
+    print $fh "# line 1: a comment, never run\n",
+        "our \@keep;\n",
+        "sub work { my \$n = 0; for my \$i (1 .. 3000) { \$n += \$i; push \@keep, [\$i] } \$n }\n",
+        "my \$t = 0;\n",
+        "\$t += work() for 1 .. 40;\n",
+        "print \"\$t\\n\";\n";
+    close $fh;
+    my %ran;
+    for my $mode ('', 'sample=5000') {
+        my ($pst, undef, $perr, $pfile) = nytp_profile('lines-ran', $prog, $mode);
+        is $pst, 0, 'lines-ran.pl ' . ($mode || 'traced') or diag $perr;
+        my (undef, $data) = run_cmd([$nytp, 'dump', '--data', $pfile]);
+        my %lines = map { /^fid_line_time\t1\t(\d+)\t\[ (\S+) (\d+) \]$/ ? ($1 => $2) : () }
+            split /\n/, $data // '';
+        if (!$mode) {
+            %ran = map { $_ => 1 } keys %lines;
+            ok !$ran{1}, 'traced: line 1 (a comment) never ran';
+            next;
+        }
+        ok keys %lines, 'sampled: some lines have time';
+        my @never = sort { $a <=> $b } grep { !$ran{$_} } keys %lines;
+        is "@never", '', 'sampled: every line with time ran (none before the first statement or after the last)';
+    }
+}
+
 # ---- reports: "sampled at 1000 Hz, N samples", counts unknown -----------------
 
 ($st, $out, $err) = run_cmd([$nytp, 'top', '-n', '5', $file]);
