@@ -356,15 +356,17 @@ static void stack_sample(pTHX_ OPCODE ran)
 /* ---- taking a sample ---------------------------------------------------------- */
 
 /* The line a sample is charged to: the current statement's.  While a file
- * is compiled (PL_curcop is PL_compiling: the compiler runs ops to fold
- * constants, and the first op of a file just required runs before its
- * first statement) and for a statement without a line, the line of the
- * innermost call (a 'use' line for a BEGIN block), as the tracing profiler
- * charges compiling to the statement that required the file. */
+ * is compiled (PL_curcop is PL_compiling, or the compiler's copy of it
+ * under which it runs ops to fold constants: not a statement of the op
+ * tree; and the first op of a file just required runs before its first
+ * statement) and for a statement without a line, the line of the
+ * innermost call (a 'use' line for a BEGIN block), as the tracing
+ * profiler charges compiling to the statement that required the file:
+ * not the line being compiled, which may never run. */
 static void sample_line(pTHX_ unsigned *fid, unsigned *line)
 {
     const COP *cop = PL_curcop;
-    if (cop != &PL_compiling && CopLINE(cop)) {
+    if (cop_in_tree(cop) && CopLINE(cop)) {
         *fid = cop_fid(aTHX_ cop);
         *line = (unsigned)CopLINE(cop);
         return;
