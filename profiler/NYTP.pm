@@ -277,6 +277,16 @@ is about a third cheaper than clock_gettime on a virtual machine.
 C<clock=1> reads CLOCK_MONOTONIC itself; C<NYTP_TSC=0> in the environment
 does the same.  With C<trace=1> the profiler says which clock it uses.
 
+The CPU-time clocks, C<clock=2> (CLOCK_PROCESS_CPUTIME_ID: every thread
+of the process, the profiler's writer thread included) and C<clock=3>
+(CLOCK_THREAD_CPUTIME_ID: the interpreter's thread), have no fast path:
+each reading is a system call.  A program of many short statements runs
+several times slower under them: perltidy, which took 5.6 to 6.6 s with
+the default clock on this project's VM (3.3 to 3.9 s unprofiled), took
+14 to 16 s with either, close to half of it in the kernel.  They are
+worth it where the time must not count waiting for the CPU (a time gate
+in CI, see nytp-diff(1)).
+
 The clock is read once per event: a statement, the call of an xsub or
 slow op, the end of a call.  The call of a perl sub starts at the next
 reading (its first statement's), and a statement after a call ends shares
