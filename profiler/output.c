@@ -426,11 +426,14 @@ again:
         goto fail;
     }
     if (e && e->status) {
+        /* the header could not be written (a full disk, a file size
+         * limit): the file made above, exclusively, goes, as when the
+         * writer cannot start; a device, FIFO or symlink stays */
         snprintf(msg, sizeof msg, "%s", e->msg);
         nytp_writer_abort(S.w);
         S.w = NULL;
         fast_update();
-        if (path != name)
+        if (plain)
             unlink(path);
         goto fail;
     }

@@ -614,6 +614,27 @@ for my $opts ('', 'compress=0', 'sample=1000') {
         ok !-e "$dir/nodeflater.out" && !-e $marker, 'unknown deflater: no file left, the program did not run';
     }
 
+    # a file opened whose header cannot be written (a file size limit of
+    # 0, SIGXFSZ ignored: the write fails with EFBIG): the error, and no
+    # empty file left (there was one); /dev/full above, not a file made
+    # here, stays.  The limit is perl's alone, its messages go through a
+    # pipe (a file would be limited too) and its status is printed.
+    {
+        unlink $marker, "$dir/fsize.out";
+        $ENV{NYTPROF} = "file=$dir/fsize.out";
+        ($st, $out, $err) = run_cmd(['sh', '-c',
+            '(trap "" XFSZ; ulimit -f 0; "$@"; echo "status=$?") 2>&1 | cat', 'sh',
+            $^X, "-I$inc", '-d:NYTP', $script], cwd => $dir);
+        my ($pst) = ($out // '') =~ /^status=(\d+)$/m;
+        ok defined $pst && $pst != 0, 'a header that cannot be written (ulimit -f 0): non-zero exit'
+            or diag $out;
+        like $out, qr{cannot write profile '\Q$dir\E/fsize\.out': .*File too large},
+            'ulimit -f 0: the error names the file and why';
+        ok !-e "$dir/fsize.out", 'ulimit -f 0: no empty profile left behind';
+        ok !-e $marker, 'ulimit -f 0: the program did not run';
+        ok -c '/dev/full', '/dev/full is still there' if -e '/dev/full';
+    }
+
     $ENV{NYTPROF} = "no_such_option=1:file=$dir/bad.out";
     ($st, $out, $err) = run_cmd([$^X, "-I$inc", '-d:NYTP', $script], cwd => $dir);
     isnt $st, 0, 'unknown option: non-zero exit';
