@@ -140,19 +140,26 @@ unsigned file_id(pTHX_ const char *name, STRLEN len, unsigned create_via)
         return S.fids[SvUV(*svp)].id;
     if (!create_via)
         return 0;
-    grow_or_croak(aTHX_ (void **)&S.fids, &S.fid_cap, (size_t)S.nentries + 2, 64, sizeof *S.fids);
+    /* An id taken is always declared (a NEW_FID): Devel::NYTProf's reader
+     * stops at a gap in the ids.  So what can run out of memory is done
+     * before the id is taken, and a file of a string eval whose file
+     * could not be made gives its id back (it was the last taken); the
+     * name is known (fid_hv) only once it has its id for good.  Out of
+     * memory, a file has no id (0): its statements are not recorded. */
+    if (grow_array((void **)&S.fids, &S.fid_cap, (size_t)S.nentries + 2, 64, sizeof *S.fids) < 0)
+        return 0;
+    char *key = malloc(len + 1);
+    if (!key)
+        return 0;
     unsigned ix = ++S.nentries;
     unsigned id = ++S.nfids;
     fid_info *f = &S.fids[ix];
     memset(f, 0, sizeof *f);
     f->id = id;
-    f->key = malloc(len + 1);
-    if (!f->key)
-        croak("Devel::NYTP: out of memory");
+    f->key = key;
     memcpy(f->key, name, len);
     f->key[len] = 0;
     f->key_len = len;
-    (void)hv_store(S.fid_hv, name, (I32)len, newSVuv(ix), 0);
 
     unsigned eval_fid = 0, eval_line = 0;
     if (name[0] == '(') {
@@ -168,6 +175,8 @@ unsigned file_id(pTHX_ const char *name, STRLEN len, unsigned create_via)
             if (open && colon && open < colon) {
                 eval_fid = file_id(aTHX_ open + 1, (STRLEN)(colon - open - 1),
                                    NYTP_FIDF_IS_EVAL | create_via);
+                if (!eval_fid)
+                    goto out_of_memory;
                 eval_line = (unsigned)atoi(colon + 1);
             }
             /* else a '#line' name that only looks like an eval: a file
@@ -176,6 +185,8 @@ unsigned file_id(pTHX_ const char *name, STRLEN len, unsigned create_via)
             static const char unknown[] = "/unknown-eval-invoker";
             eval_fid = file_id(aTHX_ unknown, sizeof unknown - 1,
                                NYTP_FIDF_IS_EVAL | NYTP_FIDF_IS_FAKE | create_via);
+            if (!eval_fid)
+                goto out_of_memory;
             eval_line = 1;
         }
     }
@@ -192,10 +203,13 @@ unsigned file_id(pTHX_ const char *name, STRLEN len, unsigned create_via)
         if (t) {
             const char *definer = t + sizeof tag - 1;
             eval_fid = file_id(aTHX_ definer, (STRLEN)(name + len - definer), create_via);
+            if (!eval_fid)
+                goto out_of_memory;
             eval_line = 1;
         }
     }
     f = &S.fids[ix]; /* the recursion may have moved the array */
+    (void)hv_store(S.fid_hv, name, (I32)len, newSVuv(ix), 0);
     if (len > 1 && name[len - 1] == ')' && strstr(name, " (autosplit ")) {
         /* "lib/Foo.pm (autosplit into lib/auto/Foo/bar.al)": an AutoLoader
          * sub split out of Foo.pm is shown in Foo.pm, under its id */
@@ -254,6 +268,12 @@ unsigned file_id(pTHX_ const char *name, STRLEN len, unsigned create_via)
     TRACE(2, "New fid %2u (after %2u:%-4u) 0x%02x e%u:%u %s %s\n", id, S.last_fid, S.last_line,
           f->flags, f->eval_fid, f->eval_line, f->key, f->abs ? f->abs : "");
     return id;
+
+out_of_memory: /* the file of the eval got no id, and gave back any it took */
+    free(S.fids[ix].key);
+    S.nentries--;
+    S.nfids--;
+    return 0;
 }
 
 void file_cache_put(file_slot *slot, const char *file, unsigned fid, const char *name)

@@ -354,7 +354,9 @@ static inline int64_t now_ticks(pTHX)
 void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Make room for need elements of elem bytes in *v, which has room for
- * *cap: doubled from first while too small.  Croaks when out of memory. */
+ * *cap: doubled from first while too small.  grow_array returns -1 when
+ * out of memory (*v and *cap unchanged), grow_or_croak croaks. */
+int grow_array(void **v, size_t *cap, size_t need, size_t first, size_t elem);
 void grow_or_croak(pTHX_ void **v, size_t *cap, size_t need, size_t first, size_t elem);
 
 /* S.stmt_fast and S.call_fast from what they stand for: to be called

@@ -32,18 +32,25 @@ void note(const char *fmt, ...)
     fflush(f);
 }
 
-void grow_or_croak(pTHX_ void **v, size_t *cap, size_t need, size_t first, size_t elem)
+int grow_array(void **v, size_t *cap, size_t need, size_t first, size_t elem)
 {
     if (need <= *cap)
-        return;
+        return 0;
     size_t ncap = *cap ? *cap : first;
     while (ncap < need)
         ncap *= 2;
     void *nv = ncap > SIZE_MAX / elem ? NULL : realloc(*v, ncap * elem);
     if (!nv)
-        croak("Devel::NYTP: out of memory");
+        return -1;
     *v = nv;
     *cap = ncap;
+    return 0;
+}
+
+void grow_or_croak(pTHX_ void **v, size_t *cap, size_t need, size_t first, size_t elem)
+{
+    if (grow_array(v, cap, need, first, elem) < 0)
+        croak("Devel::NYTP: out of memory");
 }
 
 void fast_update(void)
