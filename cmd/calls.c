@@ -316,9 +316,7 @@ int calls_write_collapsed(nytp_out *out, const nytp_calltree *t, bool by_calls, 
     free(c.plen);
     free(c.lines);
     free(c.starts);
-    if (st == NYTP_E_NOMEM && !nytp_out_error(out)->status)
-        cli_error("out of memory");
-    if (st)
+    if (st) /* reported by the caller, with the output's name (cli_output_finish) */
         return st < 0 ? st : NYTP_E_NOMEM;
     bool same = by_calls ? c.out_calls == s.returns : c.out_excl == s.excl_in;
     if (s.returns && !same) { /* without returns the paths came from the call sites */

@@ -90,8 +90,10 @@ static size_t room_after(const diff *D, size_t used)
 static void put_text(nytp_out *out, const char *s, size_t len, size_t room, enum term_align how)
 {
     char *c = malloc(len * 4 + 1);
-    if (!c)
+    if (!c) { /* never a table with a name left out, taken for whole */
+        nytp_out_fail(out, NYTP_E_NOMEM, "out of memory");
         return;
+    }
     size_t w;
     size_t n = term_clean(s, len, false, c, &w);
     term_put(out, c, n, w, room && w > room ? room : 0, how);
@@ -380,6 +382,8 @@ static void put_source(diff *D, nytp_out *out, const cmp_row *r, size_t used)
                 size_t rm = D->t.width ? D->t.width - used : 0;
                 term_put(out, c, len, w, rm && w > rm ? rm : 0, TERM_LEFT);
                 free(c);
+            } else {
+                D->oom = true;
             }
             term_sgr(&D->t, out, TERM_RESET);
         }

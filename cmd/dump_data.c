@@ -60,11 +60,16 @@ static int cmp_site_fid_line(const void *x, const void *y)
     return a->line < b->line ? -1 : a->line > b->line;
 }
 
-static uint32_t *sorted_copy(const uint32_t *v, uint32_t n, int (*cmp)(const void *, const void *))
+/* A sorted copy of v, or NULL with out failed (so that a dump with a
+ * list left out is never taken for a whole one). */
+static uint32_t *sorted_copy(nytp_out *out, const uint32_t *v, uint32_t n,
+                             int (*cmp)(const void *, const void *))
 {
     uint32_t *c = malloc((n ? n : 1) * sizeof *c);
-    if (!c)
+    if (!c) {
+        nytp_out_fail(out, NYTP_E_NOMEM, "out of memory");
         return NULL;
+    }
     if (n)
         memcpy(c, v, n * sizeof *c);
     qsort(c, n, sizeof *c, cmp);
@@ -365,7 +370,7 @@ static void put_site(writer *w, const nytp_profile *p, const nytp_site *s)
     put(w, " ", 1);
     put_u(w, s->rec_depth);
     put(w, " ", 1);
-    uint32_t *callers = sorted_copy(s->callers, s->n_callers, cmp_str_ids);
+    uint32_t *callers = sorted_copy(w->out, s->callers, s->n_callers, cmp_str_ids);
     for (uint32_t i = 0; callers && i < s->n_callers; i++) {
         if (i)
             put(w, "|", 1);
@@ -494,7 +499,7 @@ static void dump_fileinfo(writer *w, const nytp_profile *p, const dump_data_opts
         puts_(w, " ]\n");
 
         /* sub lines */
-        uint32_t *subs = sorted_copy(f->subs, f->n_subs, cmp_sub_ids);
+        uint32_t *subs = sorted_copy(w->out, f->subs, f->n_subs, cmp_sub_ids);
         for (uint32_t i = 0; subs && i < f->n_subs; i++) {
             const nytp_sub *s = &p->subs[subs[i]];
             file_prefix(w, f->number);
@@ -509,7 +514,7 @@ static void dump_fileinfo(writer *w, const nytp_profile *p, const dump_data_opts
         free(subs);
 
         /* call lines */
-        uint32_t *sites = sorted_copy(f->sites, f->n_sites, cmp_site_line_name);
+        uint32_t *sites = sorted_copy(w->out, f->sites, f->n_sites, cmp_site_line_name);
         for (uint32_t i = 0; sites && i < f->n_sites; i++) {
             const nytp_site *s = &p->sites[sites[i]];
             file_prefix(w, f->number);
@@ -589,7 +594,7 @@ static void dump_subinfo(writer *w, const nytp_profile *p)
         put(w, " ", 1);
         put_nv(w, s->reci);
         puts_(w, " ]\n");
-        uint32_t *sites = sorted_copy(s->sites, s->n_sites, cmp_site_fid_line);
+        uint32_t *sites = sorted_copy(w->out, s->sites, s->n_sites, cmp_site_fid_line);
         for (uint32_t k = 0; sites && k < s->n_sites; k++) {
             const nytp_site *c = &p->sites[sites[k]];
             puts_(w, "sub_subinfo\t");
@@ -701,7 +706,7 @@ static void jsite(json *j, const nytp_profile *p, const nytp_site *s, bool with_
     json_u64(j, s->rec_depth);
     json_key(j, "callers");
     json_array(j);
-    uint32_t *callers = sorted_copy(s->callers, s->n_callers, cmp_str_ids);
+    uint32_t *callers = sorted_copy(j->out, s->callers, s->n_callers, cmp_str_ids);
     for (uint32_t i = 0; callers && i < s->n_callers; i++) {
         jid(j, p, callers[i]);
     }
@@ -828,7 +833,7 @@ int dump_data_json(nytp_out *out, const nytp_profile *p, const dump_data_opts *o
         json_end(j);
         json_key(j, "subs_defined");
         json_array(j);
-        uint32_t *subs = sorted_copy(f->subs, f->n_subs, cmp_sub_ids);
+        uint32_t *subs = sorted_copy(j->out, f->subs, f->n_subs, cmp_sub_ids);
         for (uint32_t i = 0; subs && i < f->n_subs; i++) {
             jid(j, p, p->subs[subs[i]].name);
         }
@@ -836,7 +841,7 @@ int dump_data_json(nytp_out *out, const nytp_profile *p, const dump_data_opts *o
         json_end(j);
         json_key(j, "calls");
         json_array(j);
-        uint32_t *sites = sorted_copy(f->sites, f->n_sites, cmp_site_line_name);
+        uint32_t *sites = sorted_copy(j->out, f->sites, f->n_sites, cmp_site_line_name);
         for (uint32_t i = 0; sites && i < f->n_sites; i++) {
             jsite(j, p, &p->sites[sites[i]], true);
         }
@@ -890,7 +895,7 @@ int dump_data_json(nytp_out *out, const nytp_profile *p, const dump_data_opts *o
         json_u64(j, s->rec_depth);
         json_key(j, "called_by");
         json_array(j);
-        uint32_t *sites = sorted_copy(s->sites, s->n_sites, cmp_site_fid_line);
+        uint32_t *sites = sorted_copy(j->out, s->sites, s->n_sites, cmp_site_fid_line);
         for (uint32_t k = 0; sites && k < s->n_sites; k++) {
             jsite(j, p, &p->sites[sites[k]], false);
         }

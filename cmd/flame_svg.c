@@ -109,10 +109,12 @@ static void put_xml_bytes(nytp_out *out, const char *p, size_t n)
 {
     size_t len, chars;
     char *c = clean_utf8(p, n, &len, &chars);
-    if (c) {
-        put_xml(out, c, len);
-        free(c);
+    if (!c) { /* never a graph with a name left out, taken for whole */
+        nytp_out_fail(out, NYTP_E_NOMEM, "out of memory");
+        return;
     }
+    put_xml(out, c, len);
+    free(c);
 }
 
 /* The label that fits w pixels: the name, or its start and "..". */
@@ -710,8 +712,10 @@ static void put_frame(writer *w, const frame *f)
     }
     size_t len, chars;
     char *clean = clean_utf8(name.ptr, name.len, &len, &chars);
-    if (!clean)
+    if (!clean) {
+        nytp_out_fail(out, NYTP_E_NOMEM, "out of memory");
         return;
+    }
     if (url) {
         nytp_out_write(out, "<a href=\"", 9);
         put_xml_bytes(out, url, strlen(url));

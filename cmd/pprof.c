@@ -404,6 +404,8 @@ static int on_node(void *ctx, const nytp_calltree_visit *v)
         return NYTP_E_NOMEM;
     const nytp_str *name = &v->path[d - 1];
     uint32_t fn = func_of(P, name->ptr, name->len);
+    if (P->oom) /* func_of's 0 may name no func yet */
+        return NYTP_E_NOMEM;
     P->fn_at[d - 1] = fn;
     if (d >= 2)
         P->loc_at[d - 2] = loc_of(P, P->fn_at[d - 2], call_line(P, P->fn_at[d - 2], fn));
@@ -451,9 +453,13 @@ static int on_site_path(void *ctx, const nytp_str *path, uint32_t depth, uint32_
     pprof *P = ctx;
     uint64_t ids[2];
     uint32_t called = func_of(P, path[depth - 1].ptr, path[depth - 1].len);
+    if (P->oom) /* func_of's 0 may name no func yet */
+        return NYTP_E_NOMEM;
     ids[0] = loc_of(P, called, P->funcs[called].start_line);
     if (depth == 2) {
         uint32_t caller = func_of(P, path[0].ptr, path[0].len);
+        if (P->oom)
+            return NYTP_E_NOMEM;
         const func *fc = &P->funcs[caller];
         bool same_file = fc->sub != NYTP_NONE && P->x->p->subs[fc->sub].fid == fid;
         ids[1] = loc_of(P, caller, same_file ? (int64_t)line : fc->start_line);

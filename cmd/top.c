@@ -717,6 +717,16 @@ static const char *pkg_name_of(const top *T, size_t i, size_t *len)
     return nytp_profile_str(T->p, T->p->subs[r->first].name);
 }
 
+/* Room for n bytes of a cell's text, or NULL with out failed: a table
+ * with a cell left out is not printed as if whole. */
+static char *cell_room(nytp_out *out, size_t n)
+{
+    char *p = malloc(n);
+    if (!p)
+        nytp_out_fail(out, NYTP_E_NOMEM, "out of memory");
+    return p;
+}
+
 /* The names of the first n rows, cleaned, cut to room columns and kept
  * apart (term_fit_names), with their widths; NULL when out of memory. */
 static char **fitted_names(const top *T, size_t n, size_t room,
@@ -764,8 +774,10 @@ static void text_subs(top *T, nytp_out *out)
     size_t room = rest(T, 8 + 1 + 6 + 1 + 6 + 1 + 8 + 1 + 6 + 1 + 8 + 2);
     size_t *widths;
     char **shown = fitted_names(T, n, room, sub_name_of, &widths);
-    if (!shown)
+    if (!shown) {
+        nytp_out_fail(out, NYTP_E_NOMEM, "out of memory");
         return;
+    }
     double cum = 0;
     for (size_t i = 0; i < n; i++) {
         const nytp_sub *s = &p->subs[T->subs[i]];
@@ -795,7 +807,7 @@ static void text_subs(top *T, nytp_out *out)
                 const char *slash = strrchr(file, '/');
                 file = slash && !p->files[s->fid].eval_fid ? slash + 1 : file;
                 size_t fl = strlen(file);
-                char *cf = malloc(fl * 4 + 1);
+                char *cf = cell_room(out, fl * 4 + 1);
                 if (cf) {
                     size_t fw;
                     size_t cl = term_clean(file, fl, false, cf, &fw);
@@ -832,7 +844,7 @@ static void text_lines(top *T, nytp_out *out)
         char num[16];
         size_t w = (size_t)snprintf(num, sizeof num, ":%u", r->line), cols;
         const char *file = T->shown[r->fid];
-        char *c = malloc(strlen(file) * 4 + 1);
+        char *c = cell_room(out, strlen(file) * 4 + 1);
         if (c) {
             term_clean(file, strlen(file), false, c, &cols);
             free(c);
@@ -865,7 +877,7 @@ static void text_lines(top *T, nytp_out *out)
         size_t fl = strlen(file);
         char num[16];
         size_t nw = (size_t)snprintf(num, sizeof num, ":%u", r->line);
-        char *cf = malloc(fl * 4 + 1);
+        char *cf = cell_room(out, fl * 4 + 1);
         if (cf) {
             size_t fw;
             size_t cl = term_clean(file, fl, false, cf, &fw);
@@ -896,7 +908,7 @@ static void text_lines(top *T, nytp_out *out)
         }
         if (src && sl) {
             nytp_out_write(out, "  ", 2);
-            char *cs = malloc(sl * 8 + 1);
+            char *cs = cell_room(out, sl * 8 + 1);
             if (cs) {
                 size_t w;
                 size_t len = term_clean(src, sl, true, cs, &w);
@@ -934,7 +946,7 @@ static void text_files(top *T, nytp_out *out)
         nytp_out_write(out, "  ", 2);
         const char *file = T->shown[r->fid];
         size_t room = rest(T, fixed);
-        char *cf = malloc(strlen(file) * 4 + 1);
+        char *cf = cell_room(out, strlen(file) * 4 + 1);
         if (cf) {
             size_t w;
             size_t len = term_clean(file, strlen(file), false, cf, &w);
@@ -959,8 +971,10 @@ static void text_packages(top *T, nytp_out *out)
     size_t fixed = 8 + 1 + 6 + 1 + 8 + 1 + 6 + 2;
     size_t *widths;
     char **shown = fitted_names(T, n, rest(T, fixed), pkg_name_of, &widths);
-    if (!shown)
+    if (!shown) {
+        nytp_out_fail(out, NYTP_E_NOMEM, "out of memory");
         return;
+    }
     for (size_t i = 0; i < n; i++) {
         const pkg_row *r = &T->pkgs[i];
         double pct = share(r->excl, T->sub_total);

@@ -564,6 +564,11 @@ bool nytp_out_deflating(const nytp_out *o) { return o->def != NULL; }
 uint64_t nytp_out_total(const nytp_out *o) { return o->ob.total; }
 const nytp_error *nytp_out_error(const nytp_out *o) { return &o->err; }
 
+int nytp_out_fail(nytp_out *o, int status, const char *msg)
+{
+    return fail(o, status, "%s", msg);
+}
+
 int nytp_out_flush(nytp_out *o)
 {
     if (o->err.status)

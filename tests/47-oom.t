@@ -78,4 +78,61 @@ for my $n (1 .. ($count // 0)) {
 is_deeply \%bad, {}, "each of the $count allocations failing in turn: no crash, every profile left reads whole"
     or diag explain \%bad;
 
+# ---- the commands ---------------------------------------------------------------
+
+# The reports, the same way: an allocation of the nytp binary fails (one in
+# every few, to keep it quick), and the command either writes what it
+# writes with nothing failing, byte for byte, or fails with one line that
+# says so and leaves no output file: never a report with a part left out,
+# never a crash.
+my @profiles;
+for my $name (qw(a b)) {
+    ($st, $out, $err) = run_with(OOM_AT => 0);
+    is $st, 0, "profile $name for the commands" or diag $err;
+    rename "$dir/oom.out", "$dir/$name.out" or die "rename: $!";
+    push @profiles, "$dir/$name.out";
+}
+my ($pa, $pb) = @profiles;
+sub nytp_with {
+    my ($env, @args) = @_;
+    local @ENV{ keys %$env } = values %$env;
+    local $ENV{OOM_OBJ} = '/build/nytp';
+    local $ENV{LD_PRELOAD} = $shim;
+    return run_cmd([$nytp, @args], cwd => $dir);
+}
+my $o = "$dir/report.out";
+for my $cmd (['top', $pa], ['top', '--json', $pa], ['dump', '--data', $pa], ['flame', '--svg', $pa, '-o', $o],
+    ['pprof', $pa, '-o', $o], ['calls', $pa], ['diff', $pa, $pb]) {
+    my $label = "nytp $cmd->[0]" . ($cmd->[1] =~ /^-/ ? " $cmd->[1]" : '');
+    unlink $o;
+    my ($rst, $want, $rerr) = nytp_with({ OOM_COUNT => 1 }, @$cmd);
+    my $want_file = -e $o ? slurp($o) : undef;
+    my ($total) = $rerr =~ /^nytp-oom: allocations (\d+)$/m;
+    ok $rst == 0 && $total, "$label: runs, making " . ($total // 0) . ' allocations' or diag $rerr;
+    my %fails;
+    for (my $n = 1; $n <= ($total // 0); $n += 7) {
+        unlink $o;
+        my ($cst, $got, $cerr) = nytp_with({ OOM_AT => $n }, @$cmd);
+        my @lines = grep { !/^nytp-oom: / } split /\n/, $cerr;
+        my $why;
+        if ($cst > 128 && $cst < 128 + 32) {
+            $why = 'killed by signal ' . ($cst - 128);
+        } elsif ($cst == 0) {
+            $why = 'exit 0 with other output' if $got ne $want || (defined $want_file && slurp($o) ne $want_file);
+        } else {
+            $why = "exit $cst with " . scalar(@lines) . ' lines on stderr' unless @lines == 1 && $lines[0] =~ /out of memory/;
+            $why = 'exit ' . $cst . ', output left' if -e $o;
+        }
+        $fails{$n} = $why . ($cerr =~ /(\S[^\n]*)\n?\z/ ? ": $1" : '') if $why;
+    }
+    is_deeply \%fails, {}, "$label: every 7th of its allocations failing: the whole output, or one line and none"
+        or diag explain \%fails;
+}
+
+sub slurp {
+    open my $fh, '<:raw', shift or return '';
+    local $/;
+    return <$fh>;
+}
+
 done_testing;

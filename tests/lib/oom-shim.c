@@ -1,9 +1,11 @@
 /* oom-shim.c — a library preloaded by tests/47-oom.t into perl running
- * Devel::NYTP: the Nth allocation that code in NYTP.so makes (malloc,
- * calloc, realloc, strdup, called from NYTP.so itself, libnytpformat
- * included) fails; perl's own allocations and those of other libraries
+ * Devel::NYTP, or into nytp: the Nth allocation that code of one object
+ * makes (malloc, calloc, realloc, strdup, called from that object itself,
+ * libnytpformat included) fails; those of other objects (perl's, libc's)
  * never do.
  *
+ *   OOM_OBJ=PART  the object: the one whose file name holds PART
+ *                 (default "/NYTP.so"; "/build/nytp" for the nytp binary)
  *   OOM_AT=N      the allocation to fail (none if unset or 0)
  *   OOM_COUNT=1   at exit, "nytp-oom: N allocations" on stderr
  *
@@ -26,8 +28,14 @@ static long seen;
 
 static int from_profiler(void *caller)
 {
+    static const char *obj;
+    if (!obj) {
+        obj = getenv("OOM_OBJ");
+        if (!obj || !*obj)
+            obj = "/NYTP.so";
+    }
     Dl_info info;
-    return dladdr(caller, &info) && info.dli_fname && strstr(info.dli_fname, "/NYTP.so");
+    return dladdr(caller, &info) && info.dli_fname && strstr(info.dli_fname, obj);
 }
 
 static void say(const char *what, long n)

@@ -163,6 +163,11 @@ uint64_t nytp_out_total(const nytp_out *out);
 
 /* The first error, if any (sticky: later calls fail the same way). */
 const nytp_error *nytp_out_error(const nytp_out *out);
+/* Make status (with msg) out's error, unless it has one: nothing more is
+ * written, and closing reports it.  For a writer that ran out of memory
+ * on its own, so that a report with a part missing is never taken for
+ * a whole one.  Returns out's error status. */
+int nytp_out_fail(nytp_out *out, int status, const char *msg);
 
 /* Finish: end the zlib stream and append its trailer comment, flush,
  * close, and rename an atomic file into place.  Frees out. */
