@@ -194,8 +194,10 @@ static FILE *open_source(csv_run *R, const nytp_file *f, int *err)
     const char *name = nytp_profile_str(R->p, f->name);
     size_t len = strlen(name);
     char *base = malloc(len + 2);
-    if (!base)
+    if (!base) {
+        *err = ENOMEM;
         return NULL;
+    }
     memcpy(base, name, len + 1);
     char *auto_note = strstr(base, " (autosplit into ");
     if (auto_note)
@@ -208,8 +210,11 @@ static FILE *open_source(csv_run *R, const nytp_file *f, int *err)
         for (size_t i = 0; i < R->inc.n_inc && !fp; i++) {
             size_t n = strlen(R->inc.inc[i]) + strlen(base) + 2;
             char *path = malloc(n);
-            if (!path)
-                break;
+            if (!path) { /* not "unable to open": the report would lack its source */
+                free(base);
+                *err = ENOMEM;
+                return NULL;
+            }
             snprintf(path, n, "%s/%s", R->inc.inc[i], base);
             if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode))
                 fp = cli_open_source(path, SOURCE_MAX);
@@ -490,6 +495,8 @@ static int write_report(csv_run *R, const nytp_file *f, const char *level)
         if (fp) {
             ok = read_lines(R, fp);
             fclose(fp);
+        } else if (err == ENOMEM) {
+            ok = false;
         } else {
             msg = no_source_message(R, f, err);
             ok = msg && push_line(R, msg, strlen(msg));

@@ -22,10 +22,11 @@ typedef struct srcline {
 
 /* The source of a real file that was not saved in the profile, read from
  * disk now.  Returns the line array (index = line number) or NULL. */
-static srcline *disk_source(const char *path, uint32_t *n, char **buf)
+static srcline *disk_source(const char *path, uint32_t *n, char **buf, bool *oom)
 {
     struct stat sb;
     *buf = NULL;
+    *oom = false;
     FILE *fp = cli_open_source(path, (uint64_t)64 << 20);
     if (!fp)
         return NULL;
@@ -36,6 +37,7 @@ static srcline *disk_source(const char *path, uint32_t *n, char **buf)
     size_t size = (size_t)sb.st_size;
     char *data = malloc(size + 1);
     if (!data || fread(data, 1, size, fp) != size) {
+        *oom = !data;
         free(data);
         fclose(fp);
         return NULL;
@@ -46,6 +48,7 @@ static srcline *disk_source(const char *path, uint32_t *n, char **buf)
         lines += data[i] == '\n';
     srcline *v = calloc((size_t)lines + 2, sizeof *v);
     if (!v) {
+        *oom = true;
         free(data);
         return NULL;
     }
@@ -67,9 +70,10 @@ static srcline *disk_source(const char *path, uint32_t *n, char **buf)
 
 /* "file:///a%20b/c.pm": the file named name as it is now, a real file,
  * every byte but A-Z a-z 0-9 - . _ ~ / percent-encoded.  NULL if it is not
- * there (or not a plain file). */
-static char *source_url(const char *name)
+ * there (or not a plain file), and then *oom says whether memory ran out. */
+static char *source_url(const char *name, bool *oom)
 {
+    *oom = false;
     char *abs = realpath(name, NULL);
     struct stat sb;
     if (!abs || stat(abs, &sb) < 0 || !S_ISREG(sb.st_mode)) {
@@ -78,6 +82,7 @@ static char *source_url(const char *name)
     }
     size_t n = strlen(abs);
     char *url = malloc(7 + 3 * n + 1), *o = url;
+    *oom = !url;
     if (url) {
         static const char hex[] = "0123456789ABCDEF";
         o += sprintf(o, "file://");
@@ -156,12 +161,17 @@ static int cmp_sub_excl(const void *a, const void *b, void *ctx)
     return strcmp(nytp_profile_str(p, x->name), nytp_profile_str(p, y->name));
 }
 
-static uint32_t *sorted(const uint32_t *v, uint32_t n, int (*cmp)(const void *, const void *, void *),
-                        void *ctx)
+/* A sorted copy of v, or NULL with w's error set: a page with a list left
+ * out is not written as if whole. */
+static uint32_t *sorted(hw *w, const uint32_t *v, uint32_t n,
+                        int (*cmp)(const void *, const void *, void *), void *ctx)
 {
     uint32_t *c = malloc(((size_t)n + 1) * sizeof *c);
-    if (!c)
+    if (!c) {
+        if (!w->err)
+            w->err = NYTP_E_NOMEM;
         return NULL;
+    }
     if (n)
         memcpy(c, v, (size_t)n * sizeof *c);
     qsort_r(c, n, sizeof *c, cmp, ctx);
@@ -242,7 +252,7 @@ static void sub_headline(html_report *r, hw *w, uint32_t sid, unsigned extra)
     if (s->calls >= 2 && !p->counts_unknown)
         html_dist_write(w, html_durations_get(r->durations, nytp_profile_str(p, s->name), nytp_profile_strlen(p, s->name)),
                         p->ticks_per_sec);
-    uint32_t *sites = sorted(s->sites, s->n_sites, cmp_site_count, (void *)p);
+    uint32_t *sites = sorted(w, s->sites, s->n_sites, cmp_site_count, (void *)p);
     uint32_t shown = s->n_sites > 50 ? 50 : s->n_sites;
     for (uint32_t i = 0; sites && i < shown; i++) {
         const nytp_site *c = &p->sites[sites[i]];
@@ -443,7 +453,11 @@ int html_write_file(html_report *r, uint32_t fid, enum html_view view)
         hw_s(&w, "</p>\n");
     }
     hw_s(&w, "<p>");
-    char *url = f->defined && !f->eval_fid && !r->in_memory ? source_url(nytp_profile_str(p, f->name)) : NULL;
+    bool url_oom = false;
+    char *url = f->defined && !f->eval_fid && !r->in_memory
+                    ? source_url(nytp_profile_str(p, f->name), &url_oom) : NULL;
+    if (url_oom && !w.err) /* the page would lack its link */
+        w.err = NYTP_E_NOMEM;
     if (url || (f->defined && strcmp(shown, nytp_profile_str(p, f->name)) != 0)) {
         if (url) {
             hw_s(&w, "<a class=path title=\"the source file as it is now\" href=\"");
@@ -496,7 +510,10 @@ int html_write_file(html_report *r, uint32_t fid, enum html_view view)
     if (saved) {
         nsrc = nytp_src_last(saved) + 1;
     } else if (f->defined && !f->eval_fid && !r->in_memory) {
-        src = disk_source(nytp_profile_str(p, f->name), &nsrc, &diskbuf);
+        bool oom;
+        src = disk_source(nytp_profile_str(p, f->name), &nsrc, &diskbuf, &oom);
+        if (oom && !w.err) /* not "not readable": the page would lack its text */
+            w.err = NYTP_E_NOMEM;
         if (src)
             hw_s(&w, "<p class=warn>The source of this file was not saved in the profile; it was read "
                      "from disk now and may differ from what ran.</p>\n");
@@ -598,7 +615,7 @@ int html_write_file(html_report *r, uint32_t fid, enum html_view view)
     }
 
     /* subs defined here */
-    uint32_t *subs = sorted(f->subs, f->n_subs, cmp_sub_excl, (void *)p);
+    uint32_t *subs = sorted(&w, f->subs, f->n_subs, cmp_sub_excl, (void *)p);
     if (subs && f->n_subs) {
         /* xsubs, opcodes and pseudo-subs with no line of their own are
          * listed with a file (their package's, or the main script when
@@ -654,9 +671,9 @@ int html_write_file(html_report *r, uint32_t fid, enum html_view view)
         hw_s(&w, "</div></details>\n");
     }
     free(subs);
-    subs = sorted(f->subs, f->n_subs, cmp_sub_line, (void *)p);
-    uint32_t *sites = sorted(f->sites, f->n_sites, cmp_site_line, (void *)p);
-    uint32_t *evals = sorted(f->evals, f->n_evals, cmp_eval_line, (void *)p);
+    subs = sorted(&w, f->subs, f->n_subs, cmp_sub_line, (void *)p);
+    uint32_t *sites = sorted(&w, f->sites, f->n_sites, cmp_site_line, (void *)p);
+    uint32_t *evals = sorted(&w, f->evals, f->n_evals, cmp_eval_line, (void *)p);
     if (!subs || !sites || !evals) {
         w.err = NYTP_E_NOMEM;
         goto done;

@@ -148,8 +148,9 @@ int html_page_close(html_report *r, hw *w, const char *name)
         nytp_out_abort(w->out);
         return err ? EXIT_BAD_INPUT : EXIT_OK;
     }
-    if (w->err) {
-        cli_error("%s/%s: %s", r->dir.path, name, nytp_out_error(w->out)->msg);
+    if (w->err) { /* the out's error, or one of the page's own: out of memory */
+        const nytp_error *e = nytp_out_error(w->out);
+        cli_error("%s/%s: %s", r->dir.path, name, e->status ? e->msg : "out of memory");
         nytp_out_abort(w->out);
         return EXIT_BAD_INPUT;
     }
