@@ -571,9 +571,8 @@ int cmd_dprof_convert(int argc, char **argv)
               .dprofpp = o.goto_dprofpp, .dprofpp_times = o.dprofpp_times || o.goto_dprofpp};
     if (!o.no_overhead)
         c.per_call = h->over_rtime / (2 * (h->over_tests > 0 ? h->over_tests : 1));
-    if (nytp_writer_open(&c.w, out, &e) < 0) {
+    if (nytp_writer_open(&c.w, out, &e) < 0) { /* it has aborted out: not again */
         cli_error("%s: %s", output, e.msg);
-        nytp_out_abort(out);
         nytp_dprof_close(d);
         return EXIT_BAD_INPUT;
     }
