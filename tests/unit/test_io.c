@@ -740,6 +740,31 @@ static void write_error_is_sticky(void **state)
     assert_non_null(strstr(e.msg, "No space left on device"));
 }
 
+/* nytp_out_fail: a writer's own failure becomes the out's error, which is
+ * sticky (nothing more is written, a later failure does not replace it),
+ * is returned by close, and leaves the old file in place of an atomic one
+ * with no temporary behind. */
+static void fail_is_the_outs_error(void **state)
+{
+    (void)state;
+    const char *target = tmp("failed.txt");
+    write_file(target, "old\n", 0644);
+    nytp_error e = {0};
+    nytp_out *o;
+    assert_int_equal(nytp_out_open_file(&o, target, NYTP_OUT_ATOMIC, &e), NYTP_OK);
+    nytp_out_printf(o, "part of a report\n");
+    assert_int_equal(nytp_out_error(o)->status, NYTP_OK);
+    assert_int_equal(nytp_out_fail(o, NYTP_E_NOMEM, "out of memory"), NYTP_E_NOMEM);
+    assert_int_equal(nytp_out_fail(o, NYTP_E_IO, "later"), NYTP_E_NOMEM);
+    assert_true(nytp_out_printf(o, "the rest\n") < 0);
+    assert_string_equal(nytp_out_error(o)->msg, "out of memory");
+    assert_int_equal(nytp_out_close(o, &e), NYTP_E_NOMEM);
+    assert_string_equal(e.msg, "out of memory");
+    assert_file(target, "old\n");
+    unlink(target);
+    assert_int_equal(count_files(), 0);
+}
+
 /* nytp_out_reserve leaves errno as it was, also when it hands the buffer
  * on and the write fails (a profiler writes between a program's system
  * call and its look at errno). */
@@ -866,6 +891,7 @@ int main(void)
         cmocka_unit_test(atomic_respects_readonly_files),
         cmocka_unit_test(unwritable_output),
         cmocka_unit_test(write_error_is_sticky),
+        cmocka_unit_test(fail_is_the_outs_error),
         cmocka_unit_test(reserve_keeps_errno),
         cmocka_unit_test(guard_survives_a_closed_descriptor),
         cmocka_unit_test(guard_leaves_devices_alone),
