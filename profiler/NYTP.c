@@ -80,6 +80,8 @@ static void set_option(pTHX_ const char *name, const char *value)
             croak("Devel::NYTP: option 'rotate' wants seconds (0.01 or more; 0: off), not '%s'",
                   value);
         S.rotate_ticks = (int64_t)(secs * TICKS_PER_SEC);
+    } else if (strcmp(name, "sigexit") == 0) {
+        sigexit_option(aTHX_ value);
     } else if (strcmp(name, "addpid") == 0) {
         S.addpid = atoi(value) != 0;
     } else if (strcmp(name, "addtimestamp") == 0) {
@@ -275,6 +277,7 @@ hooked:
     av_extend(PL_endav, av_len(PL_endav) + 30);
 
     S.initialised = 1;
+    sigexit_install(aTHX);
     TRACE(1, "~ init_profiler for pid %d, clock %ld, start %d, perldb 0x%lx\n", (int)S.pid,
           (long)OPT(O_CLOCK), S.start, (unsigned long)PL_perldb);
     if (T.on)

@@ -39,35 +39,12 @@ package    # not indexed: the DB package belongs to the debugger interface
 my $finish_profile = \&DB::finish_profile;
 
 # NYTPROF=opt=value:opt=value ... ; a backslash escapes the next character.
-my %sigexit_handler;
+# (sigexit= is set below perl, in C: the program's %SIG stays its own.)
 if (defined(my $spec = $ENV{NYTPROF})) {
     for my $item ($spec =~ /((?:[^\\:]|\\.)+)/gs) {
         my ($opt, $val) = $item =~ /\A((?:[^\\=]|\\.)+)=((?:[^\\=]|\\.)+)\z/s
             or die "Devel::NYTP: bad NYTPROF option '$item' (want name=value)\n";
         s/\\(.)/$1/gs for $opt, $val;
-        if ($opt eq 'sigexit') {
-            # these signals end the program with a complete profile; 1 adds
-            # TERM to Devel::NYTProf's list; 0 (a later sigexit=0 too)
-            # takes back any handler an earlier sigexit put in place
-            if ($val eq '0') {
-                $SIG{$_} = 'DEFAULT' for keys %sigexit_handler;
-                %sigexit_handler = ();
-                next;
-            }
-            my @sigs = $val eq '1' ? qw(INT HUP TERM PIPE BUS SEGV) : split /,/, $val;
-            for my $sig (map { uc } @sigs) {
-                # the profile finished, the program dies of the signal as
-                # it would have (its parent, a shell or nytp run, sees
-                # which); exit 1 only if the signal does not kill it
-                $SIG{$sig} = $sigexit_handler{$sig} = sub {
-                    $finish_profile->();
-                    $SIG{$sig} = 'DEFAULT';
-                    kill $sig, $$;
-                    exit 1;
-                };
-            }
-            next;
-        }
         if ($opt eq 'posix_exit') {
             # only needed with subs=0: with the sub profiler on, a call of
             # POSIX::_exit is seen and the profile finished first
@@ -311,14 +288,24 @@ same signal, as the program would have without the option (so its parent
 sees which signal ended it; Devel::NYTProf exits with status 1 instead).
 C<1> means INT, HUP, TERM, PIPE, BUS and SEGV (Devel::NYTProf 6.12 leaves
 out TERM); C<0> takes back what an earlier C<sigexit> set (C<nytp run>
-gives C<sigexit=INT,HUP,TERM> unless the options name C<sigexit>).  The
-handlers are ordinary C<%SIG> handlers, set as the profiler loads: a
-program that sets its own handler for a signal replaces them (see
-L</PROCESSES AND SIGNALS>), and like every C<%SIG> handler they run
-between perl's operations, so a signal that arrives during a long call
-into C code waits for it to return.  KILL and STOP cannot be caught: a
-program killed with C<kill -9> leaves a profile cut where the signal
-struck (readers keep what came before the cut).
+gives C<sigexit=INT,HUP,TERM> unless the options name C<sigexit>; names
+may be given as C<TERM>, C<term> or C<SIGTERM>).
+
+The handlers are C handlers below perl, not C<%SIG> handlers: the
+program's C<%SIG> reads as without the profiler (C<$SIG{TERM}> is
+undefined, so C<use sigtrap qw(die untrapped normal-signals)> installs its
+own), and a program that sets C<$SIG{TERM}> (a handler, C<'IGNORE'>,
+C<'DEFAULT'>, or a C<local> that ends) takes the signal over from the
+profiler for good, as perl's own C<sigaction> replaces the profiler's:
+its handler rules, and when it exits or dies the profile is finished at
+the end as always.  A signal ignored when the profiler starts (C<nohup>,
+a shell's C<&>) stays ignored.  The profile is finished at perl's next
+safe point, as C<%SIG> handlers run: a blocking call (a read, C<sleep>)
+returns at once, but a long call into C code is waited for.  A fault
+raised by the kernel (a real SEGV, BUS, ILL or FPE) cannot wait: the
+process dies of it at once, its profile cut where it struck.  KILL and
+STOP cannot be caught: a program killed with C<kill -9> leaves a profile
+cut where the signal struck (readers keep what came before the cut).
 
 =item posix_exit=1
 

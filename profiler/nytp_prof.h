@@ -28,6 +28,8 @@
  *             on_child, split_calls).
  *   stmt.c    statements: the op wrappers of nextstate and leave
  *   control.c enable and finish a profile; the wrappers of fork, exit, exec
+ *   sigexit.c sigexit=: signals that end the program with its profile
+ *             finished, caught below perl (not in %SIG)
  *   calls.c   sub calls: the wrappers of entersub, goto, slow ops, the
  *             ops that leave a sub and those that enter an eval; a frame
  *             per call on the profiler's own stack, what a call's end
@@ -381,6 +383,10 @@ static inline nytp_str str_n(const char *p, size_t len, bool utf8)
 /* clock.c */
 NV wall_time(void);
 void init_clock(void);
+
+/* sigexit.c */
+void sigexit_option(pTHX_ const char *value);
+void sigexit_install(pTHX);
 
 /* hold.c */
 void hold_signals(void);

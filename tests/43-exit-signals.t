@@ -154,4 +154,140 @@ PERL
     like $err, qr/own\.out \(complete\)$/m, 'nytp run: ... the profile is named complete';
 }
 
+# sigexit (issue 35, items 2 and 3): the program's signals are its own.
+# Its handlers used to be %SIG handlers: 'use sigtrap qw(untrapped ...)'
+# found TERM taken and installed nothing (TERM then killed the program
+# without its END cleanup), and they were put over signals ignored at
+# start, so 'nohup nytp run' died at the hang-up and 'nytp run ... &'
+# from a script at ^C.  Each case is compared with plain perl.
+
+# the program's view of %SIG, one line per signal
+my $show_sig = <<'PERL';
+for my $k (sort keys %SIG) {
+    my $v = $SIG{$k};
+    print "$k=", !defined $v ? 'undef' : ref $v ? ref $v : $v, "\n";
+}
+PERL
+
+# run argv with the signals named ignored, as nohup (HUP) and a shell's
+# '&' without job control (INT, QUIT) leave them; in a process group of
+# its own, so that a hang-up or ^C can be sent to the whole group as the
+# terminal does.  $send: [signal, after the program printed 'ready'].
+sub run_ignoring {
+    my ($argv, $ignore, $send) = @_;
+    my ($out, $err) = ("$dir/ign.out", "$dir/ign.err");
+    pipe my $r, my $w or die;
+    my $pid = fork // die "fork: $!";
+    if (!$pid) {
+        close $r;
+        setpgrp 0, 0;
+        $SIG{$_} = 'IGNORE' for @$ignore;
+        open STDIN, '<', '/dev/null' or die;
+        open STDOUT, '>&', $w or die;
+        open STDERR, '>', $err or die;
+        exec @$argv or die "exec: $!";
+    }
+    close $w;
+    my $got = '';
+    while (defined(my $line = <$r>)) {
+        $got .= $line;
+        if ($send && $line eq "ready\n") {
+            kill $send, -$pid;   # the whole group, as a terminal does
+            $send = undef;
+        }
+    }
+    waitpid $pid, 0;
+    my $status = $? & 127 ? 128 + ($? & 127) : $? >> 8;
+    return ($status, $got, slurp_file($err));
+}
+
+{
+    my $prog = "$dir/sigview.pl";
+    open my $fh, '>', $prog or die;
+    print $fh $show_sig;
+    close $fh;
+    for my $ignore ([], ['HUP'], [qw(INT QUIT)]) {
+        my $what = @$ignore ? "with @$ignore ignored at start" : 'as started';
+        my (undef, $plain) = run_ignoring([$^X, $prog], $ignore);
+        like $plain, qr/^TERM=undef$/m, "plain perl's %SIG $what: TERM undefined";
+        my (undef, $run) = run_ignoring([$nytp, 'run', '-o', "$dir/view.out", $prog], $ignore);
+        is $run, $plain, "nytp run (sigexit=INT,HUP,TERM): %SIG $what is plain perl's";
+        local $ENV{NYTPROF} = "sigexit=1:file=$dir/view1.out";
+        my (undef, $one) = run_ignoring([$^X, "-I$inc", '-d:NYTP', $prog], $ignore);
+        is $one, $plain, "perl -d:NYTP, sigexit=1: %SIG $what is plain perl's";
+    }
+}
+
+{
+    my $prog = "$dir/sigtrap.pl";
+    open my $fh, '>', $prog or die;
+    print $fh <<"PERL";
+use sigtrap qw(die untrapped normal-signals);
+$work
+\$| = 1;
+END { print "cleanup ran\\n" }
+print "handler: ", ref \$SIG{TERM} || 'none', "\\n";
+busy();
+kill 'TERM', \$\$;
+sleep 5;
+print "not reached\\n";
+PERL
+    close $fh;
+    my ($pst, $pout) = run_cmd([$^X, $prog]);
+    like $pout, qr/^cleanup ran$/m, 'sigtrap under plain perl: the END cleanup runs';
+    my ($st, $out, $err) = run_cmd([$nytp, 'run', '-o', "$dir/sigtrap.out", $prog]);
+    is $st, $pst, "sigtrap under nytp run: exit status $pst, as plain perl's";
+    is $out, $pout, 'sigtrap under nytp run: the same output (its handler, its END cleanup)';
+    ok complete("$dir/sigtrap.out"), 'sigtrap under nytp run: the profile is complete' or diag $err;
+    ok has_sub("$dir/sigtrap.out", 'main::busy'), '... with its subs';
+}
+
+# nohup and '&': the hang-up, or ^C, reaches the whole process group;
+# the program ignores it as plain perl does, and its profile is complete.
+{
+    my $prog = "$dir/survive.pl";
+    open my $fh, '>', $prog or die;
+    print $fh "$work\n\$| = 1;\nbusy();\nprint \"ready\\n\";\nselect undef, undef, undef, 1;\nbusy();\nprint \"survived\\n\";\n";
+    close $fh;
+    for my $case (['nohup', ['HUP'], 'HUP'], ['&', [qw(INT QUIT)], 'INT'], ['&', [qw(INT QUIT)], 'QUIT']) {
+        my ($how, $ignore, $sig) = @$case;
+        my ($pst, $pout) = run_ignoring([$^X, $prog], $ignore, $sig);
+        like $pout, qr/^survived$/m, "plain perl started with $how survives SIG$sig";
+        unlink "$dir/survive.out";
+        my ($st, $out, $err) = run_ignoring([$nytp, 'run', '-o', "$dir/survive.out", $prog], $ignore, $sig);
+        is $st, $pst, "nytp run started with $how, SIG$sig to its process group: exit $pst as plain perl";
+        is $out, $pout, "... the program ran on as under plain perl" or diag $err;
+        ok complete("$dir/survive.out"), '... and its profile is complete' or diag $err;
+    }
+}
+
+# Without a handler of the program's, sigexit still finishes the profile,
+# also when the signal comes during a blocking read.
+{
+    my $prog = "$dir/blocked.pl";
+    open my $fh, '>', $prog or die;
+    print $fh "$work\n\$| = 1;\nbusy();\nprint \"ready\\n\";\nmy \$l = <STDIN>;\nprint \"not reached\\n\";\n";
+    close $fh;
+    pipe my $in_r, my $in_w or die;   # stays open: the read blocks
+    pipe my $r, my $w or die;
+    my $pid = fork // die;
+    if (!$pid) {
+        close $r;
+        close $in_w;
+        open STDIN, '<&', $in_r or die;
+        open STDOUT, '>&', $w or die;
+        open STDERR, '>', "$dir/blocked.err" or die;
+        exec $nytp, 'run', '-o', "$dir/blocked.out", $prog or die;
+    }
+    close $w;
+    close $in_r;
+    my $line = <$r>;
+    select undef, undef, undef, 0.2;
+    kill 'TERM', $pid;
+    waitpid $pid, 0;
+    my $st = $? >> 8;
+    is $st, 128 + 15, 'TERM during a blocking read: nytp run exits 143, as the program died of it';
+    ok complete("$dir/blocked.out"), '... and the profile is complete';
+}
+
 done_testing;
