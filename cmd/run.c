@@ -67,7 +67,8 @@ static const char usage[] =
     "Perl's switches before SCRIPT go to perl: -I DIR, -M MODULE, -m MODULE,\n"
     "-e CODE, -E CODE (then there is no SCRIPT), -w, -W, -X, -t, -T, -C, -l,\n"
     "-n, -p, -a, -F, -0, -s, -i, -c, -U, e.g. 'nytp run -I lib -M Foo -e CODE'.\n"
-    "Everything after SCRIPT (or after -- or CODE) is passed to the program.\n"
+    "Everything after SCRIPT (or after -- or CODE) is passed to the program;\n"
+    "a SCRIPT whose name begins with - comes after --: 'nytp run -- -x.pl'.\n"
     "SCRIPT is the perl script, not perl: 'nytp run x.pl', never 'nytp run perl\n"
     "x.pl' (nytp run starts perl itself; --perl=PERL for another one).\n"
     "Exit status: the program's; 2 for a usage error; 1 if perl could not\n"
@@ -971,8 +972,10 @@ int cmd_run(int argc, char **argv)
         args[k++] = "-d:NYTP";
         for (int i = 0; i < sp.nperl; i++)
             args[k++] = sp.perl[i];
-        if (sp.has_code && script < argc)
-            args[k++] = "--"; /* the rest are @ARGV, not perl switches */
+        /* -e CODE: the rest are @ARGV; SCRIPT: its name is not a switch
+         * ('-l.pl', '-i.bak') */
+        if (script < argc)
+            args[k++] = "--";
     }
     for (int i = script; i < argc; i++)
         args[k++] = argv[i];

@@ -559,4 +559,30 @@ ok !-e "$dir/ran", 'unwritable -o: the program did not run';
     }
 }
 
+# A script whose name begins with '-' (issue 35, item 16): perl is given
+# '--' before it, or it reads the name as its switches ('-i.bak data.txt'
+# ran data.txt as the program, editing in place; '-l.pl' read the program
+# from standard input).
+{
+    my $sub = "$dir/dash";
+    mkdir $sub;
+    open my $fh, '>', "$sub/-i.bak" or die;
+    print $fh 'print "the script -i.bak, args @ARGV\n";' . "\n";
+    close $fh;
+    open $fh, '>', "$sub/-l.pl" or die;
+    print $fh 'print "the script -l.pl\n";' . "\n";
+    close $fh;
+    open $fh, '>', "$sub/data.txt" or die;
+    print $fh "print qq{data.txt run as the program\\n};\n";
+    close $fh;
+    ($st, $out, $err) = run_cmd([$nytp, 'run', '-o', "$dir/dash.out", '--', '-i.bak', 'data.txt'],
+        cwd => $sub, stdin => '');
+    is $out, "the script -i.bak, args data.txt\n", 'nytp run -- -i.bak data.txt: runs the script -i.bak'
+        or diag $err;
+    is slurp_file("$sub/data.txt"), "print qq{data.txt run as the program\\n};\n", '... and data.txt is left alone';
+    ($st, $out, $err) = run_cmd([$nytp, 'run', '-o', "$dir/dash.out", '--', '-l.pl'], cwd => $sub, stdin => '');
+    is $out, "the script -l.pl\n", 'nytp run -- -l.pl: runs the script -l.pl' or diag $err;
+    like $err, qr/^nytp run: profile written to \Q$dir\E\/dash\.out$/m, '... and names its profile';
+}
+
 done_testing;
