@@ -54,7 +54,8 @@ static const char usage[] =
     "                     program's; sigexit=0: not caught)\n"
     "  --sample[=HZ]      sample instead of tracing every statement and call\n"
     "                     (HZ times a second, default 1000): a few per cent of\n"
-    "                     run time, times estimated, counts unknown\n"
+    "                     run time, times estimated, counts unknown; the rate\n"
+    "                     in the same word (--sample=100, not --sample 100)\n"
     "  --rotate=SECONDS   every SECONDS close the profile as a complete one of\n"
     "                     that interval and go on in FILE.1, FILE.2, ...\n"
     "                     (a child: FILE.PID.1, ...); 'nytp top FILE*' adds them\n"
@@ -87,6 +88,7 @@ struct run_opts {
     const char *perl;
     bool children;
     unsigned long sample_hz;   /* 0: not given */
+    bool sample_bare;          /* --sample without =HZ */
     const char *rotate;        /* as given, checked */
 };
 
@@ -101,6 +103,7 @@ static void on_opt(int opt, const char *arg, void *ctx)
     case OPT_SAMPLE: {
         char *end;
         o->sample_hz = arg ? strtoul(arg, &end, 10) : 1000;
+        o->sample_bare = !arg;
         if (arg && (!*arg || *end || o->sample_hz < 1 || o->sample_hz > 10000))
             cli_usage_error("--sample takes a rate in Hz from 1 to 10000, not '%s'", arg);
         break;
@@ -865,6 +868,15 @@ int cmd_run(int argc, char **argv)
     int script = sp.program;
     if (script >= argc && !sp.has_code)
         cli_usage_error("no program to profile");
+    /* '--sample 100': the rate must be in the same word (the value is
+     * optional, so the next word is SCRIPT); a script called 100 that is
+     * there runs */
+    if (o.sample_bare && !sp.has_code && script < argc && argv[script][0]
+        && strspn(argv[script], "0123456789") == strlen(argv[script])
+        && access(argv[script], F_OK) != 0)
+        cli_usage_error("--sample takes its rate in the same word: --sample=%s ('%s' would be "
+                        "the script)",
+                        argv[script], argv[script]);
     if (!sp.has_code && !o.children && script < argc && is_perl_itself(argv[script]))
         cli_usage_error("'%s' is perl, not a perl script: nytp run starts perl itself "
                         "(nytp run [-o FILE] [--] SCRIPT [ARGS], or -e CODE; --perl=PERL "

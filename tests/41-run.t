@@ -585,4 +585,18 @@ ok !-e "$dir/ran", 'unwritable -o: the program did not run';
     like $err, qr/^nytp run: profile written to \Q$dir\E\/dash\.out$/m, '... and names its profile';
 }
 
+# '--sample 100' (issue 35, item 19): --sample's rate is optional, so the
+# next word is SCRIPT; a usage error that shows the way, nothing run.
+{
+    unlink "$dir/nytprof.out";
+    ($st, $out, $err) = run_cmd([$nytp, 'run', '--sample', '100', "$progs/signals.pl"], cwd => $dir);
+    is $st, 2, 'nytp run --sample 100 SCRIPT: a usage error (exit 2)';
+    like $err, qr/^nytp run: --sample takes its rate in the same word: --sample=100\b/m,
+        '... that suggests --sample=100';
+    ok !-e "$dir/nytprof.out", '... and nothing was run';
+    my $hundred = write_script('100', 'print "the script 100\n";' . "\n");
+    ($st, $out, $err) = run_cmd([$nytp, 'run', '-o', "$dir/h.out", '--sample', '100'], cwd => $dir);
+    is $out, "the script 100\n", 'a script that is called 100 and is there still runs';
+}
+
 done_testing;
