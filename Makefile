@@ -66,7 +66,7 @@ PROFILER := $(PROFILER_SO) $(PROFILER_PM) $(MIDDLEWARE_PM)
 DEB_PACKAGES := build-essential pkg-config libperl-dev zlib1g-dev libbsd-dev valgrind chromium \
 	libcmocka-dev clang libclang-rt-dev libdevel-nytprof-perl libdevel-dprof-perl perltidy \
 	libjson-pp-perl man-db time libisal-dev golang-go nodejs graphviz \
-	libmoose-perl libdbd-sqlite3-perl starman wrk libplack-perl perl-doc libcoro-perl \
+	libmoose-perl libdbd-sqlite3-perl starman wrk curl libplack-perl perl-doc libcoro-perl \
 	libfuture-asyncawait-perl libsyntax-keyword-try-perl libscope-upper-perl libreturn-multilevel-perl \
 	libobject-pad-perl
 

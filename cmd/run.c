@@ -70,6 +70,8 @@ static const char usage[] =
     "-n, -p, -a, -F, -0, -s, -i, -c, -U, e.g. 'nytp run -I lib -M Foo -e CODE'.\n"
     "Everything after SCRIPT (or after -- or CODE) is passed to the program;\n"
     "a SCRIPT whose name begins with - comes after --: 'nytp run -- -x.pl'.\n"
+    "A SCRIPT that is not a file here and has no '/' is looked for in PATH,\n"
+    "as perl -S does: 'nytp run -- starman app.psgi'.\n"
     "SCRIPT is the perl script, not perl: 'nytp run x.pl', never 'nytp run perl\n"
     "x.pl' (nytp run starts perl itself; --perl=PERL for another one).\n"
     "Exit status: the program's; 2 for a usage error; 1 if perl could not\n"
@@ -841,6 +843,38 @@ static bool is_perl_itself(const char *script)
     return n == 4 && memcmp(magic, "\x7f" "ELF", 4) == 0;
 }
 
+/* SCRIPT looked up in PATH, as perl -S does, when it is not a file here
+ * and has no '/' ('nytp run -- starman ...'): the first readable and
+ * executable regular file of that name, as a new string; NULL if none. */
+static char *script_in_path(const char *script)
+{
+    if (strchr(script, '/') || access(script, F_OK) == 0)
+        return NULL;
+    const char *path = getenv("PATH");
+    if (!path || !*path)
+        return NULL;
+    size_t n = strlen(script);
+    for (const char *p = path;;) {
+        const char *end = strchr(p, ':');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (len) { /* an empty entry is the working directory: already tried */
+            char *cand = malloc(len + n + 2);
+            if (!cand)
+                return NULL;
+            memcpy(cand, p, len);
+            cand[len] = '/';
+            memcpy(cand + len + 1, script, n + 1);
+            struct stat sb;
+            if (stat(cand, &sb) == 0 && S_ISREG(sb.st_mode) && access(cand, R_OK | X_OK) == 0)
+                return cand;
+            free(cand);
+        }
+        if (!end)
+            return NULL;
+        p = end + 1;
+    }
+}
+
 int cmd_run(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -882,6 +916,12 @@ int cmd_run(int argc, char **argv)
                         "(nytp run [-o FILE] [--] SCRIPT [ARGS], or -e CODE; --perl=PERL "
                         "for another perl)",
                         argv[script]);
+    char *script_path = NULL;
+    if (!sp.has_code && !o.children && script < argc) {
+        script_path = script_in_path(argv[script]);
+        if (script_path)
+            argv[script] = script_path;
+    }
     if (o.output && !*o.output)
         cli_usage_error("-o needs a file name");
     if (o.children && (sp.nperl || sp.has_code))
@@ -1071,6 +1111,7 @@ int cmd_run(int argc, char **argv)
         free(args);
         free(opts);
         free(profile);
+        free(script_path);
         free_split(&sp);
         return EXIT_BAD_INPUT;
     }
@@ -1118,5 +1159,6 @@ int cmd_run(int argc, char **argv)
     free(args);
     free(opts);
     free(profile);
+    free(script_path);
     return rc;
 }

@@ -147,14 +147,18 @@ Plack::Middleware::NYTP - profile single requests of a PSGI application with Dev
       $app;
   };
 
+  # the directory of the profiles must be there
+  mkdir -p /var/tmp/nytp
   # run the server under the profiler, with profiling off until a
-  # request asks for it
-  NYTPROF=start=no PERL5OPT=-d:NYTP starman --workers 4 --listen :5000 app.psgi
-  nytp run --nytprof=start=no -- starman --workers 4 --listen :5000 app.psgi
+  # request asks for it; either
+  NYTPROF=start=no PERL5OPT=-d:NYTP starman --workers 4 --listen 127.0.0.1:5000 app.psgi &
+  # or
+  nytp run --nytprof=start=no -- starman --workers 4 --listen 127.0.0.1:5000 app.psgi &
 
-  # each profiled request leaves a file of its own
+  # each profiled request leaves a file of its own, such as
+  # GET-api_users_42-20261126T181230.123456Z-4101-1.nytprof.out
+  curl http://127.0.0.1:5000/api/users/42
   ls /var/tmp/nytp
-  GET-api_users_42-20261126T181230.123456Z-4101-1.nytprof.out
   nytp top /var/tmp/nytp/GET-api_users_42-*.nytprof.out
 
 =head1 DESCRIPTION
