@@ -189,7 +189,7 @@ SKIP: {
     print $fh "old\n";
     close $fh;
     symlink 'target', "$d/link" or die;
-    my ($st, undef, $err) = run_cmd([$nytp, 'run', '-o', "$d/link", '--', '-e', '1']);
+    my ($st, undef, $err) = run_cmd([$nytp, 'run', '-o', "$d/link", '-e', '1']);
     is $st, 0, 'run -o a symlink: exit 0' or diag $err;
     ok -l "$d/link", '... the link stays a link';
     like slurp_file("$d/target"), qr/\ANYTProf 5 0\n/, '... its target has the profile';
@@ -204,7 +204,7 @@ SKIP: {
         close $out;
         POSIX::_exit(0);
     }
-    ($st, undef, $err) = run_cmd([$nytp, 'run', '-o', "$d/fifo", '--', '-e', '1']);
+    ($st, undef, $err) = run_cmd([$nytp, 'run', '-o', "$d/fifo", '-e', '1']);
     for (1 .. 1000) {
         last if waitpid($pid, POSIX::WNOHANG()) == $pid;
         sleep 0.01;
@@ -220,7 +220,7 @@ SKIP: {
     SKIP: {
         skip 'making a device node needs root', 2 unless $root;
         system('mknod', "$d/null", 'c', '1', '3') == 0 or skip 'mknod failed', 2;
-        ($st, undef, $err) = run_cmd([$nytp, 'run', '-o', "$d/null", '--', '-e', '1']);
+        ($st, undef, $err) = run_cmd([$nytp, 'run', '-o', "$d/null", '-e', '1']);
         is $st, 0, 'run -o a character device: exit 0' or diag $err;
         ok -c "$d/null", '... it stays a character device';
     }
