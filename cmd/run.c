@@ -38,8 +38,8 @@ static const char usage[] =
     "Profile a perl program: run 'perl -d:NYTP SCRIPT ARGS' with the\n"
     "Devel::NYTP profiler of this nytp (no installation needed in a build\n"
     "tree), name on standard error every profile the run wrote (children's\n"
-    "FILE.PID too), and exit with the program's exit status (128+N if a\n"
-    "signal N killed it: then say whether the profile is complete).\n"
+    "FILE.PID too), each said to be complete or not, and exit with the\n"
+    "program's exit status (128+N if a signal N killed it).\n"
     "\n"
     "  -o, --output=FILE  write the profile to FILE (default: nytprof.out,\n"
     "                     or the file= of the profiler options); --out is the\n"
@@ -504,19 +504,27 @@ static bool sigexit_catches(const char *opts, int sig)
     return false;
 }
 
-/* One line naming a profile the run wrote; after signal sig (0: none),
- * whether it is complete and, if not, what would have kept it complete
- * (nothing can for KILL); running: the process writing it runs on.
- * Returns 1. */
+/* One line naming a profile the run wrote and saying whether it is
+ * complete (read to its end); running: the process writing it runs on.
+ * Why one is incomplete is said only when it is known: sig is the
+ * signal that killed the process that wrote it, 0 if that process
+ * exited, -1 if its end is not known here (a worker that its master
+ * reaped).  Returns 1. */
 static int report_profile(const char *path, int sig, const char *opts, pid_t running)
 {
     if (running) {
         cli_note("profile written to %s is still being written (process %d runs on)", path,
                  (int)running);
-    } else if (!sig) {
-        cli_note("profile written to %s", path);
     } else if (profile_complete(path)) {
         cli_note("profile written to %s (complete)", path);
+    } else if (sig < 0) {
+        cli_note("profile written to %s is incomplete (cut short; readers keep what came before "
+                 "the cut)",
+                 path);
+    } else if (sig == 0) {
+        cli_note("profile written to %s is incomplete (its process exited without finishing it; "
+                 "readers keep what came before the cut)",
+                 path);
     } else if (sig == SIGKILL) {
         cli_note("profile written to %s is incomplete (cut where SIGKILL struck, which no "
                  "process can catch; readers keep what came before the cut)",
@@ -646,13 +654,35 @@ static bool proc_state(pid_t pid, char *state, pid_t *ppid)
     return true;
 }
 
+/* How the processes reaped here ended (the program's orphans, which come
+ * to nytp run): the signal that killed each, or 0. */
+#define REAPED_MAX 1024
+static struct {
+    pid_t pid;
+    int sig;
+} reaped[REAPED_MAX];
+static int nreaped;
+
+/* The signal that killed pid, 0 if it exited, -1 if not reaped here. */
+static int reaped_sig(pid_t pid)
+{
+    for (int i = nreaped < REAPED_MAX ? nreaped : REAPED_MAX; i-- > 0;)
+        if (reaped[i].pid == pid)
+            return reaped[i].sig;
+    return -1;
+}
+
 /* Whether process pid has ended (reaped here when it is our child). */
 static bool process_gone(pid_t pid)
 {
     int st;
     pid_t w = waitpid(pid, &st, WNOHANG);
-    if (w == pid)
+    if (w == pid) {
+        reaped[nreaped % REAPED_MAX].pid = pid;
+        reaped[nreaped % REAPED_MAX].sig = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
+        nreaped++;
         return true;
+    }
     if (w == 0)
         return false;
     if (kill(pid, 0) < 0 && errno == ESRCH)
@@ -793,9 +823,10 @@ static void wait_leftovers(struct leftovers *l, const char *profile, const struc
 }
 
 /* Reporting each FILE.N: the process of a FILE.PID that still runs is
- * named. */
+ * named; the end of its process is known for the program itself and for
+ * the orphans reaped here. */
 struct report_ctx {
-    int sig;
+    int sig;                     /* the program's: the signal that killed it, or 0 */
     const char *opts;
     const struct leftovers *left;
     int seen;                    /* the first REPORT_MAX are named */
@@ -813,11 +844,12 @@ static void report_one(const char *path, long long n, void *ctx)
     }
     if (r->seen++ >= REPORT_MAX)
         return;
-    pid_t running = 0, writer = r->left->n ? profile_writer(path, n) : 0;
+    pid_t running = 0, writer = profile_writer(path, n);
     for (int i = 0; i < r->left->n; i++)
         if (r->left->pid[i] > 0 && r->left->pid[i] == writer)
             running = writer;
-    report_profile(path, r->sig, r->opts, running);
+    int sig = writer && writer == r->left->main_pid ? r->sig : writer ? reaped_sig(writer) : -1;
+    report_profile(path, sig, r->opts, running);
 }
 
 /* Whether SCRIPT names perl (perl, perl5.36.0, /usr/bin/perl) rather than
@@ -1140,8 +1172,10 @@ int cmd_run(int argc, char **argv)
     } else if (stat(profile, &sb) == 0
                && !(had_old && sb.st_ino == old.st_ino && sb.st_mtim.tv_sec == old.st_mtim.tv_sec
                     && sb.st_mtim.tv_nsec == old.st_mtim.tv_nsec)
-               && ours(profile))
-        named += report_profile(profile, sig, opts, 0);
+               && ours(profile)) {
+        pid_t writer = profile_writer(profile, 0);
+        named += report_profile(profile, !writer || writer == pid ? sig : reaped_sig(writer), opts, 0);
+    }
     struct report_ctx rc_ctx = {sig, opts, &left, 0, 0};
     named += each_pid_profile(profile, &started, true, report_one, &rc_ctx) - rc_ctx.others;
     if (rc_ctx.seen > REPORT_MAX)

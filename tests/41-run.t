@@ -76,7 +76,7 @@ unlink "$dir/nytprof.out";
 ($st, $out, $err) = run_cmd([$nytp, 'run', $args, '-o', 'x', '--', 'a b'], cwd => $dir);
 is $st, 7, 'the exit status of the program is passed through';
 is $out, "-o|x|--|a b\n", 'the program gets its arguments, options included';
-like $err, qr/^nytp run: profile written to nytprof\.out$/m, 'stderr names the profile';
+like $err, qr/^nytp run: profile written to nytprof\.out \(complete\)$/m, 'stderr names the profile';
 ok -s "$dir/nytprof.out", 'default profile: ./nytprof.out';
 
 # A stale profile is not mistaken for a new one.
@@ -91,7 +91,7 @@ my $odd = "$dir/odd:name\\x.out";
 ($st, $out, $err) = run_cmd([$nytp, 'run', '-o', $odd, '--nytprof', 'calls=0:compress=0',
     "$progs/closures.pl"]);
 is $st, 0, '-o and --nytprof: exit 0';
-like $err, qr/^nytp run: profile written to \Q$odd\E$/m, '-o: stderr names the file';
+like $err, qr/^nytp run: profile written to \Q$odd\E \(complete\)$/m, '-o: stderr names the file';
 ($st, $out) = run_cmd([$nytp, 'dump', $odd]);
 is $st, 0, '-o: the file is a profile';
 unlike $out, qr/^START_DEFLATE/m, '--nytprof compress=0: not compressed';
@@ -268,7 +268,7 @@ PERL
     my $e = slurp_file("$dir/left.err");
     like $e, qr/^nytp run: waiting for 1 process that the program left running \(pid $child\) to finish its profile$/m,
         'nytp run says it waits for the worker' or diag $e;
-    like $e, qr/^nytp run: profile written to \S+left\.out\.$child$/m, 'the worker\'s profile is named';
+    like $e, qr/^nytp run: profile written to \S+left\.out\.$child \(complete\)$/m, 'the worker\'s profile is named';
     my ($dst) = run_cmd([$nytp, 'dump', '--strict', "$dir/left.out.$child"]);
     is $dst, 0, 'the worker\'s profile is complete when nytp run returns';
     kill 'KILL', $child if kill 0, $child;
@@ -301,7 +301,7 @@ PERL
     $e = slurp_file("$dir/stopped.err");
     like $e, qr/^nytp run: waiting for 1 process that the program left running \(pid $child\)/m,
         'a child stopped since the fork, no profile yet: nytp run waits for it' or diag $e;
-    like $e, qr/^nytp run: profile written to \S+stopped\.out\.$child$/m, '... and names its profile';
+    like $e, qr/^nytp run: profile written to \S+stopped\.out\.$child \(complete\)$/m, '... and names its profile';
     my ($dst) = run_cmd([$nytp, 'dump', '--strict', "$dir/stopped.out.$child"]);
     is $dst, 0, '... complete when nytp run returns';
     kill 'KILL', $child if $child && kill 0, $child;
@@ -314,7 +314,7 @@ sub work { my $s = 0; $s += $_ for 1 .. 1000; $s }
 if (!fork) { my $t = time; work() while time - $t < 1.5; exit 0 }
 PERL
     my ($st, $out, $err) = run_cmd([$nytp, 'run', '-o', "$dir/self.out", $prog]);
-    my ($child) = $err =~ /self\.out\.(\d+)$/m;
+    my ($child) = $err =~ /self\.out\.(\d+) \(complete\)$/m;
     ok $child, 'a child outliving the program: its profile is named';
     my ($dst) = run_cmd([$nytp, 'dump', '--strict', "$dir/self.out.$child"]);
     is $dst, 0, 'a child outliving the program: its profile is complete when nytp run returns';
@@ -350,7 +350,7 @@ PERL
     is scalar(@kids), 1, "chdir then fork: the child's profile is beside the parent's";
     opendir $dh, "$w/sub" or die;
     is_deeply [grep { !/^\./ } readdir $dh], [], '... and nothing in the directory the program moved to';
-    like $err, qr/^nytp run: profile written to cd\.out\.\d+$/m, '... and named';
+    like $err, qr/^nytp run: profile written to cd\.out\.\d+ \(complete\)$/m, '... and named';
     my ($dst) = run_cmd([$nytp, 'dump', '--strict', "$w/$kids[0]"]);
     is $dst, 0, "... the child's profile is complete";
     SKIP: {
@@ -396,7 +396,7 @@ SH
     opendir my $dh, $w or die;
     my @p = sort grep { /^k\.out\.\d+$/ } readdir $dh;
     is scalar(@p), 3, '--children: a profile per perl (and one for the fork)';
-    my @named = $err =~ /^nytp run: profile written to (k\.out\.\d+)$/mg;
+    my @named = $err =~ /^nytp run: profile written to (k\.out\.\d+) \(complete\)$/mg;
     is_deeply [sort @named], \@p, '--children: each named';
     like $err, qr/^nytp run: 3 profiles: 'nytp top k\.out\.\*'/m, '--children: how to report them together';
     my (undef, $all) = run_cmd([$nytp, 'dump', '--data', map { "$w/$_" } @p]);
@@ -481,9 +481,9 @@ SKIP: {
     is $st, 0, 'forks: exit 0';
     my @kids = split /\n/, $out;
     is scalar(@kids), 2, 'forks: two children';
-    like $err, qr/^nytp run: profile written to \Q$dir\E\/fk\.out$/m, 'forks: the parent\'s profile named';
+    like $err, qr/^nytp run: profile written to \Q$dir\E\/fk\.out \(complete\)$/m, 'forks: the parent\'s profile named';
     for my $k (@kids) {
-        like $err, qr/^nytp run: profile written to \Q$dir\E\/fk\.out\.$k$/m, "forks: child ${k}'s profile named";
+        like $err, qr/^nytp run: profile written to \Q$dir\E\/fk\.out\.$k \(complete\)$/m, "forks: child ${k}'s profile named";
     }
     is scalar(() = $err =~ /profile written/g), 3, 'forks: three profiles, no more';
 }
@@ -550,8 +550,8 @@ ok !-e "$dir/ran", 'unwritable -o: the program did not run';
     my @files = ($same, glob("$same.*"));
     is scalar(@files), 2, 'two runs, one -o: two profiles (FILE and FILE.PID)' or diag "@files";
     my ($pidfile) = glob("$same.*");
-    is $ea, "nytp run: profile written to $same\n", 'the first run names its own profile, and only it';
-    like $eb, qr/^nytp run: profile written to \Q$pidfile\E\n\z/m, 'the second run names its FILE.PID only';
+    is $ea, "nytp run: profile written to $same (complete)\n", 'the first run names its own profile, and only it';
+    like $eb, qr/^nytp run: profile written to \Q$pidfile\E \(complete\)\n\z/m, 'the second run names its FILE.PID only';
     unlike "$ea$eb", qr/waiting for/, "neither waits for the other's process";
     for my $f (@files) {
         my ($dst, $data) = run_cmd([$nytp, 'dump', '--data', '--strict', $f]);
@@ -582,7 +582,7 @@ ok !-e "$dir/ran", 'unwritable -o: the program did not run';
     is slurp_file("$sub/data.txt"), "print qq{data.txt run as the program\\n};\n", '... and data.txt is left alone';
     ($st, $out, $err) = run_cmd([$nytp, 'run', '-o', "$dir/dash.out", '--', '-l.pl'], cwd => $sub, stdin => '');
     is $out, "the script -l.pl\n", 'nytp run -- -l.pl: runs the script -l.pl' or diag $err;
-    like $err, qr/^nytp run: profile written to \Q$dir\E\/dash\.out$/m, '... and names its profile';
+    like $err, qr/^nytp run: profile written to \Q$dir\E\/dash\.out \(complete\)$/m, '... and names its profile';
 }
 
 # '--sample 100' (issue 35, item 19): --sample's rate is optional, so the
@@ -597,6 +597,46 @@ ok !-e "$dir/ran", 'unwritable -o: the program did not run';
     my $hundred = write_script('100', 'print "the script 100\n";' . "\n");
     ($st, $out, $err) = run_cmd([$nytp, 'run', '-o', "$dir/h.out", '--sample', '100'], cwd => $dir);
     is $out, "the script 100\n", 'a script that is called 100 and is there still runs';
+}
+
+# Each profile named says whether it is complete, and why not only when
+# that is known (issue 35, item 17).  A worker killed by SIGKILL was named
+# as a plain 'profile written' when its master exited 0, and with the
+# master's reason when the master was killed ('cut where SIGTERM struck,
+# though sigexit catches it': wrong advice); with --children a grandchild
+# killed by SIGKILL was named as written.
+{
+    my $prog = write_script('killed-worker.pl', <<'PERL');
+$| = 1;
+sub work { my $s = 0; $s += $_ for 1 .. 1000; $s }
+my $pid = fork // die;
+if (!$pid) { work() while 1 }
+select undef, undef, undef, 0.3;
+kill 'KILL', $pid;
+waitpid $pid, 0;
+print "$pid\n";
+kill 'TERM', $$ if @ARGV;
+exit 0;
+PERL
+    for my $master ('exits 0', 'is killed by TERM') {
+        unlink glob("$dir/kw.out*");
+        ($st, $out, $err) = run_cmd([$nytp, 'run', '-o', "$dir/kw.out", $prog,
+            $master eq 'exits 0' ? () : 'term']);
+        my ($child) = $out =~ /(\d+)/;
+        like $err, qr/^nytp run: profile written to \S+kw\.out \(complete\)$/m,
+            "master $master: its own profile is named complete";
+        like $err, qr/^nytp run: profile written to \S+kw\.out\.$child is incomplete \(cut short; [^\n]*\)$/m,
+            "master $master: the worker killed by SIGKILL: incomplete, no reason given" or diag $err;
+        unlike $err, qr/kw\.out\.$child[^\n]*(?:sigexit|SIGTERM)/, '... and no advice about sigexit';
+    }
+    # the grandchild: sh runs perl, which is killed by SIGKILL
+    my $w = "$dir/gk";
+    mkdir $w;
+    my $victim = write_script('victim.pl', 'sub work { my $s = 0; $s += $_ for 1 .. 1000; $s } work(); kill "KILL", $$;' . "\n");
+    ($st, $out, $err) = run_cmd([$nytp, 'run', '--children', '-o', 'g.out', 'sh', '-c', "$^X $victim; true"],
+        cwd => $w);
+    like $err, qr/^nytp run: profile written to g\.out\.\d+ is incomplete/m,
+        '--children, a grandchild killed by SIGKILL: its profile is named incomplete' or diag $err;
 }
 
 done_testing;

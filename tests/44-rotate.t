@@ -187,7 +187,7 @@ for my $opt ('', 'addpid=1:') {
     unlink glob "$out*";
     my ($st, undef, $err) = run_cmd([$nytp, 'run', '--sample=500', '--rotate', '0.2', '-o', $out, $rot, 0.5]);
     is $st, 0, 'nytp run --sample=500 --rotate 0.2' or diag $err;
-    like $err, qr/^nytp run: profile written to \Q$out\E\.1$/m, 'nytp run names the segments';
+    like $err, qr/^nytp run: profile written to \Q$out\E\.1 \(complete\)$/m, 'nytp run names the segments';
     like $err, qr/reports them together/, 'nytp run says how to read them together';
     my (undef, $d) = run_cmd([$nytp, 'dump', "$out.1"]);
     like $d, qr/^ATTRIBUTE\tsample_hz\t500$/m, '--sample=500 reached the profiler';

@@ -115,7 +115,7 @@ sub check_profiles {
     my ($st, $err) = stop_server($srv, 'nytp');
     waitpid $wrk->{pid}, 0;
     is $st, 0, 'TERM to nytp run under load: exit 0, as the master exits' or diag $err;
-    like $err, qr/profile written to \S+st\.out$/m, 'nytp run names the master\'s profile';
+    like $err, qr/profile written to \S+st\.out \(complete\)$/m, 'nytp run names the master\'s profile';
     unlike $err, qr/still being written/, 'nytp run waited for every worker';
 
     my $seg = sub { ($_[0] =~ /\.\Q$victim\E(?:\.(\d+))?$/)[0] // 0 };
