@@ -852,6 +852,89 @@ static void report_one(const char *path, long long n, void *ctx)
     report_profile(path, sig, r->opts, running);
 }
 
+/* The list of the profiles the program opened under names of its own
+ * (DB::enable_profile(FILE): Plack::Middleware::NYTP's), which the
+ * profiler adds to (NYTP_RUN_FILES); made empty, mode 0600, before the
+ * run, removed after. */
+static char run_list[PATH_MAX];
+
+static void make_run_list(void)
+{
+    const char *tmp = getenv("TMPDIR");
+    if (!tmp || !*tmp)
+        tmp = "/tmp";
+    if ((size_t)snprintf(run_list, sizeof run_list, "%s/nytp-run-XXXXXX", tmp) >= sizeof run_list) {
+        run_list[0] = 0;
+        return;
+    }
+    int fd = mkstemp(run_list);
+    if (fd < 0)
+        run_list[0] = 0;
+    else
+        close(fd);
+}
+
+static void drop_run_list(void)
+{
+    if (run_list[0])
+        unlink(run_list);
+    run_list[0] = 0;
+}
+
+/* Names each profile of the list (once, this run's, there still, not
+ * main: FILE itself, named already): the first REPORT_MAX of them.
+ * Returns how many there were. */
+static int report_listed(const char *main, pid_t main_pid, int main_sig, const char *opts)
+{
+    if (!run_list[0])
+        return 0;
+    FILE *f = fopen(run_list, "re");
+    if (!f)
+        return 0;
+    char **seen = NULL;
+    size_t nseen = 0, cap = 0;
+    char *line = NULL;
+    size_t lcap = 0;
+    ssize_t len;
+    int count = 0;
+    while ((len = getline(&line, &lcap, f)) > 0) {
+        if (line[len - 1] != '\n')
+            continue; /* cut short */
+        line[len - 1] = 0;
+        bool dup = strcmp(line, main) == 0;
+        for (size_t i = 0; i < nseen && !dup; i++)
+            dup = strcmp(seen[i], line) == 0;
+        struct stat sb;
+        if (dup || stat(line, &sb) != 0 || !S_ISREG(sb.st_mode) || !ours(line))
+            continue;
+        if (nseen == cap) {
+            size_t ncap = cap ? 2 * cap : 64;
+            char **p = realloc(seen, ncap * sizeof *p);
+            if (!p)
+                break;
+            seen = p;
+            cap = ncap;
+        }
+        if (!(seen[nseen] = strdup(line)))
+            break;
+        nseen++;
+        if (count++ < REPORT_MAX) {
+            pid_t writer = profile_writer(line, 0);
+            report_profile(line, writer && writer == main_pid ? main_sig : reaped_sig(writer), opts,
+                           0);
+        }
+    }
+    if (count > REPORT_MAX)
+        cli_note("... and %d more profiles that the program named (DB::enable_profile)",
+                 count - REPORT_MAX);
+    free(line);
+    for (size_t i = 0; i < nseen; i++)
+        free(seen[i]);
+    free(seen);
+    fclose(f);
+    return count;
+}
+
 /* Whether SCRIPT names perl (perl, perl5.36.0, /usr/bin/perl) rather than
  * a script: 'nytp run perl t.pl', as one would write 'perl -d:NYTProf
  * t.pl', would have perl read its own binary as Perl.  A file of that
@@ -1069,6 +1152,7 @@ int cmd_run(int argc, char **argv)
     /* a profile left by an earlier run must not be taken for this one's */
     struct stat old;
     bool had_old = stat(profile, &old) == 0;
+    make_run_list();
     struct timespec started;
     clock_gettime(CLOCK_REALTIME, &started);
     snprintf(run_mark, sizeof run_mark, "%d.%lld.%09ld", (int)getpid(), (long long)started.tv_sec,
@@ -1084,6 +1168,7 @@ int cmd_run(int argc, char **argv)
     /* exec's failure comes back through a close-on-exec pipe */
     int ep[2];
     if (pipe2(ep, O_CLOEXEC) < 0) {
+        drop_run_list();
         cli_error("cannot create a pipe: %s", strerror(errno));
         return EXIT_BAD_INPUT;
     }
@@ -1101,6 +1186,7 @@ int cmd_run(int argc, char **argv)
     pid_t pid = fork();
     if (pid < 0) {
         sigprocmask(SIG_SETMASK, &before, NULL);
+        drop_run_list();
         cli_error("cannot fork: %s", strerror(errno));
         return EXIT_BAD_INPUT;
     }
@@ -1109,6 +1195,7 @@ int cmd_run(int argc, char **argv)
         close(ep[0]);
         int e = 0;
         if (setenv("NYTPROF", opts, 1) != 0 || setenv("NYTP_RUN", run_mark, 1) != 0
+            || (run_list[0] && setenv("NYTP_RUN_FILES", run_list, 1) != 0)
             || (dir[0] && setenv("NYTP_INC", dir, 1) != 0)
             || (o.children && children_env(dir) != 0))
             e = errno;
@@ -1139,6 +1226,7 @@ int cmd_run(int argc, char **argv)
         wait_leftovers(&left, profile, &started);
     restore_signals(old_acts);
     if (got == (ssize_t)sizeof exec_errno) {
+        drop_run_list();
         cli_error("cannot run %s: %s", run, strerror(exec_errno));
         free(args);
         free(opts);
@@ -1180,6 +1268,8 @@ int cmd_run(int argc, char **argv)
     named += each_pid_profile(profile, &started, true, report_one, &rc_ctx) - rc_ctx.others;
     if (rc_ctx.seen > REPORT_MAX)
         cli_note("... and %d more profiles named %s.N", rc_ctx.seen - REPORT_MAX, profile);
+    named += report_listed(abs_profile, pid, sig, opts);
+    drop_run_list();
     if (!named)
         cli_note("no profile was written (expected %s%s)", profile,
                  o.children ? ".PID: did the command start perl?" : "");

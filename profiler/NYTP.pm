@@ -574,7 +574,9 @@ Stop measuring (the file stays open).
 Start (again); with a file name different from the current one, the
 current profile is finished and a new one begun.  (Traced, the new
 profile also has the call arcs of the old one, as with Devel::NYTProf;
-sampled, each has its own.)
+sampled, each has its own.)  Under C<nytp run> the new name is added to
+the run's list (C<NYTP_RUN_FILES>), so that C<nytp run> names that
+profile when the program ends.
 
 =item DB::finish_profile()
 

@@ -31,9 +31,35 @@ bool absolute_name(char *dst, size_t size, const char *name)
     return true;
 }
 
+/* nytp run (NYTP_RUN_FILES: a list it made) names the profiles of the
+ * run; those opened under a name of the program's own choosing
+ * (DB::enable_profile(FILE), as Plack::Middleware::NYTP does) it could
+ * not find by the name it gave, so each such name is added to the list,
+ * in one write (O_APPEND: the lines of many processes do not mix).  The
+ * list is opened only if it is there and a regular file. */
+static void list_for_run(const char *name)
+{
+    const char *list = getenv("NYTP_RUN_FILES");
+    size_t n = strlen(name);
+    if (!list || !*list || strchr(name, '\n') || n + 1 > sizeof S.file)
+        return;
+    int fd = open(list, O_WRONLY | O_APPEND | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0)
+        return;
+    struct stat sb;
+    if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode)) {
+        char line[sizeof S.file + 1];
+        memcpy(line, name, n);
+        line[n] = '\n';
+        ssize_t w = write(fd, line, n + 1);
+        (void)w;
+    }
+    close(fd);
+}
+
 int enable_profile(pTHX_ const char *file)
 {
-    int was = S.profiling;
+    int was = S.profiling, named = 0;
     if (OTHER_INTERP())
         return 0;
     if (OPT(O_USECPUTIME)) {
@@ -62,9 +88,13 @@ int enable_profile(pTHX_ const char *file)
         }
         snprintf(S.file, sizeof S.file, "%s", full);
         S.seg = 0;
+        named = 1;
     }
-    if (!S.w)
+    if (!S.w) {
         open_output(aTHX_ 1);
+        if (named && S.w)
+            list_for_run(S.file);
+    }
     S.last_fileptr = NULL;
     S.profiling = 1;
     fast_update();

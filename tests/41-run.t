@@ -639,4 +639,32 @@ PERL
         '--children, a grandchild killed by SIGKILL: its profile is named incomplete' or diag $err;
 }
 
+# Profiles the program opens under names of its own (DB::enable_profile
+# (FILE), as Plack::Middleware::NYTP does, in the process and in a forked
+# worker) are named (issue 35, item 18): nytp run said 'no profile was
+# written (expected nytprof.out)'.
+{
+    my $w = "$dir/named";
+    mkdir $w;
+    unlink glob("$w/*");
+    my $prog = write_script('named.pl', <<"PERL");
+sub work { my \$s = 0; \$s += \$_ for 1 .. 1000; \$s }
+sub one { my \$f = shift; DB::enable_profile(\$f); work(); DB::finish_profile() }
+one('$w/req-1.out');
+my \$pid = fork // die;
+if (!\$pid) { one('$w/req-2.out'); one('$w/req-3.out'); exit 0 }
+waitpid \$pid, 0;
+one('$w/req-1.out');   # the same name again: named once
+PERL
+    ($st, $out, $err) = run_cmd([$nytp, 'run', '--nytprof=start=no', $prog], cwd => $w);
+    is $st, 0, 'start=no, DB::enable_profile(FILE): exit 0' or diag $err;
+    for my $n (1 .. 3) {
+        my @lines = $err =~ /^(nytp run: profile written to \Q$w\E\/req-$n\.out \(complete\))$/mg;
+        is scalar(@lines), 1, "the program's own profile req-$n.out is named once, complete" or diag $err;
+    }
+    unlike $err, qr/no profile was written/, '... and nytp run does not say that none was written';
+    my @left = grep { -e } glob('/tmp/nytp-run-*');
+    ok !grep({ (stat $_)[9] >= $^T && slurp_file($_) =~ /req-1\.out/ } @left), 'its list is removed';
+}
+
 done_testing;

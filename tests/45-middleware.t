@@ -199,4 +199,28 @@ SKIP: {
     ok data_reads("$sdir/req/$hdr[0]"), 'Devel::NYTProf::Data reads one without a word' if @hdr;
 }
 
+# A missing or unwritable dir is found once, at start, not warned at
+# every request chosen (issue 35, item 18: 216 lines in 5 s); one that
+# goes away later is said once per process, which then stops trying.
+for my $case ('missing', 'a file', 'removed later') {
+    my $d = "$dir/gone-" . ($case =~ tr/ /_/r);
+    if ($case eq 'a file') { open my $fh, '>', $d or die; close $fh }
+    if ($case eq 'removed later') { mkdir $d or die }
+    my $p = script('gone.pl', <<"PERL");
+use Plack::Builder;
+use Plack::Test;
+use HTTP::Request::Common;
+my \$app = builder { enable 'NYTP', every => 1, dir => '$d'; sub { [200, [], ['ok']] } };
+rmdir '$d' if '$case' eq 'removed later';
+test_psgi \$app, sub { my \$cb = shift; print \$cb->(GET "/r/\$_")->code, "\\n" for 1 .. 20 };
+PERL
+    local $ENV{NYTPROF} = 'start=no';
+    my ($st, $stdout, $err) = run_cmd([$^X, "-I$inc", '-d:NYTP', $p]);
+    is $stdout, "200\n" x 20, "dir $case: the 20 requests are served";
+    my @said = $err =~ /^(Plack::Middleware::NYTP: (?:dir|cannot profile)[^\n]*)$/mg;
+    is scalar(@said), 1, "dir $case: said once, not per request" or diag $err;
+    like $said[0] // '', $case eq 'removed later' ? qr/cannot profile into \Q$d\E\// : qr/dir '\Q$d\E' is \Q@{[$case eq 'missing' ? 'missing' : 'not a directory']}\E: no request is profiled/,
+        "dir $case: what is wrong";
+}
+
 done_testing;

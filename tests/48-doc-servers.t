@@ -150,6 +150,9 @@ ok $mw, 'nytp-run(1): the example with Plack::Middleware::NYTP';
     my @req = glob("$d/var-tmp/nytp/GET-api_users-*.nytprof.out");
     is scalar(@req), 1, '... one profile for the one request';
     ok @req && complete($req[0]), '... complete';
+    like $err, qr/^nytp run: profile written to \Q$req[0]\E \(complete\)$/m,
+        '... nytp run names it (issue 35, item 18)';
+    unlike $err, qr/no profile was written/, '... and does not say that none was written';
     like $out, qr/::work\b/, '... nytp top shows the application\'s sub';
 }
 my ($unit) = grep { /^ExecStart=/m } @servers;

@@ -32,8 +32,20 @@ sub prepare_app {
         $self->{env_key} = $key =~ /\A(?:CONTENT_TYPE|CONTENT_LENGTH)\z/ ? $key : "HTTP_$key";
     }
     $self->dir('.') unless defined $self->dir && length $self->dir;
-    $self->{usable} = $self->_profiler_usable;
+    $self->{usable} = $self->_profiler_usable && $self->_dir_usable;
     return;
+}
+
+# The directory is looked at once, at start: one that is missing or not
+# writable is said once, not at every request chosen.
+sub _dir_usable {
+    my $self = shift;
+    my $dir = $self->dir;
+    return 1 if -d $dir && -w _ && -x _;
+    warn "Plack::Middleware::NYTP: dir '$dir' is "
+        . (-e $dir ? (-d _ ? 'not writable' : 'not a directory') : 'missing')
+        . ": no request is profiled\n";
+    return 0;
 }
 
 # The profiler must be loaded and idle: a process profiled as a whole
@@ -103,7 +115,11 @@ sub call {
     $written++;
     my $file = $self->file_for($env);
     unless (eval { DB::enable_profile($file); 1 }) {
-        warn "Plack::Middleware::NYTP: cannot profile into $file: $@";
+        # once per process (a worker that dropped its privileges, a full
+        # disk, the directory gone): it stops trying
+        warn "Plack::Middleware::NYTP: cannot profile into $file: $@"
+            . "Plack::Middleware::NYTP: no more requests of process $$ are profiled\n";
+        $self->{usable} = 0;
         return $self->app->($env);
     }
     $env->{'nytp.profile'} = $file;
@@ -213,8 +229,11 @@ STRING.
 =item dir => DIR
 
 Where the profiles go (default: the working directory of the server).  It
-must exist and be writable; when a profile cannot be opened the request is
-served unprofiled, with a warning.
+must exist and be writable when the application is prepared: if not, that
+is said once and no request is profiled.  When a profile cannot be opened
+later (a worker that dropped its privileges, a full disk, the directory
+removed), the request is served unprofiled, with one warning, and that
+process profiles no more requests.
 
 =back
 
