@@ -207,4 +207,79 @@ for my $opt ('', 'addpid=1:') {
     }
 }
 
+# nytp-run(1)'s "last hour" recipe (issue 35, item 24), run as the page
+# gives it: it was 'ls -t svc.out.* | head -60', which with N processes
+# is 60/N minutes, and takes in the segment still being written.  Here:
+# two processes (a parent and its child) rotating every 0.1 s instead of
+# 60, the older half of the closed segments made two hours old, and the
+# recipe run while both still write: it takes every segment closed in
+# the last hour of both processes, none made old, and no segment still
+# being written.
+{
+    my $man = slurp_file(repo() . '/man/nytp-run.1');
+    my ($block) = grep { /svc\.out/ } $man =~ /^\.EX\n(.*?)^\.EE$/msg;
+    ok $block, 'nytp-run(1): the "last hour" example';
+    $block =~ s/\\\(aq/'/g;
+    $block =~ s/\\-/-/g;
+    $block =~ s/\\e/\\/g;
+    my $w = "$dir/lasthour";
+    mkdir $w;
+    $block =~ s{/var/tmp\b}{$w}g;
+    $block =~ s/--rotate=60\b/--rotate=0.1/;
+    my ($start, $report) = split /\n(?=find )/, $block, 2;
+    $start =~ s/\\\n\s*/ /g;
+    ok $start =~ /^nytp run / && $report =~ /^find /, '... a run, then the report';
+    open my $fh, '>', "$w/myservice.pl" or die;
+    print $fh <<'PERL';
+sub serve { my $s = 0; $s += $_ for 1 .. 300; $s }
+my $pid = fork // die;
+my $t = time;
+serve() while time - $t < 4;
+waitpid $pid, 0 if $pid;
+PERL
+    close $fh;
+    my $svc = fork // die;
+    if (!$svc) {
+        chdir $w or die;
+        open STDOUT, '>', '/dev/null' or die;
+        open STDERR, '>', "$w/run.err" or die;
+        $ENV{PATH} = repo() . "/build:$ENV{PATH}";
+        exec 'bash', '-c', $start or die;
+    }
+    sleep 1.6;
+    # the older half of each process's closed segments, two hours old
+    my %by_pid;
+    for my $f (glob "$w/svc.out.*") {
+        my ($pid, $n) = $f =~ /svc\.out\.(\d+)(?:\.(\d+))?$/ or next;
+        push @{ $by_pid{$pid} }, [$n // 0, $f];
+    }
+    my %old;
+    for my $segs (values %by_pid) {
+        my @s = sort { $a->[0] <=> $b->[0] } @$segs;
+        $old{ $_->[1] } = 1 for @s[0 .. int(@s / 2) - 1];
+    }
+    utime time - 7200, time - 7200, keys %old;
+    local $ENV{PATH} = repo() . "/build:$ENV{PATH}";
+    (my $find = $report) =~ s/\s*\|\s*\n?\s*xargs.*\z//s;
+    $find =~ s/\\\n\s*/ /g;
+    my ($fst, $list) = run_cmd(['bash', '-c', $find], cwd => $w);
+    my ($rst, $top, $rerr) = run_cmd(['bash', '-c', $report], cwd => $w);
+    my $alive = kill 0, $svc;
+    waitpid $svc, 0;
+    ok $alive, 'the report was made while the service ran';
+    is $fst, 0, 'the recipe\'s find: exit 0';
+    is $rst, 0, 'the whole recipe: exit 0' or diag $rerr;
+    like $top, qr/main::serve/, '... nytp top reports the service\'s sub';
+    unlike $rerr, qr/truncat|incomplete|cut/i, '... with no warning of a cut profile';
+    my @picked = split /\0/, $list;
+    ok !grep({ $old{$_} } @picked), 'no segment closed more than an hour ago';
+    my %pids = map { /svc\.out\.(\d+)/ ? ($1 => 1) : () } @picked;
+    is scalar(keys %pids), 2, 'segments of both processes';
+    my @young = grep { !$old{$_} } map { $_->[1] } map { @$_ } values %by_pid;
+    ok @picked >= @young - 2, 'every segment of the last hour but those still being written ('
+        . scalar(@picked) . ' of ' . scalar(@young) . ' seen before)';
+    my @cut = grep { (run_cmd([$nytp, 'dump', '--strict', $_]))[0] != 0 } @picked;
+    is scalar(@cut), 0, 'each one complete';
+}
+
 done_testing;
