@@ -301,7 +301,8 @@ its handler rules, and when it exits or dies the profile is finished at
 the end as always.  A signal ignored when the profiler starts (C<nohup>,
 a shell's C<&>) stays ignored.  The profile is finished at perl's next
 safe point, as C<%SIG> handlers run: a blocking call (a read, C<sleep>)
-returns at once, but a long call into C code is waited for.  A fault
+returns at once, but a long call into C code is waited for (the same
+signal sent again meanwhile acts at once, the profile cut).  A fault
 raised by the kernel (a real SEGV, BUS, ILL or FPE) cannot wait: the
 process dies of it at once, its profile cut where it struck.  KILL and
 STOP cannot be caught: a program killed with C<kill -9> leaves a profile

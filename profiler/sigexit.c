@@ -69,7 +69,10 @@ static void on_sigexit(int sig, siginfo_t *si, void *uc)
     dTHXa(sig_perl);
     /* no profile open (finished, not started): nothing to save, so the
      * default action at once */
-    if (!S.w) {
+    /* and the same signal again while the first waits for perl (a long
+     * call into C, or a module that took PL_signalhook without passing
+     * it on): it is not put off twice */
+    if (!S.w || pending[sig]) {
         die_of(sig);
         errno = saved;
         return;

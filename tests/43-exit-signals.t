@@ -290,4 +290,32 @@ PERL
     ok complete("$dir/blocked.out"), '... and the profile is complete';
 }
 
+# sigexit waits for perl's next safe point; the same signal sent again
+# while it waits (a long call into C: one op here) acts at once.
+{
+    my $prog = "$dir/long-op.pl";
+    open my $fh, '>', $prog or die;
+    print $fh "\$| = 1;\nprint \"ready\\n\";\nmy \$x = 'abc' x 1e8;\nmy \$n = (\$x =~ tr/a//);\nprint \"done\\n\";\n";
+    close $fh;
+    local $ENV{NYTPROF} = "sigexit=TERM:file=$dir/long-op.out";
+    pipe my $r, my $w or die;
+    my $pid = fork // die;
+    if (!$pid) {
+        close $r;
+        open STDOUT, '>&', $w or die;
+        exec $^X, "-I$inc", '-d:NYTP', $prog or die;
+    }
+    close $w;
+    my $ready = <$r>;
+    select undef, undef, undef, 0.1;
+    kill 'TERM', $pid;
+    select undef, undef, undef, 0.1;
+    kill 'TERM', $pid;
+    my $rest = do { local $/; <$r> };
+    waitpid $pid, 0;
+    is $? & 127, 15, 'TERM twice during one long op: the second kills at once';
+    unlike $rest, qr/done/, '... before the op ends';
+    ok !complete("$dir/long-op.out"), '... its profile cut where it struck (not finished after the op)';
+}
+
 done_testing;
