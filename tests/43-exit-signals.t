@@ -291,11 +291,12 @@ PERL
 }
 
 # sigexit waits for perl's next safe point; the same signal sent again
-# while it waits (a long call into C: one op here) acts at once.
+# while it waits (a long call into C: one op here, a numeric sort, which
+# calls no perl code) acts at once.
 {
     my $prog = "$dir/long-op.pl";
     open my $fh, '>', $prog or die;
-    print $fh "\$| = 1;\nprint \"ready\\n\";\nmy \$x = 'abc' x 1e8;\nmy \$n = (\$x =~ tr/a//);\nprint \"done\\n\";\n";
+    print $fh "my \@a = map { rand } 1 .. 1e6;\n\$| = 1;\nprint \"ready\\n\";\nmy \@s = sort { \$a <=> \$b } \@a;\nprint \"done\\n\";\n";
     close $fh;
     local $ENV{NYTPROF} = "sigexit=TERM:file=$dir/long-op.out";
     pipe my $r, my $w or die;
@@ -307,9 +308,9 @@ PERL
     }
     close $w;
     my $ready = <$r>;
-    select undef, undef, undef, 0.1;
+    select undef, undef, undef, 0.3;   # in the sort (a second or so here)
     kill 'TERM', $pid;
-    select undef, undef, undef, 0.1;
+    select undef, undef, undef, 0.02;
     kill 'TERM', $pid;
     my $rest = do { local $/; <$r> };
     waitpid $pid, 0;
