@@ -609,9 +609,11 @@ ok !-e "$dir/ran", 'unwritable -o: the program did not run';
     my $prog = write_script('killed-worker.pl', <<'PERL');
 $| = 1;
 sub work { my $s = 0; $s += $_ for 1 .. 1000; $s }
+pipe my $r, my $w or die;
 my $pid = fork // die;
-if (!$pid) { work() while 1 }
-select undef, undef, undef, 0.3;
+if (!$pid) { close $r; work(); syswrite $w, "up\n"; work() while 1 }
+close $w;
+my $up = <$r>;   # running, its profile open
 kill 'KILL', $pid;
 waitpid $pid, 0;
 print "$pid\n";
