@@ -234,7 +234,7 @@ for my $opt ('', 'addpid=1:') {
 sub serve { my $s = 0; $s += $_ for 1 .. 300; $s }
 my $pid = fork // die;
 my $t = time;
-serve() while time - $t < 4;
+serve() while time - $t < 10;
 waitpid $pid, 0 if $pid;
 PERL
     close $fh;
@@ -265,6 +265,7 @@ PERL
     my ($fst, $list) = run_cmd(['bash', '-c', $find], cwd => $w);
     my ($rst, $top, $rerr) = run_cmd(['bash', '-c', $report], cwd => $w);
     my $alive = kill 0, $svc;
+    kill 'TERM', $svc;    # nytp run passes it on to both
     waitpid $svc, 0;
     ok $alive, 'the report was made while the service ran';
     is $fst, 0, 'the recipe\'s find: exit 0';
