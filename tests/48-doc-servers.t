@@ -11,7 +11,8 @@
 # 4 workers 2; 'nytp run' gets '-I build/perl' where a .psgi enables the
 # middleware (the page says to add it in a build tree), and a plain perl
 # PERL5LIB=build/perl (as after 'make install'); after a server started
-# with '&', bash waits until it answers.  The application is a small one
+# with '&', bash waits until it takes connections (a connection only: a
+# request would be the one a worker's 'every => N' profiles).  The application is a small one
 # with a sub of its own (work); in the middleware examples it is the
 # builder of the page's comment or code.
 use strict;
@@ -111,7 +112,7 @@ sub run_block {
     }
     push @lines, @{ $o{after} || [] };
     my $script = join "\n", 'set -e',
-        'wait_ready() { for i in $(seq 600); do curl -s -o /dev/null http://127.0.0.1:$1/ && return 0; kill -0 $server || return 1; sleep 0.1; done; return 1; }',
+        'wait_ready() { for i in $(seq 600); do (exec 3<>/dev/tcp/127.0.0.1/$1) 2>/dev/null && return 0; kill -0 $server || return 1; sleep 0.1; done; return 1; }',
         "trap 'st=\$?; kill -TERM \$server 2>/dev/null || true; wait || true; exit \$st' EXIT",
         @lines, '';
     write_file("$d/example.sh", $script);
