@@ -506,9 +506,10 @@ writes to (F<FILE.PID> for a forked child, or with C<addpid=1>, whose
 segments are then F<FILE.PID.1>, ...; with C<addtimestamp=1> the time of
 the first).
 
-  NYTPROF=file=st.out:rotate=60:addpid=1:sample=100 PERL5OPT=-d:NYTP \
+  nytp run --nytprof=rotate=60:addpid=1:sample=100 -o st.out -- \
       starman --listen 127.0.0.1:5000 app.psgi &
-  kill -TERM $!; wait                    # later: stop it
+  kill -TERM $!; wait                    # later: stop it (nytp run waits
+                                         # for the workers' profiles)
   nytp top st.out.*                      # every segment of every process
 
 Each file has everything a reader needs, and nothing it would need from
