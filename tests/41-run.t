@@ -669,4 +669,67 @@ PERL
     ok !grep({ (stat $_)[9] >= $^T && slurp_file($_) =~ /req-1\.out/ } @left), 'its list is removed';
 }
 
+# nytp-run(1) EXAMPLES, each block read from the page and run by bash as
+# written (issue 35, item 15: every command of the pages run by a test;
+# the "last hour" one is in 44-rotate.t, SERVERS in 48-doc-servers.t),
+# on a small script, module and daemon of the names they use.
+{
+    my $man = slurp_file(repo() . '/man/nytp-run.1');
+    my ($examples) = $man =~ /^\.SH EXAMPLES\n(.*?)^\.SH /ms;
+    my @blocks = $examples =~ /^\.EX\n(.*?)^\.EE$/msg;
+    for (@blocks) { s/\\\(aq/'/g; s/\\-/-/g; s/\\e/\\/g; }
+    my $w = "$dir/examples";
+    mkdir $w;
+    mkdir "$w/lib";
+    mkdir "$w/lib/My";
+    open my $fh, '>', "$w/myscript.pl" or die;
+    print $fh 'sub parse { my $n = 0; $n += length for @_; $n } sub report { print "chars: $_[0]\n" } '
+        . 'my @l = map { "$_" } 1 .. 2000; report(parse(@l)) for 1 .. 3;' . "\n";
+    close $fh;
+    open $fh, '>', "$w/input.txt" or die;
+    print $fh "one\ntwo\n";
+    close $fh;
+    open $fh, '>', "$w/lib/My/Module.pm" or die;
+    print $fh "package My::Module;\nsub work { my \$s = 0; \$s += \$_ for 1 .. 5000; \$s }\n"
+        . "sub main { my (\$class, \@args) = \@_; print \"args: \@args\\n\"; work() for 1 .. 3 }\n1;\n";
+    close $fh;
+    open $fh, '>', "$w/mydaemon.pl" or die;
+    print $fh "\$| = 1;\nsub tick { my \$s = 0; \$s += \$_ for 1 .. 2000; \$s }\nprint \"up\\n\";\n"
+        . "while (1) { tick(); select undef, undef, undef, 0.01 }\n";
+    close $fh;
+    local $ENV{PATH} = repo() . "/build:$ENV{PATH}";
+    my ($top) = grep { /awk/ } @blocks;
+    ($st, $out, $err) = run_cmd(['bash', '-c', "set -e -o pipefail\n$top"], cwd => $w);
+    is $st, 0, 'EXAMPLES: profile, then the ten subs by exclusive time: every command succeeds' or diag $err;
+    my @rows = grep { /^[-+.\de]+ \S+::/ } split /\n/, $out;   # after the script's own output
+    ok @rows >= 2 && $out =~ /main::parse/ && $out =~ /main::report/, '... lists the script\'s subs' or diag $out;
+    my @t = map { /^(\S+)/ ? $1 : 0 } @rows;
+    is_deeply [@t], [sort { $b <=> $a } @t], '... most exclusive time first';
+    my ($calls) = grep { /calls=2/ } @blocks;
+    ($st, $out, $err) = run_cmd(['bash', '-c', $calls], cwd => $w);
+    is $st, 0, 'EXAMPLES: calls=2:compress=0 into calls.out' or diag $err;
+    my (undef, $d) = run_cmd([$nytp, 'dump', '--strict', "$w/calls.out"]);
+    like $d, qr/SUB_ENTRY/, '... with call events' ;
+    my ($one) = grep { /My::Module/ } @blocks;
+    ($st, $out, $err) = run_cmd(['bash', '-c', $one], cwd => $w);
+    is $st, 0, 'EXAMPLES: a one-liner with a module from lib' or diag $err;
+    is $out, "args: input.txt\n", '... gets its arguments';
+    my ($daemon) = grep { /mydaemon/ } @blocks;
+    unlink "$w/nytprof.out";
+    my $pid = fork // die;
+    if (!$pid) {
+        chdir $w or die;
+        open STDOUT, '>', "$w/daemon.out" or die;
+        open STDERR, '>', "$w/daemon.err" or die;
+        exec 'bash', '-c', $daemon or die;
+    }
+    my $t0 = time;
+    select undef, undef, undef, 0.05 until (slurp_file("$w/daemon.out") // '') =~ /up/ || time - $t0 > 20;
+    kill 'TERM', $pid;    # bash ran nytp run in its place
+    waitpid $pid, 0;
+    is $? & 127 ? 128 + ($? & 127) : $? >> 8, 128 + 15, 'EXAMPLES: the daemon stopped with SIGTERM dies of it';
+    my ($dst) = run_cmd([$nytp, 'dump', '--strict', "$w/nytprof.out"]);
+    is $dst, 0, '... its profile complete (the default sigexit)' or diag slurp_file("$w/daemon.err");
+}
+
 done_testing;
