@@ -202,7 +202,7 @@ and call; see L</SAMPLING>.  C<sample=0> (the default) traces.
 =item rotate=SECONDS
 
 Every SECONDS (0.01 or more) close the profile as a complete profile of
-that interval and go on in F<FILE.1>, F<FILE.2>, ...; see L</ROTATION>.
+that interval and go on in F<FILE.s1>, F<FILE.s2>, ...; see L</ROTATION>.
 
 =item compress=N
 
@@ -513,10 +513,12 @@ that define subs, not that of files (see C<savesrc> above).
 
 With C<rotate=SECONDS> the profile is closed every SECONDS as a complete
 profile of that interval, and the profile goes on in the next file:
-F<FILE>, F<FILE.1>, F<FILE.2>, ... where FILE is the name the process
+F<FILE>, F<FILE.s1>, F<FILE.s2>, ... where FILE is the name the process
 writes to (F<FILE.PID> for a forked child, or with C<addpid=1>, whose
-segments are then F<FILE.PID.1>, ...; with C<addtimestamp=1> the time of
-the first).
+segments are then F<FILE.PID.s1>, ...; with C<addtimestamp=1> the time of
+the first).  The C<s> keeps a segment's name apart from a child's
+F<FILE.PID>: without C<addpid> the two would otherwise meet (pids are
+small in a container), and one process would replace the other's file.
 
   NYTPROF=rotate=60:addpid=1:sample=100 starman app.psgi
   nytp top st.out.*                      # every segment of every process
@@ -529,8 +531,8 @@ all subs, and the source of the files it has data for.  A process killed
 with C<kill -9> loses only the file it was writing (it is cut short:
 readers keep what came before the cut); every file closed before reads
 without a warning.  A new file is written under a hidden name
-(F<.FILE.N.PID.partial>) until its header is out, then renamed, so that
-no F<FILE.N> is ever empty.
+(F<.FILE.sN.PID.partial>) until its header is out, then renamed, so that
+no F<FILE.sN> is ever empty.
 
 The rule for what is in progress at a rotation:
 
@@ -570,9 +572,9 @@ then ignored, with a message.
 The rotation happens at the first statement (or sample) after the
 interval has passed: a process blocked in a system call (a server
 waiting in C<accept>) closes its file when it runs perl code again, and
-intervals it spent blocked are not files of their own.  Without
-C<addpid>, a child's F<FILE.PID> and the parent's F<FILE.N> share a
-pattern: with servers, use C<addpid=1>.
+intervals it spent blocked are not files of their own.  With servers,
+C<addpid=1> gives every process's files a name of its own from the
+first (F<FILE.PID>, F<FILE.PID.s1>, ...).
 
 =head1 RUN-TIME CONTROL
 

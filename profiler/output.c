@@ -323,7 +323,7 @@ static void write_beside(const char *name, const char *why)
 }
 
 /* Open the profile file and write its header: FILE (with .PID, .TIME),
- * or a later segment of it, FILE.N.  On failure, croak (when profiling
+ * or a later segment of it, FILE.sN.  On failure, croak (when profiling
  * starts: a file that cannot be written is an error before the program
  * runs) or, with croak_on_error 0, say so and return -1. */
 int open_output(pTHX_ int croak_on_error)
@@ -338,7 +338,8 @@ again:
             snprintf(name + strlen(name), sizeof name - strlen(name), ".%.0f", (double)wall_time());
         snprintf(S.seg_base, sizeof S.seg_base, "%s", name);
     } else {
-        snprintf(name, sizeof name, "%s.%u", S.seg_base, S.seg);
+        /* ".sN", never a number alone: FILE.N would be a child's FILE.PID */
+        snprintf(name, sizeof name, "%s.s%u", S.seg_base, S.seg);
     }
 
     /* One process per file: a stale profile is removed first, and the
@@ -346,7 +347,7 @@ again:
      * device, a FIFO or a symbolic link (and what it leads to) is opened
      * and written through, never replaced.  A later segment (rotate=) is
      * written under a hidden name until its header is out, then renamed:
-     * a kill -9 between the two never leaves an empty FILE.N (which a
+     * a kill -9 between the two never leaves an empty FILE.sN (which a
      * reader would take for a broken file, not a cut one). */
     struct stat sb;
     bool exists = lstat(name, &sb) == 0;

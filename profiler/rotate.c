@@ -1,6 +1,6 @@
 /* rotate.c — rotate=SECONDS: every SECONDS the file being written is
  * closed as a complete profile of its interval and the profile goes on in
- * the next segment, FILE.1, FILE.2, ... (FILE being the name the process
+ * the next segment, FILE.s1, FILE.s2, ... (FILE being the name the process
  * writes to: FILE.PID for a child, with .TIME for addtimestamp).
  *
  * A segment holds everything a reader needs: its header and attributes,
