@@ -612,7 +612,11 @@ header).
 =head1 PROCESSES AND SIGNALS
 
 A child made by C<fork> writes its own profile, F<FILE.PID>, from the
-moment of the fork (up to C<forkdepth> generations).  C<exit> inside a sub
+moment of the fork (up to C<forkdepth> generations).  A child whose
+F<FILE.PID> cannot be made (a directory it may not write to once it has
+dropped privileges, as C<starman --user nobody> does; a full disk; the
+directory gone) runs on unprofiled, with one message: its C<fork> returns
+as it would without the profiler.  C<exit> inside a sub
 and C<die> still give a complete profile; C<exec> finishes the profile just
 before the new program starts; C<POSIX::_exit> finishes it before the
 process ends.  A signal that kills the process leaves a truncated profile

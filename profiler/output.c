@@ -575,7 +575,12 @@ int reinit_if_forked(pTHX)
     } else {
         S.opt[O_FORKDEPTH].value--;
     }
-    if (reopen && open_output(aTHX_ 1) == 0) {
+    /* A child whose file cannot be made (a directory it may not write
+     * after dropping privileges, a full disk, a directory gone) runs on
+     * unprofiled, with the one message open_output gives: croaking here
+     * would kill it inside its fork, or make it a second parent in
+     * eval { fork }. */
+    if (reopen && open_output(aTHX_ 0) == 0) {
         S.rotate_at = INT64_MAX; /* the child's intervals start now */
         rotate_schedule(clock_ticks());
     }

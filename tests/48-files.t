@@ -89,4 +89,92 @@ PERL
     }
 }
 
+# A script that runs SECONDS (its first argument), in a loop of two lines
+# (rotation happens as the line changes), then forks a child that prints
+# "child PID" if asked (second argument), and says it ended.
+my $busy = scratch_script('busy.pl', <<'PERL');
+use Time::HiRes qw(time);
+sub busy {
+    my $end = time + $_[0];
+    my $n = 0;
+    while (time < $end) {
+        $n++;
+        $n += 0;
+    }
+    $n;
+}
+busy($ARGV[0]);
+if ($ARGV[1]) {
+    my $pid = fork // die "fork: $!";
+    if (!$pid) { busy(0.05); print "child $$\n"; exit 0 }
+    waitpid $pid, 0;
+    print "child status $?\n";
+}
+print "end\n";
+PERL
+
+# run_to(SECONDS, \@argv) -> (status, stdout, stderr): never longer
+sub run_to {
+    my ($limit, $argv) = @_;
+    return run_cmd(['timeout', '-s', 'KILL', $limit, @$argv]);
+}
+
+sub slurp_link { my ($f) = @_; return -l $f ? 'link' : -p $f ? 'fifo' : -f $f ? 'file' : 'none' }
+
+# 4. A child whose FILE.PID cannot be made runs on, unprofiled, with one
+# warning: its fork returns 0 in it, in an eval too.  The directory
+# made unwritable by a drop of privileges (as root), or removed.
+{
+    my $kid = scratch_script('kid.pl', <<'PERL');
+use POSIX ();
+my ($how, $file) = @ARGV;
+if ($how eq 'setuid') {
+    POSIX::setgid(65534) or die "setgid: $!";
+    POSIX::setuid(65534) or die "setuid: $!";
+} else {
+    unlink $file or die "unlink: $!";
+    (my $d = $file) =~ s{/[^/]*$}{};
+    rmdir $d or die "rmdir $d: $!";
+}
+sub work { my $n = 0; $n += $_ for 1 .. 100; $n }
+for my $style ('plain', 'eval') {
+    my $pid = $style eq 'eval' ? eval { fork } : fork;
+    if (!defined $pid) { print "$style: fork undef in $$: $@\n"; exit 3 }
+    if (!$pid) { work(); print "$style: child ran\n"; exit 7 }
+    waitpid $pid, 0;
+    print "$style: child exit ", $? >> 8, "\n";
+}
+PERL
+    for my $how ('setuid', 'rmdir') {
+        SKIP: {
+            skip 'setuid needs root', 1 if $how eq 'setuid' && $> != 0;
+            for my $mode (['traced', ''], ['sampled', 'sample=1000:']) {
+                my ($what, $opt) = @$mode;
+                my $d = "$dir/kid-$how-$what";
+                mkdir $d or die "$d: $!";
+                chmod 0755, $d;
+                my $file = "$d/kid.out";
+                local $ENV{NYTPROF} = "${opt}file=$file";
+                my ($st, $out, $err) = run_to(20, [@perl, $kid, $how, $file]);
+                delete local $ENV{NYTPROF};
+                is $st, 0, "child's profile can't be made ($how), $what: the program ran" or diag $err;
+                is $out, "plain: child ran\nplain: child exit 7\neval: child ran\neval: child exit 7\n",
+                    "child's profile can't be made ($how), $what: each child runs on, as itself" or diag $err;
+                my @said = $err =~ /^(Devel::NYTP: cannot write profile .*)$/mg;
+                is scalar(@said), 2, "child's profile can't be made ($how), $what: one warning per child"
+                    or diag $err;
+                like $said[0] // '', qr/\Q$file\E\.\d+.*(Permission denied|No such file).*profiling stopped/,
+                    "child's profile can't be made ($how), $what: the warning says why";
+                unlike $err, qr/^(?!Devel::NYTP: cannot write profile)./m,
+                    "child's profile can't be made ($how), $what: nothing else said";
+                if ($how eq 'setuid') {
+                    my ($dst, undef, $derr) = run_cmd([$nytp, 'dump', '--strict', $file]);
+                    is $dst, 0, "child's profile can't be made ($how), $what: the parent's is complete"
+                        or diag $derr;
+                }
+            }
+        }
+    }
+}
+
 done_testing;
