@@ -190,6 +190,15 @@ C<nytp_run> (from C<NYTP_RUN>), by which that run knows its own.  A device, a FI
 leads to) is written through, never replaced.  A path that cannot be
 written is an error before the program runs.
 
+That is for the name given here only.  The names the profiler makes from
+it (a child's F<FILE.PID>, F<FILE.TIME>, a segment's F<FILE.sN> and its
+hidden temporary) are regular files it creates itself, never opened
+through a symbolic link, a FIFO or a device: one found at such a name
+(planted, perhaps, in a directory others can write to, such as
+F</var/tmp>) is left as it is, untouched, and that process's profiling
+stops there with a message (the segments before it are complete; a
+child runs on unprofiled), and nothing blocks.
+
 =item addpid=1, addtimestamp=1
 
 Append C<.PID> and/or C<.TIME> (epoch seconds) to the file name.

@@ -314,6 +314,41 @@ static bool written_by_another(const char *path)
     return busy;
 }
 
+/* What a file that is not a regular one is, for a message. */
+static const char *file_kind(mode_t mode)
+{
+    return S_ISLNK(mode)    ? "a symbolic link"
+           : S_ISFIFO(mode) ? "a FIFO"
+           : S_ISCHR(mode) || S_ISBLK(mode) ? "a device"
+           : S_ISSOCK(mode) ? "a socket"
+           : S_ISDIR(mode)  ? "a directory"
+                            : "not a regular file";
+}
+
+/* Remove path, a temporary of a segment (.FILE.sN.PID.partial) that its
+ * writer left when it was killed before renaming it: a regular file of
+ * this user that no process holds locked (a writer locks its temporary
+ * from the moment it makes it until it is renamed), whose writer pid is
+ * gone, or which is old enough that pid is another process now (pid -1:
+ * the pid is this process's own, so the file is a dead one's).  Never a
+ * live process's: true when it was removed. */
+static bool remove_if_stale(const char *path, pid_t pid)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+    if (fd < 0)
+        return false;
+    struct stat sb, now;
+    bool stale = fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_uid == geteuid()
+                 && flock(fd, LOCK_EX | LOCK_NB) == 0;
+    if (stale && pid > 0 && !(kill(pid, 0) < 0 && errno == ESRCH))
+        stale = sb.st_mtime < time(NULL) - 600; /* pid reused: a writer has long renamed it */
+    /* still the file examined: not one put in its place meanwhile */
+    stale = stale && lstat(path, &now) == 0 && now.st_dev == sb.st_dev && now.st_ino == sb.st_ino
+            && unlink(path) == 0;
+    close(fd);
+    return stale;
+}
+
 /* FILE cannot be this process's profile (why): it writes FILE.PID. */
 static void write_beside(const char *name, const char *why)
 {
@@ -343,19 +378,37 @@ again:
     }
 
     /* One process per file: a stale profile is removed first, and the
-     * file is created exclusively.  Only a regular file is removed: a
-     * device, a FIFO or a symbolic link (and what it leads to) is opened
-     * and written through, never replaced.  A later segment (rotate=) is
-     * written under a hidden name until its header is out, then renamed:
-     * a kill -9 between the two never leaves an empty FILE.sN (which a
-     * reader would take for a broken file, not a cut one). */
+     * file is created exclusively.  Only a regular file is removed.  The
+     * name the user gave (file=, DB::enable_profile) may also be a
+     * device, a FIFO or a symbolic link, opened and written through (as
+     * the user meant), never replaced.  A name made here (FILE.PID,
+     * FILE.TIME, a segment) is predictable, in a directory others may
+     * write to (/var/tmp): what is found there that is not a regular
+     * file was not made by a profiler, and is neither opened (a link
+     * would have its target overwritten, a FIFO would block for ever)
+     * nor removed: this process's profiling stops there, saying so.
+     * A later segment (rotate=) is written under a hidden name until its
+     * header is out, then renamed: a kill -9 between the two never
+     * leaves an empty FILE.sN (which a reader would take for a broken
+     * file, not a cut one). */
+    char msg[NYTP_ERROR_MSG_MAX + 64];
+    bool given = S.seg == 0 && !S.addpid && !S.addtimestamp;
     struct stat sb;
     bool exists = lstat(name, &sb) == 0;
     bool plain = !exists || S_ISREG(sb.st_mode);
+    if (!plain && !given) {
+        snprintf(msg, sizeof msg, "it is %s, which this process did not make: not opened",
+                 file_kind(sb.st_mode));
+        goto fail;
+    }
     /* A profile that another process is writing (a perl this one ran
      * with -d:NYTP in PERL5OPT, the same program run twice at once) is
      * never removed: this process writes FILE.PID instead. */
-    if (exists && plain && S.seg == 0 && !S.addpid && written_by_another(name)) {
+    if (exists && plain && S.seg == 0 && written_by_another(name)) {
+        if (S.addpid) {
+            snprintf(msg, sizeof msg, "it is being written by another process");
+            goto fail;
+        }
         write_beside(name, "is being written by another process");
         goto again;
     }
@@ -367,18 +420,35 @@ again:
         snprintf(tmp, sizeof tmp, "%.*s.%s.%d.partial", (int)dl, name, name + dl, (int)getpid());
         path = tmp;
     }
-    if (plain)
+    /* a segment's temporary is renamed over FILE.sN: nothing to remove */
+    if (plain && path == name)
         unlink(path);
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | (plain ? O_EXCL : 0), 0666);
+    int fd = -1;
+    for (int tries = 0; fd < 0 && tries < 2; tries++) {
+        fd = open(path,
+                  O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY
+                      | (plain ? O_EXCL | O_NOFOLLOW : 0),
+                  0666);
+        /* a temporary left by a dead process of this pid (kill -9) */
+        if (fd < 0 && errno == EEXIST && path != name && !remove_if_stale(path, -1))
+            break;
+    }
     if (fd < 0 && errno == EEXIST && S.seg == 0 && !S.addpid) {
         /* it could not be removed (immutable), or another process made
          * it between the unlink and the open */
         write_beside(name, "is there and could not be replaced");
         goto again;
     }
-    if (fd >= 0 && plain)
+    if (fd >= 0 && plain) {
         (void)flock(fd, LOCK_EX | LOCK_NB); /* ours: see written_by_another */
-    char msg[NYTP_ERROR_MSG_MAX + 64];
+        /* made here, exclusively and not through a link: a regular file
+         * (checked all the same, on a file system that might differ) */
+        if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
+            close(fd);
+            snprintf(msg, sizeof msg, "it is not a regular file once made");
+            goto fail;
+        }
+    }
     if (fd < 0) {
         int e = errno;
         snprintf(msg, sizeof msg, "%s%s", strerror(e),

@@ -121,6 +121,74 @@ sub run_to {
 
 sub slurp_link { my ($f) = @_; return -l $f ? 'link' : -p $f ? 'fifo' : -f $f ? 'file' : 'none' }
 
+# 8. Planted links: a symlink or a FIFO at a name the profiler makes (a
+# future segment, a child's FILE.PID) is never opened, nothing blocks,
+# the link's target is untouched; the run goes on.
+{
+    my $victim = "$dir/victim";
+    for my $kind ('symlink', 'fifo') {
+        for my $mode (['traced', ''], ['sampled', 'sample=1000:']) {
+            my ($what, $opt) = @$mode;
+            my $file = "$dir/plant-$kind-$what.out";
+            unlink glob("$file*"), $victim;
+            open my $fh, '>', $victim or die;
+            print $fh "precious\n";
+            close $fh;
+            if ($kind eq 'symlink') { symlink $victim, "$file.s1" or die }
+            else { POSIX::mkfifo("$file.s1", 0666) or die }
+            local $ENV{NYTPROF} = "${opt}rotate=0.1:file=$file";
+            my $t0 = time;
+            my ($st, $out, $err) = run_to(8, [@perl, $busy, 0.35]);
+            delete local $ENV{NYTPROF};
+            is $st, 0, "$kind at FILE.s1, $what: the program ran" or diag $err;
+            ok time - $t0 < 6, "$kind at FILE.s1, $what: nothing blocked";
+            is $out, "end\n", "$kind at FILE.s1, $what: to its end";
+            is slurp_file($victim), "precious\n", "$kind at FILE.s1, $what: the link's target untouched";
+            is slurp_link("$file.s1"), $kind eq 'symlink' ? 'link' : 'fifo',
+                "$kind at FILE.s1, $what: the $kind is left as it was";
+            like $err, qr/\Q$file.s1\E.*(symbolic link|FIFO)/, "$kind at FILE.s1, $what: and it is said";
+            my ($dst, undef, $derr) = run_cmd([$nytp, 'dump', '--strict', $file]);
+            is $dst, 0, "$kind at FILE.s1, $what: the first segment is complete" or diag $derr;
+        }
+    }
+    # at a child's FILE.PID: in a pid namespace, where the pids to come are
+    # few, a link or FIFO at every one of them
+    SKIP: {
+        skip 'no pid namespace here (unshare --pid needs root or user namespaces)', 1
+            unless system('unshare --pid --fork true 2>/dev/null') == 0;
+        for my $kind ('symlink', 'fifo') {
+            for my $mode (['traced', ''], ['sampled', 'sample=1000:']) {
+                my ($what, $opt) = @$mode;
+                my $file = "$dir/plantc-$kind-$what.out";
+                unlink glob("$file*"), $victim;
+                open my $fh, '>', $victim or die;
+                print $fh "precious\n";
+                close $fh;
+                for my $pid (2 .. 60) {
+                    if ($kind eq 'symlink') { symlink $victim, "$file.$pid" or die }
+                    else { POSIX::mkfifo("$file.$pid", 0666) or die }
+                }
+                local $ENV{NYTPROF} = "${opt}file=$file";
+                my $t0 = time;
+                my ($st, $out, $err) = run_to(8, ['unshare', '--pid', '--fork', @perl, $busy, 0.05, 1]);
+                delete local $ENV{NYTPROF};
+                is $st, 0, "$kind at a child's FILE.PID, $what: the program ran" or diag $err;
+                ok time - $t0 < 6, "$kind at a child's FILE.PID, $what: nothing blocked";
+                my ($child) = $out =~ /^child (\d+)$/m;
+                like $out, qr/^child \d+\nchild status 0\nend\n\z/,
+                    "$kind at a child's FILE.PID, $what: the child ran to its end";
+                is slurp_file($victim), "precious\n", "$kind at a child's FILE.PID, $what: the link's target untouched";
+                is slurp_link("$file." . ($child // 0)), $kind eq 'symlink' ? 'link' : 'fifo',
+                    "$kind at a child's FILE.PID, $what: the $kind is left as it was";
+                my @said = $err =~ /^Devel::NYTP: .*\Q$file\E\.\d+.*(?:symbolic link|FIFO).*$/mg;
+                is scalar(@said), 1, "$kind at a child's FILE.PID, $what: said once" or diag $err;
+                my ($dst, undef, $derr) = run_cmd([$nytp, 'dump', '--strict', $file]);
+                is $dst, 0, "$kind at a child's FILE.PID, $what: the parent's profile is complete" or diag $derr;
+            }
+        }
+    }
+}
+
 # 4. A child whose FILE.PID cannot be made runs on, unprofiled, with one
 # warning: its fork returns 0 in it, in an eval too.  The directory
 # made unwritable by a drop of privileges (as root), or removed.
