@@ -540,8 +540,9 @@ all subs, and the source of the files it has data for.  A process killed
 with C<kill -9> loses only the file it was writing (it is cut short:
 readers keep what came before the cut); every file closed before reads
 without a warning.  A new file is written under a hidden name
-(F<.FILE.sN.PID.partial>) until its header is out, then renamed, so that
-no F<FILE.sN> is ever empty.
+(F<.FILE.sN.PID.partial>, with as much of F<FILE.sN> as fits in the
+longest name the system allows) until its header is out, then renamed,
+so that no F<FILE.sN> is ever empty.
 
 The rule for what is in progress at a rotation:
 

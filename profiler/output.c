@@ -2,6 +2,7 @@
  * after fork, and what is written at the end of a run. */
 #include "nytp_prof.h"
 #include <sys/file.h>
+#include <limits.h>
 
 /* ---- end of a run: source, sub line ranges, call arcs -------------------------- */
 
@@ -349,6 +350,21 @@ static bool remove_if_stale(const char *path, pid_t pid)
     return stale;
 }
 
+/* The hidden name a segment is written under until its header is out:
+ * .FILE.sN.PID.partial beside FILE.sN, with as much of FILE.sN as fits in
+ * NAME_MAX (a long FILE.sN fits where that would not). */
+static void temporary_name(char *dst, size_t size, const char *name)
+{
+    const char *slash = strrchr(name, '/');
+    size_t dl = slash ? (size_t)(slash - name + 1) : 0;
+    char tail[32];
+    int tl = snprintf(tail, sizeof tail, ".%d.partial", (int)getpid());
+    size_t keep = strlen(name + dl);
+    if (1 + keep + (size_t)tl > NAME_MAX)
+        keep = NAME_MAX - 1 - (size_t)tl;
+    snprintf(dst, size, "%.*s.%.*s%s", (int)dl, name, (int)keep, name + dl, tail);
+}
+
 /* FILE cannot be this process's profile (why): it writes FILE.PID. */
 static void write_beside(const char *name, const char *why)
 {
@@ -415,9 +431,7 @@ again:
     char tmp[sizeof name + 32];
     const char *path = name;
     if (plain && S.seg > 0) {
-        const char *slash = strrchr(name, '/');
-        size_t dl = slash ? (size_t)(slash - name + 1) : 0;
-        snprintf(tmp, sizeof tmp, "%.*s.%s.%d.partial", (int)dl, name, name + dl, (int)getpid());
+        temporary_name(tmp, sizeof tmp, name);
         path = tmp;
     }
     /* a segment's temporary is renamed over FILE.sN: nothing to remove */

@@ -245,4 +245,24 @@ PERL
     }
 }
 
+# 10. Long names: a 240-byte profile name, whose segments FILE.sN fit in
+# NAME_MAX (255) though FILE.sN.PID.partial, their temporary, would not.
+for my $mode (['traced', ''], ['sampled', 'sample=1000:']) {
+    my ($what, $opt) = @$mode;
+    my $file = "$dir/" . substr($what x 40, 0, 240);
+    is length($file =~ s{.*/}{}r), 240, "long name, $what: 240 bytes";
+    unlink glob "$file*";
+    local $ENV{NYTPROF} = "${opt}rotate=0.1:file=$file";
+    my ($st, $out, $err) = run_to(20, [@perl, $busy, 0.35]);
+    delete local $ENV{NYTPROF};
+    is $st, 0, "long name, $what: the program ran" or diag $err;
+    is $err, '', "long name, $what: nothing said";
+    my @seg = grep { /\.s\d+$/ } glob "$file.s*";
+    ok @seg >= 2, "long name, $what: " . scalar(@seg) . " segments";
+    my @bad = grep { run_cmd([$nytp, 'dump', '--strict', $_]) } $file, @seg;
+    is "@bad", '', "long name, $what: each is complete";
+    opendir my $dh, $dir or die;
+    is scalar(grep { /\.partial$/ } readdir $dh), 0, "long name, $what: no temporary left";
+}
+
 done_testing;
