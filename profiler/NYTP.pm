@@ -542,7 +542,11 @@ readers keep what came before the cut); every file closed before reads
 without a warning.  A new file is written under a hidden name
 (F<.FILE.sN.PID.partial>, with as much of F<FILE.sN> as fits in the
 longest name the system allows) until its header is out, then renamed,
-so that no F<FILE.sN> is ever empty.
+so that no F<FILE.sN> is ever empty.  A process killed in that moment
+leaves its temporary behind: the next run of FILE removes those of
+processes that are gone (a temporary is locked by its writer while it
+lives; one of a pid that runs is left alone unless it is ten minutes
+old), and nothing else.
 
 The rule for what is in progress at a rotation:
 

@@ -3,6 +3,7 @@
 #include "nytp_prof.h"
 #include <sys/file.h>
 #include <limits.h>
+#include <dirent.h>
 
 /* ---- end of a run: source, sub line ranges, call arcs -------------------------- */
 
@@ -365,6 +366,78 @@ static void temporary_name(char *dst, size_t size, const char *name)
     snprintf(dst, size, "%.*s.%.*s%s", (int)dl, name, (int)keep, name + dl, tail);
 }
 
+/* Whether s (len bytes) is a segment's part of a made name, after FILE:
+ * (".N")* ".sM", a child's pid or a time before the segment's number. */
+static bool segment_parts(const char *s, size_t len)
+{
+    const char *e = s + len;
+    while (s < e) {
+        if (*s++ != '.')
+            return false;
+        bool seg = s < e && *s == 's';
+        s += seg;
+        const char *d = s;
+        while (s < e && *s >= '0' && *s <= '9')
+            s++;
+        if (s == d)
+            return false;
+        if (seg)
+            return s == e;
+    }
+    return false;
+}
+
+/* The temporaries of segments of file (those of every process that
+ * wrote file: FILE.sN, FILE.PID.sN ...) that a process killed between
+ * making one and renaming it left behind (kill -9): removed when the next
+ * run of file starts, if stale (remove_if_stale: never a live process's).
+ * Once per process: a child leaves it to the run's first process. */
+static void remove_stale_temporaries(const char *file)
+{
+    static bool done;
+    if (done)
+        return;
+    done = true;
+    const char *slash = strrchr(file, '/');
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash == file ? 1 : slash - file) : 1,
+             slash ? file : ".");
+    const char *base = slash ? slash + 1 : file;
+    size_t blen = strlen(base);
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    int saved_errno = errno;
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        const char *n = de->d_name;
+        size_t len = strlen(n);
+        static const char suffix[] = ".partial";
+        if (n[0] != '.' || len < sizeof suffix + 2 || strcmp(n + len - (sizeof suffix - 1), suffix))
+            continue;
+        const char *end = n + len - (sizeof suffix - 1); /* at ".partial" */
+        const char *p = end;
+        while (p > n + 1 && p[-1] >= '0' && p[-1] <= '9')
+            p--;
+        if (p == end || p[-1] != '.' || p - 1 <= n + 1)
+            continue;
+        pid_t pid = (pid_t)strtol(p, NULL, 10);
+        const char *mid = n + 1; /* FILE.sN, or as much of it as fitted */
+        size_t mlen = (size_t)(p - 1 - mid);
+        bool ours = (mlen > blen && memcmp(mid, base, blen) == 0
+                     && segment_parts(mid + blen, mlen - blen))
+                    || (len == NAME_MAX && mlen <= blen + 24 && memcmp(mid, base, mlen < blen ? mlen : blen) == 0);
+        if (!ours || pid <= 0)
+            continue;
+        char path[PATH_MAX + NAME_MAX + 2];
+        snprintf(path, sizeof path, "%s/%s", dir, n);
+        if (remove_if_stale(path, pid))
+            TRACE(1, "~ removed %s, left by a process that is gone\n", path);
+    }
+    closedir(d);
+    errno = saved_errno;
+}
+
 /* FILE cannot be this process's profile (why): it writes FILE.PID. */
 static void write_beside(const char *name, const char *why)
 {
@@ -408,6 +481,8 @@ again:
      * leaves an empty FILE.sN (which a reader would take for a broken
      * file, not a cut one). */
     char msg[NYTP_ERROR_MSG_MAX + 64];
+    if (S.seg == 0)
+        remove_stale_temporaries(S.file);
     bool given = S.seg == 0 && !S.addpid && !S.addtimestamp;
     struct stat sb;
     bool exists = lstat(name, &sb) == 0;

@@ -265,4 +265,55 @@ for my $mode (['traced', ''], ['sampled', 'sample=1000:']) {
     is scalar(grep { /\.partial$/ } readdir $dh), 0, "long name, $what: no temporary left";
 }
 
+# 13. Temporaries left by kill -9 (a process killed between making a
+# segment's temporary and renaming it): the next run of FILE removes those
+# of dead processes, never a live one's (locked by its writer, or of a pid
+# that runs), nor anything else.
+{
+    my $file = "$dir/stale.out";
+    my $dead = fork // die;
+    if (!$dead) { POSIX::_exit(0) }
+    waitpid $dead, 0;
+    my $holder = "$dir/.stale.out.s4.$$.partial"; # a live writer's: locked
+    my $t = "$dir/.stale.out";
+    my %want = (
+        "$t.s3.$dead.partial" => 'removed',
+        "$t.1234.s2.$dead.partial" => 'removed',        # a child's segment
+        $holder => 'kept',
+        "$t.s5.$$.partial" => 'kept',                    # its pid runs
+        "$t.s6.$dead.partial" => 'kept',                 # a symlink
+        "$dir/.other.out.s1.$dead.partial" => 'kept',    # another FILE's
+        "$dir/.stale.outx.s1.$dead.partial" => 'kept',   # another FILE's
+        "$t.s7.$dead.partialx" => 'kept',
+    );
+    for my $f (keys %want) {
+        next if $f =~ /\.s6\./;
+        open my $fh, '>', $f or die "$f: $!";
+        print $fh "x";
+        close $fh;
+    }
+    symlink "$dir/victim", "$t.s6.$dead.partial" or die;
+    pipe my $r, my $w or die;
+    my $lock = fork // die;
+    if (!$lock) {
+        close $r;
+        open my $fh, '<', $holder or die;
+        flock $fh, 2 or die; # LOCK_EX
+        close $w;            # locked now
+        sleep 30;
+        POSIX::_exit(0);
+    }
+    close $w;
+    <$r>;
+    local $ENV{NYTPROF} = "file=$file";
+    my ($st, $out, $err) = run_to(20, [@perl, $busy, 0.01]);
+    delete local $ENV{NYTPROF};
+    kill KILL => $lock;
+    waitpid $lock, 0;
+    is $st, 0, 'stale temporaries: the program ran' or diag $err;
+    for my $f (sort keys %want) {
+        is((-e $f || -l $f) ? 'kept' : 'removed', $want{$f}, "stale temporaries: $f $want{$f}");
+    }
+}
+
 done_testing;
