@@ -632,7 +632,9 @@ dropped privileges, as C<starman --user nobody> does; a full disk; the
 directory gone) runs on unprofiled, with one message: its C<fork> returns
 as it would without the profiler.  C<exit> inside a sub
 and C<die> still give a complete profile; C<exec> finishes the profile just
-before the new program starts; C<POSIX::_exit> finishes it before the
+before the new program starts (if the exec fails, the program goes on
+and so does its profile, in the next file of the name, F<FILE.sN>, as
+rotation names it, with a message); C<POSIX::_exit> finishes it before the
 process ends.  A signal that kills the process leaves a truncated profile
 (readers keep what came before the cut) unless C<sigexit> names it.
 
