@@ -565,11 +565,11 @@ file, as its other overhead is in none.)
 
 =item statements
 
-A rotation happens as a statement begins, so no statement is split but
-those that a call interrupted: the part before the rotation is in the
-closing file, counted there; the rest, after the call returns, goes to
-the next file without a count, as the rest of an interrupted statement
-always is.
+A rotation happens as a statement begins or a call ends, so no statement
+is split but those that a call interrupted: the part before the rotation
+is in the closing file, counted there; the rest, after the call returns,
+goes to the next file without a count, as the rest of an interrupted
+statement always is.
 
 =back
 
@@ -580,11 +580,16 @@ about 600 KB, nearly all of it the source of the Perl::Tidy modules, and
 disk).  Traced profiles save source by default: for a service rotating
 every minute all day, C<savesrc=0> is worth considering.
 
-Tracing with C<stmts=0> there is no statement to rotate at: C<rotate> is
-then ignored, with a message.
+Tracing with C<stmts=0> a file ends as a call ends; with C<stmts=0> and
+C<subs=0> there is nothing to rotate at: C<rotate> is then ignored, with
+a message.
 
-The rotation happens at the first statement (or sample) after the
-interval has passed: a process blocked in a system call (a server
+The rotation happens at the first statement, end of a call (or sample)
+after the interval has passed, whatever the program does: a loop on one
+line rotates as any other (the profiler, which skips the clock for a
+statement on the line of the last, reads it for each when rotating).  A
+single statement that runs long with no call in it (a regular
+expression) ends its file when it is done.  A process blocked in a system call (a server
 waiting in C<accept>) closes its file when it runs perl code again, and
 intervals it spent blocked are not files of their own.  With servers,
 C<addpid=1> gives every process's files a name of its own from the

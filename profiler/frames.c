@@ -70,6 +70,12 @@ void frame_done(pTHX_ call_frame *f)
     }
     S.fresh = 1;
     S.fresh_t = now;
+    /* rotate=: a loop of calls with no statement of its own between them
+     * (f() while ...; stmts=0) ends a segment at a call's end */
+    if (UNLIKELY(now >= S.rotate_at) && S.rotate_at_call) {
+        S.rotate_at_call(aTHX_ now);
+        now = S.fresh_t; /* the calls in progress start again there */
+    }
     NV overhead = S.overhead_ticks - f->overhead0;
     NV inner = S.subr_ticks - f->subr0;
     NV incl = (NV)(now - f->t0) - overhead;

@@ -195,9 +195,13 @@ for my $opt ('', 'addpid=1:') {
     is $st, 2, '--sample=0: usage error';
     my ($nst, undef, $nerr, $nfile) = nytp_profile('nostmts', $rot, 'rotate=0.1:stmts=0', 0.35);
     is $nst, 0, 'rotate with stmts=0: the program runs';
-    like $nerr, qr/rotate needs the statement profiler \(stmts=1\) or sample=HZ; ignored/,
-        'rotate with stmts=0 (tracing): ignored, and said';
-    ok -s $nfile && !-e "$nfile.1", 'rotate with stmts=0: one file';
+    is $nerr, '', 'rotate with stmts=0 (tracing): nothing said';
+    ok -s $nfile && -s "$nfile.s1", 'rotate with stmts=0: segments end as calls do';
+    ($nst, undef, $nerr, $nfile) = nytp_profile('nostmts', $rot, 'rotate=0.1:stmts=0:subs=0', 0.35);
+    is $nst, 0, 'rotate with stmts=0 and subs=0: the program runs';
+    like $nerr, qr/rotate needs the statement profiler \(stmts=1\), the sub profiler \(subs=1\) or sample=HZ; ignored/,
+        'rotate with stmts=0 and subs=0 (tracing): ignored, and said';
+    ok -s $nfile && !-e "$nfile.s1", 'rotate with stmts=0 and subs=0: one file';
     for my $bad ('rotate=abc', 'rotate=0.001', 'rotate=-1') {
         my ($bst, undef, $berr) = nytp_profile('bad', $rot, $bad, 0.1);
         isnt $bst, 0, "$bad: an error";

@@ -349,4 +349,55 @@ PERL
     }
 }
 
+# 11. A loop on one line rotates too: a segment closes within SECONDS and
+# one statement or call, whatever the program does.  A loop of statements
+# on one line with no call, one of calls with no statement of its own (a
+# statement modifier), traced, sampled and with stmts=0.
+{
+    my $loops = scratch_script('loops.pl', <<'PERL');
+use Time::HiRes qw(time);
+my ($kind, $n) = @ARGV;
+my $t0 = time;
+my $x = 0;
+if ($kind eq 'stmts') { for my $i (1 .. $n) { $x += $i; $x-- } }
+else { my $end = $t0 + $n; 1 while time < $end }
+printf "%.3f\n", time - $t0;
+PERL
+    # the number of turns of the loop of statements that takes ~0.8 s
+    # here, profiled so
+    my %n;
+    for my $opt ('', 'sample=1000:') {
+        my $n = 200_000;
+        local $ENV{NYTPROF} = "${opt}file=$dir/loop-calibrate.out";
+        my ($st, $out) = run_to(60, [@perl, $loops, 'stmts', $n]);
+        my ($took) = $out =~ /^([\d.]+)$/m;
+        $n{$opt} = $took ? int($n * 0.8 / $took) : $n;
+    }
+    for my $case (['stmts', 'traced', ''], ['stmts', 'sampled', 'sample=1000:'],
+                  ['calls', 'traced', ''], ['calls', 'sampled', 'sample=1000:'],
+                  ['calls', 'traced with stmts=0', 'stmts=0:']) {
+        my ($kind, $what, $opt) = @$case;
+        my $file = "$dir/loop-$kind-" . ($what =~ s/\W/_/gr) . '.out';
+        unlink glob "$file*";
+        local $ENV{NYTPROF} = "${opt}rotate=0.1:file=$file";
+        my ($st, $out, $err, $took);
+        for my $try (1 .. 3) { # a loaded machine runs the loop of statements faster or slower
+            unlink glob "$file*";
+            ($st, $out, $err) = run_to(60, [@perl, $loops, $kind, $kind eq 'calls' ? 0.8 : $n{$opt}]);
+            ($took) = $out =~ /^([\d.]+)$/m;
+            last if $kind eq 'calls' || !$took || $took > 0.5;
+            $n{$opt} = int($n{$opt} * 0.8 / $took);
+        }
+        delete local $ENV{NYTPROF};
+        is $st, 0, "one-line loop of $kind, $what: ran" or diag $err;
+        is $err, '', "one-line loop of $kind, $what: nothing said";
+        my @seg = grep { /\.s\d+$/ } glob "$file.s*";
+        my $want = int(($took // 0) / 0.1);
+        ok $want >= 4 && @seg + 1 >= $want / 2,
+            "one-line loop of $kind, $what: ${took}s in 0.1 s segments: " . (@seg + 1) . " files";
+        my @bad = grep { run_cmd([$nytp, 'dump', '--strict', $_]) } $file, @seg;
+        is "@bad", '', "one-line loop of $kind, $what: each is complete";
+    }
+}
+
 done_testing;
