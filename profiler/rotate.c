@@ -75,9 +75,12 @@ static void restart_calls(pTHX_ int64_t now)
  * ends (its profile is being finished). */
 void rotate_in_call(pTHX_ int64_t now)
 {
-    if (S.holding || PL_phase >= PERL_PHASE_END)
+    /* a child that has not yet seen its fork (one made by an xsub or a
+     * piped open) still holds its parent's file: its next statement
+     * gives it its own first */
+    if (S.forked || S.holding || PL_phase >= PERL_PHASE_END)
         return;
-    bool stmts = S.w && S.profiling && OPT(O_STMTS) && S.last_fid && !S.forked;
+    bool stmts = S.w && S.profiling && OPT(O_STMTS) && S.last_fid;
     if (stmts) {
         int32_t elapsed = (int32_t)(now - S.last_t);
         S.last_t = now;

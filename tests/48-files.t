@@ -400,4 +400,36 @@ PERL
     }
 }
 
+# A child made by a piped open, whose first event is the end of the open
+# (a call) past the segment's end, does not rotate its parent's file: it
+# has its own first (before, it hung, closing the parent's writer).
+{
+    my $po = scratch_script('piped.pl', <<'PERL');
+use Time::HiRes qw(time);
+my $end = time + 0.3;
+my $n = 0;
+while (time < $end) {
+    # 15 ms with no statement or call before the open: past the segment's
+    # end as it returns, in the child too
+    my $pid = ((1) x 2e6)[0] && open(my $fh, '-|');
+    die "fork: $!" if !defined $pid;
+    if (!$pid) { print "x\n"; require POSIX; POSIX::_exit(0) }
+    my $l = <$fh>;
+    close $fh;
+    $n++;
+}
+print "$n\n";
+PERL
+    my $file = "$dir/piped.out";
+    unlink glob "$file*";
+    local $ENV{NYTPROF} = "rotate=0.01:file=$file";
+    my ($st, $out, $err) = run_to(30, [@perl, $po]);
+    delete local $ENV{NYTPROF};
+    is $st, 0, 'piped opens at rotate=0.01: the program ran to its end' or diag $err;
+    my @seg = grep { /\.s\d+$/ } glob "$file.s*";
+    ok @seg >= 5, 'piped opens at rotate=0.01: ' . scalar(@seg) . ' more segments';
+    my @bad = grep { run_cmd([$nytp, 'dump', '--strict', $_]) } $file, @seg;
+    is "@bad", '', 'piped opens at rotate=0.01: each is complete';
+}
+
 done_testing;
