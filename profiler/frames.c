@@ -70,12 +70,6 @@ void frame_done(pTHX_ call_frame *f)
     }
     S.fresh = 1;
     S.fresh_t = now;
-    /* rotate=: a loop of calls with no statement of its own between them
-     * (f() while ...; stmts=0) ends a segment at a call's end */
-    if (UNLIKELY(now >= S.rotate_at) && S.rotate_at_call) {
-        S.rotate_at_call(aTHX_ now);
-        now = S.fresh_t; /* the calls in progress start again there */
-    }
     NV overhead = S.overhead_ticks - f->overhead0;
     NV inner = S.subr_ticks - f->subr0;
     NV incl = (NV)(now - f->t0) - overhead;
@@ -136,6 +130,11 @@ void frame_done(pTHX_ call_frame *f)
 
     frame_pop(aTHX_ f);
     S.subr_ticks += excl;
+    /* rotate=: a loop of calls with no statement of its own between them
+     * (f() while ...; stmts=0) ends a segment at a call's end, once the
+     * call is counted in it */
+    if (UNLIKELY(now >= S.rotate_at) && S.rotate_at_call)
+        S.rotate_at_call(aTHX_ now);
 }
 
 /* Whether perl still has the context frame f was made in: its stack is

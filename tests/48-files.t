@@ -432,4 +432,29 @@ PERL
     is "@bad", '', 'piped opens at rotate=0.01: each is complete';
 }
 
+# A segment that ends at a call's end counts that call, with its time, in
+# the closing segment: a loop of 30 ms selects, whose ends are where the
+# segments end, keeps its selects' time over the segments.
+{
+    my $sel = scratch_script('select.pl', <<'PERL');
+use Time::HiRes qw(time);
+my $t0 = time;
+my $end = $t0 + 0.9;
+select(undef, undef, undef, 0.03) while time < $end;
+printf "%.3f\n", time - $t0;
+PERL
+    my $file = "$dir/select.out";
+    unlink glob "$file*";
+    local $ENV{NYTPROF} = "rotate=0.1:file=$file";
+    my ($st, $out, $err) = run_to(30, [@perl, $sel]);
+    delete local $ENV{NYTPROF};
+    my ($took) = $out =~ /^([\d.]+)$/m;
+    my @seg = ($file, grep { /\.s\d+$/ } glob "$file.s*");
+    my ($tst, $top) = run_cmd([$nytp, 'top', '--json', '-n', '0', @seg]);
+    my ($incl) = $top =~ /"name"\s*:\s*"main::CORE:sselect"[^}]*?"incl"\s*:\s*([\d.e-]+)/s;
+    ok @seg >= 5 && $took && ($incl // 0) >= 0.9 * $took,
+        sprintf('selects at rotate=0.1: %.3f s of %.3f s over %d segments', $incl // 0, $took // 0, scalar @seg)
+        or diag $top;
+}
+
 done_testing;
