@@ -57,8 +57,8 @@ static const char usage[] =
     "                     run time, times estimated, counts unknown; the rate\n"
     "                     in the same word (--sample=100, not --sample 100)\n"
     "  --rotate=SECONDS   every SECONDS close the profile as a complete one of\n"
-    "                     that interval and go on in FILE.1, FILE.2, ...\n"
-    "                     (a child: FILE.PID.1, ...); 'nytp top FILE*' adds them\n"
+    "                     that interval and go on in FILE.s1, FILE.s2, ...\n"
+    "                     (a child: FILE.PID.s1, ...); 'nytp top FILE*' adds them\n"
     "  --children         run COMMAND as it is and profile every perl it starts\n"
     "                     (PERL5OPT), each into FILE.PID: e.g. 'nytp run\n"
     "                     --children -o t.out prove -r t/', then 'nytp html t.out.*'\n"
@@ -552,15 +552,20 @@ static int report_profile(const char *path, int sig, const char *opts, pid_t run
     return 1;
 }
 
-/* Whether tail is ".N" (N digits), or with segments ".N.M..." too. */
+/* Whether tail is ".N" (N digits), or with segments ".N.sM..." too (a
+ * segment's part is ".sM", a pid's or a time's ".N"). */
 static bool digit_parts(const char *tail, bool segments)
 {
     if (tail[0] != '.' || !tail[1])
         return false;
     for (const char *p = tail; *p;) {
-        if (*p != '.' || !(p[1] >= '0' && p[1] <= '9'))
+        if (*p != '.')
             return false;
         p++;
+        if (segments && *p == 's')
+            p++;
+        if (!(*p >= '0' && *p <= '9'))
+            return false;
         p += strspn(p, "0123456789");
         if (*p && !segments)
             return false;
@@ -569,7 +574,7 @@ static bool digit_parts(const char *tail, bool segments)
 }
 
 /* Calls fn for every profile FILE.N (N digits: a child's pid, or
- * addpid/addtimestamp's; with segments, also FILE.N.M...: a process's
+ * addpid/addtimestamp's; with segments, also FILE.sM, FILE.N.sM...: a process's
  * profile cut in segments) written since the run started, in version order
  * (FILE.2 before FILE.10), with the number N.  Returns how many. */
 static int each_pid_profile(const char *profile, const struct timespec *since, bool segments,

@@ -115,8 +115,8 @@ _nytp_profiler_option_list()
 }
 
 # Profile files: *.out and nytprof.out*, and the profiles of child
-# processes written beside them (FILE.PID, FILE.PID.TIME: x.out.12345),
-# with directories to descend into; any file when no profile file matches.
+# processes written beside them (FILE.PID, FILE.PID.TIME: x.out.12345)
+# and the segments of rotate= (FILE.s1, FILE.PID.s2), with directories to descend into; any file when no profile file matches.
 _nytp_profiles()
 {
     local f n=0
@@ -124,7 +124,7 @@ _nytp_profiles()
     while IFS= read -r f; do
         if [[ -d $f ]]; then
             found+=("$f")
-        elif [[ ${f##*/} == *.out || ${f##*/} == nytprof.out* || ${f##*/} =~ \.out(\.[0-9]+)+$ ]]; then
+        elif [[ ${f##*/} == *.out || ${f##*/} == nytprof.out* || ${f##*/} =~ \.out(\.s?[0-9]+)+$ ]]; then
             found+=("$f")
             n=$((n + 1))
         fi

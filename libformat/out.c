@@ -333,10 +333,12 @@ static bool guard_lost(const nytp_out *o)
  * Runs where the sink runs. */
 static int guard_reopen(nytp_out *o, nytp_error *err)
 {
-    int fd = open(o->guard_path, O_WRONLY | O_CLOEXEC);
+    /* non-blocking: what is there now may be a FIFO with no reader */
+    int fd = open(o->guard_path, O_WRONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
     struct stat sb;
     if (fd >= 0 && fstat(fd, &sb) == 0 && sb.st_dev == o->guard_dev && sb.st_ino == o->guard_ino
-        && lseek(fd, (off_t)o->sunk, SEEK_SET) == (off_t)o->sunk) {
+        && lseek(fd, (off_t)o->sunk, SEEK_SET) == (off_t)o->sunk
+        && fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) == 0) {
         o->fd = move_high(fd);
         o->close_fd = true;
         return NYTP_OK;

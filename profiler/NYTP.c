@@ -215,12 +215,14 @@ static int init_profiler(pTHX)
     }
 
     Copy(PL_ppaddr, S.orig, OP_max, pp_fn);
-    if (S.rotate_ticks && !S.sample_hz && (!OPT(O_STMTS) && !OPT(O_USE_DB_SUB))) {
-        /* a segment ends as a statement begins (or at a sample) */
-        note("Devel::NYTP: rotate needs the statement profiler (stmts=1) or sample=HZ; "
-             "ignored\n");
+    if (S.rotate_ticks && !S.sample_hz && !OPT(O_STMTS) && !OPT(O_SUBS) && !OPT(O_USE_DB_SUB)) {
+        /* a segment ends as a statement begins, a call ends (or at a sample) */
+        note("Devel::NYTP: rotate needs the statement profiler (stmts=1), the sub profiler "
+             "(subs=1) or sample=HZ; ignored\n");
         S.rotate_ticks = 0;
     }
+    if (S.rotate_ticks && !S.sample_hz)
+        S.rotate_at_call = rotate_in_call;
     if (S.sample_hz) {
         /* sampling: none of the tracing wrappers, a runops loop that
          * tests the timer's flag (sample.c) */

@@ -167,6 +167,15 @@ C<nytp_run> (from C<NYTP_RUN>), by which that run knows its own.  A device, a FI
 leads to) is written through, never replaced.  A path that cannot be
 written is an error before the program runs.
 
+That is for the name given here only.  The names the profiler makes from
+it (a child's F<FILE.PID>, F<FILE.TIME>, a segment's F<FILE.sN> and its
+hidden temporary) are regular files it creates itself, never opened
+through a symbolic link, a FIFO or a device: one found at such a name
+(planted, perhaps, in a directory others can write to, such as
+F</var/tmp>) is left as it is, untouched, and that process's profiling
+stops there with a message (the segments before it are complete; a
+child runs on unprofiled), and nothing blocks.
+
 =item addpid=1, addtimestamp=1
 
 Append C<.PID> and/or C<.TIME> (epoch seconds) to the file name.
@@ -179,7 +188,7 @@ and call; see L</SAMPLING>.  C<sample=0> (the default) traces.
 =item rotate=SECONDS
 
 Every SECONDS (0.01 or more) close the profile as a complete profile of
-that interval and go on in F<FILE.1>, F<FILE.2>, ...; see L</ROTATION>.
+that interval and go on in F<FILE.s1>, F<FILE.s2>, ...; see L</ROTATION>.
 
 =item compress=N
 
@@ -501,10 +510,12 @@ that define subs, not that of files (see C<savesrc> above).
 
 With C<rotate=SECONDS> the profile is closed every SECONDS as a complete
 profile of that interval, and the profile goes on in the next file:
-F<FILE>, F<FILE.1>, F<FILE.2>, ... where FILE is the name the process
+F<FILE>, F<FILE.s1>, F<FILE.s2>, ... where FILE is the name the process
 writes to (F<FILE.PID> for a forked child, or with C<addpid=1>, whose
-segments are then F<FILE.PID.1>, ...; with C<addtimestamp=1> the time of
-the first).
+segments are then F<FILE.PID.s1>, ...; with C<addtimestamp=1> the time of
+the first).  The C<s> keeps a segment's name apart from a child's
+F<FILE.PID>: without C<addpid> the two would otherwise meet (pids are
+small in a container), and one process would replace the other's file.
 
   nytp run --nytprof=rotate=60:addpid=1:sample=100 -o st.out -- \
       starman --listen 127.0.0.1:5000 app.psgi &
@@ -520,8 +531,13 @@ all subs, and the source of the files it has data for.  A process killed
 with C<kill -9> loses only the file it was writing (it is cut short:
 readers keep what came before the cut); every file closed before reads
 without a warning.  A new file is written under a hidden name
-(F<.FILE.N.PID.partial>) until its header is out, then renamed, so that
-no F<FILE.N> is ever empty.
+(F<.FILE.sN.PID.partial>, with as much of F<FILE.sN> as fits in the
+longest name the system allows) until its header is out, then renamed,
+so that no F<FILE.sN> is ever empty.  A process killed in that moment
+leaves its temporary behind: the next run of FILE removes those of
+processes that are gone (a temporary is locked by its writer while it
+lives; one of a pid that runs is left alone unless it is ten minutes
+old), and nothing else.
 
 The rule for what is in progress at a rotation:
 
@@ -540,11 +556,11 @@ file, as its other overhead is in none.)
 
 =item statements
 
-A rotation happens as a statement begins, so no statement is split but
-those that a call interrupted: the part before the rotation is in the
-closing file, counted there; the rest, after the call returns, goes to
-the next file without a count, as the rest of an interrupted statement
-always is.
+A rotation happens as a statement begins or a call ends, so no statement
+is split but those that a call interrupted: the part before the rotation
+is in the closing file, counted there; the rest, after the call returns,
+goes to the next file without a count, as the rest of an interrupted
+statement always is.
 
 =back
 
@@ -555,15 +571,20 @@ about 600 KB, nearly all of it the source of the Perl::Tidy modules, and
 disk).  Traced profiles save source by default: for a service rotating
 every minute all day, C<savesrc=0> is worth considering.
 
-Tracing with C<stmts=0> there is no statement to rotate at: C<rotate> is
-then ignored, with a message.
+Tracing with C<stmts=0> a file ends as a call ends; with C<stmts=0> and
+C<subs=0> there is nothing to rotate at: C<rotate> is then ignored, with
+a message.
 
-The rotation happens at the first statement (or sample) after the
-interval has passed: a process blocked in a system call (a server
+The rotation happens at the first statement, end of a call (or sample)
+after the interval has passed, whatever the program does: a loop on one
+line rotates as any other (the profiler, which skips the clock for a
+statement on the line of the last, reads it for each when rotating).  A
+single statement that runs long with no call in it (a regular
+expression) ends its file when it is done.  A process blocked in a system call (a server
 waiting in C<accept>) closes its file when it runs perl code again, and
-intervals it spent blocked are not files of their own.  Without
-C<addpid>, a child's F<FILE.PID> and the parent's F<FILE.N> share a
-pattern: with servers, use C<addpid=1>.
+intervals it spent blocked are not files of their own.  With servers,
+C<addpid=1> gives every process's files a name of its own from the
+first (F<FILE.PID>, F<FILE.PID.s1>, ...).
 
 =head1 RUN-TIME CONTROL
 
@@ -603,9 +624,15 @@ header).
 =head1 PROCESSES AND SIGNALS
 
 A child made by C<fork> writes its own profile, F<FILE.PID>, from the
-moment of the fork (up to C<forkdepth> generations).  C<exit> inside a sub
+moment of the fork (up to C<forkdepth> generations).  A child whose
+F<FILE.PID> cannot be made (a directory it may not write to once it has
+dropped privileges, as C<starman --user nobody> does; a full disk; the
+directory gone) runs on unprofiled, with one message: its C<fork> returns
+as it would without the profiler.  C<exit> inside a sub
 and C<die> still give a complete profile; C<exec> finishes the profile just
-before the new program starts; C<POSIX::_exit> finishes it before the
+before the new program starts (if the exec fails, the program goes on
+and so does its profile, in the next file of the name, F<FILE.sN>, as
+rotation names it, with a message); C<POSIX::_exit> finishes it before the
 process ends.  A signal that kills the process leaves a truncated profile
 (readers keep what came before the cut) unless C<sigexit> names it.
 

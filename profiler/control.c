@@ -160,7 +160,34 @@ static OP *pp_exit(pTHX_ OPCODE type)
     if (!S.sample_hz && OPT(O_STMTS) && OPT(O_LEAVE) && !OPT(O_USE_DB_SUB))
         leave_event(aTHX_ NULL, 0);
     if (type == OP_EXEC) {
-        finish_profile(aTHX); /* nothing runs after a successful exec */
+        /* finished first: nothing of this process runs after an exec */
+        bool writing = S.profiling && S.w;
+        struct stat sb;
+        char done[sizeof S.out_name];
+        snprintf(done, sizeof done, "%s", S.out_name);
+        finish_profile(aTHX);
+        OP *op = S.orig[type](aTHX);
+        /* Back here, exec failed (perl's exec returns false): the
+         * program goes on, and so does its profile, in the next file of
+         * the name (FILE.sN, as rotate= names them), unless that name
+         * was a device or FIFO the user gave, beside which nothing is
+         * made. */
+        if (writing) {
+            int saved_errno = errno;
+            if (lstat(done, &sb) == 0 && !S_ISREG(sb.st_mode) && !S_ISLNK(sb.st_mode)) {
+                note("Devel::NYTP: exec failed: the profile %s was finished before it; profiling "
+                     "stopped\n", done);
+            } else {
+                S.seg++;
+                if (open_output(aTHX_ 0) == 0) {
+                    note("Devel::NYTP: exec failed: the profile %s was finished before it; the "
+                         "rest goes on in %s\n", done, S.out_name);
+                    enable_profile(aTHX_ NULL);
+                }
+            }
+            errno = saved_errno;
+        }
+        return op;
     } else {
         frames_close_all(aTHX); /* perl leaves every sub */
         if (S.w)

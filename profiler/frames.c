@@ -130,6 +130,11 @@ void frame_done(pTHX_ call_frame *f)
 
     frame_pop(aTHX_ f);
     S.subr_ticks += excl;
+    /* rotate=: a loop of calls with no statement of its own between them
+     * (f() while ...; stmts=0) ends a segment at a call's end, once the
+     * call is counted in it */
+    if (UNLIKELY(S.fresh_t >= S.rotate_at) && S.rotate_at_call) /* now, not kept live */
+        S.rotate_at_call(aTHX_ S.fresh_t);
 }
 
 /* Whether perl still has the context frame f was made in: its stack is

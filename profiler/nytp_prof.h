@@ -193,13 +193,16 @@ struct profiler {
     void (*on_atfork)(void);     /* in a child, from pthread_atfork */
     void (*on_child)(pTHX);      /* a child has its own file (or none) */
     void (*split_calls)(pTHX_ int64_t now); /* rotation: calls in progress */
+    /* set by NYTP.c when tracing with rotate=, for frames.c below it */
+    void (*rotate_at_call)(pTHX_ int64_t now); /* a call ended after rotate_at */
     int start;
     int addpid, addtimestamp, savesrc, optimize, libcexit;
     int savesrc_given;           /* savesrc= was given (sampling's default is 0) */
     int profiling;
     /* what the wrappers' fast paths test first, kept by fast_update
      * wherever one of its parts changes: */
-    int stmt_fast;               /* profiling, writing, not forked, stmts=1, blocks=0 */
+    int stmt_fast;               /* profiling, writing, not forked, stmts=1, blocks=0
+                                  * (| 2: not rotating, see fast_update) */
     int call_fast;               /* profiling, subs=1, and not forked with stmts=0 */
     pid_t pid;
     volatile sig_atomic_t forked; /* set in a child by pthread_atfork */
@@ -642,6 +645,7 @@ void rotate_schedule(int64_t now);
 
 /* rotate.c */
 void rotate_now(pTHX_ int64_t now);
+void rotate_in_call(pTHX_ int64_t now);
 
 /* rotate=: file fid has data in this segment (its source is written). */
 static inline void fid_mark(unsigned fid)

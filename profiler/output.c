@@ -2,6 +2,8 @@
  * after fork, and what is written at the end of a run. */
 #include "nytp_prof.h"
 #include <sys/file.h>
+#include <limits.h>
+#include <dirent.h>
 
 /* ---- end of a run: source, sub line ranges, call arcs -------------------------- */
 
@@ -314,6 +316,128 @@ static bool written_by_another(const char *path)
     return busy;
 }
 
+/* What a file that is not a regular one is, for a message. */
+static const char *file_kind(mode_t mode)
+{
+    return S_ISLNK(mode)    ? "a symbolic link"
+           : S_ISFIFO(mode) ? "a FIFO"
+           : S_ISCHR(mode) || S_ISBLK(mode) ? "a device"
+           : S_ISSOCK(mode) ? "a socket"
+           : S_ISDIR(mode)  ? "a directory"
+                            : "not a regular file";
+}
+
+/* Remove path, a temporary of a segment (.FILE.sN.PID.partial) that its
+ * writer left when it was killed before renaming it: a regular file of
+ * this user that no process holds locked (a writer locks its temporary
+ * from the moment it makes it until it is renamed), whose writer pid is
+ * gone, or which is old enough that pid is another process now (pid -1:
+ * the pid is this process's own, so the file is a dead one's).  Never a
+ * live process's: true when it was removed. */
+static bool remove_if_stale(const char *path, pid_t pid)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+    if (fd < 0)
+        return false;
+    struct stat sb, now;
+    bool stale = fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_uid == geteuid()
+                 && flock(fd, LOCK_EX | LOCK_NB) == 0;
+    if (stale && pid > 0 && !(kill(pid, 0) < 0 && errno == ESRCH))
+        stale = sb.st_mtime < time(NULL) - 600; /* pid reused: a writer has long renamed it */
+    /* still the file examined: not one put in its place meanwhile */
+    stale = stale && lstat(path, &now) == 0 && now.st_dev == sb.st_dev && now.st_ino == sb.st_ino
+            && unlink(path) == 0;
+    close(fd);
+    return stale;
+}
+
+/* The hidden name a segment is written under until its header is out:
+ * .FILE.sN.PID.partial beside FILE.sN, with as much of FILE.sN as fits in
+ * NAME_MAX (a long FILE.sN fits where that would not). */
+static void temporary_name(char *dst, size_t size, const char *name)
+{
+    const char *slash = strrchr(name, '/');
+    size_t dl = slash ? (size_t)(slash - name + 1) : 0;
+    char tail[32];
+    int tl = snprintf(tail, sizeof tail, ".%d.partial", (int)getpid());
+    size_t keep = strlen(name + dl);
+    if (1 + keep + (size_t)tl > NAME_MAX)
+        keep = NAME_MAX - 1 - (size_t)tl;
+    snprintf(dst, size, "%.*s.%.*s%s", (int)dl, name, (int)keep, name + dl, tail);
+}
+
+/* Whether s (len bytes) is a segment's part of a made name, after FILE:
+ * (".N")* ".sM", a child's pid or a time before the segment's number. */
+static bool segment_parts(const char *s, size_t len)
+{
+    const char *e = s + len;
+    while (s < e) {
+        if (*s++ != '.')
+            return false;
+        bool seg = s < e && *s == 's';
+        s += seg;
+        const char *d = s;
+        while (s < e && *s >= '0' && *s <= '9')
+            s++;
+        if (s == d)
+            return false;
+        if (seg)
+            return s == e;
+    }
+    return false;
+}
+
+/* The temporaries of segments of file (those of every process that
+ * wrote file: FILE.sN, FILE.PID.sN ...) that a process killed between
+ * making one and renaming it left behind (kill -9): removed when the next
+ * run of file starts, if stale (remove_if_stale: never a live process's).
+ * Once per process: a child leaves it to the run's first process. */
+static void remove_stale_temporaries(const char *file)
+{
+    static bool done;
+    if (done)
+        return;
+    done = true;
+    const char *slash = strrchr(file, '/');
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash == file ? 1 : slash - file) : 1,
+             slash ? file : ".");
+    const char *base = slash ? slash + 1 : file;
+    size_t blen = strlen(base);
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    int saved_errno = errno;
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        const char *n = de->d_name;
+        size_t len = strlen(n);
+        static const char suffix[] = ".partial";
+        if (n[0] != '.' || len < sizeof suffix + 2 || strcmp(n + len - (sizeof suffix - 1), suffix))
+            continue;
+        const char *end = n + len - (sizeof suffix - 1); /* at ".partial" */
+        const char *p = end;
+        while (p > n + 1 && p[-1] >= '0' && p[-1] <= '9')
+            p--;
+        if (p == end || p[-1] != '.' || p - 1 <= n + 1)
+            continue;
+        pid_t pid = (pid_t)strtol(p, NULL, 10);
+        const char *mid = n + 1; /* FILE.sN, or as much of it as fitted */
+        size_t mlen = (size_t)(p - 1 - mid);
+        bool ours = (mlen > blen && memcmp(mid, base, blen) == 0
+                     && segment_parts(mid + blen, mlen - blen))
+                    || (len == NAME_MAX && mlen <= blen + 24 && memcmp(mid, base, mlen < blen ? mlen : blen) == 0);
+        if (!ours || pid <= 0)
+            continue;
+        char path[PATH_MAX + NAME_MAX + 2];
+        snprintf(path, sizeof path, "%s/%s", dir, n);
+        if (remove_if_stale(path, pid))
+            TRACE(1, "~ removed %s, left by a process that is gone\n", path);
+    }
+    closedir(d);
+    errno = saved_errno;
+}
+
 /* FILE cannot be this process's profile (why): it writes FILE.PID. */
 static void write_beside(const char *name, const char *why)
 {
@@ -323,7 +447,7 @@ static void write_beside(const char *name, const char *why)
 }
 
 /* Open the profile file and write its header: FILE (with .PID, .TIME),
- * or a later segment of it, FILE.N.  On failure, croak (when profiling
+ * or a later segment of it, FILE.sN.  On failure, croak (when profiling
  * starts: a file that cannot be written is an error before the program
  * runs) or, with croak_on_error 0, say so and return -1. */
 int open_output(pTHX_ int croak_on_error)
@@ -338,46 +462,82 @@ again:
             snprintf(name + strlen(name), sizeof name - strlen(name), ".%.0f", (double)wall_time());
         snprintf(S.seg_base, sizeof S.seg_base, "%s", name);
     } else {
-        snprintf(name, sizeof name, "%s.%u", S.seg_base, S.seg);
+        /* ".sN", never a number alone: FILE.N would be a child's FILE.PID */
+        snprintf(name, sizeof name, "%s.s%u", S.seg_base, S.seg);
     }
 
     /* One process per file: a stale profile is removed first, and the
-     * file is created exclusively.  Only a regular file is removed: a
-     * device, a FIFO or a symbolic link (and what it leads to) is opened
-     * and written through, never replaced.  A later segment (rotate=) is
-     * written under a hidden name until its header is out, then renamed:
-     * a kill -9 between the two never leaves an empty FILE.N (which a
-     * reader would take for a broken file, not a cut one). */
+     * file is created exclusively.  Only a regular file is removed.  The
+     * name the user gave (file=, DB::enable_profile) may also be a
+     * device, a FIFO or a symbolic link, opened and written through (as
+     * the user meant), never replaced.  A name made here (FILE.PID,
+     * FILE.TIME, a segment) is predictable, in a directory others may
+     * write to (/var/tmp): what is found there that is not a regular
+     * file was not made by a profiler, and is neither opened (a link
+     * would have its target overwritten, a FIFO would block for ever)
+     * nor removed: this process's profiling stops there, saying so.
+     * A later segment (rotate=) is written under a hidden name until its
+     * header is out, then renamed: a kill -9 between the two never
+     * leaves an empty FILE.sN (which a reader would take for a broken
+     * file, not a cut one). */
+    char msg[NYTP_ERROR_MSG_MAX + 64];
+    if (S.seg == 0)
+        remove_stale_temporaries(S.file);
+    bool given = S.seg == 0 && !S.addpid && !S.addtimestamp;
     struct stat sb;
     bool exists = lstat(name, &sb) == 0;
     bool plain = !exists || S_ISREG(sb.st_mode);
+    if (!plain && !given) {
+        snprintf(msg, sizeof msg, "it is %s, which this process did not make: not opened",
+                 file_kind(sb.st_mode));
+        goto fail;
+    }
     /* A profile that another process is writing (a perl this one ran
      * with -d:NYTP in PERL5OPT, the same program run twice at once) is
      * never removed: this process writes FILE.PID instead. */
-    if (exists && plain && S.seg == 0 && !S.addpid && written_by_another(name)) {
+    if (exists && plain && S.seg == 0 && written_by_another(name)) {
+        if (S.addpid) {
+            snprintf(msg, sizeof msg, "it is being written by another process");
+            goto fail;
+        }
         write_beside(name, "is being written by another process");
         goto again;
     }
     char tmp[sizeof name + 32];
     const char *path = name;
     if (plain && S.seg > 0) {
-        const char *slash = strrchr(name, '/');
-        size_t dl = slash ? (size_t)(slash - name + 1) : 0;
-        snprintf(tmp, sizeof tmp, "%.*s.%s.%d.partial", (int)dl, name, name + dl, (int)getpid());
+        temporary_name(tmp, sizeof tmp, name);
         path = tmp;
     }
-    if (plain)
+    /* a segment's temporary is renamed over FILE.sN: nothing to remove */
+    if (plain && path == name)
         unlink(path);
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | (plain ? O_EXCL : 0), 0666);
+    int fd = -1;
+    for (int tries = 0; fd < 0 && tries < 2; tries++) {
+        fd = open(path,
+                  O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY
+                      | (plain ? O_EXCL | O_NOFOLLOW : 0),
+                  0666);
+        /* a temporary left by a dead process of this pid (kill -9) */
+        if (fd < 0 && errno == EEXIST && path != name && !remove_if_stale(path, -1))
+            break;
+    }
     if (fd < 0 && errno == EEXIST && S.seg == 0 && !S.addpid) {
         /* it could not be removed (immutable), or another process made
          * it between the unlink and the open */
         write_beside(name, "is there and could not be replaced");
         goto again;
     }
-    if (fd >= 0 && plain)
+    if (fd >= 0 && plain) {
         (void)flock(fd, LOCK_EX | LOCK_NB); /* ours: see written_by_another */
-    char msg[NYTP_ERROR_MSG_MAX + 64];
+        /* made here, exclusively and not through a link: a regular file
+         * (checked all the same, on a file system that might differ) */
+        if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
+            close(fd);
+            snprintf(msg, sizeof msg, "it is not a regular file once made");
+            goto fail;
+        }
+    }
     if (fd < 0) {
         int e = errno;
         snprintf(msg, sizeof msg, "%s%s", strerror(e),
@@ -574,7 +734,12 @@ int reinit_if_forked(pTHX)
     } else {
         S.opt[O_FORKDEPTH].value--;
     }
-    if (reopen && open_output(aTHX_ 1) == 0) {
+    /* A child whose file cannot be made (a directory it may not write
+     * after dropping privileges, a full disk, a directory gone) runs on
+     * unprofiled, with the one message open_output gives: croaking here
+     * would kill it inside its fork, or make it a second parent in
+     * eval { fork }. */
+    if (reopen && open_output(aTHX_ 0) == 0) {
         S.rotate_at = INT64_MAX; /* the child's intervals start now */
         rotate_schedule(clock_ticks());
     }

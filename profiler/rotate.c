@@ -1,6 +1,6 @@
 /* rotate.c — rotate=SECONDS: every SECONDS the file being written is
  * closed as a complete profile of its interval and the profile goes on in
- * the next segment, FILE.1, FILE.2, ... (FILE being the name the process
+ * the next segment, FILE.s1, FILE.s2, ... (FILE being the name the process
  * writes to: FILE.PID for a child, with .TIME for addtimestamp).
  *
  * A segment holds everything a reader needs: its header and attributes,
@@ -11,9 +11,9 @@
  * What is in progress at a rotation:
  *   a statement   is counted in the segment it began in; its time is
  *                 split at the rotation (a rotation happens as a
- *                 statement begins, so only statements that a call
- *                 interrupted are in progress: their rest, after the
- *                 call, is added without a count, as always)
+ *                 statement begins or a call ends, so only statements
+ *                 that a call interrupted are in progress: their rest,
+ *                 after the call, is added without a count, as always)
  *   a call        returns in the closing segment with the time it had so
  *                 far (its call arc counts it, a SUB_RETURN is written)
  *                 and goes on in the next segment from zero, where it is
@@ -21,8 +21,9 @@
  * So no time is lost or counted twice, and each segment's call tree is
  * complete; a call spanning N segments is counted once in each of them.
  *
- * The rotation happens at the first statement (or sample) after the
- * interval is over: a process blocked in a system call (a server waiting
+ * The rotation happens at the first statement, end of a call (or sample)
+ * after the interval is over, a loop on one line included (stmt.c reads
+ * the clock for each statement when rotating): a process blocked in a system call (a server waiting
  * in accept) closes its segment when it runs perl code again. */
 #include "nytp_prof.h"
 
@@ -64,6 +65,35 @@ static void restart_calls(pTHX_ int64_t now)
         f->overhead0 = 0;
         f->subr0 = S.subr_ticks;
     }
+}
+
+/* Tracing: a call has ended at now, past the segment's end (frames.c,
+ * through S.rotate_at_call): the segment ends there.  The statement in
+ * progress, the one that made the call, is counted in the closing
+ * segment with its time so far; its rest, after the rotation, is a
+ * continuation (DISCOUNT), as after any call.  Not while the process
+ * ends (its profile is being finished). */
+void rotate_in_call(pTHX_ int64_t now)
+{
+    /* a child that has not yet seen its fork (one made by an xsub or a
+     * piped open) still holds its parent's file: its next statement
+     * gives it its own first */
+    if (S.forked || S.holding || PL_phase >= PERL_PHASE_END)
+        return;
+    bool stmts = S.w && S.profiling && OPT(O_STMTS) && S.last_fid;
+    if (stmts) {
+        int32_t elapsed = (int32_t)(now - S.last_t);
+        S.last_t = now;
+        if (OPT(O_BLOCKS))
+            nytp_write_time_block(S.w, elapsed, S.last_fid, S.last_line, S.last_block_line,
+                                  S.last_sub_line);
+        else
+            nytp_write_time_line(S.w, elapsed, S.last_fid, S.last_line);
+    }
+    rotate_now(aTHX_ now);
+    if (stmts && S.w)
+        nytp_write_discount(S.w);
+    S.fresh_t = S.last_t;
 }
 
 void rotate_now(pTHX_ int64_t now)

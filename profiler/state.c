@@ -55,6 +55,11 @@ void grow_or_croak(pTHX_ void **v, size_t *cap, size_t need, size_t first, size_
 
 void fast_update(void)
 {
-    S.stmt_fast = S.profiling && S.w && !S.forked && OPT(O_STMTS) && !OPT(O_BLOCKS);
+    /* bit 2: a statement on the line of the last may skip its clock
+     * reading (stmt.c), but for rotate=, which has to see the time pass
+     * in a loop on one line */
+    S.stmt_fast = S.profiling && S.w && !S.forked && OPT(O_STMTS) && !OPT(O_BLOCKS)
+                      ? (S.rotate_ticks ? 1 : 3)
+                      : 0;
     S.call_fast = S.profiling && OPT(O_SUBS) && !(S.forked && !OPT(O_STMTS));
 }

@@ -222,7 +222,7 @@ static inline __attribute__((always_inline)) int stmt_common(pTHX_ int64_t now)
     if (now) {
         elapsed = (long)(now - S.last_t);
         S.last_t = now;
-    } else if (line == S.last_line && !S.npending
+    } else if (line == S.last_line && (S.stmt_fast & 2) && !S.npending
                && (slot ? slot->fid : S.last_fid) == S.last_fid) {
         /* The same line again (a statement after another on its line, a
          * one-line loop's next turn), and no call waits for this reading

@@ -14,7 +14,7 @@ plan skip_all => 'bash is not installed' unless $bash;
 
 my $dir = scratch_dir() . '/comp';
 mkdir $dir or die "$dir: $!";
-for my $f (qw(nytprof.out nytprof.out.12345 x.out x.out.777 x.out.777.1700000000 notes.txt x.outer)) {
+for my $f (qw(nytprof.out nytprof.out.12345 x.out x.out.777 x.out.777.1700000000 x.out.s1 x.out.777.s2 notes.txt x.outer)) {
     open my $fh, '>', "$dir/$f" or die;
     close $fh;
 }
@@ -42,10 +42,12 @@ sub complete {
     return $out;
 }
 
-is complete('nytp html '), 'nytprof.out nytprof.out.12345 x.out x.out.777 x.out.777.1700000000',
+is complete('nytp html '), 'nytprof.out nytprof.out.12345 x.out x.out.777 x.out.777.1700000000 x.out.777.s2 x.out.s1',
     'profiles: *.out, nytprof.out* and child profiles FILE.PID (not notes.txt, x.outer)';
-is complete('nytp calls x'), 'x.out x.out.777 x.out.777.1700000000', 'child profiles of x.out: x.out.PID';
-is complete('nytp dump -f x.out.'), 'x.out.777 x.out.777.1700000000', '-f: child profiles too';
+is complete('nytp calls x'), 'x.out x.out.777 x.out.777.1700000000 x.out.777.s2 x.out.s1',
+    'child profiles of x.out: x.out.PID, and segments: x.out.sN';
+is complete('nytp dump -f x.out.'), 'x.out.777 x.out.777.1700000000 x.out.777.s2 x.out.s1',
+    '-f: child profiles and segments too';
 
 my $all = complete('nytp run --nytprof=');
 like $all, qr/(?:^| )calls= /, '--nytprof=: the option names, each with its =';

@@ -1,8 +1,8 @@
 #!/usr/bin/perl
-# rotate=SECONDS: the profile goes on in FILE.1, FILE.2, ... every SECONDS,
+# rotate=SECONDS: the profile goes on in FILE.s1, FILE.s2, ... every SECONDS,
 # each segment a complete profile of its interval that every reader opens
 # with no warning; calls in progress are split between segments, their
-# time neither lost nor counted twice; children rotate into FILE.PID.N; a
+# time neither lost nor counted twice; children rotate into FILE.PID.sN; a
 # process killed with kill -9 loses only the segment it was writing.
 use strict;
 use warnings;
@@ -18,13 +18,11 @@ my $dir = scratch_dir();
 delete $ENV{NYTPROF};
 
 
-# The segments of FILE, in order: FILE, FILE.1, FILE.2, ... (not a child's
-# FILE.PID: the pids named in @not)
+# The segments of FILE, in order: FILE, FILE.s1, FILE.s2, ...
 sub segments {
-    my ($file, @not) = @_;
-    my %not = map { $_ => 1 } @not;
-    my @n = sort { $a <=> $b } grep { !$not{$_} } map { /^\Q$file\E\.(\d+)$/ ? $1 : () } glob "$file.*";
-    return ($file, map { "$file.$_" } @n);
+    my ($file) = @_;
+    my @n = sort { $a <=> $b } map { /^\Q$file\E\.s(\d+)$/ ? $1 : () } glob "$file.*";
+    return ($file, map { "$file.s$_" } @n);
 }
 
 sub top_subs {
@@ -109,8 +107,8 @@ for my $mode (['traced', ''], ['sampled', 'sample=1000:savesrc=1:']) {
     }
 }
 
-# Children rotate too, into FILE.PID.N; with addpid the parent's are
-# FILE.PID.N as well.
+# Children rotate too, into FILE.PID.sN; with addpid the parent's are
+# FILE.PID.sN as well.
 my $fork = scratch_script('fork.pl', <<'PERL');
 use Time::HiRes qw(time);
 sub busy { my $end = time + $_[0]; my $n = 0; while (time < $end) { $n++ } $n }
@@ -126,7 +124,7 @@ for my $opt ('', 'addpid=1:') {
     my ($parent, $child) = $out =~ /^(\d+) (\d+)$/m;
     my $pbase = $opt ? "$file.$parent" : $file;
     for my $base ($pbase, "$file.$child") {
-        my @seg = segments($base, $child);
+        my @seg = segments($base);
         ok @seg >= 3, "fork $opt: $base and " . (@seg - 1) . ' more segments';
         my $busy = 0;
         for (@seg) {
@@ -139,14 +137,14 @@ for my $opt ('', 'addpid=1:') {
     }
 }
 
-# addtimestamp: FILE.TIME, then FILE.TIME.1, ...
+# addtimestamp: FILE.TIME, then FILE.TIME.s1, ...
 {
     my ($st, undef, $err, $file) = nytp_profile('stamp', $rot, 'sample=1000:addtimestamp=1:rotate=0.2', 0.5);
     is $st, 0, 'addtimestamp: profiled' or diag $err;
     my @base = grep { /^\Q$file\E\.\d{9,}$/ } glob "$file.*";
     is scalar(@base), 1, 'addtimestamp: one FILE.TIME';
     my @seg = segments($base[0] // '/none');
-    ok @seg >= 2 && -s $seg[1], 'addtimestamp: its segments are FILE.TIME.N (' . scalar(@seg) . ')';
+    ok @seg >= 2 && -s $seg[1], 'addtimestamp: its segments are FILE.TIME.sN (' . scalar(@seg) . ')';
 }
 
 # kill -9: every segment closed before it reads, the one being written is
@@ -162,7 +160,7 @@ for my $opt ('', 'addpid=1:') {
         exit 127;
     }
     my $t0 = time;
-    sleep 0.05 until -e "$file.3" || time - $t0 > 20;
+    sleep 0.05 until -e "$file.s3" || time - $t0 > 20;
     kill KILL => $pid;
     waitpid $pid, 0;
     is $? & 127, 9, 'kill -9: the process died of it';
@@ -187,9 +185,9 @@ for my $opt ('', 'addpid=1:') {
     unlink glob "$out*";
     my ($st, undef, $err) = run_cmd([$nytp, 'run', '--sample=500', '--rotate', '0.2', '-o', $out, $rot, 0.5]);
     is $st, 0, 'nytp run --sample=500 --rotate 0.2' or diag $err;
-    like $err, qr/^nytp run: profile written to \Q$out\E\.1 \(complete\)$/m, 'nytp run names the segments';
+    like $err, qr/^nytp run: profile written to \Q$out\E\.s1 \(complete\)$/m, 'nytp run names the segments';
     like $err, qr/reports them together/, 'nytp run says how to read them together';
-    my (undef, $d) = run_cmd([$nytp, 'dump', "$out.1"]);
+    my (undef, $d) = run_cmd([$nytp, 'dump', "$out.s1"]);
     like $d, qr/^ATTRIBUTE\tsample_hz\t500$/m, '--sample=500 reached the profiler';
     ($st, undef, $err) = run_cmd([$nytp, 'run', '--rotate=0', $rot, 0.1]);
     is $st, 2, '--rotate=0: usage error';
@@ -197,9 +195,13 @@ for my $opt ('', 'addpid=1:') {
     is $st, 2, '--sample=0: usage error';
     my ($nst, undef, $nerr, $nfile) = nytp_profile('nostmts', $rot, 'rotate=0.1:stmts=0', 0.35);
     is $nst, 0, 'rotate with stmts=0: the program runs';
-    like $nerr, qr/rotate needs the statement profiler \(stmts=1\) or sample=HZ; ignored/,
-        'rotate with stmts=0 (tracing): ignored, and said';
-    ok -s $nfile && !-e "$nfile.1", 'rotate with stmts=0: one file';
+    is $nerr, '', 'rotate with stmts=0 (tracing): nothing said';
+    ok -s $nfile && -s "$nfile.s1", 'rotate with stmts=0: segments end as calls do';
+    ($nst, undef, $nerr, $nfile) = nytp_profile('nostmts', $rot, 'rotate=0.1:stmts=0:subs=0', 0.35);
+    is $nst, 0, 'rotate with stmts=0 and subs=0: the program runs';
+    like $nerr, qr/rotate needs the statement profiler \(stmts=1\), the sub profiler \(subs=1\) or sample=HZ; ignored/,
+        'rotate with stmts=0 and subs=0 (tracing): ignored, and said';
+    ok -s $nfile && !-e "$nfile.s1", 'rotate with stmts=0 and subs=0: one file';
     for my $bad ('rotate=abc', 'rotate=0.001', 'rotate=-1') {
         my ($bst, undef, $berr) = nytp_profile('bad', $rot, $bad, 0.1);
         isnt $bst, 0, "$bad: an error";

@@ -118,8 +118,8 @@ sub check_profiles {
     like $err, qr/profile written to \S+st\.out \(complete\)$/m, 'nytp run names the master\'s profile';
     unlike $err, qr/still being written/, 'nytp run waited for every worker';
 
-    my $seg = sub { ($_[0] =~ /\.\Q$victim\E(?:\.(\d+))?$/)[0] // 0 };
-    my @segs = sort { $seg->($a) <=> $seg->($b) } grep { /\.\Q$victim\E(?:\.\d+)?$/ } profiles_of($srv);
+    my $seg = sub { ($_[0] =~ /\.\Q$victim\E(?:\.s(\d+))?$/)[0] // 0 };
+    my @segs = sort { $seg->($a) <=> $seg->($b) } grep { /\.\Q$victim\E(?:\.s\d+)?$/ } profiles_of($srv);
     ok @segs, 'the killed worker left its profile';
     my $last = pop @segs;
     ok complete($_), "a closed segment of the killed worker is complete: $_" for @segs;
@@ -177,8 +177,8 @@ sub check_profiles {
     my ($st, $err) = stop_server($srv, 'nytp');
     is $st, 0, 'sampled: TERM to nytp run, exit 0' or diag $err;
 
-    my $seg = sub { ($_[0] =~ /\.\Q$victim\E(?:\.(\d+))?$/)[0] // 0 };
-    my @killed = sort { $seg->($a) <=> $seg->($b) } grep { /\.\Q$victim\E(?:\.\d+)?$/ } profiles_of($srv);
+    my $seg = sub { ($_[0] =~ /\.\Q$victim\E(?:\.s(\d+))?$/)[0] // 0 };
+    my @killed = sort { $seg->($a) <=> $seg->($b) } grep { /\.\Q$victim\E(?:\.s\d+)?$/ } profiles_of($srv);
     my $cut = pop @killed;
     ok @killed >= 1, 'sampled: the killed worker closed segments before the kill (' . scalar(@killed) . ')';
     ok complete($_), "sampled: a closed segment of the killed worker is complete: $_" for @killed;
@@ -187,7 +187,7 @@ sub check_profiles {
         @killed]);
     is $dst, 0, 'sampled: Devel::NYTProf::Data reads every closed segment of the killed worker';
 
-    my @survivor = grep { /\.\Q$other\E(?:\.\d+)?$/ } profiles_of($srv);
+    my @survivor = grep { /\.\Q$other\E(?:\.s\d+)?$/ } profiles_of($srv);
     ok @survivor >= 2, 'sampled: the other worker left segments (' . scalar(@survivor) . ')';
     ok complete($_), "sampled: the other worker's segment $_ is complete" for @survivor;
     my ($tst, $tout, $terr) = run_cmd([$nytp, 'top', '--strict', '--json', @survivor, @killed]);
