@@ -343,7 +343,7 @@ XS_INTERNAL(XS_DB_finish_profile)
     dXSARGS;
     PERL_UNUSED_VAR(items);
     PERL_UNUSED_VAR(cv);
-    finish_profile(aTHX);
+    finish_profile_ex(aTHX_ 1);
     XSRETURN_EMPTY;
 }
 

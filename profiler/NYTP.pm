@@ -596,7 +596,9 @@ after the last END block).  Calls still in progress (the subs that called
 it) are left out of that profile, as at any end, and out of the next one
 too: started with C<DB::enable_profile($file)>, it holds only the calls
 made while it was open (Devel::NYTProf puts the calls that were open at
-the finish into the next profile).
+the finish into the next profile).  Called with no other call open (from
+the main program, outside any sub), its own call is counted when it
+returns, in the next profile, as Devel::NYTProf counts it.
 
 =back
 

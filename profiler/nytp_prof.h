@@ -520,6 +520,7 @@ void leave_event(pTHX_ OP *op, int64_t now);
 bool absolute_name(char *dst, size_t size, const char *name);
 int enable_profile(pTHX_ const char *file);
 void finish_profile(pTHX);
+void finish_profile_ex(pTHX_ int own_call_open); /* from DB::finish_profile */
 #define NYTP_CONTROL_PP(X) X(pp_exit, OP_EXIT) X(pp_exit, OP_EXEC) X(pp_fork, OP_FORK)
 NYTP_CONTROL_PP(NYTP_PP_DECLARE)
 

@@ -319,6 +319,42 @@ PERL
     }
 }
 
+# Profiles finished from the main program, outside any sub: the call of
+# DB::finish_profile ends after its file is closed and is counted in the
+# next profile, with the caller's line, as Devel::NYTProf counts it (its
+# t/test51-enable.t relies on it), whether the next is a new file or the
+# same one begun again by enable_profile() without a name.
+{
+    my $script = "$dir/toplevel-finish.pl";
+    open my $fh, '>', $script or die;
+    print $fh <<"PERL";
+sub work { 1 }
+DB::enable_profile("\$ENV{OUT}.1"); work(); DB::finish_profile();
+DB::enable_profile("\$ENV{OUT}.2"); work(); work(); DB::finish_profile();
+work();
+DB::enable_profile(); work(); DB::finish_profile();
+DB::enable_profile("\$ENV{OUT}.3"); DB::disable_profile(); work(); DB::enable_profile(); work();
+PERL
+    close $fh;
+    for my $opts ('start=no', 'start=no:use_db_sub=1') {
+        my %arcs;
+        for my $which (qw(oracle ours)) {
+            my $out = "$dir/toplevel-finish.$which";
+            unlink glob("$out.*");
+            profile($which, 'toplevel-finish', $script, $opts, OUT => $out);
+            for my $n (1 .. 3) {
+                my (undef, $d) = run_cmd([$nytp, 'dump', '--tags=SUB_CALLERS', "$out.$n"]);
+                # callee, caller, caller's line, count (arcs with calls)
+                $arcs{$which}[$n] = join ' ', sort map { my @f = split /\t/; "$f[8]<$f[9]:$f[2]x$f[3]" }
+                    grep { /^SUB_CALLERS/ && (split /\t/)[3] } split /\n/, $d;
+            }
+        }
+        for my $n (1 .. 3) {
+            is $arcs{ours}[$n], $arcs{oracle}[$n], "$opts, file $n: the same calls as Devel::NYTProf ($arcs{oracle}[$n])";
+        }
+    }
+}
+
 # perl -e and a program on standard input, with their source saved by
 # default.  With savesrc=0 perl keeps no source lines at all, so neither
 # profiler can save them (not even for -e, stdin or string evals); both
