@@ -206,6 +206,21 @@ is $st, 0, 'diff of a traced against a sampled profile';
 like $err, qr/NEW was sampled and BASE traced/, 'diff: warns that one side was sampled';
 like $out, qr/^BASE .* statements, \d+ calls$/m, 'diff: the traced side keeps its counts';
 
+# html --base: a sampled side is said in the index's comparison and on stderr
+for my $case ([$file, $traced, 'BASE', 'this profile traced'], [$traced, $file, 'this profile', 'BASE traced']) {
+    my ($base, $new, $side, $other) = @$case;
+    my $rep = "$dir/html-base-" . ($side =~ tr/ /_/r);
+    ($st, $out, $err) = run_cmd([$nytp, 'html', "--base=$base", '-o', $rep, $new]);
+    is $st, 0, "html --base: $side sampled" or diag $err;
+    my $w = $side eq 'BASE' ? qr/BASE was sampled and the report's profile traced/
+                            : qr/the report's profile was sampled and BASE traced/;
+    like $err, $w, "html --base ($side sampled): warns on stderr";
+    my $index = slurp_file("$rep/index.html") // '';
+    my ($cmp) = $index =~ m{<dt>Compared with(.*?)<dt>Total change}s;
+    like $cmp // '', qr{<dt>Sampled<dd>.*<strong class=warn>\Q$side\E</strong>: sampled at 1000 Hz, $samples samples; counts unknown; \Q$other\E}s,
+        "html --base ($side sampled): the index's comparison says which side was sampled";
+}
+
 # ---- the program behaves as without the profiler -------------------------------
 
 my $behave = scratch_script('behave.pl', <<'PERL');

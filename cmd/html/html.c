@@ -646,6 +646,16 @@ static void runs_free(runs *k)
     free(k->v);
 }
 
+/* Side k (0: BASE) has a sampled run: its times are estimates, its counts
+ * unknown; the index says so, with the first such run's rate. */
+static void note_sampled(html_compare *hc, int k, const nytp_profile *run)
+{
+    if (!run->counts_unknown || hc->sampled[k])
+        return;
+    hc->sampled[k] = true;
+    cli_sampled_note(run, hc->sampled_note[k], sizeof hc->sampled_note[k]);
+}
+
 /* Load the base runs (with their call tree when the report has a flame
  * graph), take the report's inputs as the other side's runs (p itself
  * when it is one input, else each input loaded again), and compare.
@@ -669,6 +679,7 @@ static int load_base(const struct html_opts *o, int nin, char **inputs, nytp_pro
                                : cli_load_profile(1, hc->base + i, o->strict, &rc);
         if (!b)
             return rc;
+        note_sampled(hc, 0, b);
         if (keep_run(own, b) < 0 || cmp_add_run(&hc->C, 0, b) < 0) {
             cli_error("out of memory");
             return EXIT_BAD_INPUT;
@@ -689,6 +700,7 @@ static int load_base(const struct html_opts *o, int nin, char **inputs, nytp_pro
             }
     }
     if (nin <= 1) {
+        note_sampled(hc, 1, p);
         if (cmp_add_run(&hc->C, 1, p) < 0) {
             cli_error("out of memory");
             return EXIT_BAD_INPUT;
@@ -699,6 +711,7 @@ static int load_base(const struct html_opts *o, int nin, char **inputs, nytp_pro
             nytp_profile *n = cli_load_profile(1, inputs + i, o->strict, &rc);
             if (!n)
                 return rc;
+            note_sampled(hc, 1, n);
             if (keep_run(own, n) < 0 || cmp_add_run(&hc->C, 1, n) < 0) {
                 cli_error("out of memory");
                 return EXIT_BAD_INPUT;
@@ -805,6 +818,11 @@ static int make_report(const struct html_opts *o, int nin, char **inputs, const 
     if (o->n_bases) {
         cli_progress_phase(&pg, "loading the base", NULL, NULL, NULL);
         rc = load_base(o, nin, inputs, p, feed.t != NULL, &hc, &own);
+        if (rc == EXIT_OK && hc.sampled[0] != hc.sampled[1])
+            cli_warn("%s was sampled and %s traced: the sampled times are estimates, and xsubs "
+                     "have none of their own there (their callers have it)",
+                     hc.sampled[0] ? "BASE" : "the report's profile",
+                     hc.sampled[0] ? "the report's profile" : "BASE");
         if (rc != EXIT_OK) {
             cli_progress_end(&pg);
             compare_free(&hc);

@@ -97,6 +97,8 @@ typedef struct html_compare {
     int n_base;
     nytp_calltree *base_tree; /* their call trees added up, for the differential
                                  flame graph; NULL: no flame graph */
+    bool sampled[2];          /* BASE, this profile: a run of that side was sampled */
+    char sampled_note[2][160]; /* cli_sampled_note of the first such run */
 } html_compare;
 
 typedef struct html_report {

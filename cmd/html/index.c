@@ -155,6 +155,24 @@ static void summary(html_report *r, hw *w)
             hw_s(w, paired == 1 ? " file matched by its path's end" : " files matched by their path's end");
         }
         hw_s(w, ")</span>");
+        if (r->cmp->sampled[0] || r->cmp->sampled[1]) {
+            /* times measured two ways, or both estimated: said where the
+             * comparison is, not only on the profile's own line */
+            dt(w, "Sampled");
+            for (int k = 0; k < 2; k++) {
+                if (!r->cmp->sampled[k])
+                    continue;
+                hw_s(w, "<strong class=warn>");
+                hw_s(w, k ? "this profile" : "BASE");
+                hw_s(w, "</strong>: ");
+                hw_esc(w, r->cmp->sampled_note[k], strlen(r->cmp->sampled_note[k]));
+                hw_s(w, k || !r->cmp->sampled[1] ? "" : "; ");
+            }
+            if (r->cmp->sampled[0] != r->cmp->sampled[1])
+                hw_s(w, r->cmp->sampled[0] ? "; this profile traced" : "; BASE traced");
+            hw_s(w, " <span class=note>(sampled times are estimates, and xsubs have none of "
+                    "their own there: their callers have it)</span>");
+        }
         dt(w, "Total change");
         const cmp_row *tot = &C->total;
         hw_dur(w, tot->centre[0][CMP_TIME]);
