@@ -522,13 +522,17 @@ the first).
   nytp top st.out.*                      # every segment of every process
 
 Each file has everything a reader needs, and nothing it would need from
-an earlier one: the header and attributes (C<segment> N and
-C<rotate_seconds> among them), every file id again, its interval's
+an earlier one: the header and attributes (C<segment> N,
+C<rotate_seconds> and C<run_id> among them), every file id again, its interval's
 statements, sub calls, call arcs and call events, the line ranges of
 all subs, and the source of the files it has data for.  A process killed
 with C<kill -9> loses only the file it was writing (it is cut short:
 readers keep what came before the cut); every file closed before reads
-without a warning.  A new file is written under a hidden name
+without a warning.  A run that ends sooner than an earlier one under the
+same name leaves that run's later files in place: C<run_id>, one for a
+run (the process and the children it forks), tells them apart, and every
+nytp report given files of two runs among segments says so on standard
+error.  A new file is written under a hidden name
 (F<.FILE.N.PID.partial>) until its header is out, then renamed, so that
 no F<FILE.N> is ever empty.
 

@@ -181,6 +181,8 @@ struct profiler {
     char out_name[PATH_MAX + 64]; /* the file being written (with .PID...) */
     char seg_base[PATH_MAX + 64]; /* rotate=: the first segment's name */
     unsigned seg;                /* rotate=: this segment's number (0: the first) */
+    char run_id[40];             /* this run (the process that started the profiler, and
+                                    the children it forks): written in segments */
     int64_t rotate_ticks;        /* rotate=SECONDS in ticks; 0: never */
     int64_t rotate_at;           /* when the segment ends (INT64_MAX: never) */
     unsigned char *fid_used;     /* rotate=: files with data in this segment */

@@ -272,6 +272,7 @@ static void write_header(pTHX)
         nytp_write_attribute(S.w, "rotate_seconds", buf);
         snprintf(buf, sizeof buf, "%u", S.seg);
         nytp_write_attribute(S.w, "segment", buf);
+        nytp_write_attribute(S.w, "run_id", S.run_id);
     }
     if (S.sample_hz) {
         snprintf(buf, sizeof buf, "%u", S.sample_hz);
