@@ -150,8 +150,11 @@ static int add_root(pathmap *m, int side, const char *dir, size_t len)
 
 int pathmap_add_profile(pathmap *m, int side, const nytp_profile *p)
 {
-    /* where perl looked for code: @INC as Devel::NYTP writes it */
-    const char *inc = nytp_profile_attr(p, "inc");
+    /* where perl looked for code: @INC as Devel::NYTP writes it (an
+     * option; an attribute in profiles written before) */
+    const char *inc = nytp_profile_option(p, "inc");
+    if (!inc)
+        inc = nytp_profile_attr(p, "inc");
     for (const char *s = inc; s && *s;) {
         const char *colon = strchr(s, ':');
         size_t l = colon ? (size_t)(colon - s) : strlen(s);

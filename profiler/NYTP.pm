@@ -159,12 +159,15 @@ profiler, C<-e>, standard input and string evals).  Subs that AutoLoader
 loads from files split out of a module are shown in that module; code
 compiled under C<#line N "... defined at FILE"> (as Class::MOP generates
 it) counts as a string eval run from FILE.  At the end of the run C<@INC>
-is written as the attribute C<inc>, its directories joined with C<:>
+is written as the option C<inc>, its directories joined with C<:>
 (hooks, and directories whose names hold a C<:> or a newline, left out):
 C<nytp diff> makes file names relative to them, so that two checkouts of
 a program compare.  Directories that would make that line longer than
 8,191 bytes are left out too: Devel::NYTProf's reader loses a longer
-line of a compressed file.
+line of a compressed file.  It is an option, not an attribute (as it was
+before), so that Devel::NYTProf::Data's C<normalize_variables(1)>, which
+clears the options, leaves a profile of ours as it leaves one of
+Devel::NYTProf: Devel::NYTProf 6.12's own tests pass under Devel::NYTP.
 
 =back
 

@@ -120,9 +120,27 @@ sub one_sided {
 
 my ($pa, $pb) = (profile($ws{a}), profile($ws{b}));
 {
-    my ($st, $out) = run_cmd([$nytp, 'dump', '--tags=ATTRIBUTE', $pa]);
-    like $out, qr/^ATTRIBUTE\tinc\t\Q$ws{a}\E\/lib(?::|$)/m,
-        'Devel::NYTP writes @INC as the attribute inc, the checkout\'s lib first';
+    my ($st, $out) = run_cmd([$nytp, 'dump', '--tags=OPTION,ATTRIBUTE', $pa]);
+    like $out, qr/^OPTION\tinc\t\Q$ws{a}\E\/lib(?::|$)/m,
+        'Devel::NYTP writes @INC as the option inc, the checkout\'s lib first';
+    unlike $out, qr/^ATTRIBUTE\tinc\t/m, '... and not as an attribute';
+
+    # profiles written before have it as an attribute: still read.  Without
+    # compression the line is in the file as it is; its tag is turned from
+    # OPTION ('!') into ATTRIBUTE (':'), nothing else moves.
+    my $old = profile($ws{a}, 'compress=0');
+    my $bytes = do { local (@ARGV, $/) = ($old); <> };
+    my $n = $bytes =~ s/!inc=\Q$ws{a}\E/:inc=$ws{a}/;
+    open my $fh, '>', $old or die $!;
+    print {$fh} $bytes;
+    close $fh;
+    ($st, $out) = run_cmd([$nytp, 'dump', '--tags=OPTION,ATTRIBUTE', $old]);
+    ok $n && $out =~ /^ATTRIBUTE\tinc\t\Q$ws{a}\E\/lib/m && $out !~ /^OPTION\tinc/m,
+        'a profile with inc as an attribute, as written before';
+    my $od = decode_ok(scalar run_ok(['diff', '--json', '-n', '0', $old, $pb], 'the attribute inc'), 'attribute inc');
+    is_deeply [one_sided($od)], [], 'inc as an attribute: two checkouts match, no added or removed row';
+    my %ofiles = map { $_ => 1 } names_of($od, 'files');
+    ok $ofiles{'M.pm'} && $ofiles{'M/Work.pm'}, 'inc as an attribute: files named relative to @INC';
 
     my $d = decode_ok(scalar run_ok(['diff', '--json', '-n', '0', $pa, $pb], 'two checkouts'), 'checkouts');
     is_deeply [one_sided($d)], [], 'two checkouts: no added or removed row';
