@@ -203,8 +203,20 @@ my ($tst, undef, $terr, $traced) = nytp_profile('shares-traced', $shares, '', 0.
 is $tst, 0, 'shares: traced';
 ($st, $out, $err) = run_cmd([$nytp, 'diff', $traced, $file]);
 is $st, 0, 'diff of a traced against a sampled profile';
-like $err, qr/NEW was sampled and BASE traced/, 'diff: warns that one side was sampled';
+like $err, qr/BASE was traced and NEW sampled: the sampled times are estimates/, 'diff: warns that one side was sampled';
 like $out, qr/^BASE .* statements, \d+ calls$/m, 'diff: the traced side keeps its counts';
+# no gate across modes: what it would judge is the profiler's own cost
+for my $case ([[$traced, $file], 'BASE was traced and NEW sampled'],
+              [[$file, $traced], 'BASE was sampled and NEW traced'],
+              [[$file, $file, '--', $traced, $file], 'BASE was sampled and NEW sampled and traced']) {
+    my ($args, $says) = @$case;
+    ($st, $out, $err) = run_cmd([$nytp, 'diff', '--fail-above=10', @$args]);
+    is $st, 2, "diff --fail-above, $says: a usage error (exit 2)";
+    like $err, qr/--fail-above: \Q$says\E; .*the change would be the profiling/, "... saying why ($says)";
+    is $out, '', '... and no report';
+}
+($st, $out, $err) = run_cmd([$nytp, 'diff', '--fail-above=10', $file, $file]);
+isnt $st, 2, 'diff --fail-above of two sampled profiles: a gate';
 
 # html --base: a sampled side is said in the index's comparison and on stderr
 for my $case ([$file, $traced, 'BASE', 'this profile traced'], [$traced, $file, 'this profile', 'BASE traced']) {
