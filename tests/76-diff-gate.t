@@ -306,6 +306,38 @@ for (1 .. 3) {
         'the slower sub\'s frame says its change';
     ok !defined xml_problem($svg), 'the differential flame graph is well-formed';
 
+    # the columns of the report's own runs are their sums, and say so
+    like $subs // '', qr{^<thead><tr><th[^>]*>Calls<br><span class=note>sum of 3 runs</span>},
+        'several runs: Calls is labelled as the sum of the 3 runs';
+    like $index, qr{the other columns are this profile's 3 runs added up}, '... and the note says so';
+
+    # --by=statements: ranked and compared by what the count gate judged
+    $rep = "$dir/report-stmts";
+    run_ok(['html', '--by=statements', (map { "--base=$_" } @base), '-o', $rep, @slow],
+        'html --by=statements --base, 3 runs a side');
+    $index = slurp_file("$rep/index.html");
+    ($subs) = $index =~ m{<table class="sort subs" id=topsubs>(.*?)</table>}s;
+    my ($first) = ($subs // '') =~ m{<tbody>\n(<tr>[^\n]*)};
+    like $first // '', qr{M::Work::tuned</a><td class=cmp data-v=40080>40080<td class=cmp data-v=120080>120080<td class="cmp slower" data-v=199\.6\d*>\+199\.6%<td class=cmp data-v=0>0$},
+        '--by=statements --base: the sub whose statements grew is first, its medians and change exact'
+        or diag $subs // $index;
+    like $subs // '', qr{title="statements executed in BASE \(median of the runs\)">Before}, '... the columns say what they compare';
+    like $first // '', qr{<td>360240<td class=name>}, '... its statements summed over the 3 runs, beside them';
+    like $subs // '', qr{>Statements<br><span class=note>sum of 3 runs</span>}, '... and labelled so';
+    like $index, qr{<dt>Total change<dd>\d+ \S+ \d+ \(\+[\d.]+%, p=0\) <span class=note>statements executed</span>},
+        '--by=statements: the total change is of statements';
+    ($file) = $index =~ m{href="(f\d+-[^"]*M-Work-pm\.html)"};
+    like slurp_file("$rep/" . ($file // 'none')), qr{<tr id=L5><td>5<td>[^\n]*<td class=cmp data-v=40080>40080<td class=cmp data-v=120080>120080<td class="cmp slower" data-v=199\.6\d*>\+199\.6%},
+        '--by=statements: the line view compares the line\'s statements';
+    $rep = "$dir/report-stmts-alone";
+    run_ok(['html', '--by=statements', '-o', $rep, $slow[0]], 'html --by=statements, no base');
+    ($subs) = slurp_file("$rep/index.html") =~ m{<table class="sort subs" id=topsubs>(.*?)</table>}s;
+    ($first) = ($subs // '') =~ m{<tbody>\n(<tr>[^\n]*)};
+    like $first // '', qr{<td>120080<td class=name><a [^>]*>M::Work::tuned</a>$}, 'html --by=statements alone: ranked by statements';
+    unlike $subs // '', qr{sum of}, '... one run: no sums labelled';
+    my ($bst, undef, $berr) = run_cmd([$nytp, 'html', '--by=bytes', '-o', "$dir/report-x", $pa]);
+    is $bst, 2, 'html --by=bytes: usage error';
+
     # one run a side, two checkouts: everything matched, no significance
     $rep = "$dir/report-one";
     run_ok(['html', "--base=$pa", '-o', $rep, $pb], 'html --base, one run a side');

@@ -175,14 +175,22 @@ static void summary(html_report *r, hw *w)
         }
         dt(w, "Total change");
         const cmp_row *tot = &C->total;
-        hw_dur(w, tot->centre[0][CMP_TIME]);
-        hw_s(w, " \xE2\x86\x92 ");
-        hw_dur(w, tot->centre[1][CMP_TIME]);
+        enum cmp_q q = html_q(r);
+        for (int k = 0; k < 2; k++) {
+            if (q == CMP_TIME)
+                hw_dur(w, tot->centre[k][q]);
+            else
+                hw_nv(w, tot->centre[k][q]);
+            if (!k)
+                hw_s(w, " \xE2\x86\x92 ");
+        }
         hw_s(w, " (");
-        html_change_words(r, w, tot, CMP_TIME);
+        html_change_words(r, w, tot, q);
         hw_s(w, ")");
-        hw_s(w, C->total_is_stmts ? " <span class=note>statement time</span>"
-                                  : " <span class=note>time in subs</span>");
+        hw_s(w, q != CMP_TIME         ? (q == CMP_STMTS ? " <span class=note>statements executed</span>"
+                                                        : " <span class=note>calls</span>")
+                : C->total_is_stmts ? " <span class=note>statement time</span>"
+                                    : " <span class=note>time in subs</span>");
     }
     dt(w, "Complete");
     hw_s(w, p->complete ? "yes"
@@ -259,13 +267,15 @@ int html_write_index(html_report *r)
         }
     qsort_r(fids, nf, sizeof *fids, cmp_files_time, r);
     hw_s(&w, "<section><h2>Source files</h2>\n<table class=\"sort files\" id=files><thead><tr>"
-             "<th class=n title=\"statements executed\">Statements"
-             "<th class=n title=\"time executing statements on its lines and in its string evals\">Time"
-             "<th class=n title=\"share of all statement time\">%"
+             "<th class=n title=\"statements executed\">Statements");
+    html_sum_label(r, &w);
+    hw_s(&w, "<th class=n title=\"time executing statements on its lines and in its string evals\">Time");
+    html_sum_label(r, &w);
+    hw_s(&w, "<th class=n title=\"share of all statement time\">%"
              "<th class=n title=\"time per statement\">Per statement"
              "<th class=n title=\"subroutines defined in it\">Subs"
              "<th>Reports<th>File");
-    html_change_heads(r, &w, "statement time");
+    html_change_heads(r, &w, html_q_words(r, "statement time"));
     hw_s(&w, "</thead>\n<tbody>\n");
     for (uint32_t i = 0; i < nf; i++) {
         uint32_t fid = fids[i];
@@ -314,7 +324,7 @@ int html_write_index(html_report *r)
             hw_u(&w, ne);
             hw_s(&w, ne == 1 ? " string eval)</span>" : " string evals)</span>");
         }
-        html_change_cells(r, &w, html_cmp_file(r, fid), CMP_TIME);
+        html_change_cells(r, &w, html_cmp_file(r, fid), html_q(r));
         hw_s(&w, "\n");
     }
     hw_s(&w, "</tbody><tfoot><tr><td>");
@@ -325,7 +335,7 @@ int html_write_index(html_report *r)
     hw_dur(&w, stmts ? total / (double)stmts : 0);
     hw_s(&w, "<td><td><td>Total");
     if (r->cmp)
-        html_change_cells(r, &w, &r->cmp->C.total, CMP_TIME);
+        html_change_cells(r, &w, &r->cmp->C.total, html_q(r));
     hw_s(&w, "</tfoot></table></section>\n</main>\n");
     free(fids);
     html_page_foot(&w);
