@@ -69,11 +69,35 @@ static void summary(html_report *r, hw *w)
     char when[96];
     html_time_of_day(t, when, sizeof when);
     hw_esc(w, when, strlen(when));
+    /* Several processes (a program that forks, or several runs): their
+     * times add up, which is not how long anything took; the span from
+     * the first start to the last end is. */
+    uint32_t nproc = p->n_procs;
+    double first = INFINITY, last = -INFINITY;
+    for (uint32_t i = 0; i < p->n_procs; i++) {
+        const nytp_process *pr = &p->procs[i];
+        if (!isfinite(pr->start))
+            continue;
+        first = fmin(first, pr->start);
+        last = fmax(last, pr->ended && isfinite(pr->end) ? pr->end : pr->start);
+    }
     dt(w, "Wall time");
     hw_dur(w, p->profiler_duration);
+    if (nproc > 1) {
+        hw_s(w, " summed over ");
+        hw_u(w, nproc);
+        hw_s(w, " processes");
+        if (last >= first) {
+            hw_s(w, "; ");
+            hw_dur(w, last - first);
+            hw_s(w, " from the first one's start to the last one's end");
+        }
+    }
     dt(w, "Profiler active");
     hw_dur(w, r->active);
-    hw_s(w, " <span class=note>(wall time less the profiler's own overhead)</span>");
+    hw_s(w, nproc > 1 ? " <span class=note>(wall time less the profiler's own overhead, summed over the "
+                        "processes)</span>"
+                      : " <span class=note>(wall time less the profiler's own overhead)</span>");
     char note[160];
     bool sampled = cli_sampled_note(p, note, sizeof note) != NULL;
     if (sampled) {
