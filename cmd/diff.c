@@ -59,8 +59,10 @@ static const char usage[] =
     "  -n, --count=N        rows per table (default 20; 0: all)\n"
     "  --json               one JSON document instead of tables\n"
     "  --svg                a differential flame graph: frames sized by NEW,\n"
-    "                       red where slower than BASE, blue where faster (a\n"
-    "                       side profiled with calls=0: its call-site paths)\n"
+    "                       red where slower than BASE, blue where faster, grey\n"
+    "                       (several runs a side) where the sub's change is not\n"
+    "                       significant (a side profiled with calls=0: its\n"
+    "                       call-site paths)\n"
     "  --title=TEXT         the flame graph's title\n"
     "  --strict             a truncated profile is an error (exit 1)\n"
     "  -f, --file=FILE      a profile, as if named where the operands begin: '-f\n"
@@ -250,7 +252,7 @@ static int load_side(diff *D, int k, bool tree)
 static int write_svg(diff *D, nytp_out *out)
 {
     flame_diff_opts fdo = {.tree = {D->s[0].t, D->s[1].t}, .paths = D->C.paths,
-                           .normalized = D->C.o.normalize};
+                           .normalized = D->C.o.normalize, .cmp = &D->C, .alpha = D->o->alpha};
     for (int k = 0; k < 2; k++) {
         fdo.runs[k] = D->C.s[k].n;
         if (nytp_calltree_ticks_per_sec(D->s[k].t) <= 0)

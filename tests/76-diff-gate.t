@@ -306,6 +306,30 @@ for (1 .. 3) {
         'the slower sub\'s frame says its change';
     ok !defined xml_problem($svg), 'the differential flame graph is well-formed';
 
+    # the differential flame graph with 3 runs a side: a frame is coloured
+    # only when its sub's change is significant, the rest drawn neutral
+    my $frames = sub {
+        my ($s) = @_;
+        my @f;
+        while ($s =~ m{<g class="f" data-d="(\d+)"><title>([^\n]*)\n([^<]*)</title><rect [^>]*fill="rgb\((\d+,\d+,\d+)\)"}g) {
+            push @f, {depth => $1, name => $2, note => $3, grey => $4 eq '235,235,235'} if $1 > 0;
+        }
+        return @f;
+    };
+    my ($tuned_frame) = grep { $_->{name} eq 'M::Work::tuned' } $frames->($svg);
+    ok $tuned_frame && !$tuned_frame->{grey}, 'html --base flame graph: the slower sub\'s frame is coloured';
+    my @slow_frames = $frames->(scalar run_ok(['diff', '--svg', @base, '--', @slow], 'diff --svg, 3 runs a side'));
+    ($tuned_frame) = grep { $_->{name} eq 'M::Work::tuned' } @slow_frames;
+    ok $tuned_frame && !$tuned_frame->{grey} && $tuned_frame->{note} !~ /not significant/,
+        'diff --svg, 3+3 runs: the slower sub\'s frame is coloured';
+    my @same_frames = $frames->(scalar run_ok(['diff', '--svg', @base, '--', @same], 'diff --svg, the same program'));
+    my $grey = grep { $_->{grey} } @same_frames;
+    ok @same_frames >= 10 && $grey > 0.8 * @same_frames,
+        "diff --svg, the same program 3+3 runs: frames neutral ($grey of " . scalar(@same_frames) . ')';
+    ok grep({ $_->{note} =~ /; not significant \(p=[\d.e-]+\)$/ } @same_frames), '... saying not significant, with p';
+    my ($one) = run_ok(['diff', '--svg', $base[0], $same[0]], 'diff --svg, one run a side');
+    unlike $one, qr/not significant|not tested/, 'one run a side: no test, every frame coloured as before';
+
     # the columns of the report's own runs are their sums, and say so
     like $subs // '', qr{^<thead><tr><th[^>]*>Calls<br><span class=note>sum of 3 runs</span>},
         'several runs: Calls is labelled as the sum of the 3 runs';

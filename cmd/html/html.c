@@ -423,7 +423,7 @@ static int write_flame(html_report *r, const nytp_calltree *t)
         const comparison *C = &r->cmp->C;
         flame_diff_opts fdo = {.tree = {r->cmp->base_tree, t}, .paths = C->paths,
                                .runs = {C->s[0].n, r->p->n_inputs ? r->p->n_inputs : 1},
-                               .normalized = C->o.normalize};
+                               .normalized = C->o.normalize, .cmp = C, .alpha = 0.05};
         double f[64];
         uint32_t nf = C->s[1].n < 64 ? C->s[1].n : 64;
         memcpy(f, C->s[1].scale, nf * sizeof *f);
