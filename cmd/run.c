@@ -52,7 +52,13 @@ static const char usage[] =
     "                     killed by one of them; sigexit=0: not caught)\n"
     "  --sample[=HZ]      sample instead of tracing every statement and call\n"
     "                     (HZ times a second, default 1000): a few per cent of\n"
-    "                     run time, times estimated, counts unknown\n"
+    "                     run time, times estimated, counts unknown; each\n"
+    "                     sample weighs the wall time since the last one, so\n"
+    "                     code that waits (sleep, select, a database) ranks\n"
+    "                     by its waiting: what a user waits for\n"
+    "  --cpu              with --sample: weigh samples by the CPU time the\n"
+    "                     process used (clock=2, read once a sample), so code\n"
+    "                     that waits costs next to nothing: where the CPU goes\n"
     "  --rotate=SECONDS   every SECONDS close the profile as a complete one of\n"
     "                     that interval and go on in FILE.1, FILE.2, ...\n"
     "                     (a child: FILE.PID.1, ...); 'nytp top FILE*' adds them\n"
@@ -76,7 +82,7 @@ static const char usage[] =
     "its profile yet): after a signal passed on, as long as they run (signals\n"
     "go to them too), else up to 5 seconds.\n";
 
-enum { OPT_NYTPROF = 256, OPT_PERL, OPT_CHILDREN, OPT_SAMPLE, OPT_ROTATE };
+enum { OPT_NYTPROF = 256, OPT_PERL, OPT_CHILDREN, OPT_SAMPLE, OPT_ROTATE, OPT_CPU };
 
 struct run_opts {
     const char *output;
@@ -84,6 +90,7 @@ struct run_opts {
     const char *perl;
     bool children;
     unsigned long sample_hz;   /* 0: not given */
+    bool cpu;                  /* --cpu: samples weighed by CPU time */
     const char *rotate;        /* as given, checked */
 };
 
@@ -95,6 +102,7 @@ static void on_opt(int opt, const char *arg, void *ctx)
     case OPT_NYTPROF: o->nytprof = arg; break;
     case OPT_PERL: o->perl = arg; break;
     case OPT_CHILDREN: o->children = true; break;
+    case OPT_CPU: o->cpu = true; break;
     case OPT_SAMPLE: {
         char *end;
         o->sample_hz = arg ? strtoul(arg, &end, 10) : 1000;
@@ -844,6 +852,7 @@ int cmd_run(int argc, char **argv)
         {"children", no_argument, NULL, OPT_CHILDREN},
         {"sample", optional_argument, NULL, OPT_SAMPLE},
         {"rotate", required_argument, NULL, OPT_ROTATE},
+        {"cpu", no_argument, NULL, OPT_CPU},
         {NULL, 0, NULL, 0},
     };
     struct run_opts o = {0};
@@ -859,6 +868,10 @@ int cmd_run(int argc, char **argv)
     int first = cli_parse(sp.nours, sp.ours, "o:", longopts, usage, on_opt, &o);
     if (first < sp.nours)
         cli_usage_error("unexpected argument '%s'", sp.ours[first]);
+    if (o.cpu && !o.sample_hz)
+        cli_usage_error("--cpu weighs samples by CPU time: give it with --sample (a traced "
+                        "profile on the CPU clock, --nytprof=clock=2, reads it at every "
+                        "statement and call, a system call each)");
     int script = sp.program;
     if (script >= argc && !sp.has_code)
         cli_usage_error("no program to profile");
@@ -927,7 +940,8 @@ int cmd_run(int argc, char **argv)
         if (all) {
             int k = snprintf(all, n, "%s", opts);
             if (o.sample_hz)
-                k += snprintf(all + k, n - (size_t)k, "%ssample=%lu", k ? ":" : "", o.sample_hz);
+                k += snprintf(all + k, n - (size_t)k, "%ssample=%lu%s", k ? ":" : "", o.sample_hz,
+                              o.cpu ? ":clock=2" : "");
             if (o.rotate)
                 snprintf(all + k, n - (size_t)k, "%srotate=%s", k ? ":" : "", o.rotate);
         }

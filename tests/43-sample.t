@@ -360,4 +360,46 @@ for my $bad ('sample=abc', 'sample=20000', 'sample=-1') {
     like $err, qr/option 'sample' wants a rate/, "$bad: says what it wants";
 }
 
+# ---- nytp run --sample --cpu: CPU time, not wall time ----------------------------
+# A sub that waits 0.4 s and one that computes: sampled on the wall clock
+# the waiting ranks first with about its 0.4 s; with --cpu the samples
+# weigh the CPU time used and the wait costs next to nothing.
+{
+    my $prog = "$dir/wait-work.pl";
+    open my $fh, '>', $prog or die $!;
+    print $fh 'sub waiter { select undef, undef, undef, 0.4 }
+sub worker {
+    my $x = 0;
+    for my $i (1 .. 600_000) {
+        $x += $i % 7;
+    }
+    return $x;
+}
+waiter();
+worker();
+';
+    close $fh;
+    my %excl;
+    for my $case (['wall', '--sample'], ['cpu', '--sample', '--cpu']) {
+        my ($name, @opts) = @$case;
+        my $out = "$dir/wait-work-$name.out";
+        my ($st, undef, $err) = run_cmd([$nytp, 'run', @opts, '-o', $out, $prog]);
+        is $st, 0, "run @opts: a waiter and a worker" or diag $err;
+        my ($dst, $dump) = run_cmd([$nytp, 'dump', '--tags=OPTION', $out]);
+        like $dump, $name eq 'cpu' ? qr/^OPTION\tclock\t2$/m : qr/^OPTION\tclock\t1$/m,
+            "run @opts: the clock " . ($name eq 'cpu' ? '2, the CPU time' : '1, wall time');
+        my ($tst, $json) = run_cmd([$nytp, 'top', '--json', '-n', '0', $out]);
+        my $t = eval { decode_json($json) } || {};
+        $excl{$name}{ $_->{name} } = $_->{excl} for @{ $t->{subs} || [] };
+    }
+    my ($ww, $wk) = map { $excl{wall}{$_} // 0 } 'main::CORE:sselect', 'main::worker';
+    my ($cw, $ck) = map { $excl{cpu}{$_} // 0 } 'main::CORE:sselect', 'main::worker';
+    ok $ww >= 0.3, "--sample: the wait has its wall time ($ww s; the worker $wk s)";
+    ok $ck > 0 && $cw < 0.2 * $ck && $cw < 0.05,
+        "--sample --cpu: the wait costs next to nothing against the worker ($cw s, the worker $ck s)";
+    my ($st, undef, $err) = run_cmd([$nytp, 'run', '--cpu', '-o', "$dir/x.out", $prog]);
+    is $st, 2, '--cpu without --sample: a usage error';
+    like $err, qr/--cpu weighs samples by CPU time: give it with --sample/, '... saying why';
+}
+
 done_testing;
