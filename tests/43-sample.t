@@ -205,6 +205,12 @@ is $tst, 0, 'shares: traced';
 is $st, 0, 'diff of a traced against a sampled profile';
 like $err, qr/BASE was traced and NEW sampled: the sampled times are estimates/, 'diff: warns that one side was sampled';
 like $out, qr/^BASE .* statements, \d+ calls$/m, 'diff: the traced side keeps its counts';
+# html ranks by counts only where they are known
+for my $by (qw(statements calls)) {
+    ($st, $out, $err) = run_cmd([$nytp, 'html', "--by=$by", '-o', "$dir/html-by", $file]);
+    is $st, 2, "html --by=$by of a sampled profile: refused (exit 2)";
+    like $err, qr/--by=$by: the profile was sampled \(sample=HZ\), its counts are unknown/, "html --by=$by: says why";
+}
 # no gate across modes: what it would judge is the profiler's own cost
 for my $case ([[$traced, $file], 'BASE was traced and NEW sampled'],
               [[$file, $traced], 'BASE was sampled and NEW traced'],
