@@ -98,6 +98,7 @@ nytp_calltree *calls_load(int nfiles, char **files, bool strict, uint32_t max_re
         files = default_file;
     }
     nfiles = cli_unique_inputs(nfiles, files);
+    cli_check_runs(nfiles, files);
     nytp_calltree *t;
     nytp_error e = {0};
     *rc = EXIT_OK;

@@ -918,6 +918,104 @@ int cli_fold_aliases(nytp_profile *p)
     return st;
 }
 
+/* ---- which run an input is of ----------------------------------------------------- */
+
+typedef struct run_of {
+    char id[96];            /* "nytp_run=...", "run_id=..." or "basetime=..." */
+    bool segment;
+    uint32_t pid;
+    long long basetime;
+} run_of;
+
+static void kv_copy(char *dst, size_t size, const char *key, const nytp_str *v)
+{
+    snprintf(dst, size, "%s=%.*s", key, (int)(v->len < 64 ? v->len : 64), v->ptr);
+}
+
+/* From the header, up to PID_START (a few chunks): false when it cannot
+ * be read or is not a regular file. */
+static bool read_run_of(const char *path, run_of *r)
+{
+    struct stat st;
+    memset(r, 0, sizeof *r);
+    if (strcmp(path, "-") == 0 || stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+        return false;
+    nytp_reader *rd;
+    nytp_error e;
+    if (nytp_reader_open(&rd, path, &e) < 0)
+        return false;
+    nytp_reader_set_warn(rd, NULL, NULL);
+    char nytp_run[96] = "", run_id[96] = "", base[96] = "";
+    nytp_chunk c;
+    for (int k = 0; k < 256 && nytp_reader_next(rd, &c, &e) == NYTP_OK; k++) {
+        if (c.tag == NYTP_TAG_PID_START) {
+            r->pid = c.u.pid_start.pid;
+            break;
+        }
+        if (c.tag != NYTP_TAG_ATTRIBUTE)
+            continue;
+        const nytp_str *key = &c.u.kv.key, *v = &c.u.kv.value;
+#define KEY_IS(s) (key->len == sizeof s - 1 && memcmp(key->ptr, s, sizeof s - 1) == 0)
+        if (KEY_IS("segment"))
+            r->segment = true;
+        else if (KEY_IS("nytp_run"))
+            kv_copy(nytp_run, sizeof nytp_run, "nytp_run", v);
+        else if (KEY_IS("run_id"))
+            kv_copy(run_id, sizeof run_id, "run_id", v);
+        else if (KEY_IS("basetime")) {
+            kv_copy(base, sizeof base, "basetime", v);
+            r->basetime = strtoll(base + 9, NULL, 10);
+        }
+#undef KEY_IS
+    }
+    nytp_reader_close(rd);
+    snprintf(r->id, sizeof r->id, "%s", nytp_run[0] ? nytp_run : run_id[0] ? run_id : base);
+    return true;
+}
+
+static void describe_run(const run_of *r, char *buf, size_t size)
+{
+    time_t t = (time_t)r->basetime;
+    struct tm tm;
+    char when[32] = "?";
+    if (localtime_r(&t, &tm))
+        strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", &tm);
+    snprintf(buf, size, "started %s, pid %u", when, (unsigned)r->pid);
+}
+
+void cli_check_runs(int nfiles, char *const *files)
+{
+    if (nfiles < 2)
+        return;
+    run_of *r = malloc((size_t)nfiles * sizeof *r);
+    if (!r)
+        return; /* a check, not the report: the loading says it if memory is short */
+    int segments = 0;
+    for (int i = 0; i < nfiles; i++) {
+        if (!read_run_of(files[i], &r[i]))
+            r[i].id[0] = 0;
+        segments += r[i].segment;
+    }
+    int a = -1, b = -1;
+    for (int i = 0; i < nfiles && segments && b < 0; i++) {
+        if (!r[i].id[0])
+            continue;
+        if (a < 0)
+            a = i;
+        else if (strcmp(r[i].id, r[a].id) != 0)
+            b = i;
+    }
+    if (b >= 0) {
+        char da[96], db[96];
+        describe_run(&r[a], da, sizeof da);
+        describe_run(&r[b], db, sizeof db);
+        cli_warn("%s (%s) and %s (%s) are of different runs, with segments among the inputs: "
+                 "their numbers are added up as one; give the files of one run",
+                 files[a], da, files[b], db);
+    }
+    free(r);
+}
+
 nytp_profile *cli_load_profile(int nfiles, char **files, bool strict, int *rc)
 {
     return cli_load_profile_with(nfiles, files, strict, NULL, NULL, rc);
@@ -941,6 +1039,7 @@ nytp_profile *cli_load_profile_with(int nfiles, char **files, bool strict,
         return NULL;
     }
     nfiles = cli_unique_inputs(nfiles, files);
+    cli_check_runs(nfiles, files);
     for (int i = 0; i < nfiles; i++) {
         nytp_load_opts lo = {cli_reader_warning, files[i], on_chunk, ctx, true};
         int st = nytp_profile_load(p, files[i], &lo, &e);

@@ -151,11 +151,21 @@ bool cli_grow_zeroed(void **v, size_t need, uint32_t *cap, size_t elem);
  * that is not a file, EFBIG when too large) when it cannot be read. */
 FILE *cli_open_source(const char *path, uint64_t max_size);
 
+/* Several inputs of one report, when any of them is a segment (a file of
+ * rotate=SECONDS): a warning, naming two, when they are not all of one
+ * run, as when a shorter run left an earlier run's segments beside its
+ * own.  A run is known by the header: the "nytp_run" of nytp run, else
+ * the "run_id" Devel::NYTP writes in segments (one for a process and the
+ * children it forks), else "basetime".  Only regular files are looked at
+ * (standard input or a FIFO cannot be read twice). */
+void cli_check_runs(int nfiles, char *const *files);
+
 /* Load files (none: "nytprof.out") into one finished profile, reporting
  * warnings and errors as every command does: a truncated input warns
  * (loaded everything before the cut) unless strict, which makes it an
- * error; a file named twice is read once (cli_unique_inputs).  Returns
- * NULL and sets *rc to the exit code on failure. */
+ * error; a file named twice is read once (cli_unique_inputs); segments of
+ * different runs are warned of (cli_check_runs).  Returns NULL and sets
+ * *rc to the exit code on failure. */
 nytp_profile *cli_load_profile(int nfiles, char **files, bool strict, int *rc);
 /* The same, calling on_chunk(ctx, chunk) for every chunk of every input
  * but the statements (TIME_LINE, TIME_BLOCK, DISCOUNT: most chunks, and

@@ -148,7 +148,7 @@ static int cmp_span(const void *x, const void *y)
  * counted in the outer one), into stmts[sid].  Only subs that were called
  * count: the lines of one that never ran (a "sub {...}" written on a line
  * of code that did) are the code around it. */
-static bool sub_statements(const nytp_profile *p, double *stmts)
+bool cmp_sub_statements(const nytp_profile *p, double *stmts)
 {
     span *sp = NULL;
     uint32_t cap_sp = 0;
@@ -281,7 +281,7 @@ static void add_run(comparison *C, int k, uint32_t i, marks mk[3])
     double *stmts = calloc((size_t)p->n_subs + 1, sizeof *stmts);
     uint32_t *lf_of = malloc(((size_t)p->n_files + 1) * sizeof *lf_of);
     uint32_t *file_of = malloc(((size_t)p->n_files + 1) * sizeof *file_of);
-    if (!stmts || !lf_of || !file_of || !sub_statements(p, stmts)) {
+    if (!stmts || !lf_of || !file_of || !cmp_sub_statements(p, stmts)) {
         C->oom = true;
         goto out;
     }

@@ -105,6 +105,10 @@ static inline const double *cmp_total_vals(const comparison *C, enum cmp_q q)
 {
     return C->total_val + (size_t)q * cmp_nruns(C);
 }
+/* Statements executed on each sub's own lines (those of subs defined
+ * inside it left out; subs never called have none) into stmts[0..n_subs),
+ * which the caller zeroes.  False when out of memory. */
+bool cmp_sub_statements(const nytp_profile *p, double *stmts);
 /* The quantity --by compares. */
 enum cmp_q cmp_measure_q(const comparison *C);
 /* Whether the row is on one side only: "added" (NEW only), "removed". */

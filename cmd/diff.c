@@ -42,7 +42,8 @@ static const char usage[] =
     "                       (not of a sampled profile: its counts are unknown)\n"
     "  --fail-above=PCT     exit with status 3 when the total, or a sub above\n"
     "                       --min-time, grew by more than PCT percent (and, with\n"
-    "                       several runs a side, significantly)\n"
+    "                       several runs a side, significantly); all runs\n"
+    "                       traced or all sampled, else a usage error\n"
     "  --min-time=MIN       subs that --fail-above checks: above MIN on either\n"
     "                       side, as seconds (0.01), with a unit (5ms, 200us) or\n"
     "                       a share of BASE's total (2%, for every --by); default 1%\n"
@@ -58,8 +59,10 @@ static const char usage[] =
     "  -n, --count=N        rows per table (default 20; 0: all)\n"
     "  --json               one JSON document instead of tables\n"
     "  --svg                a differential flame graph: frames sized by NEW,\n"
-    "                       red where slower than BASE, blue where faster (a\n"
-    "                       side profiled with calls=0: its call-site paths)\n"
+    "                       red where slower than BASE, blue where faster, grey\n"
+    "                       (several runs a side) where the sub's change is not\n"
+    "                       significant (a side profiled with calls=0: its\n"
+    "                       call-site paths)\n"
     "  --title=TEXT         the flame graph's title\n"
     "  --strict             a truncated profile is an error (exit 1)\n"
     "  -f, --file=FILE      a profile, as if named where the operands begin: '-f\n"
@@ -231,6 +234,8 @@ static int load_side(diff *D, int k, bool tree)
             return rc;
         if (p->counts_unknown)
             D->sampled[k] = true;
+        else
+            D->traced[k] = true;
         if (keep(D, p) < 0 || cmp_add_run(&D->C, k, p) < 0) {
             cli_error("out of memory");
             return EXIT_BAD_INPUT;
@@ -247,7 +252,7 @@ static int load_side(diff *D, int k, bool tree)
 static int write_svg(diff *D, nytp_out *out)
 {
     flame_diff_opts fdo = {.tree = {D->s[0].t, D->s[1].t}, .paths = D->C.paths,
-                           .normalized = D->C.o.normalize};
+                           .normalized = D->C.o.normalize, .cmp = &D->C, .alpha = D->o->alpha};
     for (int k = 0; k < 2; k++) {
         fdo.runs[k] = D->C.s[k].n;
         if (nytp_calltree_ticks_per_sec(D->s[k].t) <= 0)
@@ -402,10 +407,22 @@ int cmd_diff(int argc, char **argv)
     int rc = EXIT_OK;
     for (int k = 0; k < 2 && rc == EXIT_OK; k++)
         rc = load_side(&D, k, o.svg);
-    if (rc == EXIT_OK && D.sampled[0] != D.sampled[1])
-        cli_warn("%s was sampled and %s traced: the sampled times are estimates, and xsubs "
+    /* Runs sampled and runs traced, on either side or across them */
+    bool mixed = (D.sampled[0] || D.sampled[1]) && (D.traced[0] || D.traced[1]);
+    static const char *const mode[2][2] = {{"", "traced"}, {"sampled", "sampled and traced"}};
+    if (rc == EXIT_OK && mixed)
+        cli_warn("BASE was %s and NEW %s: the sampled times are estimates, and xsubs "
                  "have none of their own there (their callers have it)",
-                 D.sampled[0] ? "BASE" : "NEW", D.sampled[0] ? "NEW" : "BASE");
+                 mode[D.sampled[0]][D.traced[0]], mode[D.sampled[1]][D.traced[1]]);
+    /* What a gate across modes would judge is the profiling: a traced
+     * run's time holds the profiler's cost at every statement and call, a
+     * sampled run's does not (a sub 70 % "slower" traced than sampled). */
+    if (rc == EXIT_OK && mixed && o.fail_above >= 0)
+        cli_usage_error("--fail-above: BASE was %s and NEW %s; a traced run's times hold the "
+                        "profiler's cost at every statement and call, a sampled run's do not, "
+                        "so the change would be the profiling, not the code: gate on runs "
+                        "profiled the same way",
+                        mode[D.sampled[0]][D.traced[0]], mode[D.sampled[1]][D.traced[1]]);
     if (rc == EXIT_OK && o.c.by != CMP_BY_TIME && !diff_counts_known(&D))
         cli_usage_error("--by=%s: %s was sampled (sample=HZ), its counts are unknown; compare "
                         "times, or profiles traced without sampling",

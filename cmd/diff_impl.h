@@ -58,6 +58,8 @@ typedef struct diff {
     /* A side with a sampled run (sample=HZ): its counts are unknown, shown
      * as such (null, not a number), and --by=statements/calls refused */
     bool sampled[2];
+    /* A side with a run traced without sampling */
+    bool traced[2];
 } diff;
 
 /* diff_compare.c: the order, the check */

@@ -25,8 +25,35 @@ struct flame_diff {
     int side;               /* whose names path_key maps */
     double tps[2];
     double max_delta;       /* largest |change| of a frame, seconds */
+    bool tested;            /* o.cmp has tests: colour significant changes only */
     bool oom;
 };
+
+/* The p-value of the change of the exclusive time of the sub named by a
+ * NEW frame (NAN: no test, or the comparison has no such sub). */
+static double frame_p(flame_diff *P, nytp_str name)
+{
+    const comparison *C = P->o.cmp;
+    size_t len;
+    const char *key = pathmap_sub_key(C->paths, 1, name.ptr, name.len, &len);
+    if (!key) {
+        P->oom = true;
+        return NAN;
+    }
+    uint32_t r = len <= UINT32_MAX - 1 ? strmap_find(&C->subs.keys, key, (uint32_t)len) : NYTP_NONE;
+    if (r == NYTP_NONE)
+        return NAN;
+    return cmp_test(C, cmp_vals(C, &C->subs, r, CMP_TIME), CMP_TIME);
+}
+
+static bool significant(flame_diff *P, const nytp_calltree_visit *v, double *p)
+{
+    *p = NAN;
+    if (!P->tested)
+        return true;
+    *p = frame_p(P, v->path[v->depth - 1]);
+    return *p < P->o.alpha;
+}
 
 /* The key of (parent, name) with name matched across checkouts. */
 static const char *path_key(flame_diff *P, uint32_t parent, nytp_str name, size_t *len)
@@ -111,6 +138,9 @@ static int measure(void *ctx, const nytp_calltree_visit *v)
     bool in_base;
     if (!node_change(P, v, &base, &in_base, &d))
         return NYTP_E_NOMEM;
+    double p;
+    if (in_base && !significant(P, v, &p))
+        return P->oom ? NYTP_E_NOMEM : 0; /* drawn neutral: not on the scale */
     if (fabs(d) > P->max_delta)
         P->max_delta = fabs(d);
     return 0;
@@ -142,6 +172,17 @@ static int style(void *ctx, const nytp_calltree_visit *v, long *rgb, char *note,
         *rgb = 0xD21E1E;
         return 0;
     }
+    double p;
+    if (v && !significant(P, v, &p)) {
+        if (P->oom)
+            return NYTP_E_NOMEM;
+        if (isnan(p))
+            snprintf(note, size, "%s (%s) against %s in BASE; not tested", ds, pc, bs);
+        else
+            snprintf(note, size, "%s (%s) against %s in BASE; not significant (p=%.2g)", ds, pc, bs, p);
+        *rgb = 0xEBEBEB;
+        return 0;
+    }
     snprintf(note, size, "%s (%s) against %s in BASE", ds, pc, bs);
     /* white for no change, to full red or blue at the largest change */
     double f = P->max_delta > 0 ? fabs(d) / P->max_delta : 0;
@@ -167,6 +208,9 @@ int flame_diff_new(flame_diff **dp, const flame_diff_opts *o)
     P->o = *o;
     if (!(P->o.new_scale > 0))
         P->o.new_scale = 1;
+    if (!(P->o.alpha > 0))
+        P->o.alpha = 0.05;
+    P->tested = o->cmp && o->cmp->stats;
     for (int k = 0; k < 2; k++) {
         P->tps[k] = o->ticks_per_sec[k] > 0 ? o->ticks_per_sec[k] : nytp_calltree_ticks_per_sec(o->tree[k]);
     }
@@ -186,9 +230,13 @@ void flame_diff_style(flame_diff *P, flame_svg_opts *fo)
 {
     fo->style_fn = style;
     fo->style_ctx = P;
-    fo->subtitle_note = P->o.normalized
-                            ? "NEW scaled to BASE's total; red: slower than BASE, blue: faster"
-                            : "sized by NEW; red: slower than BASE, blue: faster";
+    fo->subtitle_note = P->tested ? (P->o.normalized
+                                         ? "NEW scaled to BASE's total; red: slower than BASE, blue: "
+                                           "faster, grey: no significant change of the sub"
+                                         : "sized by NEW; red: slower than BASE, blue: faster, grey: no "
+                                           "significant change of the sub")
+                        : P->o.normalized ? "NEW scaled to BASE's total; red: slower than BASE, blue: faster"
+                                          : "sized by NEW; red: slower than BASE, blue: faster";
 }
 
 void flame_diff_free(flame_diff *P)

@@ -2,7 +2,10 @@
  * flame_svg.c with each frame coloured by how the time of its call path
  * changed against the same path in BASE's tree (white: no change, red:
  * slower, blue: faster, deeper the larger the change), the change in its
- * tooltip.  Names are matched across checkouts through a pathmap.  Used
+ * tooltip.  With several runs a side, a frame whose sub's change the
+ * comparison's test does not find significant is drawn neutral: summed
+ * trees have no per-run values of a path, and without the test every
+ * frame shows the runs' noise as a change.  Names are matched across checkouts through a pathmap.  Used
  * by 'nytp diff --svg' and the report of 'nytp html --base'.
  *
  *     flame_diff *d;
@@ -15,6 +18,7 @@
 #ifndef NYTP_FLAME_DIFF_H
 #define NYTP_FLAME_DIFF_H
 
+#include "compare.h"
 #include "flame_svg.h"
 #include "nytp/calltree.h"
 #include "pathmap.h"
@@ -27,6 +31,11 @@ typedef struct flame_diff_opts {
     double new_scale;               /* NEW's times multiplied by it (--normalize); 0: 1 */
     pathmap *paths;                 /* names of each side to keys; NULL: as they are */
     bool normalized;                /* for the legend */
+    const comparison *cmp;          /* the runs compared (its paths are paths): with
+                                       2 runs a side or more, a frame is coloured only
+                                       when its sub's exclusive time changed
+                                       significantly (p < alpha); NULL: every frame */
+    double alpha;                   /* 0: 0.05 */
 } flame_diff_opts;
 
 typedef struct flame_diff flame_diff;

@@ -45,9 +45,11 @@ bool flame_svg_filter_ok(const char *re, char *msg, size_t size)
 /* ---- text -------------------------------------------------------------------- */
 
 /* A name as clean UTF-8 that XML can hold: valid UTF-8 kept, other bytes
- * read as Latin-1, control characters but TAB LF CR written as "\xHH".
- * *chars gets the number of characters.  malloc'd, NUL-terminated. */
-static char *clean_utf8(const char *p, size_t n, size_t *len, size_t *chars)
+ * read as Latin-1, control characters but TAB LF CR written as "\xHH",
+ * and, for a name from the profile (is_name), a backslash doubled, so
+ * that no two names read alike.  *chars gets the number of characters.
+ * malloc'd, NUL-terminated. */
+static char *clean_utf8(const char *p, size_t n, bool is_name, size_t *len, size_t *chars)
 {
     char *o = malloc(4 * n + 1);
     if (!o)
@@ -59,7 +61,12 @@ static char *clean_utf8(const char *p, size_t n, size_t *len, size_t *chars)
         size_t l = fmt_utf8_decode(s + i, n - i, &cp);
         if (cp == 0xFFFE || cp == 0xFFFF) /* not allowed in XML */
             l = 0;
-        if (l == 1 && (s[i] < 0x20 || s[i] == 0x7F) && s[i] != '\t' && s[i] != '\n' &&
+        if (is_name && s[i] == '\\') {
+            memcpy(o + k, "\\\\", 2);
+            k += 2;
+            c++;
+            i++;
+        } else if (l == 1 && (s[i] < 0x20 || s[i] == 0x7F) && s[i] != '\t' && s[i] != '\n' &&
             s[i] != '\r') {
             k += (size_t)sprintf(o + k, "\\x%02X", s[i]);
             c += 3;
@@ -108,7 +115,7 @@ static void put_xml(nytp_out *out, const char *s, size_t n)
 static void put_xml_bytes(nytp_out *out, const char *p, size_t n)
 {
     size_t len, chars;
-    char *c = clean_utf8(p, n, &len, &chars);
+    char *c = clean_utf8(p, n, false, &len, &chars);
     if (!c) { /* never a graph with a name left out, taken for whole */
         nytp_out_fail(out, NYTP_E_NOMEM, "out of memory");
         return;
@@ -711,7 +718,7 @@ static void put_frame(writer *w, const frame *f)
         name = nytp_cstr(merged_name, false);
     }
     size_t len, chars;
-    char *clean = clean_utf8(name.ptr, name.len, &len, &chars);
+    char *clean = clean_utf8(name.ptr, name.len, true, &len, &chars);
     if (!clean) {
         nytp_out_fail(out, NYTP_E_NOMEM, "out of memory");
         return;

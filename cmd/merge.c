@@ -115,6 +115,7 @@ int cmd_merge(int argc, char **argv)
         return EXIT_BAD_INPUT;
     }
     int rc = EXIT_OK;
+    cli_check_runs(argc - first, argv + first);
     /* a merge of large inputs takes a while: progress on a terminal */
     atomic_uint done = 0, total = (unsigned)(argc - first);
     cli_progress pg;

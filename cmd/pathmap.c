@@ -150,8 +150,11 @@ static int add_root(pathmap *m, int side, const char *dir, size_t len)
 
 int pathmap_add_profile(pathmap *m, int side, const nytp_profile *p)
 {
-    /* where perl looked for code: @INC as Devel::NYTP writes it */
-    const char *inc = nytp_profile_attr(p, "inc");
+    /* where perl looked for code: @INC as Devel::NYTP writes it (an
+     * option; an attribute in profiles written before) */
+    const char *inc = nytp_profile_option(p, "inc");
+    if (!inc)
+        inc = nytp_profile_attr(p, "inc");
     for (const char *s = inc; s && *s;) {
         const char *colon = strchr(s, ':');
         size_t l = colon ? (size_t)(colon - s) : strlen(s);
@@ -181,50 +184,12 @@ int pathmap_add_profile(pathmap *m, int side, const nytp_profile *p)
 
 /* ---- pairing by the common suffix ---------------------------------------------------- */
 
-/* Whole path components s and t end with alike, in bytes ("lib/M.pm" of
- * "/a/lib/M.pm" and "/b/lib/M.pm": 8); 0 when even their last differs. */
-static size_t common_suffix(const char *s, size_t sl, const char *t, size_t tl)
-{
-    size_t n = 0, whole = 0;
-    while (n < sl && n < tl && s[sl - 1 - n] == t[tl - 1 - n]) {
-        n++;
-        if (s[sl - n] == '/')
-            whole = n - 1;
-    }
-    if (n == sl && n == tl)
-        return n;   /* equal (not here: such keys match) */
-    if ((n == sl && t[tl - 1 - n] == '/') || (n == tl && s[sl - 1 - n] == '/'))
-        whole = n;  /* one is a suffix of the other at a '/' */
-    return whole;
-}
-
+/* A file of one side left to pair, and its key before pairing (in keys). */
 typedef struct cand {
     uint32_t id;            /* in files[side] */
-    const char *key;        /* its key before pairing (in keys) */
+    const char *key;
     size_t len;
-    bool done;
 } cand;
-
-/* The best of c[0..n) for key: the longest common suffix, 0 when none or
- * when two share the best length. */
-static size_t best_of(const cand *c, size_t n, const char *key, size_t len, size_t *at)
-{
-    size_t best = 0;
-    bool tie = false;
-    for (size_t i = 0; i < n; i++) {
-        if (c[i].done)
-            continue;
-        size_t s = common_suffix(key, len, c[i].key, c[i].len);
-        if (s > best) {
-            best = s;
-            *at = i;
-            tie = false;
-        } else if (s && s == best) {
-            tie = true;
-        }
-    }
-    return tie ? 0 : best;
-}
 
 /* The files' keys before pairing, per side, with those the other side
  * has dropped: what is left to pair. */
@@ -253,7 +218,7 @@ static int unmatched(pathmap *m, strmap keys[2], cand *c[2], size_t n[2])
             if (strmap_find(&keys[1 - k], key, (uint32_t)len) != NYTP_NONE)
                 continue;
             uint32_t kid = strmap_find(&keys[k], key, (uint32_t)len);
-            c[k][n[k]++] = (cand){i, strmap_str(&keys[k], kid), len, false};
+            c[k][n[k]++] = (cand){i, strmap_str(&keys[k], kid), len};
         }
     }
     return NYTP_OK;
@@ -279,44 +244,100 @@ static int pair(pathmap *m, strmap keys[2], const cand *a, const cand *b, size_t
     return NYTP_OK;
 }
 
-static size_t base_at(const cand *c)
+/* The rule: a file of one side pairs with the file of the other side
+ * whose key shares the longest suffix of whole components with its own,
+ * when that file is the only one at that length, it is the only one of
+ * its own side at that length for the other, and the suffix is not empty;
+ * paired files drop out and the rule is applied again until nothing
+ * pairs.  (A pair that qualifies still does when others drop out, so the
+ * order does not matter.)
+ *
+ * The keys go into a trie of their components read from the end
+ * ("/a/lib/M.pm": M.pm, lib, a, ""), where the suffix two keys share is
+ * their lowest common node.  Two files qualify exactly when the node
+ * where they meet has them as the only files left of each side below it.
+ * So one pass from the deepest nodes up pairs everything the rule would:
+ * a pair made at a node changes only the counts of that node and those
+ * above it, which come later.  Time and memory linear in the bytes of the
+ * keys (the rule applied file by file took about n^4 steps on nested
+ * paths: 95 s for 800). */
+typedef struct tnode {
+    uint32_t parent;        /* NYTP_NONE: a last component */
+    uint32_t left[2];       /* files of each side still unpaired below it (itself included) */
+    uint32_t one[2];        /* when left[k] is 1: which (index in c[k]) */
+    size_t len;             /* bytes of the suffix it stands for */
+} tnode;
+
+typedef struct trie {
+    strmap ids;             /* parent id (4 bytes, NYTP_NONE at the top) + component */
+    tnode *v;
+    size_t cap;
+    char *buf;
+    size_t cap_buf;
+} trie;
+
+/* The node of a key (its whole path), made as needed; NYTP_NONE when out
+ * of memory. */
+static uint32_t trie_node(trie *t, const char *key, size_t len)
 {
-    const char *slash = memrchr(c->key, '/', c->len);
-    return slash ? (size_t)(slash - c->key) + 1 : 0;
+    uint32_t node = NYTP_NONE;
+    for (size_t end = len;;) {
+        const char *sl = end ? memrchr(key, '/', end) : NULL;
+        size_t start = sl ? (size_t)(sl - key) + 1 : 0, cl = end - start;
+        if (!room(&t->buf, &t->cap_buf, 4 + cl + 1) || 4 + cl > UINT32_MAX - 1)
+            return NYTP_NONE;
+        memcpy(t->buf, &node, 4);
+        memcpy(t->buf + 4, key + start, cl);
+        bool added;
+        uint32_t id = strmap_add(&t->ids, t->buf, (uint32_t)(4 + cl), false, &added);
+        if (id == NYTP_NONE)
+            return NYTP_NONE;
+        if (added) {
+            if (!cli_grow_size((void **)&t->v, (size_t)id + 1, &t->cap, sizeof *t->v))
+                return NYTP_NONE;
+            t->v[id] = (tnode){.parent = node,
+                               .len = node == NYTP_NONE ? cl : t->v[node].len + 1 + cl};
+        }
+        node = id;
+        if (!sl)
+            return node;
+        end = (size_t)(sl - key);
+    }
 }
 
-/* By the last component, then by key. */
-static int cmp_cand(const void *x, const void *y)
+static int pair_all(pathmap *m, strmap keys[2], cand *c[2], const size_t n[2])
 {
-    const cand *a = x, *b = y;
-    size_t ab = base_at(a), bb = base_at(b);
-    size_t al = a->len - ab, bl = b->len - bb;
-    int c = memcmp(a->key + ab, b->key + bb, al < bl ? al : bl);
-    if (c || al != bl)
-        return c ? c : al < bl ? -1 : 1;
-    c = memcmp(a->key, b->key, a->len < b->len ? a->len : b->len);
-    return c ? c : a->len < b->len ? -1 : a->len > b->len;
-}
-
-/* Files of one last component: mutual best matches, the only ones at
- * their length, until none is left. */
-static int pair_group(pathmap *m, strmap keys[2], cand *a, size_t na, cand *b, size_t nb)
-{
+    trie t = {0};
     int st = NYTP_OK;
-    for (bool more = true; more && st == NYTP_OK;) {
-        more = false;
-        for (size_t j = 0; j < nb && st == NYTP_OK; j++) {
-            if (b[j].done)
-                continue;
-            size_t i = 0, back = 0;
-            size_t s = best_of(a, na, b[j].key, b[j].len, &i);
-            if (!s || best_of(b, nb, a[i].key, a[i].len, &back) != s || back != j)
-                continue;
-            st = pair(m, keys, &a[i], &b[j], s);
-            a[i].done = b[j].done = true;
-            more = true;
+    for (int k = 0; k < 2 && st == NYTP_OK; k++)
+        for (size_t i = 0; i < n[k]; i++) {
+            uint32_t id = trie_node(&t, c[k][i].key, c[k][i].len);
+            if (id == NYTP_NONE) {
+                st = NYTP_E_NOMEM;
+                break;
+            }
+            t.v[id].left[k]++;
+            t.v[id].one[k] = (uint32_t)i;
+        }
+    /* a node's children were made after it: higher ids first is bottom-up */
+    for (uint32_t id = t.ids.n; id-- > 0 && st == NYTP_OK;) {
+        tnode *v = &t.v[id];
+        if (v->left[0] == 1 && v->left[1] == 1 && v->len) {
+            st = pair(m, keys, &c[0][v->one[0]], &c[1][v->one[1]], v->len);
+            v->left[0] = v->left[1] = 0;
+        }
+        if (v->parent == NYTP_NONE)
+            continue;
+        tnode *up = &t.v[v->parent];
+        for (int k = 0; k < 2; k++) {
+            if (v->left[k] == 1)
+                up->one[k] = v->one[k];
+            up->left[k] += v->left[k];
         }
     }
+    strmap_release(&t.ids);
+    free(t.v);
+    free(t.buf);
     return st;
 }
 
@@ -326,35 +347,8 @@ int pathmap_finish(pathmap *m)
     cand *c[2] = {NULL, NULL};
     size_t n[2] = {0, 0};
     int st = unmatched(m, keys, c, n);
-    if (st == NYTP_OK) {
-        /* only files of the same last component can pair: by groups */
-        qsort(c[0], n[0], sizeof *c[0], cmp_cand);
-        qsort(c[1], n[1], sizeof *c[1], cmp_cand);
-        size_t i = 0, j = 0;
-        while (i < n[0] && j < n[1] && st == NYTP_OK) {
-            size_t ib = base_at(&c[0][i]), jb = base_at(&c[1][j]);
-            size_t il = c[0][i].len - ib, jl = c[1][j].len - jb;
-            int cmp = memcmp(c[0][i].key + ib, c[1][j].key + jb, il < jl ? il : jl);
-            if (!cmp && il != jl)
-                cmp = il < jl ? -1 : 1;
-            if (cmp < 0) {
-                i++;
-            } else if (cmp > 0) {
-                j++;
-            } else {
-                size_t ie = i, je = j;
-                while (ie < n[0] && c[0][ie].len - base_at(&c[0][ie]) == il &&
-                       memcmp(c[0][ie].key + base_at(&c[0][ie]), c[0][i].key + ib, il) == 0)
-                    ie++;
-                while (je < n[1] && c[1][je].len - base_at(&c[1][je]) == jl &&
-                       memcmp(c[1][je].key + base_at(&c[1][je]), c[1][j].key + jb, jl) == 0)
-                    je++;
-                st = pair_group(m, keys, c[0] + i, ie - i, c[1] + j, je - j);
-                i = ie;
-                j = je;
-            }
-        }
-    }
+    if (st == NYTP_OK)
+        st = pair_all(m, keys, c, n);
     for (int k = 0; k < 2; k++) {
         free(c[k]);
         strmap_release(&keys[k]);

@@ -16,9 +16,9 @@
  * A file's key is its path after, in order: --map (BASE's OLD prefix
  * becomes NEW), the longest --strip prefix, else the longest root of its
  * side: the directories its program loaded code from, as the profile
- * tells them (the "inc" attribute Devel::NYTP writes: perl's @INC at the
- * end of the run; the directory of the program, from the "application"
- * attribute).  A file that still has a key only one side has is then
+ * tells them (the "inc" option Devel::NYTP writes, an attribute in
+ * profiles written before: perl's @INC at the end of the run; the
+ * directory of the program, from the "application" attribute).  A file that still has a key only one side has is then
  * paired with the file of the other side that shares the longest path
  * suffix (whole components; the best on both sides and the only one), and
  * both take that suffix as key.  Sub and eval names get their file part

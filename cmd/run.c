@@ -55,8 +55,13 @@ static const char usage[] =
     "  --sample[=HZ]      sample instead of tracing every statement and call\n"
     "                     (HZ times a second, default 1000): a few per cent of\n"
     "                     run time, times estimated, counts unknown; the rate\n"
-    "                     in the same word (--sample=100, not --sample 100)\n"
-    "  --rotate=SECONDS   every SECONDS close the profile as a complete one of\n"
+    "                     in the same word (--sample=100, not --sample 100);\n"
+    "                     each sample weighs the wall time since the last one,\n"
+    "                     so code that waits (sleep, select, a database) ranks\n"
+    "                     by its waiting: what a user waits for\n"
+    "  --cpu              with --sample: weigh samples by the CPU time the\n"
+    "                     process used (clock=2, read once a sample), so code\n"
+    "                     that waits costs next to nothing: where the CPU goes\n"    "  --rotate=SECONDS   every SECONDS close the profile as a complete one of\n"
     "                     that interval and go on in FILE.s1, FILE.s2, ...\n"
     "                     (a child: FILE.PID.s1, ...); 'nytp top FILE*' adds them\n"
     "  --children         run COMMAND as it is and profile every perl it starts\n"
@@ -82,7 +87,7 @@ static const char usage[] =
     "its profile yet): after a signal passed on, as long as they run (signals\n"
     "go to them too), else up to 5 seconds.\n";
 
-enum { OPT_NYTPROF = 256, OPT_PERL, OPT_CHILDREN, OPT_SAMPLE, OPT_ROTATE };
+enum { OPT_NYTPROF = 256, OPT_PERL, OPT_CHILDREN, OPT_SAMPLE, OPT_ROTATE, OPT_CPU };
 
 struct run_opts {
     const char *output;
@@ -91,6 +96,7 @@ struct run_opts {
     bool children;
     unsigned long sample_hz;   /* 0: not given */
     bool sample_bare;          /* --sample without =HZ */
+    bool cpu;                  /* --cpu: samples weighed by CPU time */
     const char *rotate;        /* as given, checked */
 };
 
@@ -102,6 +108,7 @@ static void on_opt(int opt, const char *arg, void *ctx)
     case OPT_NYTPROF: o->nytprof = arg; break;
     case OPT_PERL: o->perl = arg; break;
     case OPT_CHILDREN: o->children = true; break;
+    case OPT_CPU: o->cpu = true; break;
     case OPT_SAMPLE: {
         char *end;
         o->sample_hz = arg ? strtoul(arg, &end, 10) : 1000;
@@ -1004,6 +1011,7 @@ int cmd_run(int argc, char **argv)
         {"children", no_argument, NULL, OPT_CHILDREN},
         {"sample", optional_argument, NULL, OPT_SAMPLE},
         {"rotate", required_argument, NULL, OPT_ROTATE},
+        {"cpu", no_argument, NULL, OPT_CPU},
         {NULL, 0, NULL, 0},
     };
     struct run_opts o = {0};
@@ -1019,6 +1027,10 @@ int cmd_run(int argc, char **argv)
     int first = cli_parse(sp.nours, sp.ours, "o:", longopts, usage, on_opt, &o);
     if (first < sp.nours)
         cli_usage_error("unexpected argument '%s'", sp.ours[first]);
+    if (o.cpu && !o.sample_hz)
+        cli_usage_error("--cpu weighs samples by CPU time: give it with --sample (a traced "
+                        "profile on the CPU clock, --nytprof=clock=2, reads it at every "
+                        "statement and call, a system call each)");
     int script = sp.program;
     if (script >= argc && !sp.has_code)
         cli_usage_error("no program to profile");
@@ -1102,7 +1114,8 @@ int cmd_run(int argc, char **argv)
         if (all) {
             int k = snprintf(all, n, "%s", opts);
             if (o.sample_hz)
-                k += snprintf(all + k, n - (size_t)k, "%ssample=%lu", k ? ":" : "", o.sample_hz);
+                k += snprintf(all + k, n - (size_t)k, "%ssample=%lu%s", k ? ":" : "", o.sample_hz,
+                              o.cpu ? ":clock=2" : "");
             if (o.rotate)
                 snprintf(all + k, n - (size_t)k, "%srotate=%s", k ? ":" : "", o.rotate);
         }

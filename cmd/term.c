@@ -59,7 +59,11 @@ size_t term_clean(const char *p, size_t n, bool tabs, char *o, size_t *cols)
                 continue;
             }
         }
-        if (cp == '\t' && tabs) {
+        if (cp == '\\' && !tabs) { /* so that "\\x1B" never reads as an escape */
+            memcpy(o + k, "\\\\", 2);
+            k += 2;
+            c += 2;
+        } else if (cp == '\t' && tabs) {
             size_t to = (c / 8 + 1) * 8;
             while (c < to) {
                 o[k++] = ' ';

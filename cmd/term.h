@@ -10,7 +10,9 @@
  * A name is never printed raw: control bytes (C0, DEL, C1) become "\xHH",
  * bytes that are not UTF-8 are shown as their Latin-1 characters, so a
  * hostile sub name or source line cannot move the cursor or change the
- * terminal's state.  Widths count characters (one column each).
+ * terminal's state; in a name (not in source text) a backslash is
+ * doubled, so that two names never print alike ("f" ESC is "f\x1B", the
+ * name f\x1B is "f\\x1B").  Widths count characters (one column each).
  */
 #ifndef NYTP_TERM_H
 #define NYTP_TERM_H
@@ -37,9 +39,10 @@ void term_sgr(const term *t, nytp_out *out, enum term_sgr what);
 
 /* s (len bytes from the profile) made printable into out (room for
  * 4 * len + 1): valid UTF-8 kept, control bytes "\xHH", other bytes
- * Latin-1; with tabs, a TAB becomes spaces to the next multiple of 8
- * (out then needs 8 * len + 1).  NUL-terminated; returns its length
- * and sets *cols to its width in columns. */
+ * Latin-1; a name or path (!tabs): a backslash doubled; source text
+ * (tabs): a backslash as it is, and a TAB becomes spaces to the next
+ * multiple of 8 (out then needs 8 * len + 1).  NUL-terminated; returns
+ * its length and sets *cols to its width in columns. */
 size_t term_clean(const char *s, size_t len, bool tabs, char *out, size_t *cols);
 
 enum term_align { TERM_LEFT, TERM_RIGHT, TERM_KEEP_END };

@@ -27,8 +27,8 @@ declare -gA _nytp_options=(
     [merge]='--strict --compress=:level -v --verbose -f:profile --file=:profile -o:file --out=:file --output=:file -h --help'
     [calls]='--calls --stable --max-recursion=:number --strict -v --verbose -f:profile --file=:profile -o:file --out=:file --output=:file -h --help'
     [flame]='--svg --calls --title=:text --width=:number --minwidth=:number --inverted --filter=:regex --link-template=:url --stable --max-recursion=:number --strict -f:profile --file=:profile -o:file --out=:file --output=:file -h --help'
-    [run]='-o:file --out=:file --output=:file --nytprof=:options --sample --sample=:number --rotate=:number --children --perl=:file -I:dir -M:module -m:module -e:code -E:code -w -W -X -t -T -h --help'
-    [html]='-f:profile --file=:profile -o:dir --out=:dir --output=:dir -l:dir --lib=:dir -d --delete --open -m --minimal --no-flame --flamewidth=:number --no-mergeevals --dot --max-recursion=:number --base=:profile --normalize --strict -h --help'
+    [run]='-o:file --out=:file --output=:file --nytprof=:options --sample --sample=:number --cpu --rotate=:number --children --perl=:file -I:dir -M:module -m:module -e:code -E:code -w -W -X -t -T -h --help'
+    [html]='-f:profile --file=:profile -o:dir --out=:dir --output=:dir -l:dir --lib=:dir -d --delete --open -m --minimal --no-flame --flamewidth=:number --no-mergeevals --dot --max-recursion=:number --base=:profile --normalize --by=:diffby --strict -h --help'
     [top]='-n:number --count=:number --by=:by --lines --json --strict -f:profile --file=:profile -o:file --out=:file --output=:file -h --help'
     [diff]='--by=:diffby --normalize --sum --strip=:dir --map=:text --alpha=:number -n:number --count=:number --json --svg --title=:text --fail-above=:percent --min-time=:time --strict -f:profile --file=:profile -o:file --out=:file --output=:file -h --help'
 )

@@ -26,6 +26,8 @@
  */
 #include "nytp_prof.h"
 
+#include <sys/random.h>
+
 /* PL_ppaddr[type] = the wrapper's function for type (nytp_prof.h) */
 #define NYTP_INSTALL(wrapper, type) PL_ppaddr[type] = NYTP_PP(wrapper, type);
 
@@ -152,11 +154,29 @@ static SV *cv_named(pTHX_ const char *name)
     return (SV *)cv;
 }
 
+/* A run's mark, for the segments of rotate=SECONDS, by which the reports
+ * tell the segments of one run from another's left under the same names:
+ * random, else the pid and the time to the nanosecond.  Children made by
+ * fork keep it (they are of the same run); a program started by exec gets
+ * its own. */
+static void new_run_id(void)
+{
+    uint64_t v[2] = {0, 0};
+    if (getrandom(v, sizeof v, GRND_NONBLOCK) != (ssize_t)sizeof v) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        v[0] = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+        v[1] = (uint64_t)getpid();
+    }
+    snprintf(S.run_id, sizeof S.run_id, "%016" PRIx64 "%016" PRIx64, v[0], v[1]);
+}
+
 static int init_profiler(pTHX)
 {
     if (S.initialised)
         return 1;
     S.pid = getpid();
+    new_run_id();
 #ifdef MULTIPLICITY
     S.interp = aTHX;
 #endif
@@ -348,7 +368,7 @@ XS_INTERNAL(XS_DB_finish_profile)
     dXSARGS;
     PERL_UNUSED_VAR(items);
     PERL_UNUSED_VAR(cv);
-    finish_profile(aTHX);
+    finish_profile_ex(aTHX_ 1);
     XSRETURN_EMPTY;
 }
 

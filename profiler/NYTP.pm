@@ -136,12 +136,15 @@ profiler, C<-e>, standard input and string evals).  Subs that AutoLoader
 loads from files split out of a module are shown in that module; code
 compiled under C<#line N "... defined at FILE"> (as Class::MOP generates
 it) counts as a string eval run from FILE.  At the end of the run C<@INC>
-is written as the attribute C<inc>, its directories joined with C<:>
+is written as the option C<inc>, its directories joined with C<:>
 (hooks, and directories whose names hold a C<:> or a newline, left out):
 C<nytp diff> makes file names relative to them, so that two checkouts of
 a program compare.  Directories that would make that line longer than
 8,191 bytes are left out too: Devel::NYTProf's reader loses a longer
-line of a compressed file.
+line of a compressed file.  It is an option, not an attribute (as it was
+before), so that Devel::NYTProf::Data's C<normalize_variables(1)>, which
+clears the options, leaves a profile of ours as it leaves one of
+Devel::NYTProf: Devel::NYTProf 6.12's own tests pass under Devel::NYTP.
 
 =back
 
@@ -425,6 +428,20 @@ weighted by the wall time since the previous sample.
   NYTPROF=sample=1000 perl -d:NYTP script.pl
   nytp run --sample script.pl            # the same; --sample=100 for 100 Hz
   nytp top                               # "sampled at 1000 Hz, N samples"
+  nytp run --sample --cpu script.pl      # samples weighed by CPU time
+
+Wall or CPU time.  A sample weighs the time since the previous one on the
+profiler's clock, by default the wall clock: code that waits (C<sleep>,
+C<select>, a database call) is charged its waiting and ranks first, which
+is what a user of the program waits for.  With C<clock=2> (CPU time of
+the process; C<nytp run --sample --cpu> adds it) a sample weighs the CPU
+time used since the previous one, so waiting costs next to nothing and
+the ranking is of where the processor goes: the choice for a hot loop
+hidden behind waits, and for comparing CPU cost between runs.  The clock
+is read once a sample, not at every statement and call as when tracing
+with C<clock=2>.  A sub that waited 0.5 s and one that computed for about
+60 ms of CPU (on a machine at load 9): 505 ms and 135 ms sampled on the
+wall clock, 0.23 ms and 57 ms with C<clock=2>.
 
 The timer is a thread that sleeps to absolute deadlines on
 CLOCK_MONOTONIC and only raises the flag; it sends no signal, so the
@@ -524,13 +541,17 @@ small in a container), and one process would replace the other's file.
   nytp top st.out.*                      # every segment of every process
 
 Each file has everything a reader needs, and nothing it would need from
-an earlier one: the header and attributes (C<segment> N and
-C<rotate_seconds> among them), every file id again, its interval's
+an earlier one: the header and attributes (C<segment> N,
+C<rotate_seconds> and C<run_id> among them), every file id again, its interval's
 statements, sub calls, call arcs and call events, the line ranges of
 all subs, and the source of the files it has data for.  A process killed
 with C<kill -9> loses only the file it was writing (it is cut short:
 readers keep what came before the cut); every file closed before reads
-without a warning.  A new file is written under a hidden name
+without a warning.  A run that ends sooner than an earlier one under the
+same name leaves that run's later files in place: C<run_id>, one for a
+run (the process and the children it forks), tells them apart, and every
+nytp report given files of two runs among segments says so on standard
+error.  A new file is written under a hidden name
 (F<.FILE.sN.PID.partial>, with as much of F<FILE.sN> as fits in the
 longest name the system allows) until its header is out, then renamed,
 so that no F<FILE.sN> is ever empty.  A process killed in that moment
@@ -610,7 +631,9 @@ after the last END block).  Calls still in progress (the subs that called
 it) are left out of that profile, as at any end, and out of the next one
 too: started with C<DB::enable_profile($file)>, it holds only the calls
 made while it was open (Devel::NYTProf puts the calls that were open at
-the finish into the next profile).
+the finish into the next profile).  Called with no other call open (from
+the main program, outside any sub), its own call is counted when it
+returns, in the next profile, as Devel::NYTProf counts it.
 
 =back
 

@@ -110,6 +110,11 @@ int enable_profile(pTHX_ const char *file)
 
 void finish_profile(pTHX)
 {
+    finish_profile_ex(aTHX_ 0);
+}
+
+void finish_profile_ex(pTHX_ int own_call_open)
+{
     int saved_errno = errno;
     if (OTHER_INTERP())
         return;
@@ -132,6 +137,14 @@ void finish_profile(pTHX)
      * holds calls of the request before). */
     for (SSize_t ix = S.frame_ix; ix != -1; ix--)
         FRAME(ix)->counted++;
+    /* ... but for DB::finish_profile called with no other call open that
+     * the profile saw begin (from the main program, outside any sub): its
+     * call, with no open caller whose times would span the closing, is
+     * counted when it returns, in the next profile (the same file begun
+     * again by enable_profile() or a new one), as Devel::NYTProf counts it
+     * (its t/test51-enable.t relies on that). */
+    if (own_call_open && S.frame_ix == 0)
+        FRAME(0)->counted = 0;
     if (HvUSEDKEYS(S.callers_hv))
         hv_clear(S.callers_hv);
     arcs_clear(aTHX);

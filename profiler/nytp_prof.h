@@ -183,6 +183,8 @@ struct profiler {
     char out_name[PATH_MAX + 64]; /* the file being written (with .PID...) */
     char seg_base[PATH_MAX + 64]; /* rotate=: the first segment's name */
     unsigned seg;                /* rotate=: this segment's number (0: the first) */
+    char run_id[40];             /* this run (the process that started the profiler, and
+                                    the children it forks): written in segments */
     int64_t rotate_ticks;        /* rotate=SECONDS in ticks; 0: never */
     int64_t rotate_at;           /* when the segment ends (INT64_MAX: never) */
     unsigned char *fid_used;     /* rotate=: files with data in this segment */
@@ -529,6 +531,7 @@ void leave_event(pTHX_ OP *op, int64_t now);
 bool absolute_name(char *dst, size_t size, const char *name);
 int enable_profile(pTHX_ const char *file);
 void finish_profile(pTHX);
+void finish_profile_ex(pTHX_ int own_call_open); /* from DB::finish_profile */
 #define NYTP_CONTROL_PP(X) X(pp_exit, OP_EXIT) X(pp_exit, OP_EXEC) X(pp_fork, OP_FORK)
 NYTP_CONTROL_PP(NYTP_PP_DECLARE)
 

@@ -274,6 +274,7 @@ static void write_header(pTHX)
         nytp_write_attribute(S.w, "rotate_seconds", buf);
         snprintf(buf, sizeof buf, "%u", S.seg);
         nytp_write_attribute(S.w, "segment", buf);
+        nytp_write_attribute(S.w, "run_id", S.run_id);
     }
     if (S.sample_hz) {
         snprintf(buf, sizeof buf, "%u", S.sample_hz);
@@ -610,8 +611,10 @@ fail:
 /* "inc": @INC at the end of the run, its directories joined with ':' (a
  * hook, or a directory whose name holds a ':' or a newline, left out), so
  * that 'nytp diff' can make file names relative to where code was loaded
- * from and match two checkouts of one program.  The line stays within
- * INC_LINE_MAX bytes (directories that would not fit are left out):
+ * from and match two checkouts of one program.  It is an option, not an
+ * attribute: Devel::NYTProf's tests compare profiles with their options
+ * cleared, and would see an attribute it does not write.  The line stays
+ * within INC_LINE_MAX bytes (directories that would not fit are left out):
  * Devel::NYTProf's reader loses a longer line of a compressed file (it
  * starts with a buffer of 8,192 bytes and reads wrongly into a bigger
  * one). */
@@ -634,7 +637,7 @@ static void write_inc(pTHX)
             sv_catpvs(all, ":");
         sv_catpvn(all, dir, len);
     }
-    nytp_write_attribute(S.w, "inc", SvPV_nolen(all));
+    nytp_write_option(S.w, "inc", SvPV_nolen(all));
 }
 
 void close_output(pTHX)

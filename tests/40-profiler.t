@@ -153,7 +153,29 @@ for my $prog (qw(closures evals-loop modules xsubs-slowops dies)) {
     is $err, '', "$prog: ... without a warning";
 }
 
-# An @INC of over 8 KB: the attribute inc stays within the 8,191 bytes
+# Devel::NYTProf's own tests compare a profile read by Devel::NYTProf::Data
+# after normalize_variables(1) (times zeroed, options cleared) with a dump
+# of what Devel::NYTProf wrote: a profile of ours must have no attribute or
+# option left there that Devel::NYTProf's lacks (the @INC we add is an option).
+{
+    my $script = scratch_script('normalized.pl', "use strict;\nsub f { return \$_[0] * 2 }\nf(\$_) for 1 .. 3;\n");
+    my %keys;
+    for my $which (qw(ours oracle)) {
+        my ($st, $file, $err) = profile($which, 'normalized', $script);
+        is $st, 0, "normalize_variables: $which profiled" or diag $err;
+        my $k = `$^X -MDevel::NYTProf::Data -e '
+            my \$p = Devel::NYTProf::Data->new({filename => shift, quiet => 1});
+            \$p->normalize_variables(1);
+            print "attribute \$_\\n" for keys %{ \$p->attributes };
+            print "option \$_\\n" for keys %{ \$p->options };' $file 2>&1`;
+        $keys{$which} = { map { $_ => 1 } split /\n/, $k };
+    }
+    my @extra = sort grep { !$keys{oracle}{$_} } keys %{ $keys{ours} };
+    ok keys %{ $keys{oracle} } > 5, 'normalize_variables: the oracle\'s profile has its attributes';
+    is "@extra", '', 'normalize_variables(1): our profile has no key that Devel::NYTProf\'s lacks';
+}
+
+# An @INC of over 8 KB: the option inc stays within the 8,191 bytes
 # of a line that Devel::NYTProf's reader can read from a compressed file
 # (it lost a longer one whole), the directories that do not fit left out.
 {
@@ -161,9 +183,9 @@ for my $prog (qw(closures evals-loop modules xsubs-slowops dies)) {
     my $script = scratch_script('long-inc.pl', "BEGIN { unshift \@INC, qw(@dirs) }\nprint qq{ok\\n};\n");
     my ($st, $file, $err) = profile('ours', 'long-inc', $script);
     is $st, 0, 'an @INC of over 8 KB: profiled' or diag $err;
-    my $got = `$^X -MDevel::NYTProf::Data -e 'print Devel::NYTProf::Data->new({filename => shift, quiet => 1})->attributes->{inc} // q{}' $file 2>&1`;
+    my $got = `$^X -MDevel::NYTProf::Data -e 'print Devel::NYTProf::Data->new({filename => shift, quiet => 1})->options->{inc} // q{}' $file 2>&1`;
     ok length($got) > 4000 && length($got) <= 8186 && index($got, $dirs[0]) == 0,
-        'Devel::NYTProf::Data reads its inc attribute, the first directories in it (' . length($got) . ' bytes)';
+        'Devel::NYTProf::Data reads its inc option, the first directories in it (' . length($got) . ' bytes)';
 }
 
 # Subs after a #line of 2**31 or more: perl's %DB::sub has their first
@@ -239,6 +261,7 @@ for my $case (['closures', ''], ['evals-loop', ''], ['modules', ''], ['misc', ''
         for (split /\n/, $out) {
             my @c = split /\t/, $_, -1;
             next if $c[0] =~ /^(?:ATTRIBUTE|COMMENT)$/;
+            next if $c[0] eq 'OPTION' && $c[1] eq 'inc'; # ours only
             next if $c[0] eq 'SUB_INFO' && $c[-1] =~ /^Devel::NYTP/;
             @c[1] = 'T' if $c[0] =~ /^TIME_(?:LINE|BLOCK)$/;
             @c[2, 3] = ('T', 'T') if $c[0] eq 'SUB_RETURN';
@@ -316,6 +339,42 @@ PERL
         my (undef, $d) = run_cmd([$nytp, 'dump', '--tags=SUB_CALLERS', "$dir/piece.$n.out"]);
         my @arcs = map { (split /\t/)[8] } grep { /^SUB_CALLERS/ } split /\n/, $d;
         is "@arcs", 'main::hot', "piece $n: only the call it made (main::hot), none of an earlier piece";
+    }
+}
+
+# Profiles finished from the main program, outside any sub: the call of
+# DB::finish_profile ends after its file is closed and is counted in the
+# next profile, with the caller's line, as Devel::NYTProf counts it (its
+# t/test51-enable.t relies on it), whether the next is a new file or the
+# same one begun again by enable_profile() without a name.
+{
+    my $script = "$dir/toplevel-finish.pl";
+    open my $fh, '>', $script or die;
+    print $fh <<"PERL";
+sub work { 1 }
+DB::enable_profile("\$ENV{OUT}.1"); work(); DB::finish_profile();
+DB::enable_profile("\$ENV{OUT}.2"); work(); work(); DB::finish_profile();
+work();
+DB::enable_profile(); work(); DB::finish_profile();
+DB::enable_profile("\$ENV{OUT}.3"); DB::disable_profile(); work(); DB::enable_profile(); work();
+PERL
+    close $fh;
+    for my $opts ('start=no', 'start=no:use_db_sub=1') {
+        my %arcs;
+        for my $which (qw(oracle ours)) {
+            my $out = "$dir/toplevel-finish.$which";
+            unlink glob("$out.*");
+            profile($which, 'toplevel-finish', $script, $opts, OUT => $out);
+            for my $n (1 .. 3) {
+                my (undef, $d) = run_cmd([$nytp, 'dump', '--tags=SUB_CALLERS', "$out.$n"]);
+                # callee, caller, caller's line, count (arcs with calls)
+                $arcs{$which}[$n] = join ' ', sort map { my @f = split /\t/; "$f[8]<$f[9]:$f[2]x$f[3]" }
+                    grep { /^SUB_CALLERS/ && (split /\t/)[3] } split /\n/, $d;
+            }
+        }
+        for my $n (1 .. 3) {
+            is $arcs{ours}[$n], $arcs{oracle}[$n], "$opts, file $n: the same calls as Devel::NYTProf ($arcs{oracle}[$n])";
+        }
     }
 }
 

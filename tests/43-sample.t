@@ -203,8 +203,41 @@ my ($tst, undef, $terr, $traced) = nytp_profile('shares-traced', $shares, '', 0.
 is $tst, 0, 'shares: traced';
 ($st, $out, $err) = run_cmd([$nytp, 'diff', $traced, $file]);
 is $st, 0, 'diff of a traced against a sampled profile';
-like $err, qr/NEW was sampled and BASE traced/, 'diff: warns that one side was sampled';
+like $err, qr/BASE was traced and NEW sampled: the sampled times are estimates/, 'diff: warns that one side was sampled';
 like $out, qr/^BASE .* statements, \d+ calls$/m, 'diff: the traced side keeps its counts';
+# html ranks by counts only where they are known
+for my $by (qw(statements calls)) {
+    ($st, $out, $err) = run_cmd([$nytp, 'html', "--by=$by", '-o', "$dir/html-by", $file]);
+    is $st, 2, "html --by=$by of a sampled profile: refused (exit 2)";
+    like $err, qr/--by=$by: the profile was sampled \(sample=HZ\), its counts are unknown/, "html --by=$by: says why";
+}
+# no gate across modes: what it would judge is the profiler's own cost
+for my $case ([[$traced, $file], 'BASE was traced and NEW sampled'],
+              [[$file, $traced], 'BASE was sampled and NEW traced'],
+              [[$file, $file, '--', $traced, $file], 'BASE was sampled and NEW sampled and traced']) {
+    my ($args, $says) = @$case;
+    ($st, $out, $err) = run_cmd([$nytp, 'diff', '--fail-above=10', @$args]);
+    is $st, 2, "diff --fail-above, $says: a usage error (exit 2)";
+    like $err, qr/--fail-above: \Q$says\E; .*the change would be the profiling/, "... saying why ($says)";
+    is $out, '', '... and no report';
+}
+($st, $out, $err) = run_cmd([$nytp, 'diff', '--fail-above=10', $file, $file]);
+isnt $st, 2, 'diff --fail-above of two sampled profiles: a gate';
+
+# html --base: a sampled side is said in the index's comparison and on stderr
+for my $case ([$file, $traced, 'BASE', 'this profile traced'], [$traced, $file, 'this profile', 'BASE traced']) {
+    my ($base, $new, $side, $other) = @$case;
+    my $rep = "$dir/html-base-" . ($side =~ tr/ /_/r);
+    ($st, $out, $err) = run_cmd([$nytp, 'html', "--base=$base", '-o', $rep, $new]);
+    is $st, 0, "html --base: $side sampled" or diag $err;
+    my $w = $side eq 'BASE' ? qr/BASE was sampled and the report's profile traced/
+                            : qr/the report's profile was sampled and BASE traced/;
+    like $err, $w, "html --base ($side sampled): warns on stderr";
+    my $index = slurp_file("$rep/index.html") // '';
+    my ($cmp) = $index =~ m{<dt>Compared with(.*?)<dt>Total change}s;
+    like $cmp // '', qr{<dt>Sampled<dd>.*<strong class=warn>\Q$side\E</strong>: sampled at 1000 Hz, $samples samples; counts unknown; \Q$other\E}s,
+        "html --base ($side sampled): the index's comparison says which side was sampled";
+}
 
 # ---- the program behaves as without the profiler -------------------------------
 
@@ -331,6 +364,48 @@ for my $bad ('sample=abc', 'sample=20000', 'sample=-1') {
     ($st, $out, $err) = nytp_profile('bad', $exec, $bad);
     isnt $st, 0, "$bad: an error";
     like $err, qr/option 'sample' wants a rate/, "$bad: says what it wants";
+}
+
+# ---- nytp run --sample --cpu: CPU time, not wall time ----------------------------
+# A sub that waits 0.4 s and one that computes: sampled on the wall clock
+# the waiting ranks first with about its 0.4 s; with --cpu the samples
+# weigh the CPU time used and the wait costs next to nothing.
+{
+    my $prog = "$dir/wait-work.pl";
+    open my $fh, '>', $prog or die $!;
+    print $fh 'sub waiter { select undef, undef, undef, 0.4 }
+sub worker {
+    my $x = 0;
+    for my $i (1 .. 600_000) {
+        $x += $i % 7;
+    }
+    return $x;
+}
+waiter();
+worker();
+';
+    close $fh;
+    my %excl;
+    for my $case (['wall', '--sample'], ['cpu', '--sample', '--cpu']) {
+        my ($name, @opts) = @$case;
+        my $out = "$dir/wait-work-$name.out";
+        my ($st, undef, $err) = run_cmd([$nytp, 'run', @opts, '-o', $out, $prog]);
+        is $st, 0, "run @opts: a waiter and a worker" or diag $err;
+        my ($dst, $dump) = run_cmd([$nytp, 'dump', '--tags=OPTION', $out]);
+        like $dump, $name eq 'cpu' ? qr/^OPTION\tclock\t2$/m : qr/^OPTION\tclock\t1$/m,
+            "run @opts: the clock " . ($name eq 'cpu' ? '2, the CPU time' : '1, wall time');
+        my ($tst, $json) = run_cmd([$nytp, 'top', '--json', '-n', '0', $out]);
+        my $t = eval { decode_json($json) } || {};
+        $excl{$name}{ $_->{name} } = $_->{excl} for @{ $t->{subs} || [] };
+    }
+    my ($ww, $wk) = map { $excl{wall}{$_} // 0 } 'main::CORE:sselect', 'main::worker';
+    my ($cw, $ck) = map { $excl{cpu}{$_} // 0 } 'main::CORE:sselect', 'main::worker';
+    ok $ww >= 0.3, "--sample: the wait has its wall time ($ww s; the worker $wk s)";
+    ok $ck > 0 && $cw < 0.2 * $ck && $cw < 0.05,
+        "--sample --cpu: the wait costs next to nothing against the worker ($cw s, the worker $ck s)";
+    my ($st, undef, $err) = run_cmd([$nytp, 'run', '--cpu', '-o', "$dir/x.out", $prog]);
+    is $st, 2, '--cpu without --sample: a usage error';
+    like $err, qr/--cpu weighs samples by CPU time: give it with --sample/, '... saying why';
 }
 
 done_testing;

@@ -135,6 +135,44 @@ for my $opt ('', 'addpid=1:') {
         }
         ok $busy > 0.45 && $busy < 0.8, "fork $opt: the process's busy time is in its segments ($busy)";
     }
+    my ($tst, undef, $terr) = run_cmd([$nytp, 'top', grep { !m{/\.[^/]*$} } glob "$file*"]);
+    unlike $terr, qr/different runs/, "fork $opt: a report over the parent's and the child's segments: one run";
+}
+
+# A second, shorter run under the same name leaves the first run's later
+# segments in place: a report over all of them warns that they are of two
+# runs (known by the header, whatever the files are called), and says
+# nothing over the files of one run, a forked child's included.
+{
+    my $file = "$dir/tworuns.out";
+    unlink glob "$file*";
+    my $old = scratch_script('old-run.pl', "sub old_work { 1 }\nmy \$e = time + \$ARGV[0]; old_work() while time < \$e;\n");
+    my $new = scratch_script('new-run.pl', "sub new_work { 1 }\nmy \$e = time + \$ARGV[0]; new_work() while time < \$e;\n");
+    local $ENV{NYTPROF} = "rotate=0.1:file=$file";
+    my @perl = ($^X, '-I' . repo() . '/build/perl', '-d:NYTP');
+    my ($st, undef, $err) = run_cmd([@perl, '-MTime::HiRes=time', $old, 0.65]);
+    is $st, 0, 'two runs: the first' or diag $err;
+    sleep 1.1;    # (another second: the runs' basetime differs too)
+    my $t2 = time;
+    ($st, undef, $err) = run_cmd([@perl, '-MTime::HiRes=time', $new, 0.15]);
+    is $st, 0, 'two runs: the second, shorter' or diag $err;
+    delete local $ENV{NYTPROF};
+    my @all = sort grep { -f && !m{/\.[^/]*$} } glob "$file*";
+    my @second = grep { (stat)[9] >= int $t2 } @all;
+    ok @second >= 1 && @all > @second, scalar(@all) . ' files, ' . scalar(@second) . ' of the second run';
+    my ($subs) = top_subs(@all);
+    ok $subs->{'main::old_work'} && $subs->{'main::new_work'}, 'the files hold both runs\' subs';
+    for my $cmd (['top'], ['calls'], ['flame'], ['merge', '-o', "$dir/tworuns-merged.out"],
+                 ['html', '-o', "$dir/tworuns-html"], ['diff', '--sum', $all[0], '--']) {
+        ($st, my $out, $err) = run_cmd([$nytp, @$cmd, @all]);
+        is $st, 0, "$cmd->[0] over both runs' files: runs" or diag $err;
+        like $err, qr/^nytp $cmd->[0]: warning: \S+ \(started [-\d]+ [\d:]+, pid \d+\) and \S+ \(started [-\d]+ [\d:]+, pid \d+\) are of different runs/m,
+            "$cmd->[0]: warns that they are of different runs";
+        ($st, $out, $err) = run_cmd([$nytp, @$cmd, @second]);
+        unlike $err, qr/different runs/, "$cmd->[0] over the second run's files: no warning";
+    }
+    my (undef, $d) = run_cmd([$nytp, 'dump', $second[0]]);
+    like $d, qr/^ATTRIBUTE\trun_id\t[0-9a-f]{32}$/m, 'a segment names its run (run_id)';
 }
 
 # addtimestamp: FILE.TIME, then FILE.TIME.s1, ...

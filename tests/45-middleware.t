@@ -124,6 +124,109 @@ for my $f (@files) {
     }
 }
 
+# 1b. Requests in flight together, as an event-loop server runs them: the
+# application answers later (a delayed response, a streamed one) from
+# callbacks that a loop (here a queue run by hand) calls in turn, those
+# of A and of B interleaved.  No profile may hold both requests' work.
+my $ovl = "$dir/overlap";
+mkdir $ovl;
+$prog = script('overlap.pl', <<"PERL");
+use strict;
+use warnings;
+use Plack::Builder;
+my \@loop;    # the event loop: callbacks to run, in turn
+sub a_start { 1 } sub a_work { 1 } sub a_part { "a\\n" }
+sub b_start { 1 } sub b_work { 1 } sub b_part { "b\\n" }
+sub c_start { 1 } sub d_start { 1 } sub e_start { 1 }
+my \$app = builder {
+    enable 'NYTP', header => 'X-NYTP-Profile', dir => '$ovl';
+    sub {
+        my \$env = shift;
+        my (\$r) = \$env->{PATH_INFO} =~ m{/(\\w)};
+        no strict 'refs';
+        &{"\${r}_start"}();
+        return [200, [], ["\$r done"]] if \$r eq 'c' || \$r eq 'e';
+        return sub { } if \$r eq 'd';    # never answers
+        if (\$env->{PATH_INFO} =~ /delayed/) {
+            return sub {
+                my \$respond = shift;
+                push \@loop, sub { &{"\${r}_work"}(); \$respond->([200, [], ["\$r delayed"]]) };
+            };
+        }
+        return sub {
+            my \$w = shift->([200, []]);
+            my \$n = 0;
+            my \$step;
+            \$step = sub {    # one part a turn, then the next turn queued
+                return \$w->close, undef \$step if \$n++ == 3;
+                \$w->write(&{"\${r}_part"}());
+                &{"\${r}_work"}();
+                push \@loop, \$step;
+            };
+            push \@loop, \$step;
+        };
+    };
+};
+my \@got;
+my \$nest = 0;
+sub request {
+    my (\$path, \$header) = \@_;
+    my \$env = { REQUEST_METHOD => 'GET', PATH_INFO => \$path, SCRIPT_NAME => '',
+        'psgi.nonblocking' => 1, 'psgi.streaming' => 1 };
+    \$env->{HTTP_X_NYTP_PROFILE} = 1 if \$header // 1;
+    my \$res = \$app->(\$env);
+    my \$respond = sub {
+        my \$r = shift;
+        return push \@got, \@{ \$r->[2] } if \$r->[2];
+        # (the first write of the stream round serves a request, one not
+        # to be profiled, inside it, as a server running its loop there)
+        return Plack::Util::inline_object(write => sub { push \@got, \@_; request('/e/nested', 0) if \$nest-- == 1 },
+            close => sub { push \@got, 'closed' });
+    };
+    ref \$res eq 'CODE' ? \$res->(\$respond) : \$respond->(\$res);
+}
+for my \$round ('delayed', 'stream') {
+    \$nest = 1 if \$round eq 'stream';
+    request("/a/\$round");
+    request("/b/\$round");
+    request('/c/while');    # a whole response while A and B wait
+    (shift \@loop)->() while \@loop;
+}
+request('/c/after');
+request('/d/dropped');
+request('/c/after');
+print join(',', map { s/\\n//r } \@got), "\\n";
+PERL
+{
+    local $ENV{NYTPROF} = 'start=no';
+    my ($st, $stdout, $err) = run_cmd([$^X, "-I$inc", '-d:NYTP', $prog]);
+    is $st, 0, 'requests in flight together: exit 0' or diag $err;
+    is $stdout, "c done,a delayed,b delayed,c done,a,e done,b,a,b,a,b,closed,closed,c done,c done\n",
+        '... every response served whole';
+    opendir my $od, $ovl or die;
+    my @of = sort grep { !/^\./ } readdir $od;
+    closedir $od;
+    my %who;    # request => the profiles with its subs in them
+    for my $f (@of) {
+        my ($ok, $calls, $err2) = read_profile("$ovl/$f");
+        ok $ok, "$f: a complete profile" or diag $err2;
+        my @in = sort grep { my $r = $_; grep { $calls->{"${r}_$_"} } qw(start work part) } qw(a b c d e);
+        is scalar @in, 1, "$f: the work of one request only (" . join(' ', @in) . ')';
+        push @{ $who{$_} }, $f for @in;
+    }
+    for my $round ('delayed', 'stream') {
+        my ($a) = grep { /^GET-a_$round-/ } @of;
+        ok $a, "$round: the first request in flight (A) has a profile";
+        next unless $a;
+        my ($ok, $calls) = read_profile("$ovl/$a");
+        is $calls->{a_start} // 0, 1, "$round: A's profile has its start (in the application call)";
+    }
+    ok !(grep { /^GET-(?:b|c_while|e)/ } @of), 'requests that came while A was in flight: served unprofiled';
+    is scalar(grep { /^GET-c_after-/ } @of), 2,
+        'once A is complete, or its responder dropped unused, the next request is profiled';
+    ok +(grep { /^GET-d_dropped-/ } @of), '... the dropped one has its profile (read above)';
+}
+
 # 2. What it refuses, and where it stands aside
 {
     my $p = script('opts.pl', <<'PERL');

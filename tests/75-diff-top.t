@@ -472,6 +472,27 @@ EOF
     like $svg, qr/we&lt;ir&amp;d&quot;\\x1B\[31m\.pl/, 'tricky SVG: the name escaped';
 }
 
+# Escaping is one-to-one: a sub named "f" ESC and one named f\x1B (a
+# backslash, then "x1B") never print alike, in any report that escapes
+# names (top, diff, flame --svg); a backslash in a name is doubled.
+{
+    my $p = fresh_profile('backslash', <<'PERL');
+use Sub::Util ();
+my $esc = Sub::Util::set_subname("main::f\e", sub { 1 });
+my $text = Sub::Util::set_subname("main::f\\x1B", sub { 1 });
+my $end = Sub::Util::set_subname("main::g\\", sub { 1 });
+$esc->() for 1 .. 2; $text->() for 1 .. 3; $end->();
+PERL
+    for my $args (['top'], ['diff', $p], ['flame', '--svg', '--minwidth=0']) {
+        my ($st, $out, $err) = run_cmd([$nytp, @$args, $p]);
+        ok $st == 0 || $st == 3, "@$args: ran" or diag $err;
+        $out =~ s/^.*set_subname.*\n//mg;    # source lines, not names
+        my %f = map { $_ => 1 } $out =~ /(main::f[^\s<(]*)/g;
+        is scalar(keys %f), 2, "@$args: f ESC and f\\x1B read differently (" . join(' ', sort keys %f) . ')';
+        like $out, qr/main::g\\\\(?:[\s<(]|\z)/m, "@$args: a backslash at the end of a name, doubled";
+    }
+}
+
 # ---- errors and usage ------------------------------------------------------------------
 
 for my $u (['diff'], ['diff', $base], ['diff', $base, $new, $new], ['diff', '--', $base],

@@ -120,9 +120,27 @@ sub one_sided {
 
 my ($pa, $pb) = (profile($ws{a}), profile($ws{b}));
 {
-    my ($st, $out) = run_cmd([$nytp, 'dump', '--tags=ATTRIBUTE', $pa]);
-    like $out, qr/^ATTRIBUTE\tinc\t\Q$ws{a}\E\/lib(?::|$)/m,
-        'Devel::NYTP writes @INC as the attribute inc, the checkout\'s lib first';
+    my ($st, $out) = run_cmd([$nytp, 'dump', '--tags=OPTION,ATTRIBUTE', $pa]);
+    like $out, qr/^OPTION\tinc\t\Q$ws{a}\E\/lib(?::|$)/m,
+        'Devel::NYTP writes @INC as the option inc, the checkout\'s lib first';
+    unlike $out, qr/^ATTRIBUTE\tinc\t/m, '... and not as an attribute';
+
+    # profiles written before have it as an attribute: still read.  Without
+    # compression the line is in the file as it is; its tag is turned from
+    # OPTION ('!') into ATTRIBUTE (':'), nothing else moves.
+    my $old = profile($ws{a}, 'compress=0');
+    my $bytes = do { local (@ARGV, $/) = ($old); <> };
+    my $n = $bytes =~ s/!inc=\Q$ws{a}\E/:inc=$ws{a}/;
+    open my $fh, '>', $old or die $!;
+    print {$fh} $bytes;
+    close $fh;
+    ($st, $out) = run_cmd([$nytp, 'dump', '--tags=OPTION,ATTRIBUTE', $old]);
+    ok $n && $out =~ /^ATTRIBUTE\tinc\t\Q$ws{a}\E\/lib/m && $out !~ /^OPTION\tinc/m,
+        'a profile with inc as an attribute, as written before';
+    my $od = decode_ok(scalar run_ok(['diff', '--json', '-n', '0', $old, $pb], 'the attribute inc'), 'attribute inc');
+    is_deeply [one_sided($od)], [], 'inc as an attribute: two checkouts match, no added or removed row';
+    my %ofiles = map { $_ => 1 } names_of($od, 'files');
+    ok $ofiles{'M.pm'} && $ofiles{'M/Work.pm'}, 'inc as an attribute: files named relative to @INC';
 
     my $d = decode_ok(scalar run_ok(['diff', '--json', '-n', '0', $pa, $pb], 'two checkouts'), 'checkouts');
     is_deeply [one_sided($d)], [], 'two checkouts: no added or removed row';
@@ -287,6 +305,62 @@ for (1 .. 3) {
     like $svg, qr/<title>M::Work::tuned\n[^<]*; \+\S+ \(\+\d+(?:\.\d)?%\) against \S+ in BASE<\/title>/,
         'the slower sub\'s frame says its change';
     ok !defined xml_problem($svg), 'the differential flame graph is well-formed';
+
+    # the differential flame graph with 3 runs a side: a frame is coloured
+    # only when its sub's change is significant, the rest drawn neutral
+    my $frames = sub {
+        my ($s) = @_;
+        my @f;
+        while ($s =~ m{<g class="f" data-d="(\d+)"><title>([^\n]*)\n([^<]*)</title><rect [^>]*fill="rgb\((\d+,\d+,\d+)\)"}g) {
+            push @f, {depth => $1, name => $2, note => $3, grey => $4 eq '235,235,235'} if $1 > 0;
+        }
+        return @f;
+    };
+    my ($tuned_frame) = grep { $_->{name} eq 'M::Work::tuned' } $frames->($svg);
+    ok $tuned_frame && !$tuned_frame->{grey}, 'html --base flame graph: the slower sub\'s frame is coloured';
+    my @slow_frames = $frames->(scalar run_ok(['diff', '--svg', @base, '--', @slow], 'diff --svg, 3 runs a side'));
+    ($tuned_frame) = grep { $_->{name} eq 'M::Work::tuned' } @slow_frames;
+    ok $tuned_frame && !$tuned_frame->{grey} && $tuned_frame->{note} !~ /not significant/,
+        'diff --svg, 3+3 runs: the slower sub\'s frame is coloured';
+    my @same_frames = $frames->(scalar run_ok(['diff', '--svg', @base, '--', @same], 'diff --svg, the same program'));
+    my $grey = grep { $_->{grey} } @same_frames;
+    ok @same_frames >= 10 && $grey > 0.8 * @same_frames,
+        "diff --svg, the same program 3+3 runs: frames neutral ($grey of " . scalar(@same_frames) . ')';
+    ok grep({ $_->{note} =~ /; not significant \(p=[\d.e-]+\)$/ } @same_frames), '... saying not significant, with p';
+    my ($one) = run_ok(['diff', '--svg', $base[0], $same[0]], 'diff --svg, one run a side');
+    unlike $one, qr/not significant|not tested/, 'one run a side: no test, every frame coloured as before';
+
+    # the columns of the report's own runs are their sums, and say so
+    like $subs // '', qr{^<thead><tr><th[^>]*>Calls<br><span class=note>sum of 3 runs</span>},
+        'several runs: Calls is labelled as the sum of the 3 runs';
+    like $index, qr{the other columns are this profile's 3 runs added up}, '... and the note says so';
+
+    # --by=statements: ranked and compared by what the count gate judged
+    $rep = "$dir/report-stmts";
+    run_ok(['html', '--by=statements', (map { "--base=$_" } @base), '-o', $rep, @slow],
+        'html --by=statements --base, 3 runs a side');
+    $index = slurp_file("$rep/index.html");
+    ($subs) = $index =~ m{<table class="sort subs" id=topsubs>(.*?)</table>}s;
+    my ($first) = ($subs // '') =~ m{<tbody>\n(<tr>[^\n]*)};
+    like $first // '', qr{M::Work::tuned</a><td class=cmp data-v=40080>40080<td class=cmp data-v=120080>120080<td class="cmp slower" data-v=199\.6\d*>\+199\.6%<td class=cmp data-v=0>0$},
+        '--by=statements --base: the sub whose statements grew is first, its medians and change exact'
+        or diag $subs // $index;
+    like $subs // '', qr{title="statements executed in BASE \(median of the runs\)">Before}, '... the columns say what they compare';
+    like $first // '', qr{<td>360240<td class=name>}, '... its statements summed over the 3 runs, beside them';
+    like $subs // '', qr{>Statements<br><span class=note>sum of 3 runs</span>}, '... and labelled so';
+    like $index, qr{<dt>Total change<dd>\d+ \S+ \d+ \(\+[\d.]+%, p=0\) <span class=note>statements executed</span>},
+        '--by=statements: the total change is of statements';
+    ($file) = $index =~ m{href="(f\d+-[^"]*M-Work-pm\.html)"};
+    like slurp_file("$rep/" . ($file // 'none')), qr{<tr id=L5><td>5<td>[^\n]*<td class=cmp data-v=40080>40080<td class=cmp data-v=120080>120080<td class="cmp slower" data-v=199\.6\d*>\+199\.6%},
+        '--by=statements: the line view compares the line\'s statements';
+    $rep = "$dir/report-stmts-alone";
+    run_ok(['html', '--by=statements', '-o', $rep, $slow[0]], 'html --by=statements, no base');
+    ($subs) = slurp_file("$rep/index.html") =~ m{<table class="sort subs" id=topsubs>(.*?)</table>}s;
+    ($first) = ($subs // '') =~ m{<tbody>\n(<tr>[^\n]*)};
+    like $first // '', qr{<td>120080<td class=name><a [^>]*>M::Work::tuned</a>$}, 'html --by=statements alone: ranked by statements';
+    unlike $subs // '', qr{sum of}, '... one run: no sums labelled';
+    my ($bst, undef, $berr) = run_cmd([$nytp, 'html', '--by=bytes', '-o', "$dir/report-x", $pa]);
+    is $bst, 2, 'html --by=bytes: usage error';
 
     # one run a side, two checkouts: everything matched, no significance
     $rep = "$dir/report-one";

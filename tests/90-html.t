@@ -1051,4 +1051,35 @@ SKIP: {
     is $shown, $want, "filter: 'CORE:' leaves the $want subs with it in their name";
 }
 
+# ---- several processes in one report ----------------------------------------------------
+# a program that forks two children, all three waiting 0.3 s at once: the
+# wall time adds up to about 0.9 s; the run took about 0.3 s, and the
+# header says both
+{
+    my $prog = "$dir/forks.pl";
+    open my $fh, '>', $prog or die $!;
+    print $fh 'sub work { select undef, undef, undef, 0.3 }
+my @k;
+for (1 .. 2) { my $pid = fork // die; if (!$pid) { work(); exit 0 } push @k, $pid }
+work();
+waitpid $_, 0 for @k;
+';
+    close $fh;
+    my $out = "$dir/forks.out";
+    my ($st, undef, $err) = run_cmd([$nytp, 'run', '-o', $out, $prog]);
+    my @files = glob("$out*");
+    is scalar @files, 3, 'forks: three profiles' or diag $err;
+    ($st, undef, $err) = run_cmd([$nytp, 'html', '-o', "$dir/forks", @files]);
+    is $st, 0, 'forks: one report of the three' or diag $err;
+    my $index = slurp_file("$dir/forks/index.html") // '';
+    my ($sum, $span) = $index =~ m{<dt>Wall time<dd>(\S+) summed over 3 processes; (\S+) from the first one's start to the last one's end<dt>};
+    ok defined $span, 'forks: the wall time is said to be summed over the 3 processes, with the span of the run'
+        or diag $index =~ m{(<dt>Wall time.{0,200})}s;
+    my %unit = (s => 1, ms => 1e-3, "\xC2\xB5s" => 1e-6);
+    my ($sv, $pv) = map { /^([\d.]+)(\D+)$/ ? $1 * ($unit{$2} // 0) : 0 } $sum // '', $span // '';
+    ok $sv >= 0.85 && $pv >= 0.29 && $pv < 0.75 * $sv, "forks: summed $sv s, the span $pv s, shorter";
+    ($st) = run_cmd([$nytp, 'html', '-o', "$dir/forks1", $files[0]]);
+    unlike slurp_file("$dir/forks1/index.html") // '', qr/summed over/, 'one process: no sum said';
+}
+
 done_testing;

@@ -62,6 +62,9 @@
  *                   160 KiB boundaries of Devel::NYTProf's inflating
  *   empty-fids N    x.pl with a statement, then N more files
  *                   (/nonexistent/e1.pm ...) declared with nothing in them
+ *   paths N         the files named in the file NAME, one a line, each
+ *                   declared (ids 1, 2, ...) with a statement of N ticks
+ *                   on its line 1
  *   aliases N       the file NAME declared three times: as NAME, with "/./"
  *                   before its last component, with that '/' doubled;
  *                   statements of N ticks on line 1 of the first and third,
@@ -461,6 +464,24 @@ int main(int argc, char **argv)
         check(nytp_write_time_line(w, (int32_t)n, 3, 1));
         check(nytp_write_sub_info(w, 2, 2, 2, f));
         check(nytp_write_sub_callers(w, 3, 1, 1, 1e-6, 1e-6, 0, 0, f, nytp_cstr("main::RUNTIME", false)));
+    } else if (strcmp(kind, "paths") == 0) {
+        FILE *in = argc == 5 ? fopen(argv[4], "r") : NULL;
+        if (!in) {
+            fprintf(stderr, "gen-profile: paths: cannot read the list NAME\n");
+            return 1;
+        }
+        char *line = NULL;
+        size_t cap = 0;
+        ssize_t len;
+        uint32_t fid = 0;
+        while ((len = getline(&line, &cap, in)) > 0) {
+            if (line[len - 1] == '\n')
+                line[--len] = 0;
+            file(++fid, 0, 0, line);
+            check(nytp_write_time_line(w, (uint32_t)n, fid, 1));
+        }
+        free(line);
+        fclose(in);
     } else if (strcmp(kind, "block-lines") == 0) {
         file(1, 0, 0, "x.pl");
         check(nytp_write_time_block(w, 10, 1, 1, 1, 1));

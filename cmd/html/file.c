@@ -199,9 +199,15 @@ static void sub_change(const html_report *r, hw *w, uint32_t sid)
         hw_s(w, "not in BASE)</span>");
         return;
     }
-    hw_dur(w, row->centre[0][CMP_TIME]);
-    hw_s(w, " exclusive in BASE, ");
-    html_change_words(r, w, row, CMP_TIME);
+    enum cmp_q q = html_q(r);
+    if (q == CMP_TIME) {
+        hw_dur(w, row->centre[0][q]);
+        hw_s(w, " exclusive in BASE, ");
+    } else {
+        hw_nv(w, row->centre[0][q]);
+        hw_s(w, q == CMP_STMTS ? " statements in BASE, " : " calls in BASE, ");
+    }
+    html_change_words(r, w, row, q);
     hw_s(w, ")</span>");
 }
 
@@ -709,7 +715,7 @@ int html_write_file(html_report *r, uint32_t fid, enum html_view view)
              "<th class=n title=\"time per statement\">Avg<th class=n title=\"calls made on the line\">Calls"
              "<th class=n title=\"time in the subs those calls made\">In subs");
     if (extra)
-        html_change_heads(r, &w, "the line's statement time");
+        html_change_heads(r, &w, html_q_words(r, "the line's statement time"));
     hw_s(&w, "<th class=\"code nosort\">Code</thead>\n<tbody>\n");
     uint32_t si = 0, ci = 0, ei = 0;
     /* subs with no line here (xsubs, opcodes) go last */
@@ -818,7 +824,7 @@ int html_write_file(html_report *r, uint32_t fid, enum html_view view)
         } else
             hw_s(&w, "<td><td>");
         if (extra)
-            html_change_cells(r, &w, st || ncalls ? html_cmp_line(r, fid, line) : NULL, CMP_TIME);
+            html_change_cells(r, &w, st || ncalls ? html_cmp_line(r, fid, line) : NULL, html_q(r));
         hw_s(&w, "<td>");
         if (has_src) {
             uint32_t n = text ? text->len : src[line].len;

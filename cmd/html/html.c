@@ -21,7 +21,7 @@
 
 static const char usage[] =
     "usage: nytp html [-o DIR] [-f FILE] [-d] [--open] [--minimal] [--no-flame] [--dot] [--strict]\n"
-    "                 [--base=BASE]... [FILE...]\n"
+    "                 [--base=BASE]... [--by=WHAT] [FILE...]\n"
     "\n"
     "Write a static HTML report of an NYTProf profile into DIR (default\n"
     "./nytprof/): index.html with what ran, a flame graph, the top subroutines,\n"
@@ -64,6 +64,9 @@ static const char usage[] =
     "                     base; files are matched across checkouts as by diff)\n"
     "      --normalize    with --base: scale every run by how fast it ran against\n"
     "                     BASE as a whole (as 'nytp diff --normalize')\n"
+    "      --by=WHAT      rank subs by, and with --base compare, 'time' (the\n"
+    "                     default), 'statements' executed or 'calls' (as\n"
+    "                     'nytp diff --by')\n"
     "      --strict       a truncated profile is an error (exit 1)\n"
     "  -h, --help         this help\n"
     "\n"
@@ -72,6 +75,7 @@ static const char usage[] =
 struct html_opts {
     const char *out;
     bool open, minimal, no_flame, strict, no_merge, dot, del, normalize;
+    enum cmp_measure by;
     unsigned flamewidth;
     uint32_t max_recursion;
     const char **files;       /* -f */
@@ -82,7 +86,7 @@ struct html_opts {
 };
 
 enum { OPT_OPEN = 256, OPT_NO_FLAME, OPT_STRICT, OPT_FLAMEWIDTH, OPT_NO_MERGE, OPT_DOT, OPT_MAX_RECURSION,
-       OPT_BASE, OPT_NORMALIZE };
+       OPT_BASE, OPT_NORMALIZE, OPT_BY };
 
 static void on_opt(int opt, const char *arg, void *ctx)
 {
@@ -117,6 +121,16 @@ static void on_opt(int opt, const char *arg, void *ctx)
         break;
     }
     case OPT_NORMALIZE: o->normalize = true; break;
+    case OPT_BY:
+        if (strcmp(arg, "time") == 0 || strcmp(arg, "excl") == 0)
+            o->by = CMP_BY_TIME;
+        else if (strcmp(arg, "statements") == 0 || strcmp(arg, "stmts") == 0)
+            o->by = CMP_BY_STATEMENTS;
+        else if (strcmp(arg, "calls") == 0)
+            o->by = CMP_BY_CALLS;
+        else
+            cli_usage_error("--by takes time, statements or calls, not '%s'", arg);
+        break;
     case 'd': o->del = true; break;
     case 'm': o->minimal = true; break;
     case OPT_OPEN: o->open = true; break;
@@ -176,8 +190,14 @@ static char *page_name(uint32_t fid, const char *shown)
 
 static int cmp_excl(const void *a, const void *b, void *ctx)
 {
-    const nytp_profile *p = ctx;
-    const nytp_sub *x = &p->subs[*(const uint32_t *)a], *y = &p->subs[*(const uint32_t *)b];
+    const html_report *r = ctx;
+    const nytp_profile *p = r->p;
+    uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
+    const nytp_sub *x = &p->subs[i], *y = &p->subs[j];
+    if (r->sub_stmts && r->sub_stmts[i] != r->sub_stmts[j])
+        return r->sub_stmts[i] > r->sub_stmts[j] ? -1 : 1;
+    if (r->by == CMP_BY_CALLS && x->calls != y->calls)
+        return x->calls > y->calls ? -1 : 1;
     if (x->excl != y->excl)
         return x->excl > y->excl ? -1 : 1;
     if (x->incl != y->incl)
@@ -294,7 +314,12 @@ static int report_init(html_report *r, const nytp_profile *p)
         }
     }
     free(seen);
-    qsort_r(r->by_excl, p->n_subs, sizeof *r->by_excl, cmp_excl, (void *)p);
+    if (r->by == CMP_BY_STATEMENTS) {
+        r->sub_stmts = calloc((size_t)p->n_subs + 1, sizeof *r->sub_stmts);
+        if (!r->sub_stmts || !cmp_sub_statements(p, r->sub_stmts))
+            return NYTP_E_NOMEM;
+    }
+    qsort_r(r->by_excl, p->n_subs, sizeof *r->by_excl, cmp_excl, r);
     if (html_edges_build(r) < 0)
         return NYTP_E_NOMEM;
     const char *overhead = nytp_profile_attr(p, "cumulative_overhead_ticks");
@@ -324,6 +349,7 @@ static void report_free(html_report *r)
     free(r->sub_shown);
     free(r->sub_files);
     free(r->by_excl);
+    free(r->sub_stmts);
     free(r->edges);
 }
 
@@ -397,7 +423,7 @@ static int write_flame(html_report *r, const nytp_calltree *t)
         const comparison *C = &r->cmp->C;
         flame_diff_opts fdo = {.tree = {r->cmp->base_tree, t}, .paths = C->paths,
                                .runs = {C->s[0].n, r->p->n_inputs ? r->p->n_inputs : 1},
-                               .normalized = C->o.normalize};
+                               .normalized = C->o.normalize, .cmp = C, .alpha = 0.05};
         double f[64];
         uint32_t nf = C->s[1].n < 64 ? C->s[1].n : 64;
         memcpy(f, C->s[1].scale, nf * sizeof *f);
@@ -646,6 +672,16 @@ static void runs_free(runs *k)
     free(k->v);
 }
 
+/* Side k (0: BASE) has a sampled run: its times are estimates, its counts
+ * unknown; the index says so, with the first such run's rate. */
+static void note_sampled(html_compare *hc, int k, const nytp_profile *run)
+{
+    if (!run->counts_unknown || hc->sampled[k])
+        return;
+    hc->sampled[k] = true;
+    cli_sampled_note(run, hc->sampled_note[k], sizeof hc->sampled_note[k]);
+}
+
 /* Load the base runs (with their call tree when the report has a flame
  * graph), take the report's inputs as the other side's runs (p itself
  * when it is one input, else each input loaded again), and compare.
@@ -655,7 +691,7 @@ static int load_base(const struct html_opts *o, int nin, char **inputs, nytp_pro
 {
     hc->base = (char **)o->bases;
     hc->n_base = cli_unique_inputs(o->n_bases, hc->base);
-    cmp_init(&hc->C, &(cmp_opts){.by = CMP_BY_TIME, .normalize = o->normalize});
+    cmp_init(&hc->C, &(cmp_opts){.by = o->by, .normalize = o->normalize});
     base_feed bf = {0};
     nytp_error e = {0};
     if (tree && nytp_calltree_new(&bf.t, &e) < 0) {
@@ -669,6 +705,7 @@ static int load_base(const struct html_opts *o, int nin, char **inputs, nytp_pro
                                : cli_load_profile(1, hc->base + i, o->strict, &rc);
         if (!b)
             return rc;
+        note_sampled(hc, 0, b);
         if (keep_run(own, b) < 0 || cmp_add_run(&hc->C, 0, b) < 0) {
             cli_error("out of memory");
             return EXIT_BAD_INPUT;
@@ -689,6 +726,7 @@ static int load_base(const struct html_opts *o, int nin, char **inputs, nytp_pro
             }
     }
     if (nin <= 1) {
+        note_sampled(hc, 1, p);
         if (cmp_add_run(&hc->C, 1, p) < 0) {
             cli_error("out of memory");
             return EXIT_BAD_INPUT;
@@ -699,6 +737,7 @@ static int load_base(const struct html_opts *o, int nin, char **inputs, nytp_pro
             nytp_profile *n = cli_load_profile(1, inputs + i, o->strict, &rc);
             if (!n)
                 return rc;
+            note_sampled(hc, 1, n);
             if (keep_run(own, n) < 0 || cmp_add_run(&hc->C, 1, n) < 0) {
                 cli_error("out of memory");
                 return EXIT_BAD_INPUT;
@@ -805,6 +844,11 @@ static int make_report(const struct html_opts *o, int nin, char **inputs, const 
     if (o->n_bases) {
         cli_progress_phase(&pg, "loading the base", NULL, NULL, NULL);
         rc = load_base(o, nin, inputs, p, feed.t != NULL, &hc, &own);
+        if (rc == EXIT_OK && hc.sampled[0] != hc.sampled[1])
+            cli_warn("%s was sampled and %s traced: the sampled times are estimates, and xsubs "
+                     "have none of their own there (their callers have it)",
+                     hc.sampled[0] ? "BASE" : "the report's profile",
+                     hc.sampled[0] ? "the report's profile" : "BASE");
         if (rc != EXIT_OK) {
             cli_progress_end(&pg);
             compare_free(&hc);
@@ -815,6 +859,11 @@ static int make_report(const struct html_opts *o, int nin, char **inputs, const 
             return rc;
         }
     }
+    if (o->by != CMP_BY_TIME && (p->counts_unknown || hc.sampled[0]))
+        cli_usage_error("--by=%s: %s was sampled (sample=HZ), its counts are unknown; rank by "
+                        "time, or profile without sampling",
+                        o->by == CMP_BY_CALLS ? "calls" : "statements",
+                        p->counts_unknown ? "the profile" : "BASE");
     if (cli_fold_aliases(p) < 0 || (!o->no_merge && nytp_profile_collapse_evals(p) < 0) ||
         (o->n_bases && compare_lookups(&hc, p) < 0)) {
         cli_progress_end(&pg);
@@ -836,6 +885,7 @@ static int make_report(const struct html_opts *o, int nin, char **inputs, const 
     r.flame_sites = flame_sites;
     r.flamewidth = o->flamewidth;
     r.dot = o->dot;
+    r.by = o->by;
     r.durations = feed.durations;
     const char *xs = nytp_profile_attr(p, "xs_version");
     r.source = xs && strncmp(xs, "DProf", 5) == 0 && (!xs[5] || xs[5] == ' ') ? SOURCE_DPROF
@@ -892,6 +942,7 @@ int cmd_html(int argc, char **argv)
         {"max-recursion", required_argument, NULL, OPT_MAX_RECURSION},
         {"base", required_argument, NULL, OPT_BASE},
         {"normalize", no_argument, NULL, OPT_NORMALIZE},
+        {"by", required_argument, NULL, OPT_BY},
         {NULL, 0, NULL, 0},
     };
     struct html_opts o = {0};

@@ -97,6 +97,8 @@ typedef struct html_compare {
     int n_base;
     nytp_calltree *base_tree; /* their call trees added up, for the differential
                                  flame graph; NULL: no flame graph */
+    bool sampled[2];          /* BASE, this profile: a run of that side was sampled */
+    char sampled_note[2][160]; /* cli_sampled_note of the first such run */
 } html_compare;
 
 typedef struct html_report {
@@ -120,7 +122,10 @@ typedef struct html_report {
     } *eval_subs;
     uint32_t *sub_files;      /* by sub: distinct files it is called from */
     char **sub_shown;         /* by sub: name with @INC paths shortened, NULL: as is */
-    uint32_t *by_excl;        /* sub ids, exclusive time descending */
+    uint32_t *by_excl;        /* sub ids, by the measure (--by) descending: exclusive
+                                 time, statements or calls */
+    enum cmp_measure by;      /* --by: what the subs are ranked and compared by */
+    double *sub_stmts;        /* by sub, with --by=statements: statements on its lines */
     double active;            /* profiler active seconds */
     double excl_total, excl_max; /* exclusive time of all subs, of the top one */
     uint32_t n_source_files, n_evals;
@@ -191,8 +196,15 @@ const cmp_row *html_cmp_sub(const html_report *r, uint32_t sid);
 const cmp_row *html_cmp_file(const html_report *r, uint32_t fid);
 const cmp_row *html_cmp_line(const html_report *r, uint32_t fid, uint32_t line);
 void html_change_heads(const html_report *r, hw *w, const char *what);
+/* The quantity the change columns show (--by): time, statements, calls;
+ * and in words, for a sub and for a line or file. */
+enum cmp_q html_q(const html_report *r);
+const char *html_q_words(const html_report *r, const char *time_words);
 void html_change_cells(const html_report *r, hw *w, const cmp_row *row, enum cmp_q q);
 unsigned html_change_cols(const html_report *r);
+/* Under a heading of a figure summed over the report's runs, with
+ * --base and several: "sum of 3 runs" (the change columns are medians). */
+void html_sum_label(const html_report *r, hw *w);
 /* "1 run", "3 runs". */
 void html_runs(hw *w, uint32_t n);
 /* The change of a row in words: "+12.0%, p=0.003", "~, p=0.41", "new". */

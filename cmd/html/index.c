@@ -69,11 +69,35 @@ static void summary(html_report *r, hw *w)
     char when[96];
     html_time_of_day(t, when, sizeof when);
     hw_esc(w, when, strlen(when));
+    /* Several processes (a program that forks, or several runs): their
+     * times add up, which is not how long anything took; the span from
+     * the first start to the last end is. */
+    uint32_t nproc = p->n_procs;
+    double first = INFINITY, last = -INFINITY;
+    for (uint32_t i = 0; i < p->n_procs; i++) {
+        const nytp_process *pr = &p->procs[i];
+        if (!isfinite(pr->start))
+            continue;
+        first = fmin(first, pr->start);
+        last = fmax(last, pr->ended && isfinite(pr->end) ? pr->end : pr->start);
+    }
     dt(w, "Wall time");
     hw_dur(w, p->profiler_duration);
+    if (nproc > 1) {
+        hw_s(w, " summed over ");
+        hw_u(w, nproc);
+        hw_s(w, " processes");
+        if (last >= first) {
+            hw_s(w, "; ");
+            hw_dur(w, last - first);
+            hw_s(w, " from the first one's start to the last one's end");
+        }
+    }
     dt(w, "Profiler active");
     hw_dur(w, r->active);
-    hw_s(w, " <span class=note>(wall time less the profiler's own overhead)</span>");
+    hw_s(w, nproc > 1 ? " <span class=note>(wall time less the profiler's own overhead, summed over the "
+                        "processes)</span>"
+                      : " <span class=note>(wall time less the profiler's own overhead)</span>");
     char note[160];
     bool sampled = cli_sampled_note(p, note, sizeof note) != NULL;
     if (sampled) {
@@ -155,16 +179,42 @@ static void summary(html_report *r, hw *w)
             hw_s(w, paired == 1 ? " file matched by its path's end" : " files matched by their path's end");
         }
         hw_s(w, ")</span>");
+        if (r->cmp->sampled[0] || r->cmp->sampled[1]) {
+            /* times measured two ways, or both estimated: said where the
+             * comparison is, not only on the profile's own line */
+            dt(w, "Sampled");
+            for (int k = 0; k < 2; k++) {
+                if (!r->cmp->sampled[k])
+                    continue;
+                hw_s(w, "<strong class=warn>");
+                hw_s(w, k ? "this profile" : "BASE");
+                hw_s(w, "</strong>: ");
+                hw_esc(w, r->cmp->sampled_note[k], strlen(r->cmp->sampled_note[k]));
+                hw_s(w, k || !r->cmp->sampled[1] ? "" : "; ");
+            }
+            if (r->cmp->sampled[0] != r->cmp->sampled[1])
+                hw_s(w, r->cmp->sampled[0] ? "; this profile traced" : "; BASE traced");
+            hw_s(w, " <span class=note>(sampled times are estimates, and xsubs have none of "
+                    "their own there: their callers have it)</span>");
+        }
         dt(w, "Total change");
         const cmp_row *tot = &C->total;
-        hw_dur(w, tot->centre[0][CMP_TIME]);
-        hw_s(w, " \xE2\x86\x92 ");
-        hw_dur(w, tot->centre[1][CMP_TIME]);
+        enum cmp_q q = html_q(r);
+        for (int k = 0; k < 2; k++) {
+            if (q == CMP_TIME)
+                hw_dur(w, tot->centre[k][q]);
+            else
+                hw_nv(w, tot->centre[k][q]);
+            if (!k)
+                hw_s(w, " \xE2\x86\x92 ");
+        }
         hw_s(w, " (");
-        html_change_words(r, w, tot, CMP_TIME);
+        html_change_words(r, w, tot, q);
         hw_s(w, ")");
-        hw_s(w, C->total_is_stmts ? " <span class=note>statement time</span>"
-                                  : " <span class=note>time in subs</span>");
+        hw_s(w, q != CMP_TIME         ? (q == CMP_STMTS ? " <span class=note>statements executed</span>"
+                                                        : " <span class=note>calls</span>")
+                : C->total_is_stmts ? " <span class=note>statement time</span>"
+                                    : " <span class=note>time in subs</span>");
     }
     dt(w, "Complete");
     hw_s(w, p->complete ? "yes"
@@ -241,13 +291,15 @@ int html_write_index(html_report *r)
         }
     qsort_r(fids, nf, sizeof *fids, cmp_files_time, r);
     hw_s(&w, "<section><h2>Source files</h2>\n<table class=\"sort files\" id=files><thead><tr>"
-             "<th class=n title=\"statements executed\">Statements"
-             "<th class=n title=\"time executing statements on its lines and in its string evals\">Time"
-             "<th class=n title=\"share of all statement time\">%"
+             "<th class=n title=\"statements executed\">Statements");
+    html_sum_label(r, &w);
+    hw_s(&w, "<th class=n title=\"time executing statements on its lines and in its string evals\">Time");
+    html_sum_label(r, &w);
+    hw_s(&w, "<th class=n title=\"share of all statement time\">%"
              "<th class=n title=\"time per statement\">Per statement"
              "<th class=n title=\"subroutines defined in it\">Subs"
              "<th>Reports<th>File");
-    html_change_heads(r, &w, "statement time");
+    html_change_heads(r, &w, html_q_words(r, "statement time"));
     hw_s(&w, "</thead>\n<tbody>\n");
     for (uint32_t i = 0; i < nf; i++) {
         uint32_t fid = fids[i];
@@ -296,7 +348,7 @@ int html_write_index(html_report *r)
             hw_u(&w, ne);
             hw_s(&w, ne == 1 ? " string eval)</span>" : " string evals)</span>");
         }
-        html_change_cells(r, &w, html_cmp_file(r, fid), CMP_TIME);
+        html_change_cells(r, &w, html_cmp_file(r, fid), html_q(r));
         hw_s(&w, "\n");
     }
     hw_s(&w, "</tbody><tfoot><tr><td>");
@@ -307,7 +359,7 @@ int html_write_index(html_report *r)
     hw_dur(&w, stmts ? total / (double)stmts : 0);
     hw_s(&w, "<td><td><td>Total");
     if (r->cmp)
-        html_change_cells(r, &w, &r->cmp->C.total, CMP_TIME);
+        html_change_cells(r, &w, &r->cmp->C.total, html_q(r));
     hw_s(&w, "</tfoot></table></section>\n</main>\n");
     free(fids);
     html_page_foot(&w);

@@ -368,6 +368,18 @@ void html_change_heads(const html_report *r, hw *w, const char *what)
                 "runs)\">p");
 }
 
+enum cmp_q html_q(const html_report *r)
+{
+    return r->by == CMP_BY_STATEMENTS ? CMP_STMTS : r->by == CMP_BY_CALLS ? CMP_CALLS : CMP_TIME;
+}
+
+const char *html_q_words(const html_report *r, const char *time_words)
+{
+    return r->by == CMP_BY_STATEMENTS ? "statements executed"
+           : r->by == CMP_BY_CALLS    ? "calls"
+                                      : time_words;
+}
+
 void html_change_cells(const html_report *r, hw *w, const cmp_row *row, enum cmp_q q)
 {
     if (!r->cmp)
@@ -467,6 +479,11 @@ void html_change_note(const html_report *r, hw *w)
     hw_s(w, ")");
     if (C->s[0].n > 1 || C->s[1].n > 1)
         hw_s(w, ", the median of each side's runs");
+    if (C->s[1].n > 1) {
+        hw_s(w, "; the other columns are this profile's ");
+        html_runs(w, C->s[1].n);
+        hw_s(w, " added up (labelled so)");
+    }
     if (C->o.normalize)
         hw_s(w, "; every run scaled by how fast it ran against BASE as a whole (--normalize)");
     if (C->stats)
@@ -484,6 +501,15 @@ void html_td_count(hw *w, const nytp_profile *p, uint64_t v)
         html_td_u(w, v);
 }
 
+void html_sum_label(const html_report *r, hw *w)
+{
+    if (!r->cmp || r->cmp->C.s[1].n < 2)
+        return;
+    hw_s(w, "<br><span class=note>sum of ");
+    html_runs(w, r->cmp->C.s[1].n);
+    hw_s(w, "</span>");
+}
+
 /* The sub table of index, subs and file pages. */
 void html_subs_table(html_report *r, hw *w, const uint32_t *ids, uint32_t n, bool all_columns,
                        const char *id)
@@ -491,18 +517,26 @@ void html_subs_table(html_report *r, hw *w, const uint32_t *ids, uint32_t n, boo
     const nytp_profile *p = r->p;
     hw_s(w, "<table class=\"sort subs\" id=");
     hw_s(w, id);
-    hw_s(w, "><thead><tr><th class=n title=\"number of calls\">Calls"
-            "<th class=n title=\"places (file and line) it is called from\">P"
+    hw_s(w, "><thead><tr><th class=n title=\"number of calls\">Calls");
+    html_sum_label(r, w);
+    hw_s(w, "<th class=n title=\"places (file and line) it is called from\">P"
             "<th class=n title=\"files it is called from\">F"
-            "<th class=n title=\"time in the sub itself, not in subs it called\">Exclusive"
-            "<th class=n title=\"time in the sub and everything it called\">Inclusive");
+            "<th class=n title=\"time in the sub itself, not in subs it called\">Exclusive");
+    html_sum_label(r, w);
+    hw_s(w, "<th class=n title=\"time in the sub and everything it called\">Inclusive");
+    html_sum_label(r, w);
+    if (r->sub_stmts) {
+        hw_s(w, "<th class=n title=\"statements executed on its lines (not those of subs "
+                "defined inside it)\">Statements");
+        html_sum_label(r, w);
+    }
     if (all_columns)
         hw_s(w, "<th class=n title=\"inclusive time of calls made while it was already running\">Recursive"
                 "<th class=n title=\"deepest recursion\">Depth<th>Kind");
     hw_s(w, "<th>Subroutine");
     if (all_columns)
         hw_s(w, "<th>Defined at");
-    html_change_heads(r, w, "exclusive time");
+    html_change_heads(r, w, html_q_words(r, "exclusive time"));
     hw_s(w, "</thead>\n<tbody>\n");
     for (uint32_t i = 0; i < n; i++) {
         uint32_t sid = ids[i];
@@ -530,6 +564,8 @@ void html_subs_table(html_report *r, hw *w, const uint32_t *ids, uint32_t n, boo
         } else
             html_td_dur(w, s->excl);
         html_td_dur(w, s->incl);
+        if (r->sub_stmts)
+            html_td_u(w, (uint64_t)r->sub_stmts[sid]);
         bool op = html_is_opcode(p, s), xs = !op && html_is_xsub(s);
         if (all_columns) {
             html_td_dur(w, s->reci);
@@ -560,7 +596,7 @@ void html_subs_table(html_report *r, hw *w, const uint32_t *ids, uint32_t n, boo
                 }
             }
         }
-        html_change_cells(r, w, html_cmp_sub(r, sid), CMP_TIME);
+        html_change_cells(r, w, html_cmp_sub(r, sid), html_q(r));
         hw_s(w, "\n");
     }
     hw_s(w, "</tbody></table>\n");

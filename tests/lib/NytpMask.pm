@@ -20,6 +20,8 @@ sub mask_profile_dump {
         my @f = split /\t/, $line, -1;
         if ($f[0] eq 'attribute') {
             next unless $keep_attr{ $f[1] };
+        } elsif ($f[0] eq 'option' && $f[1] eq 'inc') {
+            next; # Devel::NYTP's @INC, which Devel::NYTProf does not write
         } elsif ($f[0] =~ /^fid_(?:line|block|sub)_time$/) {
             $f[-1] =~ s/^\[ \S+ (\d+) \]$/[ T $1 ]/;
         } elsif ($f[-1] =~ /^\[ (\d+) \S+ \S+ (\S+) (\S+) \S+ (\d+) (.*) \]$/) {

@@ -9,6 +9,7 @@ use Plack::Util ();
 use Plack::Util::Accessor qw(every header token dir);
 use Time::HiRes ();
 use POSIX ();
+use Scalar::Util ();
 
 our $VERSION = '0.1';
 
@@ -104,14 +105,25 @@ sub file_for {
     return sprintf '%s/%s-%s-%s-%d-%d.nytprof.out', $self->dir, $method, $path, $when, $$, $written;
 }
 
+# The request being profiled in this process, if any (a weak reference:
+# when the last of its callbacks is gone, so is it, and its profile is
+# finished).  While it is in flight, no other request is profiled, and the
+# profile is on only while its own code runs (see CAVEATS).
+my $active;
+
 sub call {
     my ($self, $env) = @_;
     if ($count_pid != $$) {
-        ($seen, $written, $count_pid) = (0, 0, $$);
+        ($seen, $written, $count_pid, $active) = (0, 0, $$, undef);
     }
-    my $wanted = $self->{usable} && $self->_wanted($env);
+    my $wanted = $self->{usable} && !$active && $self->_wanted($env);
     $seen++;
-    return $self->app->($env) unless $wanted;
+    unless ($wanted) {
+        # served inside the profiled request's code (a server that runs
+        # the loop from a writer): kept out of its profile
+        return $self->app->($env) unless $active && $active->{on};
+        return _unmeasured($self->app, $env);
+    }
     $written++;
     my $file = $self->file_for($env);
     unless (eval { DB::enable_profile($file); 1 }) {
@@ -122,28 +134,125 @@ sub call {
         $self->{usable} = 0;
         return $self->app->($env);
     }
+    my $req = bless { on => 1 }, 'Plack::Middleware::NYTP::Request';
+    Scalar::Util::weaken($active = $req);
     $env->{'nytp.profile'} = $file;
     my $res = eval { $self->app->($env) };
     if (!defined $res && $@) {
         my $err = $@;
-        DB::finish_profile();
+        $req->finish;
         die $err;
     }
-    # Finished when the response is complete: now for a body given whole;
-    # for a streamed one, once the application closes its writer.
-    return $self->response_cb($res, sub {
-        my $r = shift;
-        if (@$r >= 3) {
-            DB::finish_profile();
-            return;
-        }
-        return sub {
-            my $chunk = shift;
-            DB::finish_profile() unless defined $chunk;
-            return $chunk;
-        };
-    });
+    return $req->response($res);
 }
+
+sub _unmeasured {
+    my ($code, @args) = @_;
+    DB::disable_profile();
+    my @r;
+    my $ok = eval { @r = $code->(@args); 1 };
+    my $err = $@;
+    DB::enable_profile() if $active && $active->{on};
+    die $err unless $ok;
+    return wantarray ? @r : $r[-1];
+}
+
+package Plack::Middleware::NYTP::Request;
+# One profiled request: its profile is on while its application call,
+# its delayed response's callback, its responder and its writer run, off
+# in between (where an event-loop server runs other requests' code), and
+# finished when its response is complete, or when nothing can complete
+# it any more (the responder or writer was dropped).
+
+sub finish {
+    my $self = shift;
+    return if $self->{done}++;
+    DB::finish_profile();    # on or off: the end is written, the file closed
+    $self->{on} = 0;
+    undef $active if $active && $active == $self;
+    return;
+}
+
+sub off {
+    my $self = shift;
+    return if $self->{done} || !$self->{on};
+    DB::disable_profile();
+    $self->{on} = 0;
+    return;
+}
+
+# Runs $code with this request's profile on (nested calls: already on).
+sub measured {
+    my ($self, $code, @args) = @_;
+    return $code->(@args) if $self->{on} || $self->{done};
+    DB::enable_profile();
+    $self->{on} = 1;
+    my @r;
+    my $ok = eval { @r = $code->(@args); 1 };
+    my $err = $@;
+    $self->off;
+    die $err unless $ok;
+    return wantarray ? @r : $r[-1];
+}
+
+sub response {
+    my ($self, $res) = @_;
+    if (ref $res eq 'CODE') {
+        $self->off;
+        return sub {
+            my $respond = shift;
+            $self->measured($res, sub { $self->respond($respond, @_) });
+            return;
+        };
+    }
+    $self->finish;
+    return $res;
+}
+
+sub respond {
+    my ($self, $respond, $r) = @_;
+    if (ref $r eq 'ARRAY' && @$r >= 3) {
+        $self->finish;
+        return $respond->($r);
+    }
+    my $writer = $self->measured($respond, $r);
+    return $writer unless $writer;
+    return bless { req => $self, writer => $writer }, 'Plack::Middleware::NYTP::Writer';
+}
+
+sub DESTROY {
+    my $self = shift;
+    $self->finish unless ${^GLOBAL_PHASE} eq 'DESTRUCT';
+}
+
+package Plack::Middleware::NYTP::Writer;
+# The server's writer, with the request's profile on while it runs and
+# finished when it closes (or is dropped unclosed).
+
+sub write {
+    my $self = shift;
+    return $self->{req}->measured(sub { $self->{writer}->write(@_) }, @_);
+}
+
+sub close {
+    my $self = shift;
+    $self->{req}->finish;
+    return $self->{writer}->close;
+}
+
+# (the server keeps the callback: a weak reference back, no cycle)
+sub poll_cb {
+    my ($self, $cb) = @_;
+    Scalar::Util::weaken(my $weak = $self);
+    return $self->{writer}->poll_cb(sub { $weak ? $weak->{req}->measured($cb, $weak) : $cb->(@_) });
+}
+
+sub DESTROY {
+    my $self = shift;
+    $self->{req}->finish if $self->{req} && ${^GLOBAL_PHASE} ne 'DESTRUCT';
+}
+
+package Plack::Middleware::NYTP;
 
 1;
 
@@ -249,9 +358,23 @@ is not loaded at all).
 A request is profiled from the moment the middleware passes it on: the
 middlewares wrapped around this one and the server's own work for the
 request are not in its profile; put C<enable 'NYTP'> first in the builder
-to have all the middlewares in.  A streamed response whose writer is never
-closed leaves its profile open until the next profiled request of that
-process, which finishes it.
+to have all the middlewares in.
+
+One request at a time per process: a profile never holds two requests'
+work.  While a profiled request is in flight (its response delayed or
+streamed), a request that arrives in the same process is served
+unprofiled, whatever C<every> or C<header> say (with C<every> it still
+counts as seen).  And the profile is on only while the request's own code
+that the middleware sees runs: the application call, the callback of a
+delayed response, the responder and the writer's C<write> and C<poll_cb>
+callbacks; off in between, where an event-loop server (Twiggy, Feersum,
+Corona) runs other requests' code.  With a server that runs a delayed
+response's callback at once (starman, Plack::Test, any preforking
+server), that is the whole request; in an event-loop server, what the
+application does in its own timers and I/O watchers is not in the
+profile.  A response is complete when a whole body is returned or its
+writer closed; a responder or writer dropped unused finishes the profile
+too, and the next request can be profiled.
 
 With the profiler's default C<savesrc=1> every profile also holds the
 source of every file perl kept it for; C<NYTPROF=start=no:savesrc=0>
