@@ -80,6 +80,8 @@ static void set_option(pTHX_ const char *name, const char *value)
             croak("Devel::NYTP: option 'rotate' wants seconds (0.01 or more; 0: off), not '%s'",
                   value);
         S.rotate_ticks = (int64_t)(secs * TICKS_PER_SEC);
+    } else if (strcmp(name, "threads") == 0) {
+        S.no_threads = atoi(value) == 0;
     } else if (strcmp(name, "addpid") == 0) {
         S.addpid = atoi(value) != 0;
     } else if (strcmp(name, "addtimestamp") == 0) {

@@ -199,6 +199,16 @@ Append C<.PID> and/or C<.TIME> (epoch seconds) to the file name.
 Sample HZ times a second (1 to 10000) instead of tracing every statement
 and call; see L</SAMPLING>.  C<sample=0> (the default) traces.
 
+=item threads=0
+
+Start no thread: the profile is compressed and written on the program's
+own thread (a traced program runs slower).  Sampling starts none anyway.
+For programs that make system calls the kernel allows only in a process
+with one thread: C<unshare(CLONE_NEWUSER)> (user namespaces: unshare(1),
+rootless containers, sandboxes) fails with EINVAL while the writer
+thread exists, and so does C<setns> into a user namespace; without the
+profiler and with C<threads=0> they work.
+
 =item rotate=SECONDS
 
 Every SECONDS (0.01 or more) close the profile as a complete profile of
@@ -207,9 +217,9 @@ that interval and go on in F<FILE.1>, F<FILE.2>, ...; see L</ROTATION>.
 =item compress=N
 
 Compression level 0 to 9 (default 6); 0 writes an uncompressed file.  The
-compressing is done on a writer thread of its own (NYTP_THREADS=0: on the
-program's thread), so the program waits only when that thread falls
-behind.  In builds with Intel ISA-L (C<libisal-dev>) ISA-L deflates the
+compressing is done on a writer thread of its own (C<threads=0> or
+NYTP_THREADS=0: on the program's thread), so the program waits only when
+that thread falls behind.  In builds with Intel ISA-L (C<libisal-dev>) ISA-L deflates the
 stream: levels 1, 2-6 and 7-9 become ISA-L's 1, 2 and 3; the default takes
 a tenth of the CPU time of zlib's level 6 or less, for a larger file
 (compress=7 to 9: smaller, at more than twice the CPU time).  On the
@@ -429,17 +439,34 @@ weighted by the wall time since the previous sample.
   nytp run --sample script.pl            # the same; --sample=100 for 100 Hz
   nytp top                               # "sampled at 1000 Hz, N samples"
 
-The timer is a thread that sleeps to absolute deadlines on
-CLOCK_MONOTONIC and only raises the flag; it sends no signal, so the
-program's sleeps, C<select> and system calls are not cut short, and
-signals still reach the program.  Nothing reads perl's stacks but the
-program's own thread, between two ops.  On Linux (x86_64, aarch64) the
-thread is made with clone() and never enters libc, which then does not
-know the process has a second thread: glibc's malloc takes locks in
-every call once a process has one, which costs perl code that allocates
-a lot as much as sampling itself.  A parked timer (the flag still up
-because the program waits in a system call) waits for the flag to fall
-instead of waking HZ times a second.  C<NYTP_SAMPLE_AT=op> in the
+The timer is a POSIX timer on the user CPU time of the program's thread
+(Linux's per-thread user CPU clock; elsewhere its CPU clock), whose
+signal handler only raises the flag.  There is no thread: every thread
+of the process is the program's own, so a program that changes its ids
+(C<POSIX::setuid>, C<$E<lt> = ...>) has them changed everywhere, and calls
+that want one thread (see C<threads=0>) work.  The kernel looks at CPU
+timers at its clock tick, and user CPU time grows only at a tick that
+finds the program running its own code: the signal comes there and never
+while the program waits in a system call, so its sleeps, C<select> and
+other system calls are not cut short (no EINTR; the handler is installed
+with SA_RESTART all the same), and a program that waits takes no samples
+and costs nothing.  What the program waits for (a sleep, C<select>,
+C<accept>, a database call in an xsub) or does in the kernel raises no
+flag; after each slow builtin and each xsub the profiler reads the coarse
+clock (no system call) and, when more than two periods (or two ticks)
+have passed since the last sample, takes one there, charged to that
+builtin or to the xsub's caller.  The signal is the highest real-time
+signal the program leaves at its default disposition when profiling
+starts (a program that blocks it takes no samples while it does; one
+that puts a handler on it later takes the samples' signals); fork and
+exec do not keep the timer.
+
+Because the timer fires at most once a kernel tick, the rate is at most
+the kernel's tick rate (CONFIG_HZ, often 250 or 1000; 250 on the machine
+of C<bench/run service>): C<sample=1000> there takes about 250 samples a
+second of CPU, and C<sample_count> says how many were taken.  Nothing
+reads perl's stacks but the program's own thread, between two ops.
+C<NYTP_SAMPLE_AT=op> in the
 environment tests the flag after every op instead (perl's runops loop
 replaced), which is more exact within a statement and costs more.
 

@@ -193,6 +193,7 @@ struct profiler {
     void (*split_calls)(pTHX_ int64_t now); /* rotation: calls in progress */
     int start;
     int addpid, addtimestamp, savesrc, optimize, libcexit;
+    int no_threads;              /* threads=0: no writer thread */
     int savesrc_given;           /* savesrc= was given (sampling's default is 0) */
     int profiling;
     /* what the wrappers' fast paths test first, kept by fast_update

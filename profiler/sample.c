@@ -1,7 +1,8 @@
 /* sample.c — sample=HZ: profiling by sampling instead of tracing.
  *
- * The timer (timer.c) raises a flag HZ times a second; nothing else ever
- * happens on its thread.  The interpreter tests the flag where the state
+ * The timer (timer.c) raises a flag HZ times a second of the program's
+ * CPU time, from a signal handler that does nothing else.  The
+ * interpreter tests the flag where the state
  * a sample sees changes: before each statement (nextstate: still in the
  * statement before), before a sub is called (entersub: still in the
  * caller) and left (leavesub, return, goto: still in the sub), and before
@@ -37,7 +38,15 @@
  * subs), and the profile says it was sampled (attributes sample_hz and
  * sample_count) so nytp's reports show counts as unknown.
  *
- * Fork: threads do not survive it.  The child (pthread_atfork) raises the
+ * The timer counts CPU time, so it says nothing while the program waits
+ * (a sleep, a server in accept, a database call in an xsub) or works in
+ * the kernel.  After each slow op and each xsub, the coarse clock (a read
+ * of memory the kernel keeps, no system call) tells whether much more
+ * than a period has gone by since the last sample; then the op or the
+ * caller of the xsub takes it, with that time, as the flag raised while
+ * it waited would have had it do.
+ *
+ * Fork: timers do not survive it.  The child (pthread_atfork) raises the
  * flag itself, and its first sample sees the fork: reinit_if_forked
  * starts the child's own file and then (on_child) its own timer. */
 #include "nytp_prof.h"
@@ -71,6 +80,8 @@ static struct sampler {
     int stopping;                /* the last sample before stopping: no rotation */
     long period_ns;
     int64_t last_t;              /* when the last sample was taken */
+    int64_t last_coarse;         /* the same, on CLOCK_MONOTONIC_COARSE (ns) */
+    int64_t wait_ns;             /* more than this since then: the program waited */
     double weight;               /* ticks of all samples so far */
     uint64_t samples;            /* in this file */
     sframe *st;                  /* the shadow stack, outermost first */
@@ -83,6 +94,17 @@ static struct sampler {
 
 /* The timer's flag, tested where samples may be taken. */
 #define FLAG_UP() UNLIKELY(atomic_load_explicit(&timer_due, memory_order_relaxed))
+
+static int64_t coarse_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &t);
+    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+/* After an op or xsub that may have waited: more time has gone by since
+ * the last sample than the CPU timer lets pass while the program runs. */
+#define WAITED() UNLIKELY(coarse_ns() - Z.last_coarse > Z.wait_ns)
 
 /* ---- line times ------------------------------------------------------------- */
 
@@ -397,6 +419,7 @@ static void sample_line(pTHX_ unsigned *fid, unsigned *line)
 static void take_sample(pTHX_ OPCODE ran)
 {
     int saved_errno = errno;
+    Z.last_coarse = coarse_ns();
     if (S.forked)
         reinit_if_forked(aTHX);
     if (!S.profiling || !S.w || OTHER_INTERP())
@@ -469,14 +492,18 @@ static OP *pp_nextstate_sampled(pTHX)
     return orig_nextstate(aTHX);
 }
 
-/* (An xsub is not on perl's context stack: its time is its caller's.
- * Testing the flag again after every call to see an xsub would cost a
- * wrapper's frame per call.) */
+/* An xsub is not on perl's context stack: its time is its caller's.  It
+ * has run when entersub returns the op after it (a sub of perl's returns
+ * its first op). */
 static OP *pp_entersub_sampled(pTHX)
 {
     if (FLAG_UP())
         sample_here(aTHX_ OP_max); /* still in the caller */
-    return orig_entersub(aTHX);
+    OP *after = PL_op->op_next;
+    OP *next = orig_entersub(aTHX);
+    if (next == after && WAITED())
+        sample_here(aTHX_ OP_max); /* the caller, which waited in an xsub */
+    return next;
 }
 
 static OP *pp_leavesub_sampled(pTHX)
@@ -505,7 +532,7 @@ static OP *pp_slowop_sampled(pTHX_ OPCODE type)
     if (Z.at_stmt && FLAG_UP())
         sample_here(aTHX_ OP_max); /* due before it began */
     OP *op = S.orig[type](aTHX);
-    if (FLAG_UP())
+    if (FLAG_UP() || WAITED())
         sample_here(aTHX_ type);
     return op;
 }
@@ -543,6 +570,12 @@ void sampler_init(pTHX)
         return;
     Z.installed = 1;
     Z.period_ns = 1000000000L / (long)S.sample_hz;
+    /* the timer fires at most once a tick (of which the coarse clock's
+     * resolution is one): twice the longer of the two is more than the
+     * program, running, goes without a sample */
+    struct timespec res;
+    long tick = clock_getres(CLOCK_MONOTONIC_COARSE, &res) == 0 ? res.tv_nsec : 10000000L;
+    Z.wait_ns = 2 * (int64_t)(Z.period_ns > tick ? Z.period_ns : tick);
     if (OPT(O_SLOWOPS)) {
 #define NYTP_SLOWOP(op) PL_ppaddr[op] = NYTP_PP(pp_slowop_sampled, op);
 #include "nytp_slowops.h"
@@ -578,6 +611,7 @@ void sampler_start(pTHX)
 {
     PERL_UNUSED_CONTEXT;
     Z.last_t = clock_ticks();
+    Z.last_coarse = coarse_ns();
     atomic_store(&timer_due, 0);
     timer_start(Z.period_ns);
 }
@@ -626,7 +660,7 @@ void sampler_flush(pTHX_ int keep_frames)
     Z.samples = 0;
 }
 
-/* In a child, from pthread_atfork: no timer thread here; the flag makes
+/* In a child, from pthread_atfork: no timer here; the flag makes
  * the next op take a sample, which sees the fork. */
 static void sampler_atfork_child(void)
 {
@@ -650,6 +684,7 @@ static void sampler_forked(pTHX)
     }
     atomic_store(&timer_due, 0);
     Z.last_t = clock_ticks();
+    Z.last_coarse = coarse_ns();
     if (S.profiling && S.w)
         sampler_start(aTHX);
 }

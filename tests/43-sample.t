@@ -222,13 +222,49 @@ kill USR1 => $$ for 1 .. 3;
 my $end = time + 0.1;
 1 while time < $end;
 print "signals $got\n";
+# short waits between spells of work, where the timer's signal comes
+my ($short, $waits) = (0, 0);
+$end = time + 0.6;
+while (time < $end) {
+    my $b = time + 0.0003;
+    1 while time < $b;
+    $t = time;
+    $short++ if select(undef, undef, undef, 0.0002) < 0 || time - $t < 0.0002;
+    $t = time;
+    sleep 0.0001;
+    $short++ if time - $t < 0.0001;
+    $waits += 2;
+}
+print "waits $waits\nshort $short\n";
 PERL
 ($st, $out, $err) = nytp_profile('behave', $behave, 'sample=1000');
 is $st, 0, 'behave: profiled' or diag $err;
 my %b = $out =~ /^(\w+) ([\d.]+)$/mg;
-ok(($b{select} // 0) >= 0.29, "select waits its 0.3 s (the timer sends no signal): $b{select}");
+ok(($b{select} // 0) >= 0.29, "select waits its 0.3 s (the timer's signal never cuts a wait short): $b{select}");
 ok(($b{sleep} // 0) >= 0.19, "sleep waits its 0.2 s: $b{sleep}");
 is $b{signals}, 3, 'the program gets its own signals';
+ok(($b{waits} // 0) > 100, "short waits between spells of work: $b{waits}");
+is $b{short}, 0, 'none of them cut short by the timer (EINTR, or less than asked)';
+
+# Time spent waiting (no CPU time, so no signal from the timer) is the
+# waiting line's: in an xsub (Time::HiRes::sleep), in a slow op (select).
+my $waits = scratch_script('waits.pl', <<'PERL');
+use Time::HiRes qw(time);
+sub busy { my $end = time + $_[0]; my $n = 0; while (time < $end) { $n++ } $n }
+busy(0.1);
+Time::HiRes::sleep(0.3);
+busy(0.1);
+select(undef, undef, undef, 0.2);
+busy(0.1);
+PERL
+for my $hz (1000, 100) {
+    ($st, $out, $err, $file) = nytp_profile('waits', $waits, "sample=$hz");
+    is $st, 0, "waits ($hz Hz): profiled" or diag $err;
+    my %lt = map { $_->{line} => $_->{time} } grep { $_->{file} =~ /waits\.pl$/ } @{top_json($file)->{lines} || []};
+    ok(abs(($lt{4} // 0) - 0.3) < 0.05, "waits ($hz Hz): the xsub's sleep is its line's: " . ($lt{4} // 0));
+    ok(abs(($lt{6} // 0) - 0.2) < 0.05, "waits ($hz Hz): select is its line's: " . ($lt{6} // 0));
+    ok(($lt{2} // 0) > 0.2 && ($lt{2} // 0) < 0.4, "waits ($hz Hz): the work is busy's: " . ($lt{2} // 0));
+}
 
 # fork: the child samples into FILE.PID (its timer started again);
 # forkdepth=0: it is not profiled.

@@ -1,0 +1,81 @@
+#!/usr/bin/perl
+# The profiler's own threads may change nothing the program sees: after a
+# change of ids every thread of the process has the new ids (a thread left
+# behind as root shares the memory of a program that dropped root), and a
+# system call that wants a single-threaded process (unshare of a user
+# namespace) works in the mode without threads, traced and sampled.
+use strict;
+use warnings;
+use Test::More;
+use Config;
+use FindBin;
+use lib "$FindBin::Bin/lib";
+use NytpTest;
+
+my $nytp = nytp();
+my $dir = scratch_dir();
+delete $ENV{NYTPROF};
+
+# ---- item 1: a program that drops root ----------------------------------------
+
+SKIP: {
+    skip 'not root: the program cannot drop root', 6 if $> != 0;
+    my ($uid, $gid) = (getpwnam('nobody'))[2, 3];
+    skip 'no user nobody', 6 unless defined $uid;
+    chmod 0755, $dir; # the program, as nobody, reads its own script
+    # busy before and after the drop, so that the sampler is running
+    # either side of it; then every thread's ids, from the kernel.
+    my $drop = scratch_script('drop.pl', <<"PERL");
+use POSIX ();
+use Time::HiRes qw(time);
+sub busy { my \$end = time + \$_[0]; my \$n = 0; while (time < \$end) { \$n++ } \$n }
+busy(0.1);
+POSIX::setgid($gid) or die "setgid: \$!";
+POSIX::setuid($uid) or die "setuid: \$!";
+busy(0.1);
+for my \$t (glob '/proc/self/task/*') {
+    open my \$fh, '<', "\$t/status" or next;
+    my \%s = map { /^(\\w+):\\s*(.*)/ ? (\$1, \$2) : () } <\$fh>;
+    my (\$tid) = \$t =~ m{(\\d+)\$};
+    print "\$tid Uid=\$s{Uid} Gid=\$s{Gid}\\n";
+}
+PERL
+    chmod 0644, $drop;
+    for my $mode ('', 'sample=1000', 'sample=100') {
+        my $name = $mode || 'traced';
+        my ($st, $out, $err) = nytp_profile('drop', $drop, $mode);
+        is $st, 0, "drop ($name): ran" or diag $err;
+        my @bad = grep { !/^\d+ Uid=(?:$uid\s+){3}$uid Gid=(?:$gid\s+){3}$gid$/ } split /\n/, $out;
+        ok $out ne '' && !@bad,
+            "drop ($name): every thread has the new ids"
+            or diag "threads with other ids:\n", join "\n", @bad;
+    }
+}
+
+# ---- item 6: unshare(CLONE_NEWUSER) wants a single-threaded process ----------
+
+my %SYS_unshare = (x86_64 => 272, aarch64 => 97, i386 => 310, i686 => 310);
+my ($arch) = $Config{archname} =~ /^([^-]+)/;
+SKIP: {
+    skip "no unshare system call number for $arch", 4 unless $SYS_unshare{$arch};
+    my $prog = scratch_script('unshare.pl', <<"PERL");
+use Time::HiRes qw(time);
+my \$end = time + 0.05; my \$n = 0; while (time < \$end) { \$n++ }
+my \$r = syscall($SYS_unshare{$arch}, 0x10000000); # CLONE_NEWUSER
+print \$r == 0 ? "unshared\\n" : "unshare: \$!\\n";
+PERL
+    my ($st, $out) = run_cmd([$^X, $prog], cwd => $dir);
+    skip "the kernel refuses a user namespace even without the profiler: $out", 4
+        unless $out eq "unshared\n";
+    for my $mode ('threads=0', 'sample=1000', 'sample=1000:threads=0') {
+        my ($pst, $pout, $perr, $file) = nytp_profile('unshare', $prog, $mode);
+        is $pout, "unshared\n", "unshare(CLONE_NEWUSER) under the profiler, $mode"
+            or diag $perr;
+        if ($mode eq 'threads=0') {
+            my ($dst, undef, $derr) = run_cmd([$nytp, 'dump', '--strict', $file]);
+            is $dst, 0, 'threads=0: the profile reads whole' or diag $derr;
+        }
+    }
+}
+
+done_testing;
