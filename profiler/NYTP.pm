@@ -430,7 +430,8 @@ sampling instead: see L</SAMPLING>.
 =head1 SAMPLING
 
 With C<sample=HZ> the profiler does not trace: it samples.  A timer
-raises a flag HZ times a second, and the program, at its next statement,
+raises a flag HZ times a second of the program's CPU time, and the
+program, at its next statement,
 sub call, return from a sub, or slow builtin, takes a sample: the file
 and line it is on (C<PL_curcop>) and the subs on perl's context stack,
 weighted by the wall time since the previous sample.
@@ -452,14 +453,18 @@ other system calls are not cut short (no EINTR; the handler is installed
 with SA_RESTART all the same), and a program that waits takes no samples
 and costs nothing.  What the program waits for (a sleep, C<select>,
 C<accept>, a database call in an xsub) or does in the kernel raises no
-flag; after each slow builtin and each xsub the profiler reads the coarse
-clock (no system call) and, when more than two periods (or two ticks)
-have passed since the last sample, takes one there, charged to that
-builtin or to the xsub's caller.  The signal is the highest real-time
-signal the program leaves at its default disposition when profiling
-starts (a program that blocks it takes no samples while it does; one
-that puts a handler on it later takes the samples' signals); fork and
-exec do not keep the timer.
+flag; so each slow builtin and each xsub is timed on the coarse clock (a
+read of memory the kernel keeps, no system call, that moves a tick at a
+time), and one during which it moved is charged that time as a sample of
+its own (the builtin as C<Pkg::CORE:name>, an xsub's time its caller's),
+taken off the next sample of the timer.  A wait of a tenth of a tick is
+charged a tick one time in ten: on average its own time.  The signal is
+SIGURG (whose default action is to ignore it), or if the program handles,
+ignores or blocks SIGURG when profiling starts, the highest real-time
+signal it leaves alone.  A program that blocks it takes no samples while
+it does; one that sets it to DEFAULT or to a handler of its own stops
+the sampling at the next sample, with a warning (its handler may get the
+few signals sent before then); fork and exec do not keep the timer.
 
 Because the timer fires at most once a kernel tick, the rate is at most
 the kernel's tick rate (CONFIG_HZ, often 250 or 1000; 250 on the machine
@@ -468,7 +473,8 @@ second of CPU, and C<sample_count> says how many were taken.  Nothing
 reads perl's stacks but the program's own thread, between two ops.
 C<NYTP_SAMPLE_AT=op> in the
 environment tests the flag after every op instead (perl's runops loop
-replaced), which is more exact within a statement and costs more.
+replaced), which is more exact within a statement and costs more (a wait
+in an xsub is then found at the next sample, not as the xsub returns).
 
 The profile is an ordinary NYTProf file:
 
@@ -514,10 +520,16 @@ times as they are; they count no statement (nytprofhtml's index says
 "executing 0 statements", its line tables show 1 statement on each line
 with time).
 
-A sample is taken at the first check after the timer's deadline, and its
-weight is the wall time since the previous one, so time in one long op
-(a regex match, a blocking read, an xsub) is charged to where the program
-was during it.  Time outside any statement and any call (before the
+A sample is taken at the first check after the timer's signal, and its
+weight is the wall time since the previous one less what waits were
+charged meanwhile; a slow builtin or xsub during which the coarse clock
+moved is charged that time; so time in one long op (a regex match, a
+blocking read, an xsub) is charged to where the program was during it,
+and a program that works and waits in turn (a server: its requests, its
+C<select>) gets each its share of the wall time (F<tests/43-sample.t>;
+charging each wait with all the time since the last sample, as the timer
+thread of earlier versions made it, gave the waits 65 to 76% of the time
+where they took 46%).  Time outside any statement and any call (before the
 program's first statement, and after its last: global destruction) is
 charged to no line, as a traced profile charges it to none, so the line
 times can add up to a little less than the time profiled.

@@ -621,6 +621,7 @@ extern atomic_int timer_due;     /* raised by the timer, lowered by the sampler 
 int timer_start(long period_ns);
 void timer_stop(void);
 int timer_running(void);
+int timer_check(void);
 void timer_taken(void);
 void timer_forked(void);
 

@@ -40,11 +40,15 @@
  *
  * The timer counts CPU time, so it says nothing while the program waits
  * (a sleep, a server in accept, a database call in an xsub) or works in
- * the kernel.  After each slow op and each xsub, the coarse clock (a read
- * of memory the kernel keeps, no system call) tells whether much more
- * than a period has gone by since the last sample; then the op or the
- * caller of the xsub takes it, with that time, as the flag raised while
- * it waited would have had it do.
+ * the kernel.  Each slow op and each xsub is timed on the coarse clock (a
+ * read of memory the kernel keeps, no system call; it moves a tick at a
+ * time): one that saw the clock move is charged, as a sample of its own,
+ * the time the clock moved, and that time is taken off the next sample
+ * of the timer.  An op a tenth of a tick long sees the clock move once
+ * in ten and is then charged a tick: on average its own time, as a
+ * 30-second sleep is charged its 30 seconds.  (Charging a wait with all
+ * the time since the last sample instead would charge it with the work
+ * before it too: a server's select got 45% of its time, not its 30%.)
  *
  * Fork: timers do not survive it.  The child (pthread_atfork) raises the
  * flag itself, and its first sample sees the fork: reinit_if_forked
@@ -80,8 +84,7 @@ static struct sampler {
     int stopping;                /* the last sample before stopping: no rotation */
     long period_ns;
     int64_t last_t;              /* when the last sample was taken */
-    int64_t last_coarse;         /* the same, on CLOCK_MONOTONIC_COARSE (ns) */
-    int64_t wait_ns;             /* more than this since then: the program waited */
+    int64_t waited;              /* ticks charged to waits since then */
     double weight;               /* ticks of all samples so far */
     uint64_t samples;            /* in this file */
     sframe *st;                  /* the shadow stack, outermost first */
@@ -102,9 +105,6 @@ static int64_t coarse_ns(void)
     return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
 }
 
-/* After an op or xsub that may have waited: more time has gone by since
- * the last sample than the CPU timer lets pass while the program runs. */
-#define WAITED() UNLIKELY(coarse_ns() - Z.last_coarse > Z.wait_ns)
 
 /* ---- line times ------------------------------------------------------------- */
 
@@ -416,22 +416,33 @@ static void sample_line(pTHX_ unsigned *fid, unsigned *line)
     *line = CopLINE(cop) ? (unsigned)CopLINE(cop) : 1;
 }
 
-static void take_sample(pTHX_ OPCODE ran)
+/* A sample where the program is; waited_ns: the time an op or xsub that
+ * just ended waited (its weight), 0 for a sample of the timer (weighted
+ * by the time since the last, less what waits were charged). */
+static void take_sample(pTHX_ OPCODE ran, int64_t waited_ns)
 {
     int saved_errno = errno;
-    Z.last_coarse = coarse_ns();
     if (S.forked)
         reinit_if_forked(aTHX);
     if (!S.profiling || !S.w || OTHER_INTERP())
         goto out;
+    timer_check();
     /* END blocks run with perl's %SIG handlers gone (hold.c) */
     if (UNLIKELY(PL_phase >= PERL_PHASE_END) && !S.holding)
         hold_signals();
     int64_t now = clock_ticks();
-    double w = (double)(now - Z.last_t);
-    Z.last_t = now;
-    if (w < 0)
-        w = 0;
+    double w;
+    if (waited_ns) {
+        w = (double)(waited_ns / (1000000000 / TICKS_PER_SEC));
+        Z.waited += (int64_t)w;
+    } else {
+        /* a wait charged a tick where the clock moved a little less: the
+         * rest comes off the next sample, so that the times add up */
+        int64_t d = now - Z.last_t - Z.waited;
+        Z.last_t = now;
+        Z.waited = d < 0 ? -d : 0;
+        w = d < 0 ? 0 : (double)d;
+    }
     Z.samples++;
     if (OPT(O_SUBS))
         stack_sample(aTHX_ ran);
@@ -462,7 +473,7 @@ static int sample_runops(pTHX)
     while ((PL_op = op = op->op_ppaddr(aTHX))) {
         if (FLAG_UP()) {
             timer_taken();
-            take_sample(aTHX_ OP_max);
+            take_sample(aTHX_ OP_max, 0);
         }
     }
     PERL_ASYNC_CHECK();
@@ -480,7 +491,33 @@ static void sample_here(pTHX_ OPCODE ran)
     if (OTHER_INTERP())
         return;
     timer_taken();
-    take_sample(aTHX_ ran);
+    take_sample(aTHX_ ran, 0);
+}
+
+/* An op or xsub that began at coarse time t0 has ended: if the clock
+ * moved meanwhile, that time is its own sample's. */
+static void waited_since(pTHX_ OPCODE ran, int64_t t0)
+{
+    int64_t d = coarse_ns() - t0;
+    if (UNLIKELY(d > 0) && !OTHER_INTERP())
+        take_sample(aTHX_ ran, d);
+}
+
+/* The CV an entersub is about to call, if it is an xsub: what it finds
+ * on the stack in the common cases (a CV, a glob, a code reference). */
+static inline int calls_xsub(pTHX)
+{
+    SV *sv = *PL_stack_sp;
+    CV *cv = NULL;
+    if (!sv)
+        return 0;
+    if (SvTYPE(sv) == SVt_PVCV)
+        cv = (CV *)sv;
+    else if (SvTYPE(sv) == SVt_PVGV)
+        cv = GvCVu((GV *)sv);
+    else if (SvROK(sv) && SvTYPE(SvRV(sv)) == SVt_PVCV)
+        cv = (CV *)SvRV(sv);
+    return cv && CvISXSUB(cv);
 }
 
 static pp_fn orig_nextstate, orig_entersub, orig_leavesub;
@@ -499,10 +536,11 @@ static OP *pp_entersub_sampled(pTHX)
 {
     if (FLAG_UP())
         sample_here(aTHX_ OP_max); /* still in the caller */
-    OP *after = PL_op->op_next;
+    if (!calls_xsub(aTHX))
+        return orig_entersub(aTHX);
+    int64_t t0 = coarse_ns();
     OP *next = orig_entersub(aTHX);
-    if (next == after && WAITED())
-        sample_here(aTHX_ OP_max); /* the caller, which waited in an xsub */
+    waited_since(aTHX_ OP_max, t0); /* the caller's, as the xsub's time is */
     return next;
 }
 
@@ -531,9 +569,12 @@ static OP *pp_slowop_sampled(pTHX_ OPCODE type)
 {
     if (Z.at_stmt && FLAG_UP())
         sample_here(aTHX_ OP_max); /* due before it began */
+    int64_t t0 = coarse_ns();
     OP *op = S.orig[type](aTHX);
-    if (FLAG_UP() || WAITED())
+    if (FLAG_UP())
         sample_here(aTHX_ type);
+    else
+        waited_since(aTHX_ type, t0);
     return op;
 }
 
@@ -570,12 +611,6 @@ void sampler_init(pTHX)
         return;
     Z.installed = 1;
     Z.period_ns = 1000000000L / (long)S.sample_hz;
-    /* the timer fires at most once a tick (of which the coarse clock's
-     * resolution is one): twice the longer of the two is more than the
-     * program, running, goes without a sample */
-    struct timespec res;
-    long tick = clock_getres(CLOCK_MONOTONIC_COARSE, &res) == 0 ? res.tv_nsec : 10000000L;
-    Z.wait_ns = 2 * (int64_t)(Z.period_ns > tick ? Z.period_ns : tick);
     if (OPT(O_SLOWOPS)) {
 #define NYTP_SLOWOP(op) PL_ppaddr[op] = NYTP_PP(pp_slowop_sampled, op);
 #include "nytp_slowops.h"
@@ -611,7 +646,7 @@ void sampler_start(pTHX)
 {
     PERL_UNUSED_CONTEXT;
     Z.last_t = clock_ticks();
-    Z.last_coarse = coarse_ns();
+    Z.waited = 0;
     atomic_store(&timer_due, 0);
     timer_start(Z.period_ns);
 }
@@ -624,7 +659,7 @@ static void sampler_stop(pTHX)
     /* the time since the last sample, in the state it ends in */
     if (S.profiling && S.w && PL_curcop) {
         Z.stopping = 1;
-        take_sample(aTHX_ OP_max);
+        take_sample(aTHX_ OP_max, 0);
         Z.stopping = 0;
     }
 }
@@ -684,7 +719,7 @@ static void sampler_forked(pTHX)
     }
     atomic_store(&timer_due, 0);
     Z.last_t = clock_ticks();
-    Z.last_coarse = coarse_ns();
+    Z.waited = 0;
     if (S.profiling && S.w)
         sampler_start(aTHX);
 }

@@ -24,10 +24,11 @@
  * tick's; and time the program spends waiting or in the kernel raises no
  * flag: sample.c looks at the clock after each slow op and xsub for that.
  *
- * The signal is a real-time one the program does not use (the highest
- * with its default disposition, not blocked, at the first start); a
- * program that blocks it takes no samples while it does.  Timers are not
- * inherited by fork and end at exec; the handler stays installed. */
+ * The signal is one the program does not use (SIGURG, else a real-time
+ * one; with its default disposition and not blocked at the first start);
+ * a program that blocks it takes no samples while it does, and one that
+ * takes it over stops the sampling (timer_check, at each sample).  Timers
+ * are not inherited by fork and end at exec; the handler stays. */
 #include "nytp_prof.h"
 
 #include <stdatomic.h>
@@ -49,17 +50,27 @@ static void on_timer(int sig, siginfo_t *si, void *ctx)
     atomic_store_explicit(&timer_due, 1, memory_order_relaxed);
 }
 
-/* The highest real-time signal nobody handles, ignores or blocks. */
+static int is_free(int s, const sigset_t *blocked)
+{
+    struct sigaction old;
+    return sigaction(s, NULL, &old) == 0 && !(old.sa_flags & SA_SIGINFO)
+           && old.sa_handler == SIG_DFL && !sigismember(blocked, s);
+}
+
+/* SIGURG if nobody handles, ignores or blocks it: its default action is
+ * to ignore it, so a program that sets every signal of %SIG back to
+ * DEFAULT, or execs with one pending, loses samples, not its life (the
+ * choice Go's runtime made for the same reason).  Else the highest free
+ * real-time signal. */
 static int free_signal(void)
 {
     sigset_t blocked;
     pthread_sigmask(SIG_BLOCK, NULL, &blocked);
-    for (int s = SIGRTMAX; s >= SIGRTMIN; s--) {
-        struct sigaction old;
-        if (sigaction(s, NULL, &old) == 0 && !(old.sa_flags & SA_SIGINFO)
-            && old.sa_handler == SIG_DFL && !sigismember(&blocked, s))
+    if (is_free(SIGURG, &blocked))
+        return SIGURG;
+    for (int s = SIGRTMAX; s >= SIGRTMIN; s--)
+        if (is_free(s, &blocked))
             return s;
-    }
     return 0;
 }
 
@@ -149,6 +160,23 @@ void timer_stop(void)
 int timer_running(void)
 {
     return TM.running;
+}
+
+/* The program has put a disposition of its own on the signal (its own
+ * handler for SIGURG, DEFAULT for all of %SIG): the timer stops rather
+ * than send the program signals it did not ask for. */
+int timer_check(void)
+{
+    struct sigaction cur;
+    if (!TM.running || sigaction(TM.signo, NULL, &cur) < 0)
+        return 0;
+    if ((cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == on_timer)
+        return 0;
+    timer_stop();
+    note("Devel::NYTP: the program set its own action for signal %d, which the sampling timer "
+         "used; not sampling from here on\n", TM.signo);
+    TM.signo = 0; /* a later start looks for a free one again */
+    return -1;
 }
 
 void timer_taken(void)

@@ -78,4 +78,35 @@ PERL
     }
 }
 
+# ---- the timer's signal is the program's business -----------------------------
+
+# A program that sets every signal back to its default (daemons do) must
+# not die of the timer's signal; one that takes the signal over for
+# itself stops the sampling, with a word on stderr (its handler sees the
+# few signals sent before the next sample finds it out).
+my $busy = <<'PERL';
+use Time::HiRes qw(time);
+sub busy { my $end = time + $_[0]; my $n = 0; while (time < $end) { $n++ } $n }
+busy(0.05);
+PERL
+my $dflt = scratch_script('sigdefault.pl', $busy . <<'PERL');
+$SIG{$_} = 'DEFAULT' for keys %SIG;
+busy(0.3);
+print "alive\n";
+PERL
+my ($sst, $sout, $serr) = nytp_profile('sigs', $dflt, 'sample=1000');
+is $sst, 0, 'all of %SIG set to DEFAULT: the program lives' or diag $serr;
+is $sout, "alive\n", '... and goes on';
+my $own = scratch_script('sigown.pl', $busy . <<'PERL');
+my $n = 0;
+$SIG{URG} = sub { $n++ };
+busy(0.3);
+print "own $n\n";
+PERL
+($sst, $sout, $serr) = nytp_profile('sigs', $own, 'sample=1000');
+is $sst, 0, 'a handler of its own on SIGURG: the program runs' or diag $serr;
+my ($n) = $sout =~ /^own (\d+)$/m;
+ok defined $n && $n <= 5, 'its handler sees no more than a few signals: ' . ($n // '?');
+like $serr, qr/set its own action for signal \d+, which the sampling timer used/, 'the profiler says it stops sampling';
+
 done_testing;
