@@ -471,6 +471,19 @@ the kernel's tick rate (CONFIG_HZ, often 250 or 1000; 250 on the machine
 of C<bench/run service>): C<sample=1000> there takes about 250 samples a
 second of CPU, and C<sample_count> says how many were taken.  Nothing
 reads perl's stacks but the program's own thread, between two ops.
+
+The rate: for a long-running process (a server) use C<sample=100>, the
+rate py-spy uses: 360,000 samples an hour of CPU, as many per request as
+a profile needs, and a tenth of the signals.  C<nytp run --sample> keeps
+1000 (the tick's rate, if lower) so that a program of a few seconds gets
+some thousands of samples.  Without a thread the rate hardly moves the
+cost: a sample is a signal and a walk of what changed on the stack (some
+microseconds); what a sampled program pays at any rate is the test of
+the flag at each statement, call and return and the timing of slow
+builtins and xsubs.  C<bench/run service> measures a server's throughput
+and CPU time a request at both rates, unprofiled twice (A/A) beside
+them; F<bench/README.md> has the figures and says how far the noise of
+the machine they came from lets them go.
 C<NYTP_SAMPLE_AT=op> in the
 environment tests the flag after every op instead (perl's runops loop
 replaced), which is more exact within a statement and costs more (a wait
