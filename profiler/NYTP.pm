@@ -480,7 +480,8 @@ some thousands of samples.  Without a thread the rate hardly moves the
 cost: a sample is a signal and a walk of what changed on the stack (some
 microseconds); what a sampled program pays at any rate is the test of
 the flag at each statement, call and return and the timing of slow
-builtins and xsubs.  C<bench/run service> measures a server's throughput
+builtins and xsubs (two reads of the coarse clock, some 90 instructions
+each).  C<bench/run service> measures a server's throughput
 and CPU time a request at both rates, unprofiled twice (A/A) beside
 them; F<bench/README.md> has the figures and says how far the noise of
 the machine they came from lets them go.
