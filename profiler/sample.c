@@ -85,6 +85,7 @@ static struct sampler {
     long period_ns;
     int64_t last_t;              /* when the last sample was taken */
     int64_t waited;              /* ticks charged to waits since then */
+    int64_t last_coarse;         /* the last sample of any kind, on the coarse clock */
     double weight;               /* ticks of all samples so far */
     uint64_t samples;            /* in this file */
     sframe *st;                  /* the shadow stack, outermost first */
@@ -427,6 +428,7 @@ static void take_sample(pTHX_ OPCODE ran, int64_t waited_ns)
     if (!S.profiling || !S.w || OTHER_INTERP())
         goto out;
     timer_check();
+    Z.last_coarse = coarse_ns();
     /* END blocks run with perl's %SIG handlers gone (hold.c) */
     if (UNLIKELY(PL_phase >= PERL_PHASE_END) && !S.holding)
         hold_signals();
@@ -460,6 +462,7 @@ static void take_sample(pTHX_ OPCODE ran, int64_t waited_ns)
     if (now >= S.rotate_at && !Z.stopping) {
         rotate_now(aTHX_ now);
         Z.last_t = S.last_t; /* the time writing the segment is no sample's */
+        Z.waited = 0;
     }
 out:
     errno = saved_errno;
@@ -495,10 +498,13 @@ static void sample_here(pTHX_ OPCODE ran)
 }
 
 /* An op or xsub that began at coarse time t0 has ended: if the clock
- * moved meanwhile, that time is its own sample's. */
+ * moved meanwhile, that time is its own sample's.  Only since the last
+ * sample, though: an xsub or sort that called back into perl code (List::
+ * Util's first, a comparator) had that code's time sampled already. */
 static void waited_since(pTHX_ OPCODE ran, int64_t t0)
 {
-    int64_t d = coarse_ns() - t0;
+    int64_t from = t0 > Z.last_coarse ? t0 : Z.last_coarse;
+    int64_t d = coarse_ns() - from;
     if (UNLIKELY(d > 0) && !OTHER_INTERP())
         take_sample(aTHX_ ran, d);
 }
