@@ -37,12 +37,12 @@ declare -gA _nytp_options=(
 # those that take one of a few.
 _nytp_profiler_options=(file addpid addtimestamp compress calls stmts subs leave blocks slowops
     savesrc start clock forkdepth nameevals nameanonsubs sigexit posix_exit use_db_sub findcaller
-    optimize endatexit libcexit trace log usecputime sample rotate)
+    optimize endatexit libcexit trace log usecputime sample rotate threads)
 declare -gA _nytp_profiler_values=([calls]='0 1 2' [slowops]='0 1 2' [compress]='0 1 2 3 4 5 6 7 8 9'
     [start]='begin init end no' [stmts]='0 1' [subs]='0 1' [leave]='0 1' [blocks]='0 1' [savesrc]='0 1'
     [addpid]='0 1' [addtimestamp]='0 1' [nameevals]='0 1' [nameanonsubs]='0 1' [posix_exit]='0 1'
     [use_db_sub]='0 1' [findcaller]='0 1' [optimize]='0 1' [endatexit]='0 1' [libcexit]='0 1'
-    [usecputime]='0 1' [sigexit]='1 0 INT,TERM,HUP' [sample]='100 1000')
+    [usecputime]='0 1' [sigexit]='1 0 INT,TERM,HUP' [sample]='100 1000' [threads]='0 1')
 
 # The kind of a command's operand when it is not a profile.
 declare -gA _nytp_operand=(

@@ -84,6 +84,8 @@ static void set_option(pTHX_ const char *name, const char *value)
         S.rotate_ticks = (int64_t)(secs * TICKS_PER_SEC);
     } else if (strcmp(name, "sigexit") == 0) {
         sigexit_option(aTHX_ value);
+    } else if (strcmp(name, "threads") == 0) {
+        S.no_threads = atoi(value) == 0;
     } else if (strcmp(name, "addpid") == 0) {
         S.addpid = atoi(value) != 0;
     } else if (strcmp(name, "addtimestamp") == 0) {

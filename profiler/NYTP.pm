@@ -188,6 +188,16 @@ Append C<.PID> and/or C<.TIME> (epoch seconds) to the file name.
 Sample HZ times a second (1 to 10000) instead of tracing every statement
 and call; see L</SAMPLING>.  C<sample=0> (the default) traces.
 
+=item threads=0
+
+Start no thread: the profile is compressed and written on the program's
+own thread (a traced program runs slower).  Sampling starts none anyway.
+For programs that make system calls the kernel allows only in a process
+with one thread: C<unshare(CLONE_NEWUSER)> (user namespaces: unshare(1),
+rootless containers, sandboxes) fails with EINVAL while the writer
+thread exists, and so does C<setns> into a user namespace; without the
+profiler and with C<threads=0> they work.
+
 =item rotate=SECONDS
 
 Every SECONDS (0.01 or more) close the profile as a complete profile of
@@ -196,9 +206,9 @@ that interval and go on in F<FILE.s1>, F<FILE.s2>, ...; see L</ROTATION>.
 =item compress=N
 
 Compression level 0 to 9 (default 6); 0 writes an uncompressed file.  The
-compressing is done on a writer thread of its own (NYTP_THREADS=0: on the
-program's thread), so the program waits only when that thread falls
-behind.  In builds with Intel ISA-L (C<libisal-dev>) ISA-L deflates the
+compressing is done on a writer thread of its own (C<threads=0> or
+NYTP_THREADS=0: on the program's thread), so the program waits only when
+that thread falls behind.  In builds with Intel ISA-L (C<libisal-dev>) ISA-L deflates the
 stream: levels 1, 2-6 and 7-9 become ISA-L's 1, 2 and 3; the default takes
 a tenth of the CPU time of zlib's level 6 or less, for a larger file
 (compress=7 to 9: smaller, at more than twice the CPU time).  On the
@@ -420,7 +430,8 @@ sampling instead: see L</SAMPLING>.
 =head1 SAMPLING
 
 With C<sample=HZ> the profiler does not trace: it samples.  A timer
-raises a flag HZ times a second, and the program, at its next statement,
+raises a flag HZ times a second of the program's CPU time, and the
+program, at its next statement,
 sub call, return from a sub, or slow builtin, takes a sample: the file
 and line it is on (C<PL_curcop>) and the subs on perl's context stack,
 weighted by the wall time since the previous sample.
@@ -443,19 +454,55 @@ with C<clock=2>.  A sub that waited 0.5 s and one that computed for about
 60 ms of CPU (on a machine at load 9): 505 ms and 135 ms sampled on the
 wall clock, 0.23 ms and 57 ms with C<clock=2>.
 
-The timer is a thread that sleeps to absolute deadlines on
-CLOCK_MONOTONIC and only raises the flag; it sends no signal, so the
-program's sleeps, C<select> and system calls are not cut short, and
-signals still reach the program.  Nothing reads perl's stacks but the
-program's own thread, between two ops.  On Linux (x86_64, aarch64) the
-thread is made with clone() and never enters libc, which then does not
-know the process has a second thread: glibc's malloc takes locks in
-every call once a process has one, which costs perl code that allocates
-a lot as much as sampling itself.  A parked timer (the flag still up
-because the program waits in a system call) waits for the flag to fall
-instead of waking HZ times a second.  C<NYTP_SAMPLE_AT=op> in the
+The timer is a POSIX timer on the user CPU time of the program's thread
+(Linux's per-thread user CPU clock; elsewhere its CPU clock), whose
+signal handler only raises the flag.  There is no thread: every thread
+of the process is the program's own, so a program that changes its ids
+(C<POSIX::setuid>, C<$E<lt> = ...>) has them changed everywhere, and calls
+that want one thread (see C<threads=0>) work.  The kernel looks at CPU
+timers at its clock tick, and user CPU time grows only at a tick that
+finds the program running its own code: the signal comes there and never
+while the program waits in a system call, so its sleeps, C<select> and
+other system calls are not cut short (no EINTR; the handler is installed
+with SA_RESTART all the same), and a program that waits takes no samples
+and costs nothing.  What the program waits for (a sleep, C<select>,
+C<accept>, a database call in an xsub) or does in the kernel raises no
+flag; so each slow builtin and each xsub is timed on the coarse clock (a
+read of memory the kernel keeps, no system call, that moves a tick at a
+time), and one during which it moved is charged that time as a sample of
+its own (the builtin as C<Pkg::CORE:name>, an xsub's time its caller's),
+taken off the next sample of the timer.  A wait of a tenth of a tick is
+charged a tick one time in ten: on average its own time.  The signal is
+SIGURG (whose default action is to ignore it), or if the program handles,
+ignores or blocks SIGURG when profiling starts, the highest real-time
+signal it leaves alone.  A program that blocks it takes no samples while
+it does; one that sets it to DEFAULT or to a handler of its own stops
+the sampling at the next sample, with a warning (its handler may get the
+few signals sent before then); fork and exec do not keep the timer.
+
+Because the timer fires at most once a kernel tick, the rate is at most
+the kernel's tick rate (CONFIG_HZ, often 250 or 1000; 250 on the machine
+of C<bench/run service>): C<sample=1000> there takes about 250 samples a
+second of CPU, and C<sample_count> says how many were taken.  Nothing
+reads perl's stacks but the program's own thread, between two ops.
+
+The rate: for a long-running process (a server) use C<sample=100>, the
+rate py-spy uses: 360,000 samples an hour of CPU, as many per request as
+a profile needs, and a tenth of the signals.  C<nytp run --sample> keeps
+1000 (the tick's rate, if lower) so that a program of a few seconds gets
+some thousands of samples.  Without a thread the rate hardly moves the
+cost: a sample is a signal and a walk of what changed on the stack (some
+microseconds); what a sampled program pays at any rate is the test of
+the flag at each statement, call and return and the timing of slow
+builtins and xsubs (two reads of the coarse clock, some 90 instructions
+each).  C<bench/run service> measures a server's throughput
+and CPU time a request at both rates, unprofiled twice (A/A) beside
+them; F<bench/README.md> has the figures and says how far the noise of
+the machine they came from lets them go.
+C<NYTP_SAMPLE_AT=op> in the
 environment tests the flag after every op instead (perl's runops loop
-replaced), which is more exact within a statement and costs more.
+replaced), which is more exact within a statement and costs more (a wait
+in an xsub is then found at the next sample, not as the xsub returns).
 
 The profile is an ordinary NYTProf file:
 
@@ -501,10 +548,16 @@ times as they are; they count no statement (nytprofhtml's index says
 "executing 0 statements", its line tables show 1 statement on each line
 with time).
 
-A sample is taken at the first check after the timer's deadline, and its
-weight is the wall time since the previous one, so time in one long op
-(a regex match, a blocking read, an xsub) is charged to where the program
-was during it.  Time outside any statement and any call (before the
+A sample is taken at the first check after the timer's signal, and its
+weight is the wall time since the previous one less what waits were
+charged meanwhile; a slow builtin or xsub during which the coarse clock
+moved is charged that time; so time in one long op (a regex match, a
+blocking read, an xsub) is charged to where the program was during it,
+and a program that works and waits in turn (a server: its requests, its
+C<select>) gets each its share of the wall time (F<tests/43-sample.t>;
+charging each wait with all the time since the last sample, as the timer
+thread of earlier versions made it, gave the waits 65 to 76% of the time
+where they took 46%).  Time outside any statement and any call (before the
 program's first statement, and after its last: global destruction) is
 charged to no line, as a traced profile charges it to none, so the line
 times can add up to a little less than the time profiled.

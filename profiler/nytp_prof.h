@@ -199,6 +199,7 @@ struct profiler {
     void (*rotate_at_call)(pTHX_ int64_t now); /* a call ended after rotate_at */
     int start;
     int addpid, addtimestamp, savesrc, optimize, libcexit;
+    int no_threads;              /* threads=0: no writer thread */
     int savesrc_given;           /* savesrc= was given (sampling's default is 0) */
     int profiling;
     /* what the wrappers' fast paths test first, kept by fast_update
@@ -632,6 +633,7 @@ extern atomic_int timer_due;     /* raised by the timer, lowered by the sampler 
 int timer_start(long period_ns);
 void timer_stop(void);
 int timer_running(void);
+int timer_check(void);
 void timer_taken(void);
 void timer_forked(void);
 

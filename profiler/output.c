@@ -560,9 +560,9 @@ again:
         ok = false;
     }
     /* sampling writes little, mostly as a file closes: no writer thread,
-     * whose existence alone makes every malloc of the program dearer
-     * (see timer.c) */
-    if (ok && S.sample_hz)
+     * whose existence alone makes every malloc of the program dearer;
+     * threads=0: none asked for (unshare(CLONE_NEWUSER) and the like) */
+    if (ok && (S.sample_hz || S.no_threads))
         nytp_out_set_threads(o, false);
     if (ok && set_deflater(o, &err) < 0) {
         nytp_out_abort(o);

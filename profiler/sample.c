@@ -1,7 +1,8 @@
 /* sample.c — sample=HZ: profiling by sampling instead of tracing.
  *
- * The timer (timer.c) raises a flag HZ times a second; nothing else ever
- * happens on its thread.  The interpreter tests the flag where the state
+ * The timer (timer.c) raises a flag HZ times a second of the program's
+ * CPU time, from a signal handler that does nothing else.  The
+ * interpreter tests the flag where the state
  * a sample sees changes: before each statement (nextstate: still in the
  * statement before), before a sub is called (entersub: still in the
  * caller) and left (leavesub, return, goto: still in the sub), and before
@@ -37,7 +38,19 @@
  * subs), and the profile says it was sampled (attributes sample_hz and
  * sample_count) so nytp's reports show counts as unknown.
  *
- * Fork: threads do not survive it.  The child (pthread_atfork) raises the
+ * The timer counts CPU time, so it says nothing while the program waits
+ * (a sleep, a server in accept, a database call in an xsub) or works in
+ * the kernel.  Each slow op and each xsub is timed on the coarse clock (a
+ * read of memory the kernel keeps, no system call; it moves a tick at a
+ * time): one that saw the clock move is charged, as a sample of its own,
+ * the time the clock moved, and that time is taken off the next sample
+ * of the timer.  An op a tenth of a tick long sees the clock move once
+ * in ten and is then charged a tick: on average its own time, as a
+ * 30-second sleep is charged its 30 seconds.  (Charging a wait with all
+ * the time since the last sample instead would charge it with the work
+ * before it too: a server's select got 45% of its time, not its 30%.)
+ *
+ * Fork: timers do not survive it.  The child (pthread_atfork) raises the
  * flag itself, and its first sample sees the fork: reinit_if_forked
  * starts the child's own file and then (on_child) its own timer. */
 #include "nytp_prof.h"
@@ -71,6 +84,8 @@ static struct sampler {
     int stopping;                /* the last sample before stopping: no rotation */
     long period_ns;
     int64_t last_t;              /* when the last sample was taken */
+    int64_t waited;              /* ticks charged to waits since then */
+    int64_t last_coarse;         /* the last sample of any kind, on the coarse clock */
     double weight;               /* ticks of all samples so far */
     uint64_t samples;            /* in this file */
     sframe *st;                  /* the shadow stack, outermost first */
@@ -83,6 +98,14 @@ static struct sampler {
 
 /* The timer's flag, tested where samples may be taken. */
 #define FLAG_UP() UNLIKELY(atomic_load_explicit(&timer_due, memory_order_relaxed))
+
+static int64_t coarse_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &t);
+    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
 
 /* ---- line times ------------------------------------------------------------- */
 
@@ -394,21 +417,34 @@ static void sample_line(pTHX_ unsigned *fid, unsigned *line)
     *line = CopLINE(cop) ? (unsigned)CopLINE(cop) : 1;
 }
 
-static void take_sample(pTHX_ OPCODE ran)
+/* A sample where the program is; waited_ns: the time an op or xsub that
+ * just ended waited (its weight), 0 for a sample of the timer (weighted
+ * by the time since the last, less what waits were charged). */
+static void take_sample(pTHX_ OPCODE ran, int64_t waited_ns)
 {
     int saved_errno = errno;
     if (S.forked)
         reinit_if_forked(aTHX);
     if (!S.profiling || !S.w || OTHER_INTERP())
         goto out;
+    timer_check();
+    Z.last_coarse = coarse_ns();
     /* END blocks run with perl's %SIG handlers gone (hold.c) */
     if (UNLIKELY(PL_phase >= PERL_PHASE_END) && !S.holding)
         hold_signals();
     int64_t now = clock_ticks();
-    double w = (double)(now - Z.last_t);
-    Z.last_t = now;
-    if (w < 0)
-        w = 0;
+    double w;
+    if (waited_ns) {
+        w = (double)(waited_ns / (1000000000 / TICKS_PER_SEC));
+        Z.waited += (int64_t)w;
+    } else {
+        /* a wait charged a tick where the clock moved a little less: the
+         * rest comes off the next sample, so that the times add up */
+        int64_t d = now - Z.last_t - Z.waited;
+        Z.last_t = now;
+        Z.waited = d < 0 ? -d : 0;
+        w = d < 0 ? 0 : (double)d;
+    }
     Z.samples++;
     if (OPT(O_SUBS))
         stack_sample(aTHX_ ran);
@@ -426,6 +462,7 @@ static void take_sample(pTHX_ OPCODE ran)
     if (now >= S.rotate_at && !Z.stopping) {
         rotate_now(aTHX_ now);
         Z.last_t = S.last_t; /* the time writing the segment is no sample's */
+        Z.waited = 0;
     }
 out:
     errno = saved_errno;
@@ -439,7 +476,7 @@ static int sample_runops(pTHX)
     while ((PL_op = op = op->op_ppaddr(aTHX))) {
         if (FLAG_UP()) {
             timer_taken();
-            take_sample(aTHX_ OP_max);
+            take_sample(aTHX_ OP_max, 0);
         }
     }
     PERL_ASYNC_CHECK();
@@ -457,7 +494,36 @@ static void sample_here(pTHX_ OPCODE ran)
     if (OTHER_INTERP())
         return;
     timer_taken();
-    take_sample(aTHX_ ran);
+    take_sample(aTHX_ ran, 0);
+}
+
+/* An op or xsub that began at coarse time t0 has ended: if the clock
+ * moved meanwhile, that time is its own sample's.  Only since the last
+ * sample, though: an xsub or sort that called back into perl code (List::
+ * Util's first, a comparator) had that code's time sampled already. */
+static void waited_since(pTHX_ OPCODE ran, int64_t t0)
+{
+    int64_t from = t0 > Z.last_coarse ? t0 : Z.last_coarse;
+    int64_t d = coarse_ns() - from;
+    if (UNLIKELY(d > 0) && !OTHER_INTERP())
+        take_sample(aTHX_ ran, d);
+}
+
+/* The CV an entersub is about to call, if it is an xsub: what it finds
+ * on the stack in the common cases (a CV, a glob, a code reference). */
+static inline int calls_xsub(pTHX)
+{
+    SV *sv = *PL_stack_sp;
+    CV *cv = NULL;
+    if (!sv)
+        return 0;
+    if (SvTYPE(sv) == SVt_PVCV)
+        cv = (CV *)sv;
+    else if (SvTYPE(sv) == SVt_PVGV)
+        cv = GvCVu((GV *)sv);
+    else if (SvROK(sv) && SvTYPE(SvRV(sv)) == SVt_PVCV)
+        cv = (CV *)SvRV(sv);
+    return cv && CvISXSUB(cv);
 }
 
 static pp_fn orig_nextstate, orig_entersub, orig_leavesub;
@@ -469,14 +535,19 @@ static OP *pp_nextstate_sampled(pTHX)
     return orig_nextstate(aTHX);
 }
 
-/* (An xsub is not on perl's context stack: its time is its caller's.
- * Testing the flag again after every call to see an xsub would cost a
- * wrapper's frame per call.) */
+/* An xsub is not on perl's context stack: its time is its caller's.  It
+ * has run when entersub returns the op after it (a sub of perl's returns
+ * its first op). */
 static OP *pp_entersub_sampled(pTHX)
 {
     if (FLAG_UP())
         sample_here(aTHX_ OP_max); /* still in the caller */
-    return orig_entersub(aTHX);
+    if (!calls_xsub(aTHX))
+        return orig_entersub(aTHX);
+    int64_t t0 = coarse_ns();
+    OP *next = orig_entersub(aTHX);
+    waited_since(aTHX_ OP_max, t0); /* the caller's, as the xsub's time is */
+    return next;
 }
 
 static OP *pp_leavesub_sampled(pTHX)
@@ -504,9 +575,12 @@ static OP *pp_slowop_sampled(pTHX_ OPCODE type)
 {
     if (Z.at_stmt && FLAG_UP())
         sample_here(aTHX_ OP_max); /* due before it began */
+    int64_t t0 = coarse_ns();
     OP *op = S.orig[type](aTHX);
     if (FLAG_UP())
         sample_here(aTHX_ type);
+    else
+        waited_since(aTHX_ type, t0);
     return op;
 }
 
@@ -578,6 +652,7 @@ void sampler_start(pTHX)
 {
     PERL_UNUSED_CONTEXT;
     Z.last_t = clock_ticks();
+    Z.waited = 0;
     atomic_store(&timer_due, 0);
     timer_start(Z.period_ns);
 }
@@ -590,7 +665,7 @@ static void sampler_stop(pTHX)
     /* the time since the last sample, in the state it ends in */
     if (S.profiling && S.w && PL_curcop) {
         Z.stopping = 1;
-        take_sample(aTHX_ OP_max);
+        take_sample(aTHX_ OP_max, 0);
         Z.stopping = 0;
     }
 }
@@ -626,7 +701,7 @@ void sampler_flush(pTHX_ int keep_frames)
     Z.samples = 0;
 }
 
-/* In a child, from pthread_atfork: no timer thread here; the flag makes
+/* In a child, from pthread_atfork: no timer here; the flag makes
  * the next op take a sample, which sees the fork. */
 static void sampler_atfork_child(void)
 {
@@ -650,6 +725,7 @@ static void sampler_forked(pTHX)
     }
     atomic_store(&timer_due, 0);
     Z.last_t = clock_ticks();
+    Z.waited = 0;
     if (S.profiling && S.w)
         sampler_start(aTHX);
 }

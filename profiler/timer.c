@@ -1,202 +1,135 @@
-/* timer.c — the sampling timer: a thread that sleeps on CLOCK_MONOTONIC to
- * absolute deadlines, HZ a second, and raises a flag (timer_due).  It
- * touches nothing else: the interpreter tests the flag and takes the
- * sample itself (sample.c).
+/* timer.c — the sampling timer: a POSIX timer on the user CPU time of
+ * the interpreter's thread, whose signal handler raises a flag
+ * (timer_due) and does nothing else.  The interpreter tests the flag and
+ * takes the sample itself (sample.c).
  *
- * On Linux (x86_64, aarch64) the thread is made with clone() and talks to
- * the kernel through system calls of its own, never through libc: libc
- * does not know it exists.  A process with a second pthread pays for it
- * in every malloc and free, which then take locks (glibc switches for
- * good at the first pthread_create): 2 to 3% of the run time of perl
- * code that allocates a lot (bench/workloads/stmts.pl with an idle
- * pthread preloaded), as much as all of sampling at 100 Hz may cost.  The
- * thread runs with every signal blocked (so signals go to the
- * interpreter's thread, where perl handles them), on a stack of its own,
- * and uses no thread-local storage (errno included).  Elsewhere it is an
- * ordinary pthread.
+ * No thread.  It was a thread once (made with clone(), unknown to libc,
+ * so that malloc stayed single-threaded), and a thread of the profiler's
+ * own changed what the program does: glibc's setuid/setgid broadcast
+ * never reached it, so it ran on as root in a program that had dropped
+ * root (with the program's memory); unshare(CLONE_NEWUSER) and other
+ * calls that want a single-threaded process failed with EINVAL; and its
+ * HZ wake-ups a second cost a server several per cent of its throughput
+ * (a timer interrupt and a preemption of the worker each, bench/README.md).
  *
- * When the flag is still up at the next deadline, the interpreter is in
- * one long op or blocked in a system call (a server waiting in accept):
- * the thread then waits for the flag to fall instead of waking HZ times a
- * second for nothing. */
+ * Why the user CPU clock: its signal never cuts a system call short, which
+ * is why the timer was a thread and not a signal.  The kernel looks at CPU
+ * timers at its clock tick, and user CPU time grows only at a tick that
+ * found the thread in user mode: the signal is raised there and delivered
+ * as the tick returns to that user code, never while the thread waits in
+ * (or is about to wait in) a system call; a blocked or sleeping program
+ * gets no signal at all.  (Even so the handler is installed with
+ * SA_RESTART.)  The price: a CPU timer fires at most once a tick (the
+ * kernel's CONFIG_HZ, often 250 or 1000), so a faster rate gets the
+ * tick's; and time the program spends waiting or in the kernel raises no
+ * flag: sample.c looks at the clock after each slow op and xsub for that.
+ *
+ * The signal is one the program does not use (SIGURG, else a real-time
+ * one; with its default disposition and not blocked at the first start);
+ * a program that blocks it takes no samples while it does, and one that
+ * takes it over stops the sampling (timer_check, at each sample).  Timers
+ * are not inherited by fork and end at exec; the handler stays. */
 #include "nytp_prof.h"
 
 #include <stdatomic.h>
-#include <linux/futex.h>
-#include <sys/mman.h>
 #include <sys/syscall.h>
-#include <sched.h>
 
 atomic_int timer_due;
 
-#if defined(__linux__) && (defined(__x86_64__) || defined(__aarch64__))
-#define RAW_THREAD 1
-#endif
-
 static struct {
-    atomic_int stop;             /* the thread should end */
-    atomic_int parked;           /* it waits for the flag to fall */
-    long period_ns;
-    int running;                 /* a thread exists in this process */
-#ifdef RAW_THREAD
-    void *stack;
-    size_t stack_size;
-    volatile pid_t tid;          /* cleared by the kernel when it ends */
-#else
-    pthread_t thread;
-#endif
+    timer_t id;
+    int running;                 /* a timer exists in this process */
+    int signo;                   /* its signal; 0: none chosen yet */
 } TM;
 
-/* ---- system calls --------------------------------------------------------- */
-
-#ifdef RAW_THREAD
-/* Without libc's syscall(), which sets errno: the thread has no
- * thread-local storage of its own (it would be the interpreter's). */
-static long raw6(long n, long a, long b, long c, long d, long e, long f)
+static void on_timer(int sig, siginfo_t *si, void *ctx)
 {
-#if defined(__x86_64__)
-    long ret;
-    register long r10 __asm__("r10") = d;
-    register long r8 __asm__("r8") = e;
-    register long r9 __asm__("r9") = f;
-    __asm__ volatile("syscall"
-                     : "=a"(ret)
-                     : "a"(n), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9)
-                     : "rcx", "r11", "memory");
-    return ret;
-#else
-    register long x8 __asm__("x8") = n;
-    register long x0 __asm__("x0") = a;
-    register long x1 __asm__("x1") = b;
-    register long x2 __asm__("x2") = c;
-    register long x3 __asm__("x3") = d;
-    register long x4 __asm__("x4") = e;
-    register long x5 __asm__("x5") = f;
-    __asm__ volatile("svc #0"
-                     : "+r"(x0)
-                     : "r"(x8), "r"(x1), "r"(x2), "r"(x3), "r"(x4), "r"(x5)
-                     : "memory");
-    return x0;
-#endif
-}
-#else
-static long raw6(long n, long a, long b, long c, long d, long e, long f)
-{
-    return syscall(n, a, b, c, d, e, f); /* a pthread: errno is its own */
-}
-#endif
-
-static void mono_now(struct timespec *t)
-{
-    raw6(SYS_clock_gettime, CLOCK_MONOTONIC, (long)t, 0, 0, 0, 0);
+    (void)sig;
+    (void)si;
+    (void)ctx;
+    atomic_store_explicit(&timer_due, 1, memory_order_relaxed);
 }
 
-/* Sleep while *addr is val, until the absolute CLOCK_MONOTONIC time at
- * (or a wake-up). */
-static void wait_until(atomic_int *addr, int val, const struct timespec *at)
+static int is_free(int s, const sigset_t *blocked)
 {
-    raw6(SYS_futex, (long)addr, FUTEX_WAIT_BITSET | FUTEX_PRIVATE_FLAG, val, (long)at, 0,
-         FUTEX_BITSET_MATCH_ANY);
+    struct sigaction old;
+    return sigaction(s, NULL, &old) == 0 && !(old.sa_flags & SA_SIGINFO)
+           && old.sa_handler == SIG_DFL && !sigismember(blocked, s);
 }
 
-static void wake(atomic_int *addr)
+/* SIGURG if nobody handles, ignores or blocks it: its default action is
+ * to ignore it, so a program that sets every signal of %SIG back to
+ * DEFAULT, or execs with one pending, loses samples, not its life (the
+ * choice Go's runtime made for the same reason).  Else the highest free
+ * real-time signal. */
+static int free_signal(void)
 {
-    raw6(SYS_futex, (long)addr, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, INT32_MAX, 0, 0, 0);
-}
-
-static void ts_add_ns(struct timespec *t, long ns)
-{
-    t->tv_nsec += ns;
-    while (t->tv_nsec >= 1000000000L) {
-        t->tv_nsec -= 1000000000L;
-        t->tv_sec++;
-    }
-}
-
-static int ts_before(const struct timespec *a, const struct timespec *b)
-{
-    return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
-}
-
-/* ---- the thread ------------------------------------------------------------- */
-
-static int timer_loop(void *arg)
-{
-    (void)arg;
-    struct timespec next, now;
-    mono_now(&next);
-    while (!atomic_load(&TM.stop)) {
-        ts_add_ns(&next, TM.period_ns);
-        do { /* until the deadline, or told to stop */
-            wait_until(&TM.stop, 0, &next);
-            mono_now(&now);
-        } while (!atomic_load(&TM.stop) && ts_before(&now, &next));
-        if (atomic_load(&TM.stop))
-            break;
-        if (!atomic_exchange(&timer_due, 1))
-            continue;
-        /* Still up: wait for it to fall (said first, then checked: the
-         * interpreter may have taken it just now and not seen us). */
-        atomic_store(&TM.parked, 1);
-        while (atomic_load(&timer_due) && !atomic_load(&TM.stop)) {
-            struct timespec limit;
-            mono_now(&limit);
-            limit.tv_sec += 1;
-            wait_until(&timer_due, 1, &limit);
-        }
-        atomic_store(&TM.parked, 0);
-        mono_now(&now); /* the next deadline a period from now */
-        if (ts_before(&next, &now))
-            next = now;
-    }
+    sigset_t blocked;
+    pthread_sigmask(SIG_BLOCK, NULL, &blocked);
+    if (is_free(SIGURG, &blocked))
+        return SIGURG;
+    for (int s = SIGRTMAX; s >= SIGRTMIN; s--)
+        if (is_free(s, &blocked))
+            return s;
     return 0;
 }
 
-#ifndef RAW_THREAD
-static void *timer_main(void *arg)
+static int make_timer(void)
 {
-    timer_loop(arg);
-    return NULL;
-}
+    struct sigevent ev;
+    memset(&ev, 0, sizeof ev);
+    ev.sigev_signo = TM.signo;
+#ifdef __linux__
+    /* to this thread, on its user CPU clock (the kernel's CPUCLOCK_VIRT
+     * of a thread: ~tid << 3 | per-thread | virt; Linux's stable ABI,
+     * with no name in <time.h>) */
+    pid_t tid = (pid_t)syscall(SYS_gettid);
+    ev.sigev_notify = SIGEV_THREAD_ID;
+    ev._sigev_un._tid = tid;
+    clockid_t virt = (clockid_t)((int)(~(unsigned)tid << 3) | 4 | 1);
+    if (timer_create(virt, &ev, &TM.id) == 0)
+        return 0;
+#else
+    ev.sigev_notify = SIGEV_SIGNAL;
 #endif
+    /* user and system time: the tick may then find the thread in a
+     * system call (SA_RESTART restarts most of them) */
+    return timer_create(CLOCK_THREAD_CPUTIME_ID, &ev, &TM.id);
+}
 
 int timer_start(long period_ns)
 {
     if (TM.running)
         return 0;
-    TM.period_ns = period_ns;
-    atomic_store(&TM.stop, 0);
-    atomic_store(&TM.parked, 0);
-    /* the thread blocks every signal (it inherits the mask it starts with) */
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_BLOCK, &all, &old);
-    int e = 0;
-#ifdef RAW_THREAD
-    if (!TM.stack) {
-        TM.stack_size = 64 * 1024;
-        TM.stack = mmap(NULL, TM.stack_size, PROT_READ | PROT_WRITE,
-                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
-        if (TM.stack == MAP_FAILED) {
-            TM.stack = NULL;
-            e = errno;
+    const char *why = NULL;
+    if (!TM.signo) {
+        TM.signo = free_signal();
+        if (!TM.signo) {
+            note("Devel::NYTP: no free real-time signal for the sampling timer; not sampling\n");
+            return -1;
+        }
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_sigaction = on_timer;
+        sa.sa_flags = SA_SIGINFO | SA_RESTART;
+        sigemptyset(&sa.sa_mask);
+        if (sigaction(TM.signo, &sa, NULL) < 0) {
+            TM.signo = 0;
+            why = strerror(errno);
         }
     }
-    if (TM.stack) {
-        TM.tid = 0;
-        int flags = CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD
-                    | CLONE_SYSVSEM | CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID;
-        /* tid is set in both before clone returns, cleared as it ends */
-        if (clone(timer_loop, (char *)TM.stack + TM.stack_size, flags | CLONE_PARENT_SETTID, NULL,
-                  (pid_t *)&TM.tid, NULL, (pid_t *)&TM.tid) < 0)
-            e = errno;
+    if (!why && make_timer() < 0)
+        why = strerror(errno);
+    if (!why) {
+        struct itimerspec it = {{period_ns / 1000000000L, period_ns % 1000000000L},
+                                {period_ns / 1000000000L, period_ns % 1000000000L}};
+        if (timer_settime(TM.id, 0, &it, NULL) < 0) {
+            why = strerror(errno);
+            timer_delete(TM.id);
+        }
     }
-#else
-    e = pthread_create(&TM.thread, NULL, timer_main, NULL);
-#endif
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (e) {
-        note("Devel::NYTP: cannot start the sampling timer: %s; not sampling\n", strerror(e));
+    if (why) {
+        note("Devel::NYTP: cannot start the sampling timer: %s; not sampling\n", why);
         return -1;
     }
     TM.running = 1;
@@ -207,18 +140,21 @@ void timer_stop(void)
 {
     if (!TM.running)
         return;
-    atomic_store(&TM.stop, 1);
-    wake(&TM.stop);
-    wake(&timer_due);
-#ifdef RAW_THREAD
-    /* the kernel clears tid (and wakes us) as the thread ends */
-    pid_t t;
-    while ((t = TM.tid) != 0)
-        raw6(SYS_futex, (long)&TM.tid, FUTEX_WAIT, t, 0, 0, 0);
-#else
-    pthread_join(TM.thread, NULL);
-#endif
+    timer_delete(TM.id);
     TM.running = 0;
+    /* A signal raised while the program blocked it would still be
+     * pending at an exec, where its disposition becomes the default:
+     * ending the new program.  Take it now. */
+    sigset_t pending;
+    if (sigpending(&pending) == 0 && sigismember(&pending, TM.signo)) {
+        sigset_t one;
+        sigemptyset(&one);
+        sigaddset(&one, TM.signo);
+        struct timespec zero = {0, 0};
+        int saved = errno;
+        sigtimedwait(&one, NULL, &zero);
+        errno = saved;
+    }
 }
 
 int timer_running(void)
@@ -226,19 +162,30 @@ int timer_running(void)
     return TM.running;
 }
 
+/* The program has put a disposition of its own on the signal (its own
+ * handler for SIGURG, DEFAULT for all of %SIG): the timer stops rather
+ * than send the program signals it did not ask for. */
+int timer_check(void)
+{
+    struct sigaction cur;
+    if (!TM.running || sigaction(TM.signo, NULL, &cur) < 0)
+        return 0;
+    if ((cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == on_timer)
+        return 0;
+    timer_stop();
+    note("Devel::NYTP: the program set its own action for signal %d, which the sampling timer "
+         "used; not sampling from here on\n", TM.signo);
+    TM.signo = 0; /* a later start looks for a free one again */
+    return -1;
+}
+
 void timer_taken(void)
 {
-    atomic_store(&timer_due, 0);
-    if (atomic_load(&TM.parked))
-        wake(&timer_due);
+    atomic_store_explicit(&timer_due, 0, memory_order_relaxed);
 }
 
 void timer_forked(void)
 {
-    /* no thread here (its stack, copied, is free to use again) */
+    /* the child has no timer (the parent's id means nothing here) */
     TM.running = 0;
-#ifdef RAW_THREAD
-    TM.tid = 0;
-#endif
-    atomic_store(&TM.parked, 0);
 }

@@ -255,13 +255,99 @@ kill USR1 => $$ for 1 .. 3;
 my $end = time + 0.1;
 1 while time < $end;
 print "signals $got\n";
+# short waits between spells of work, where the timer's signal comes
+my ($short, $waits) = (0, 0);
+$end = time + 0.6;
+while (time < $end) {
+    my $b = time + 0.0003;
+    1 while time < $b;
+    $t = time;
+    $short++ if select(undef, undef, undef, 0.0002) < 0 || time - $t < 0.0002;
+    $t = time;
+    sleep 0.0001;
+    $short++ if time - $t < 0.0001;
+    $waits += 2;
+}
+print "waits $waits\nshort $short\n";
 PERL
 ($st, $out, $err) = nytp_profile('behave', $behave, 'sample=1000');
 is $st, 0, 'behave: profiled' or diag $err;
 my %b = $out =~ /^(\w+) ([\d.]+)$/mg;
-ok(($b{select} // 0) >= 0.29, "select waits its 0.3 s (the timer sends no signal): $b{select}");
+ok(($b{select} // 0) >= 0.29, "select waits its 0.3 s (the timer's signal never cuts a wait short): $b{select}");
 ok(($b{sleep} // 0) >= 0.19, "sleep waits its 0.2 s: $b{sleep}");
 is $b{signals}, 3, 'the program gets its own signals';
+ok(($b{waits} // 0) > 100, "short waits between spells of work: $b{waits}");
+is $b{short}, 0, 'none of them cut short by the timer (EINTR, or less than asked)';
+
+# Time spent waiting (no CPU time, so no signal from the timer) is the
+# waiting line's: in an xsub (Time::HiRes::sleep), in a slow op (select).
+# (The program measures its waits: a loaded machine stretches them.)
+my $waits = scratch_script('waits.pl', <<'PERL');
+use Time::HiRes qw(time);
+sub busy { my $end = time + $_[0]; my $n = 0; while (time < $end) { $n++ } $n }
+busy(0.1);
+my $t = time; Time::HiRes::sleep(0.3); printf "sleep %.4f\n", time - $t;
+busy(0.1);
+$t = time; select(undef, undef, undef, 0.2); printf "select %.4f\n", time - $t;
+busy(0.1);
+PERL
+# Work and short waits in turn, as a server's requests and its select:
+# each gets its share of the wall time, which the program measures.
+# Charging a wait with all the time since the last sample, which had the
+# work before it too, gave the waits 65 to 76% of the time where they
+# took 46 to 47%.
+my $mix = scratch_script('mix.pl', <<'PERL');
+use Time::HiRes qw(time);
+my ($tw, $tz) = (0, 0);
+sub work { my $t = time; my $b = $t + 0.0003; 1 while time < $b; $tw += time - $t }
+sub waitit { my $t = time; select(undef, undef, undef, 0.0002); $tz += time - $t }
+my $end = time + 1.5;
+while (time < $end) { work(); waitit() }
+printf "work %.4f\n", $tw / ($tw + $tz);
+PERL
+($st, $out, $err, $file) = nytp_profile('mix', $mix, 'sample=1000');
+is $st, 0, 'mix: profiled' or diag $err;
+my ($wshare) = $out =~ /^work ([\d.]+)$/m;
+my %mi = map { $_->{name} => $_->{incl} } @{top_json($file)->{subs} || []};
+my $msum = ($mi{'main::work'} // 0) + ($mi{'main::waitit'} // 0);
+my $sshare = $msum ? $mi{'main::work'} / $msum : 0;
+ok defined $wshare && abs($sshare - $wshare) < 0.08,
+    sprintf 'work between short waits: sampled share %.1f%%, measured %.1f%% (within 8 points)',
+    100 * $sshare, 100 * ($wshare // 0);
+
+# An xsub that calls back into perl (List::Util's first) is timed as a
+# whole, but the code it called was sampled already: only the time since
+# the last sample is the caller's, else the callback's time is counted
+# twice (the caller's line got the 0.3 s too, and the lines added up to
+# half as much again as the time profiled).
+my $cb = scratch_script('callback.pl', <<'PERL');
+use Time::HiRes qw(time);
+use List::Util qw(first);
+sub busy { my $end = time + $_[0]; my $n = 0; while (time < $end) { $n++ } $n }
+my $x = first { busy(0.3); 0 } 1;
+busy(0.1);
+PERL
+($st, $out, $err, $file) = nytp_profile('callback', $cb, 'sample=1000');
+is $st, 0, 'callback: profiled' or diag $err;
+my $ct = top_json($file);
+my %cl = map { $_->{line} => $_->{time} } grep { $_->{file} =~ /callback\.pl$/ } @{$ct->{lines} || []};
+ok(($cl{4} // 0) < 0.05, 'the line calling the xsub is not charged the callback\'s time: ' . ($cl{4} // 0));
+ok(($cl{3} // 0) > 0.35, 'the callback\'s time is busy\'s: ' . ($cl{3} // 0));
+ok abs(($ct->{totals}{statements} // 0) - ($ct->{totals}{profiler_duration} // 1))
+        < 0.05 * ($ct->{totals}{profiler_duration} // 1),
+    'callback: the line times add up to the time profiled';
+
+for my $hz (1000, 100) {
+    ($st, $out, $err, $file) = nytp_profile('waits', $waits, "sample=$hz");
+    is $st, 0, "waits ($hz Hz): profiled" or diag $err;
+    my %m = $out =~ /^(\w+) ([\d.]+)$/mg;
+    my %lt = map { $_->{line} => $_->{time} } grep { $_->{file} =~ /waits\.pl$/ } @{top_json($file)->{lines} || []};
+    ok(abs(($lt{4} // 0) - ($m{sleep} // 0)) < 0.02,
+        "waits ($hz Hz): the xsub's sleep is its line's: " . ($lt{4} // 0) . ' for ' . ($m{sleep} // '?'));
+    ok(abs(($lt{6} // 0) - ($m{select} // 0)) < 0.02,
+        "waits ($hz Hz): select is its line's: " . ($lt{6} // 0) . ' for ' . ($m{select} // '?'));
+    ok(($lt{2} // 0) > 0.2, "waits ($hz Hz): the work is busy's: " . ($lt{2} // 0));
+}
 
 # fork: the child samples into FILE.PID (its timer started again);
 # forkdepth=0: it is not profiled.
