@@ -1,0 +1,366 @@
+#!/usr/bin/perl
+# nytp stack and nytp attach: real perls read from outside.  The stacks
+# printed are checked line by line against the targets' own source (the
+# lines are known from the scripts written here); the profiles attach
+# writes are read by Devel::NYTProf::Data (the oracle) and nytp top.
+use strict;
+use warnings;
+use Test::More;
+use FindBin;
+use lib "$FindBin::Bin/lib";
+use NytpTest;
+use JSON::PP;
+use POSIX qw(WNOHANG);
+use Time::HiRes qw(sleep time);
+
+my $nytp = nytp();
+my $dir = scratch_dir() . '/attach';
+mkdir $dir or die "$dir: $!";
+
+my @started;
+END { kill 'KILL', @started if @started }
+
+sub script {
+    my ($name, $text) = @_;
+    my $path = "$dir/$name";
+    open my $fh, '>', $path or die "$path: $!";
+    print $fh $text;
+    close $fh;
+    return $path;
+}
+
+sub start {
+    my @cmd = @_;
+    my $pid = fork // die "fork: $!";
+    if (!$pid) {
+        open STDOUT, '>', '/dev/null';
+        exec @cmd or die "exec: $!";
+    }
+    push @started, $pid;
+    return $pid;
+}
+
+sub stop {
+    my $pid = shift;
+    kill 'KILL', $pid;
+    waitpid $pid, 0;
+    @started = grep { $_ != $pid } @started;
+}
+
+# nytp stack PID until its output matches $re (the target has got where
+# it sleeps), for at most 10 seconds.
+sub stack_when {
+    my ($re, @args) = @_;
+    my ($st, $out, $err);
+    for (1 .. 200) {
+        ($st, $out, $err) = run_cmd([$nytp, 'stack', @args]);
+        return ($st, $out, $err) if $out =~ $re;
+        sleep 0.05;
+    }
+    return ($st, $out, $err);
+}
+
+# ---- nytp stack: a sub in a sub in an anonymous sub in a string eval -------
+
+my $nest = script('nest.pl', <<'PL');
+sub inner { sleep 1000 }
+sub outer {
+    inner();
+}
+my $anon = sub {
+    outer();
+};
+eval "\n\$anon->();\n1;";
+PL
+{
+    my $pid = start($^X, $nest);
+    my ($st, $out, $err) = stack_when(qr/CORE:sleep/, $pid);
+    is $st, 0, 'stack: exit 0' or diag $err;
+    is $err, '', 'stack: nothing on stderr';
+    is $out, <<"OUT", 'stack: innermost first, as caller() sees it; sleep as CORE:sleep, the anonymous sub and the string eval named';
+Process $pid: $nest
+    main::CORE:sleep at $nest line 1
+    main::inner at $nest line 1
+    main::outer at $nest line 3
+    main::__ANON__[$nest:6] at $nest line 6
+    (eval) at (eval 1)[$nest:8] line 2
+    main::RUNTIME at $nest line 8
+OUT
+
+    ($st, $out, $err) = run_cmd([$nytp, 'stack', '--json', $pid]);
+    is $st, 0, 'stack --json: exit 0';
+    my $j = eval { decode_json($out) };
+    ok $j, 'stack --json: one JSON object' or diag $out;
+    is $j->{pid}, $pid, '--json: pid';
+    is $j->{program}, $nest, '--json: program';
+    is join(',', map { $_->{kind} } @{ $j->{frames} }), 'core,sub,sub,anon,string-eval,main',
+        '--json: the kinds of the frames';
+    is join(',', map { "$_->{sub}\@$_->{line}" } @{ $j->{frames} }),
+        "main::CORE:sleep\@1,main::inner\@1,main::outer\@3,main::__ANON__[$nest:6]\@6,(eval)\@2,main::RUNTIME\@8",
+        '--json: the same frames as the text';
+
+    # two processes at once
+    my $pid2 = start($^X, $nest);
+    stack_when(qr/CORE:sleep/, $pid2);
+    ($st, $out) = run_cmd([$nytp, 'stack', $pid, $pid2]);
+    is $st, 0, 'stack PID PID: exit 0';
+    my @heads = $out =~ /^Process (\d+):/mg;
+    is "@heads", "$pid $pid2", 'stack PID PID: both, in the order given';
+    stop($pid2);
+    stop($pid);
+}
+
+# ---- a BEGIN block that sleeps while its file is compiled ------------------
+
+my $begin = script('begin.pl', <<'PL');
+use strict;
+sub slow { sleep 1000 }
+BEGIN {
+    slow();
+}
+print "never\n";
+PL
+{
+    my $pid = start($^X, $begin);
+    my ($st, $out, $err) = stack_when(qr/CORE:sleep/, $pid);
+    is $st, 0, 'stack of a compiling perl: exit 0' or diag $err;
+    is $out, <<"OUT", 'BEGIN as BEGIN@(its first line), called from the eval perl runs it in, while compiling';
+Process $pid: $begin (compiling)
+    main::CORE:sleep at $begin line 2
+    main::slow at $begin line 2
+    main::BEGIN\@4 at $begin line 4
+    (eval) at $begin line 5
+    main::RUNTIME at $begin line 5
+OUT
+    stop($pid);
+}
+
+# ---- --children: a master and its forked workers ---------------------------
+
+my $fork = script('fork.pl', <<'PL');
+sub work { sleep 1000 }
+sub master { sleep 1000 }
+for (1 .. 2) { if (!fork) { work(); exit } }
+master();
+PL
+{
+    my $pid = start($^X, $fork);
+    my ($st, $out, $err) = stack_when(qr/(?s:main::work.*main::work)/, '--children', $pid);
+    is $st, 0, 'stack --children: exit 0' or diag $err;
+    my @procs = map { "$_\n" } split /\n\n/, $out;
+    is scalar(@procs), 3, 'stack --children: the master and its two workers';
+    like $procs[0], qr/\AProcess $pid: .*\n    main::CORE:sleep at \Q$fork\E line 2\n    main::master at \Q$fork\E line 2\n/,
+        '... the master first';
+    like $procs[$_], qr/\AProcess \d+: .*\n    main::CORE:sleep at \Q$fork\E line 1\n    main::work at \Q$fork\E line 1\n    main::RUNTIME at \Q$fork\E line 3\n/,
+        "... worker $_" for 1, 2;
+    system('pkill', '-KILL', '-P', $pid);
+    stop($pid);
+}
+
+# ---- refusals: one line naming the pid ----------------------------------------
+
+{
+    my $pid = start('sleep', '1000');
+    sleep 0.2;
+    my ($st, $out, $err) = run_cmd([$nytp, 'stack', $pid]);
+    is $st, 1, 'not a perl: exit 1';
+    is $out, '', '... nothing on stdout';
+    like $err, qr/\Anytp stack: $pid: not a perl [^\n]*\n\z/, '... one line saying so';
+    ($st, undef, $err) = run_cmd([$nytp, 'attach', '-o', "$dir/no.out", $pid]);
+    is $st, 1, 'attach to a non-perl: exit 1';
+    like $err, qr/\Anytp attach: $pid: not a perl [^\n]*\n\z/, '... one line';
+    ok !-e "$dir/no.out", '... and no profile';
+    stop($pid);
+
+    # a pid that has exited (and been reaped)
+    my $dead = fork // die;
+    exit 0 if !$dead;
+    waitpid $dead, 0;
+    ($st, undef, $err) = run_cmd([$nytp, 'stack', $dead]);
+    is $st, 1, 'a dead pid: exit 1';
+    is $err, "nytp stack: $dead: no such process\n", '... one line';
+
+    ($st, undef, $err) = run_cmd([$nytp, 'stack', 'x12']);
+    is $st, 2, 'not a pid: exit 2';
+    ($st, undef, $err) = run_cmd([$nytp, 'stack']);
+    is $st, 2, 'no pid: exit 2';
+}
+
+# Reading another user's perl needs ptrace's permission: as nobody,
+# root's perl is refused (process_vm_readv needs PTRACE_MODE_ATTACH).
+SKIP: {
+    skip 'not root: cannot run nytp as nobody against a root perl', 3 if $> != 0;
+    my $nobody = getpwnam('nobody');
+    skip 'no user nobody', 3 unless defined $nobody;
+    my $pid = start($^X, $nest);
+    stack_when(qr/CORE:sleep/, $pid);
+    my $child = fork // die;
+    if (!$child) {
+        open STDOUT, '>', "$dir/nobody.out";
+        open STDERR, '>', "$dir/nobody.err";
+        POSIX::setgid(65534);
+        POSIX::setuid($nobody) or die "setuid: $!";
+        exec $nytp, 'stack', $pid or die;
+    }
+    waitpid $child, 0;
+    is $? >> 8, 1, 'as nobody, a root perl: exit 1';
+    my $err = slurp_file("$dir/nobody.err");
+    like $err, qr/\Anytp stack: $pid: [^\n]*permission denied[^\n]*\n\z/, '... one line: permission denied';
+    is slurp_file("$dir/nobody.out"), '', '... and no stack';
+    stop($pid);
+}
+
+# ---- nytp attach: a CPU-bound perl with a known split -------------------------
+
+# A CPU-bound perl: each sub spins for a fixed wall time (50/30/20), and
+# the perl measures the time each really took (on a loaded machine a
+# short spin overruns more) and writes it at its end.  attach runs until
+# the perl exits; the exclusive times it sampled must split as measured.
+# (Inclusive times of a sampled profile depend on which calls the samples
+# told apart: the in-process sampler's do too.)
+my $truth = "$dir/truth";
+my $split_once = script('split-once.pl', <<"PL");
+use Time::HiRes qw(time);
+my %t;
+sub a50 { my \$e = time + 0.025; 1 while time < \$e }
+sub b30 { my \$e = time + 0.015; 1 while time < \$e }
+sub c20 { my \$e = time + 0.010; 1 while time < \$e }
+select undef, undef, undef, 0.4;
+my \$stop = time + 3;
+while (time < \$stop) {
+    my \$t0 = time; a50(); my \$t1 = time; b30(); my \$t2 = time; c20();
+    \$t{a50} += \$t1 - \$t0; \$t{b30} += \$t2 - \$t1; \$t{c20} += time - \$t2;
+}
+open my \$fh, '>', '$truth' or die; print \$fh join(' ', map { "\$_=\$t{\$_}" } sort keys %t), "\\n";
+PL
+{
+    my $pid = start($^X, $split_once);
+    stack_when(qr/CORE:sselect/, $pid);  # perl is up, before its loop
+    my $out = "$dir/split.out";
+    my $t0 = time;
+    my ($st, undef, $err) = run_cmd([$nytp, 'attach', '--hz=200', '-o', $out, $pid]);
+    my $took = time - $t0;
+    is $st, 0, 'attach until the perl exits: exit 0' or diag $err;
+    like $err, qr/\Anytp attach: \Q$out\E: $pid \(\Q$split_once\E\): (\d+) samples in [\d.]+ s at 200 Hz, (\d+) dropped as torn/,
+        'attach: one line saying what was written';
+    cmp_ok $took, '<', 5, 'attach ends with the perl';
+    waitpid $pid, 0;
+    @started = grep { $_ != $pid } @started;
+    my %real = slurp_file($truth) =~ /(\w+)=([\d.]+)/g;
+    my $real_sum = $real{a50} + $real{b30} + $real{c20};
+
+    require Devel::NYTProf::Data;
+    my $p = Devel::NYTProf::Data->new({filename => $out, quiet => 1});
+    my $a = $p->attributes;
+    is $a->{sample_hz}, 200, 'profile: sample_hz';
+    # (fewer when the machine is loaded: samples are never made up)
+    cmp_ok $a->{sample_count}, '>', 150, 'profile: sample_count (3 s at 200 Hz)';
+    cmp_ok $a->{sample_count}, '<=', 800, '... not more than the time allows';
+    ok defined $a->{sample_invalid}, 'profile: sample_invalid';
+    my %excl = map { $_ => $p->subinfo_of("main::$_")->excl_time } qw(a50 b30 c20);
+    my $sum = $excl{a50} + $excl{b30} + $excl{c20};
+    # (a sample nytp takes late counts for two periods at most: on a
+    # loaded machine some time is no sample's)
+    cmp_ok $sum, '>', 0.7 * $real_sum, "the three subs hold their time ($real_sum s)";
+    cmp_ok $sum, '<', 1.05 * $real_sum, '... and no more';
+    for my $sub (qw(a50 b30 c20)) {
+        my $want = 100 * $real{$sub} / $real_sum;
+        my $got = 100 * $excl{$sub} / $sum;
+        # (the machine's load moves both: 8 points is what a load
+        # average of 11 on 2 cores needed)
+        cmp_ok abs($got - $want), '<', 8,
+            sprintf('main::%s: %.1f%% of the time, as measured (got %.1f%%)', $sub, $want, $got);
+    }
+    is $p->subinfo_of('main::a50')->first_line, 3, 'main::a50 defined at line 3';
+    is $p->subinfo_of('main::c20')->first_line, 5, 'main::c20 defined at line 5';
+    cmp_ok $p->subinfo_of('main::CORE:sselect')->excl_time, '>', 0.1, 'the wait before: main::CORE:sselect';
+
+    my ($tst, $top, $terr) = run_cmd([$nytp, 'top', $out]);
+    is $tst, 0, 'nytp top reads it' or diag $terr;
+    like $top, qr/sampled at 200 Hz/, 'nytp top: a sampled profile';
+    like $top, qr/^\s*\S+\s+\S+%.*main::a50\s+split-once\.pl:3$/m, 'nytp top: main::a50 at its line';
+}
+
+# ---- attach --duration, and ^C --------------------------------------------------
+
+my $split = script('split.pl', <<'PL');
+sub spin { my $n = shift; my $x = 0; $x += $_ for 1 .. $n; $x }
+while (1) { spin(10000) }
+PL
+{
+    my $pid = start($^X, $split);
+    stack_when(qr/^Process/, $pid);
+    my $out = "$dir/dur.out";
+    my $t0 = time;
+    my ($st, undef, $err) = run_cmd([$nytp, 'attach', '--duration=0.5', '-o', $out, $pid]);
+    is $st, 0, 'attach --duration: exit 0' or diag $err;
+    cmp_ok time - $t0, '<', 1.5, '... ends in time';
+    ok kill(0, $pid), 'the target runs on';
+    require Devel::NYTProf::Data;
+    my $p = Devel::NYTProf::Data->new({filename => $out, quiet => 1});
+    cmp_ok $p->subinfo_of('main::spin')->excl_time, '>', 0.3, 'the time is in main::spin';
+    stop($pid);
+}
+{
+    my $pid = start($^X, $split);
+    stack_when(qr/^Process/, $pid);
+    my $out = "$dir/int.out";
+    my $att = start($nytp, 'attach', '-o', $out, $pid);
+    sleep 0.6;
+    kill 'INT', $att;
+    waitpid $att, 0;
+    @started = grep { $_ != $att } @started;
+    is $?, 0, 'attach ended by SIGINT: exit 0';
+    ok -s $out, '... the profile is written';
+    ok !glob("$dir/.int.out*"), '... and no temporary left';
+    ok kill(0, $pid), 'the target runs on';
+    stop($pid);
+}
+
+# ---- --stop: each sample with the perl stopped; it goes on as before ------------
+
+{
+    my $pid = start($^X, $split);
+    stack_when(qr/^Process/, $pid);
+    my $out = "$dir/stop.out";
+    my ($st, undef, $err) = run_cmd([$nytp, 'attach', '--stop', '--duration=0.5', '-o', $out, $pid]);
+    is $st, 0, 'attach --stop: exit 0' or diag $err;
+    like $err, qr/stopped \d+ us a sample/, '--stop: the summary says how long the perl was stopped';
+    sleep 0.1;
+    open my $fh, '<', "/proc/$pid/stat" or die;
+    my ($state) = <$fh> =~ /\) (\S)/;
+    like $state, qr/^[RS]$/, 'the target runs on, not stopped or traced';
+    my $p = Devel::NYTProf::Data->new({filename => $out, quiet => 1});
+    # (how soon a stop is seen depends on when the target runs: on a
+    # loaded machine, up to a scheduler tick, so no rate is expected)
+    cmp_ok $p->attributes->{sample_count}, '>=', 3, '--stop: samples taken';
+    stop($pid);
+}
+
+# ---- a perl that makes and frees subs and evals all the time, sampled fast --------
+
+my $churn = script('churn.pl', <<'PL');
+my $i = 0;
+while (1) {
+    my $f = eval "sub { my \$x = $i; \$x * 2 }";
+    $f->() for 1 .. 10;
+    my @s = sort { $a <=> $b } map { $_ * 3 % 7 } 1 .. 50;
+    $i++;
+}
+PL
+{
+    my $pid = start($^X, $churn);
+    stack_when(qr/^Process/, $pid);
+    my $out = "$dir/churn.out";
+    my ($st, undef, $err) = run_cmd([$nytp, 'attach', '--hz=1000', '--duration=1', '-o', $out, $pid]);
+    is $st, 0, 'attach at 1000 Hz to a perl freeing what it made: exit 0' or diag $err;
+    my ($samples, $torn) = $err =~ /(\d+) samples .* (\d+) dropped/;
+    diag "churn: $samples samples, $torn torn";
+    my $p = eval { Devel::NYTProf::Data->new({filename => $out, quiet => 1}) };
+    ok $p, 'Devel::NYTProf::Data reads it' or diag $@;
+    my ($dst, undef, $derr) = run_cmd([$nytp, 'dump', '--strict', $out]);
+    is $dst, 0, 'nytp dump --strict reads it whole' or diag $derr;
+    stop($pid);
+}
+
+done_testing;
