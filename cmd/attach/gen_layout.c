@@ -88,6 +88,7 @@ int main(int argc, char **argv)
     OFF("I_CURSTACKINFO", struct interpreter, Icurstackinfo);
     OFF("I_CURCOP", struct interpreter, Icurcop);
     OFF("I_OP", struct interpreter, Iop);
+    OFF("I_STACK_SP", struct interpreter, Istack_sp);
     OFF("I_COMPILING", struct interpreter, Icompiling);
     OFF("I_STASHPAD", struct interpreter, Istashpad);
     OFF("I_ORIGFILENAME", struct interpreter, Iorigfilename);
@@ -132,6 +133,8 @@ int main(int argc, char **argv)
     VAL("SVT_PVMG", SVt_PVMG);
     VAL("SVF_OOK", SVf_OOK);
     VAL("SVF_POK", SVf_POK);
+    VAL("SVF_ROK", SVf_ROK);
+    OFF("GP_CV", struct gp, gp_cv);
     OFF("XPV_CUR", XPV, xpv_cur);
 
     OFF("XCV_STASH", XPVCV, xcv_stash);
@@ -164,6 +167,7 @@ int main(int argc, char **argv)
     VAL("OP_ENTERTRY", OP_ENTERTRY);
     VAL("OP_REQUIRE", OP_REQUIRE);
     VAL("OP_DOFILE", OP_DOFILE);
+    VAL("OP_ENTERSUB", OP_ENTERSUB);
     VAL("OP_MAX", OP_max);
 
     /* the builtins Devel::NYTP profiles as Pkg::CORE:name */

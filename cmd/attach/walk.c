@@ -349,6 +349,48 @@ static const char *slowop_name(unsigned type)
     return NULL;
 }
 
+/* The xsub running now, if one is: while pp_entersub runs an xsub,
+ * PL_op is the entersub and the sub it popped (a CV, a reference to one
+ * or a glob) is still just above the stack pointer, until the xsub
+ * returns values over it.  0 when that is not an xsub's CV (a perl sub
+ * being entered; a slot already overwritten): not determinable then.
+ * An xsub that has called back into perl is not seen (PL_op is the
+ * callback's). */
+static uint64_t running_xsub(sample_ctx *c, unsigned optype)
+{
+    attach_target *t = c->w->t;
+    if (optype != PL_OP_ENTERSUB)
+        return 0;
+    uint64_t sp = get64(c->interp, PL_I_STACK_SP), sv = 0;
+    if (!target_ptr_ok(sp, 8) || !target_read(t, sp + 8, &sv, 8))
+        return 0;
+    for (int hop = 0; hop < 2 && target_ptr_ok(sv, 8); hop++) {
+        uint8_t head[24];
+        if (!target_read(t, sv, head, sizeof head))
+            return 0;
+        uint32_t flags = get32(head, PL_SV_FLAGS);
+        unsigned type = flags & PL_SVT_MASK;
+        if (type == PL_SVT_PVCV) {
+            uint8_t body[PL_XCV_FLAGS + 4];
+            uint64_t any = get64(head, PL_SV_ANY);
+            if (!target_ptr_ok(any, 8) || !target_read(t, any, body, sizeof body))
+                return 0;
+            uint32_t cvf = PL_CV_FLAGS_SIZE == 4 ? get32(body, PL_XCV_FLAGS) : get16(body, PL_XCV_FLAGS);
+            return cvf & PL_CVF_ISXSUB ? sv : 0;
+        }
+        if (type == PL_SVT_PVGV) {
+            uint64_t gp = get64(head, PL_SV_U);
+            if (!target_ptr_ok(gp, 8) || !target_read(t, gp + PL_GP_CV, &sv, 8))
+                return 0;
+        } else if (flags & PL_SVF_ROK) {
+            sv = get64(head, PL_SV_U);
+        } else {
+            return 0;
+        }
+    }
+    return 0;
+}
+
 static walk_frame *push(walker *w)
 {
     if (w->n == w->cap) {
@@ -452,6 +494,19 @@ static int sample(sample_ctx *c)
         f->cop = curcop;
         f->file = file;
         f->line = line;
+    }
+    uint64_t xsub = core ? 0 : running_xsub(c, optype);
+    if (xsub) {
+        walk_frame *f = push(w);
+        if (!f)
+            return WALK_TORN;
+        f->kind = FRAME_SUB; /* named below; an xsub is checked to be one */
+        f->file = file;
+        f->line = line;
+        f->level = (int32_t)nlevels - 1;
+        f->ix = INT32_MAX;
+        f->cv = xsub;
+        f->cop = curcop;
     }
     for (size_t l = 0; l < nlevels; l++) {
         for (int32_t ix = levels[l].n - 1; ix >= 0; ix--) {
