@@ -559,8 +559,10 @@ static int sample(sample_ctx *c)
                 char full[3 * MAX_NAME];
                 const walk_frame *up = &w->f[i + 1];
                 snprintf(full, sizeof full, "%s[%s:%u]", raw, walker_str(w, up->file), up->line);
-                uint32_t id = intern(w, full, strlen(full));
+                /* raw points into w->str, which interning may move: the
+                 * eval's own name is added first */
                 uint32_t e = strmap_add(&w->evals, raw, (uint32_t)strlen(raw), false, NULL);
+                uint32_t id = intern(w, full, strlen(full));
                 if (id == NYTP_NONE || e == NYTP_NONE)
                     return WALK_TORN;
                 w->evals.v[e].value = id;
