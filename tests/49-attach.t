@@ -134,6 +134,31 @@ OUT
     stop($pid);
 }
 
+# ---- a threaded perl: the main interpreter, and how many threads there are --
+
+SKIP: {
+    require Config;
+    skip 'perl without threads', 2 unless $Config::Config{usethreads};
+    my $thr = script('threads.pl', <<'PL');
+use threads;
+sub worker { sleep 1000 }
+sub boss { $_->join for @_ }
+my @t = map { threads->create(\&worker) } 1 .. 2;
+boss(@t);
+PL
+    my $pid = start($^X, $thr);
+    my ($st, $out, $err) = stack_when(qr/threads::join/, $pid);
+    is $st, 0, 'stack of a threaded perl: exit 0' or diag $err;
+    is $out, <<"OUT", 'the main interpreter, joining, and the number of threads';
+Process $pid: $thr
+  (3 threads: the main interpreter's stack is shown)
+    threads::join at $thr line 3
+    main::boss at $thr line 3
+    main::RUNTIME at $thr line 5
+OUT
+    stop($pid);
+}
+
 # ---- a BEGIN block that sleeps while its file is compiled ------------------
 
 my $begin = script('begin.pl', <<'PL');

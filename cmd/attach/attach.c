@@ -762,6 +762,10 @@ static bool session_sample(session *s)
     if (w > 2 * s->period_ticks)
         w = 2 * s->period_ticks;
     if (rc == WALK_OK) {
+        /* a pid reused by another process would be read as if it were
+         * the perl: its start time is checked every tenth sample */
+        if (s->samples % 10 == 9 && !target_alive(&s->t))
+            return false;
         s->samples++;
         take(s, w < 0 ? 0 : w);
         return true;
