@@ -416,6 +416,33 @@ PL
     stop($pid);
 }
 
+# ---- --stop: signals sent to the perl while it is traced all reach it --------
+
+my $sigt = script('signals.pl', <<"PL");
+my \$n = 0;
+\$SIG{USR1} = sub { \$n++ };
+\$SIG{TERM} = sub { open my \$f, '>', '$dir/sigcount' or die; print \$f "\$n\\n"; exit 0 };
+my \$x = 0; while (1) { \$x++ }
+PL
+{
+    my $pid = start($^X, $sigt);
+    stack_when(qr/^Process/, $pid);
+    my $att = start($nytp, 'attach', '--stop', '--duration=1.2', '-o', "$dir/sig.out", $pid);
+    sleep 0.2;
+    for (1 .. 10) {
+        kill 'USR1', $pid;
+        sleep 0.05;
+    }
+    waitpid $att, 0;
+    @started = grep { $_ != $att } @started;
+    is $?, 0, 'attach --stop while the perl gets signals: exit 0';
+    kill 'TERM', $pid;
+    waitpid $pid, 0;
+    @started = grep { $_ != $pid } @started;
+    is $? >> 8, 0, 'the perl ends by its own TERM handler after nytp detached';
+    is slurp_file("$dir/sigcount"), "10\n", 'every USR1 sent while traced reached its handler';
+}
+
 # ---- a perl that makes and frees subs and evals all the time, sampled fast --------
 
 my $churn = script('churn.pl', <<'PL');
