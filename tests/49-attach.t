@@ -309,8 +309,9 @@ PL
     my %excl = map { $_ => $p->subinfo_of("main::$_")->excl_time } qw(a50 b30 c20);
     my $sum = $excl{a50} + $excl{b30} + $excl{c20};
     # (a sample nytp takes late counts for two periods at most: on a
-    # loaded machine some time is no sample's)
-    cmp_ok $sum, '>', 0.3 * $real_sum, "the three subs hold their time ($real_sum s)";
+    # loaded machine much of the time may be no sample's; a run at load
+    # average 10 on 2 cores kept 0.91 of 3.05 s)
+    cmp_ok $sum, '>', 0.1 * $real_sum, "the three subs hold their time ($real_sum s)";
     cmp_ok $sum, '<', 1.05 * $real_sum, '... and no more';
     for my $sub (qw(a50 b30 c20)) {
         my $want = 100 * $real{$sub} / $real_sum;
@@ -328,6 +329,12 @@ PL
     is $tst, 0, 'nytp top reads it' or diag $terr;
     like $top, qr/sampled at 200 Hz/, 'nytp top: a sampled profile';
     like $top, qr/^\s*\S+\s+\S+%.*main::a50\s+split-once\.pl:3$/m, 'nytp top: main::a50 at its line';
+    my ($fst, $flame, $ferr) = run_cmd([$nytp, 'flame', $out]);
+    is $fst, 0, 'nytp flame reads it' or diag $ferr;
+    like $flame, qr/^main::a50 \d+$/m, 'nytp flame: main::a50 as a stack of its own';
+    my ($hst, undef, $herr) = run_cmd([$nytp, 'html', '-o', "$dir/split-html", $out]);
+    is $hst, 0, 'nytp html reads it' or diag $herr;
+    like slurp_file("$dir/split-html/index.html"), qr/main::a50/, 'nytp html: main::a50 in the report';
 }
 
 # ---- attach --duration, and ^C --------------------------------------------------
@@ -392,6 +399,8 @@ PL
         my $p = Devel::NYTProf::Data->new({filename => "$out.$k", quiet => 1});
         cmp_ok $p->subinfo_of('main::work')->excl_time, '>', 0.3, "worker $k works in main::work";
     }
+    my ($mst, undef, $merr) = run_cmd([$nytp, 'merge', '-o', "$dir/workers-all.out", glob("$out.*")]);
+    is $mst, 0, 'nytp merge joins the processes\' profiles' or diag $merr;
     system('pkill', '-KILL', '-P', $pid);
     stop($pid);
 }
