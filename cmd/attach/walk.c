@@ -488,6 +488,8 @@ static int sample(sample_ctx *c)
             return WALK_TORN;
         f->kind = FRAME_CORE;
         f->name = intern(w, name, strlen(name));
+        if (f->name == NYTP_NONE)
+            return WALK_TORN;
         f->level = (int32_t)nlevels - 1;
         f->ix = INT32_MAX;
         f->cv = optype;
@@ -529,6 +531,8 @@ static int sample(sample_ctx *c)
                           : old == PL_OP_REQUIRE || old == PL_OP_DOFILE ? FRAME_REQUIRE
                                                                        : FRAME_EVAL;
                 f->name = intern(w, "(eval)", 6);
+                if (f->name == NYTP_NONE)
+                    return WALK_TORN;
             } else {
                 f->kind = FRAME_SUB; /* named below, once evals are */
                 f->cv = get64(cx, PL_CX_SUB_CV);
@@ -545,6 +549,8 @@ static int sample(sample_ctx *c)
         return WALK_TORN;
     m->kind = FRAME_MAIN;
     m->name = intern(w, "main::RUNTIME", 13);
+    if (m->name == NYTP_NONE)
+        return WALK_TORN;
     m->file = file;
     m->line = line;
 
