@@ -259,11 +259,96 @@ SKIP: {
     stop($pid);
 }
 
+# ---- fake perls: another version, and an interpreter of garbage --------------
+# A small C program named perl-* exporting the symbols nytp looks for
+# (PL_curinterp, PL_revision, ...): one says it is perl 5.34.0, the other
+# matches this build's perl exactly but its "interpreter" is a megabyte of
+# random bytes full of pointers into itself.  nytp must refuse the first
+# with one line and never crash on the second.
+
+SKIP: {
+    my $cc = (grep { -x } map { "$_/cc" } split /:/, $ENV{PATH})[0];
+    skip 'no C compiler', 12 unless $cc;
+    my ($isize) = slurp_file(repo() . '/build/gen/perl_layout.h') =~ /^#define PL_INTERP_SIZE (\d+)$/m;
+    my $bincompat = (Internals::V())[0];
+    my ($rev, $ver, $sub) = $] =~ /^(\d+)\.(\d{3})(\d{3})/;
+    ($ver, $sub) = (0 + $ver, 0 + $sub);
+    my $src = script('fake.c', <<'C');
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+const unsigned char PL_revision = REV, PL_version = VER, PL_subversion = SUB;
+const unsigned short PL_interp_size = ISIZE;
+const char PL_bincompat_options[] = BINCOMPAT;
+void *PL_curinterp;
+int main(void)
+{
+    size_t n = 1 << 20;
+    unsigned char *junk = malloc(n);
+    unsigned seed = 12345;
+    for (size_t i = 0; i < n; i++) {
+        seed = seed * 1103515245u + 12345u;
+        junk[i] = (unsigned char)(seed >> 16);
+    }
+    for (size_t i = 0; i + 8 <= n; i += 8)
+        if ((junk[i] & 3) == 0) {
+            uintptr_t p = (uintptr_t)(junk + ((((size_t)junk[i + 1] << 12) | ((size_t)junk[i + 2] << 4)) % (n - 8192)));
+            memcpy(junk + i, &p, sizeof p);
+        }
+    PL_curinterp = junk;
+    if (write(1, "ready\n", 6) < 0)
+        return 1;
+    for (;;)
+        pause();
+}
+C
+    my %fake = (old => [$rev, 34, 0], junk => [$rev, $ver, $sub]);
+    for my $k (sort keys %fake) {
+        my ($r, $v, $s) = @{ $fake{$k} };
+        my @d = ("-DREV=$r", "-DVER=$v", "-DSUB=$s", "-DISIZE=$isize", "-DBINCOMPAT=\"$bincompat\"");
+        system($cc, '-O1', '-rdynamic', @d, '-o', "$dir/perl-$k", $src) == 0 or skip "cannot compile the fake perl", 12;
+    }
+    my $old = start("$dir/perl-old");
+    my $junk = start("$dir/perl-junk");
+    sleep 0.3;
+    my ($st, $out, $err) = run_cmd([$nytp, 'stack', $old]);
+    is $st, 1, 'a perl of another version: exit 1';
+    like $err, qr/\Anytp stack: $old: is perl 5\.34\.0 \([^\n]*\); this nytp reads perl $rev\.$ver\.$sub [^\n]*\n\z/,
+        '... one line naming both perls';
+    ($st, undef, $err) = run_cmd([$nytp, 'attach', '-o', "$dir/old.out", $old]);
+    is $st, 1, 'attach to it: exit 1';
+    ok !-e "$dir/old.out", '... no profile';
+
+    ($st, $out, $err) = run_cmd([$nytp, 'stack', $junk]);
+    is $st, 1, 'an interpreter of garbage: exit 1, no crash';
+    like $err, qr/\Anytp stack: $junk: [^\n]*not a stack this nytp can read\n\z/, '... one line';
+    ($st, undef, $err) = run_cmd([$nytp, 'attach', '--hz=1000', '--duration=0.5', '-o', "$dir/junk.out", $junk]);
+    is $st, 0, 'attach to it: exit 0, no crash' or diag $err;
+    like $err, qr/: 0 samples in [\d.]+ s at 1000 Hz, [1-9]\d* dropped as torn \(100\.00%\)/, '... every sample dropped';
+    require Devel::NYTProf::Data;
+    my $p = Devel::NYTProf::Data->new({filename => "$dir/junk.out", quiet => 1});
+    is $p->attributes->{sample_count}, 0, '... a profile of no samples';
+    cmp_ok $p->attributes->{sample_invalid}, '>', 100, '... that counts the dropped ones';
+    SKIP: {
+        my $asan = repo() . '/build/asan/nytp';
+        skip 'no ASan build of nytp (make asan-nytp)', 2 unless -x $asan;
+        my ($ast, undef, $aerr) = run_cmd([$asan, 'attach', '--hz=2000', '--duration=1', '-o', "$dir/junk-asan.out", $junk]);
+        is $ast, 0, 'ASan nytp attach to the garbage: exit 0';
+        unlike $aerr, qr/AddressSanitizer|runtime error/, '... no error found' or diag $aerr;
+    }
+    stop($old);
+    stop($junk);
+}
+
 # ---- nytp attach: a CPU-bound perl with a known split -------------------------
 
 # A CPU-bound perl: each sub spins for a fixed wall time (50/30/20), and
 # the perl measures the time each really took (on a loaded machine a
-# short spin overruns more) and writes it at its end.  attach runs until
+# short spin overruns more) and writes it at its end.  The spins are
+# long (125/75/50 ms) and read the clock (Time::HiRes::time, an xsub
+# that samples see as a sub of its own) once per 2000 additions, so
+# that the exclusive times are the subs' own.  attach runs until
 # the perl exits; the exclusive times it sampled must split as measured.
 # (Inclusive times of a sampled profile depend on which calls the samples
 # told apart: the in-process sampler's do too.)
@@ -271,9 +356,9 @@ my $truth = "$dir/truth";
 my $split_once = script('split-once.pl', <<"PL");
 use Time::HiRes qw(time);
 my %t;
-sub a50 { my \$e = time + 0.025; 1 while time < \$e }
-sub b30 { my \$e = time + 0.015; 1 while time < \$e }
-sub c20 { my \$e = time + 0.010; 1 while time < \$e }
+sub a50 { my \$e = time + 0.125; my \$x = 0; until (time >= \$e) { \$x++ for 1 .. 2000 } }
+sub b30 { my \$e = time + 0.075; my \$x = 0; until (time >= \$e) { \$x++ for 1 .. 2000 } }
+sub c20 { my \$e = time + 0.050; my \$x = 0; until (time >= \$e) { \$x++ for 1 .. 2000 } }
 select undef, undef, undef, 0.4;
 my \$stop = time + 3;
 while (time < \$stop) {
@@ -345,7 +430,7 @@ while (1) { spin(10000) }
 PL
 {
     my $pid = start($^X, $split);
-    stack_when(qr/^Process/, $pid);
+    stack_when(qr/ line 2$/m, $pid);  # in its loop
     my $out = "$dir/dur.out";
     my $t0 = time;
     my ($st, undef, $err) = run_cmd([$nytp, 'attach', '--duration=0.5', '-o', $out, $pid]);
@@ -359,7 +444,7 @@ PL
 }
 {
     my $pid = start($^X, $split);
-    stack_when(qr/^Process/, $pid);
+    stack_when(qr/ line 2$/m, $pid);  # in its loop
     my $out = "$dir/int.out";
     my $att = start($nytp, 'attach', '-o', $out, $pid);
     sleep 0.6;
@@ -409,7 +494,7 @@ PL
 
 {
     my $pid = start($^X, $split);
-    stack_when(qr/^Process/, $pid);
+    stack_when(qr/ line 2$/m, $pid);  # in its loop
     my $out = "$dir/stop.out";
     my ($st, undef, $err) = run_cmd([$nytp, 'attach', '--stop', '--duration=0.5', '-o', $out, $pid]);
     is $st, 0, 'attach --stop: exit 0' or diag $err;
@@ -435,7 +520,7 @@ my \$x = 0; while (1) { \$x++ }
 PL
 {
     my $pid = start($^X, $sigt);
-    stack_when(qr/^Process/, $pid);
+    stack_when(qr/RUNTIME at \S+ line 4$/m, $pid);   # its handlers are set
     my $att = start($nytp, 'attach', '--stop', '--duration=1.2', '-o', "$dir/sig.out", $pid);
     sleep 0.2;
     for (1 .. 10) {
