@@ -16,7 +16,6 @@
 #define MAX_CX_BYTES ((size_t)256 << 20)
 #define MAX_NAME 1024
 
-typedef struct { uint64_t cop; } loc;
 
 static uint64_t get64(const uint8_t *b, size_t off)
 {
