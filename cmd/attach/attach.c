@@ -469,11 +469,28 @@ static void trace_service(session *s)
     }
 }
 
+/* Detach, which needs the perl stopped: a signal it is being stopped
+ * for is handed on by the detach itself (detaching a running tracee
+ * fails, and leaving it to our exit would lose such a signal). */
 static void trace_end(session *s)
 {
-    if (s->traced) {
-        ptrace(PTRACE_DETACH, s->t.pid, NULL, NULL);
-        s->traced = false;
+    if (!s->traced)
+        return;
+    s->traced = false;
+    if (ptrace(PTRACE_INTERRUPT, s->t.pid, NULL, NULL) < 0)
+        return;
+    for (;;) {
+        int st;
+        pid_t r = waitpid(s->t.pid, &st, __WALL);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0 || !WIFSTOPPED(st))
+            return;
+        int event = st >> 16, sig = WSTOPSIG(st);
+        if (event == PTRACE_EVENT_STOP)
+            sig = 0;
+        ptrace(PTRACE_DETACH, s->t.pid, NULL, (void *)(intptr_t)sig);
+        return;
     }
 }
 

@@ -129,6 +129,13 @@ static unsigned op_type_of(const uint8_t *op)
     return (get32(op, PL_OP_TYPE_OFF) >> PL_OP_TYPE_SHIFT) & PL_OP_TYPE_MASK;
 }
 
+/* A statement (COP_SIZE bytes read): a nextstate or a dbstate. */
+static bool is_cop(const uint8_t *op)
+{
+    unsigned type = op_type_of(op);
+    return type == PL_OP_NEXTSTATE || type == PL_OP_DBSTATE;
+}
+
 /* A statement: its file (raw, "(eval 3)" for a string eval's) and line.
  * PL_compiling is inside the interpreter, read with it. */
 static bool rd_cop_uncached(sample_ctx *c, uint64_t cop, uint32_t *file, uint32_t *line,
@@ -166,8 +173,7 @@ static bool rd_cop_uncached(sample_ctx *c, uint64_t cop, uint32_t *file, uint32_
     } else {
         if (!rd(c, cop, buf, sizeof buf, 8))
             return false;
-        unsigned type = op_type_of(buf);
-        if (type != PL_OP_NEXTSTATE && type != PL_OP_DBSTATE)
+        if (!is_cop(buf))
             FAIL(c, WALK_TORN);
         b = buf;
     }
@@ -230,8 +236,7 @@ static uint32_t first_line(sample_ctx *c, uint64_t start)
     uint8_t buf[PL_COP_SIZE];
     if (!target_ptr_ok(start, 8) || !target_read(c->w->t, start, buf, sizeof buf))
         return 0;
-    unsigned type = op_type_of(buf);
-    if (type != PL_OP_NEXTSTATE && type != PL_OP_DBSTATE)
+    if (!is_cop(buf))
         return 0;
     return PL_LINE_SIZE == 4 ? get32(buf, PL_COP_LINE) : get16(buf, PL_COP_LINE);
 }
@@ -535,8 +540,12 @@ static int sample(sample_ctx *c)
             } else {
                 f->kind = FRAME_SUB; /* named below, once evals are */
                 f->cv = get64(cx, PL_CX_SUB_CV);
-                if (!f->cv)
-                    return WALK_TORN;
+                if (!f->cv) {
+                    /* entersub has pushed the block, not yet the sub (seen
+                     * with the perl stopped): the caller is still calling */
+                    w->n--;
+                    continue;
+                }
             }
             cur = get64(cx, PL_CX_OLDCOP);
             if (!rd_cop(c, cur, &file, &line, NULL))
