@@ -37,9 +37,9 @@ SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recove
 LIB_SRC := $(wildcard libformat/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 LIB_HDR := $(wildcard libformat/include/nytp/*.h) $(wildcard libformat/*.h)
-CMD_SRC := $(wildcard cmd/*.c cmd/html/*.c)
+CMD_SRC := $(wildcard cmd/*.c cmd/html/*.c) $(filter-out cmd/attach/gen_layout.c,$(wildcard cmd/attach/*.c))
 CMD_OBJ := $(CMD_SRC:%.c=$(BUILD)/obj/%.o)
-CMD_HDR := $(wildcard cmd/*.h cmd/html/*.h)
+CMD_HDR := $(wildcard cmd/*.h cmd/html/*.h cmd/attach/*.h)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/unit/%)
 ASAN_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/asan/%)
@@ -100,6 +100,18 @@ $(BUILD)/nytpformat.pc: libformat/nytpformat.pc.in
 $(BUILD)/obj/%.o: %.c $(LIB_HDR) $(CMD_HDR) $(BUILD)/gen/perl_config.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -I$(BUILD)/gen $(WARN) $(CFLAGS) -fPIC -c $< -o $@
+
+# nytp stack and nytp attach read another perl's internals at offsets
+# generated here: a program compiled with this perl's own flags and
+# headers prints them (offsetof), with the perl's binary-compatibility
+# options to check a target against.  If it does not compile (a perl
+# without threads, a layout it does not know), the build stops here.
+$(BUILD)/gen/perl_layout.h: cmd/attach/gen_layout.c $(BUILD)/gen/nytp_slowops.h
+	@mkdir -p $(dir $@)
+	$(CC) $(PERL_CCOPTS) -I$(BUILD)/gen -o $(BUILD)/gen/gen_layout cmd/attach/gen_layout.c
+	$(BUILD)/gen/gen_layout "$$($(PERL) -e 'print +(Internals::V())[0]')" > $@.tmp
+	mv $@.tmp $@
+$(filter $(BUILD)/obj/cmd/attach/%,$(CMD_OBJ)): $(BUILD)/gen/perl_layout.h
 
 # 'nytp run' looks for an installed profiler relative to its own binary.
 $(BUILD)/obj/cmd/run.o: CPPFLAGS += -DNYTP_SITEARCH='"$(PERL_SITEARCH)"'
@@ -217,12 +229,12 @@ TSAN_NYTP := $(BUILD)/tsan/nytp
 # out), for checking commands on hostile inputs by hand or in tests that
 # use it when it is there (65-bounds.t): make asan-nytp.
 ASAN_NYTP := $(BUILD)/asan/nytp
-$(ASAN_NYTP): $(CMD_SRC) $(CMD_HDR) $(LIB_SRC) $(LIB_HDR) $(BUILD)/gen/perl_config.h
+$(ASAN_NYTP): $(CMD_SRC) $(CMD_HDR) $(LIB_SRC) $(LIB_HDR) $(BUILD)/gen/perl_config.h $(BUILD)/gen/perl_layout.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -I$(BUILD)/gen -DNYTP_SITEARCH='"$(PERL_SITEARCH)"' $(WARN) -O1 -g $(SAN) \
 		-fsanitize=float-cast-overflow -o $@ $(CMD_SRC) $(LIB_SRC) $(LIBS) $(CMD_LIBS)
 asan-nytp: $(ASAN_NYTP)
-$(TSAN_NYTP): $(CMD_SRC) $(CMD_HDR) $(LIB_SRC) $(LIB_HDR) $(BUILD)/gen/perl_config.h
+$(TSAN_NYTP): $(CMD_SRC) $(CMD_HDR) $(LIB_SRC) $(LIB_HDR) $(BUILD)/gen/perl_config.h $(BUILD)/gen/perl_layout.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -I$(BUILD)/gen -DNYTP_SITEARCH='"$(PERL_SITEARCH)"' $(WARN) -O1 -g -fsanitize=thread \
 		-o $@ $(CMD_SRC) $(LIB_SRC) $(LIBS) $(CMD_LIBS)

@@ -15,5 +15,7 @@ int cmd_pprof(int argc, char **argv);
 int cmd_speedscope(int argc, char **argv);
 int cmd_top(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
+int cmd_stack(int argc, char **argv);
+int cmd_attach(int argc, char **argv);
 
 #endif

@@ -14,6 +14,8 @@
 static const nytp_command commands[] = {
     /* in the order --help lists them: profile, look, export, combine */
     {"run", "profile a perl program with Devel::NYTP", cmd_run},
+    {"attach", "profile a running perl by sampling it from outside", cmd_attach},
+    {"stack", "print the perl call stack of running perls", cmd_stack},
     {"html", "write an HTML report of a profile", cmd_html},
     {"top", "the hottest subs, lines, files and packages of a profile", cmd_top},
     {"diff", "compare two profiles: what got slower or faster; a CI check", cmd_diff},

@@ -10,12 +10,13 @@
 #     -x:kind           value as the next word
 #
 # Kinds: file (any file), dir (a directory), profile (a profile file), tags
-# (a comma-separated list of chunk names), options (the profiler's
+# (a comma-separated list of chunk names), pid (a running perl's process
+# id), options (the profiler's
 # colon-separated name=value list), and anything else for a value that is
 # not completed.  The operand, the profile, completes as a profile
 # file; commands in _nytp_many_profiles take any number of them.
 
-_nytp_commands=(dump csv cachegrind pprof speedscope dprof-convert merge calls flame run html top diff)
+_nytp_commands=(dump csv cachegrind pprof speedscope dprof-convert merge calls flame run attach stack html top diff)
 
 declare -gA _nytp_options=(
     [dump]='--json --tags=:tags --limit=:number --strict --data --collapse-evals --inc=:dirs -f:profile --file=:profile -o:file --out=:file --output=:file -h --help'
@@ -27,6 +28,8 @@ declare -gA _nytp_options=(
     [merge]='--strict --compress=:level -v --verbose -f:profile --file=:profile -o:file --out=:file --output=:file -h --help'
     [calls]='--calls --stable --max-recursion=:number --strict -v --verbose -f:profile --file=:profile -o:file --out=:file --output=:file -h --help'
     [flame]='--svg --calls --title=:text --width=:number --minwidth=:number --inverted --filter=:regex --link-template=:url --stable --max-recursion=:number --strict -f:profile --file=:profile -o:file --out=:file --output=:file -h --help'
+    [attach]='-o:file --out=:file --output=:file --hz=:number --duration=:number --children --stop -h --help'
+    [stack]='--json --children -h --help'
     [run]='-o:file --out=:file --output=:file --nytprof=:options --sample --sample=:number --cpu --rotate=:number --children --perl=:file -I:dir -M:module -m:module -e:code -E:code -w -W -X -t -T -h --help'
     [html]='-f:profile --file=:profile -o:dir --out=:dir --output=:dir -l:dir --lib=:dir -d --delete --open -m --minimal --no-flame --flamewidth=:number --no-mergeevals --dot --max-recursion=:number --base=:profile --normalize --by=:diffby --strict -h --help'
     [top]='-n:number --count=:number --by=:by --lines --json --strict -f:profile --file=:profile -o:file --out=:file --output=:file -h --help'
@@ -47,9 +50,11 @@ declare -gA _nytp_profiler_values=([calls]='0 1 2' [slowops]='0 1 2' [compress]=
 # The kind of a command's operand when it is not a profile.
 declare -gA _nytp_operand=(
     [dprof-convert]=file
+    [attach]=pid
+    [stack]=pid
 )
 
-declare -gA _nytp_many_profiles=([csv]=1 [cachegrind]=1 [pprof]=1 [speedscope]=1 [merge]=1 [calls]=1 [flame]=1 [html]=1
+declare -gA _nytp_many_profiles=([stack]=1 [csv]=1 [cachegrind]=1 [pprof]=1 [speedscope]=1 [merge]=1 [calls]=1 [flame]=1 [html]=1
     [top]=1 [diff]=1)
 
 _nytp_chunk_names=(VERSION COMMENT ATTRIBUTE OPTION START_DEFLATE PID_START
@@ -173,6 +178,10 @@ _nytp_value_only()
     profile)
         compopt -o filenames 2>/dev/null
         mapfile -t COMPREPLY < <(_nytp_profiles "$2")
+        ;;
+    pid)
+        # the running perls (stack, attach)
+        mapfile -t COMPREPLY < <(compgen -W "$(pgrep -d ' ' perl 2>/dev/null)" -- "$2")
         ;;
     tags)
         compopt -o nospace 2>/dev/null
