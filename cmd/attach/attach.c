@@ -59,8 +59,9 @@ static const char usage[] =
     "  -h, --help          this help\n"
     "\n"
     "Source lines are read from the files on disk when a report is made;\n"
-    "a string eval's source is not available.  At the end one line on\n"
-    "standard error says what was written: samples, dropped (torn) samples.\n"
+    "a string eval's source is not available (nytp top and html say so).\n"
+    "At the end one line on standard error says what was written:\n"
+    "samples, dropped (torn) samples.\n"
     "Exit status: 0 ok, 1 the perl could not be read or the profile written,\n"
     "2 usage.\n";
 
