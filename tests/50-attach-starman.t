@@ -87,6 +87,7 @@ is scalar(@workers), 2, "starman ($master) runs with two workers (@workers)"
     is_deeply [sort { $a <=> $b } @pids], [sort { $a <=> $b } $master, @workers],
         'stack --children: the master and both workers'
         or diag $out;
+    is $pids[0], $master, '... the master first, as given (nytp-stack(1))';
     my ($st2, $text) = run_cmd([$nytp, 'stack', '--children', $master]);
     is $st2, 0, 'stack --children (text): exit 0';
     like $text, qr/^Process \Q$_\E\b/m, "... names process $_" for $master, @workers;
