@@ -916,6 +916,14 @@ static void text_lines(top *T, nytp_out *out)
                 term_put(out, cs, len, w, room && w > room ? room : 0, TERM_LEFT);
                 free(cs);
             }
+        } else if (!src) {
+            /* neither saved in the profile nor on disk (a string eval's in
+             * a profile written by nytp attach or with savesrc=0, a file
+             * gone): said, where a blank would read as an empty line */
+            nytp_out_write(out, "  ", 2);
+            term_sgr(&T->t, out, TERM_DIM);
+            nytp_out_printf(out, "(source not available)");
+            term_sgr(&T->t, out, TERM_RESET);
         }
         nytp_out_write(out, "\n", 1);
     }

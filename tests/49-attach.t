@@ -586,4 +586,36 @@ PL
     stop($pid);
 }
 
+# ---- a string eval's source: not available, and the reports say so -----------
+# nytp attach reads no source from the perl, and a string eval has no file:
+# nytp top and nytp html say that the source is not available (top left
+# the column blank, as for an empty line), while a real file's lines are
+# read from disk.
+
+my $evals = script('evals.pl', <<'PL');
+eval "sub spin { my \$x = 0; \$x++ for 1 .. 1e5; \$x }\n1;" or die;
+while (1) { my $y = 0; $y++ for 1 .. 1e5; eval "spin();\n1;" }
+PL
+{
+    my $pid = start($^X, $evals);
+    stack_when(qr/main::spin/, $pid);
+    my $out = "$dir/evals.out";
+    my ($st, undef, $err) = run_cmd([$nytp, 'attach', '--duration=0.5', '-o', $out, $pid]);
+    stop($pid);
+    is $st, 0, 'attach to a perl in string evals: exit 0' or diag $err;
+    my ($tst, $top, $terr) = run_cmd([$nytp, 'top', '--lines', $out]);
+    is $tst, 0, 'nytp top --lines reads it' or diag $terr;
+    like $top, qr/^.*\(eval \d+\)(?:\[[^\]]*\])?:1 +\(source not available\)$/m,
+        "nytp top: the string eval's line says its source is not available" or diag $top;
+    like $top, qr/^.*\Q$evals\E:2 +while \(1\)/m, '... the file\'s line has its source, from disk' or diag $top;
+    my ($hst, undef, $herr) = run_cmd([$nytp, 'html', '-o', "$dir/evals-html", $out]);
+    is $hst, 0, 'nytp html reads it' or diag $herr;
+    my @pages = grep { /\/f\d+-eval-/ } glob("$dir/evals-html/f*.html");
+    ok @pages, 'nytp html: a page for a string eval';
+    like slurp_file($_), qr/The source of this string eval is not available: nytp attach reads no source/,
+        "nytp html: $_ says the eval's source is not available and why" for @pages;
+    my ($file) = grep { !/\/f\d+-eval-/ } glob("$dir/evals-html/f*.html");
+    like slurp_file($file // ''), qr/while \(1\)/, "nytp html: the script's page has its source";
+}
+
 done_testing;

@@ -201,7 +201,7 @@ for my $files ([$base], [$new], ["$td/demo.out"], ["$td/evals.out"], ["$td/recur
     ($l2) = grep { $_->{line} == 2 } @{ $t->{lines} };
     ok $l2 && !defined $l2->{source}, 'the file is gone: no source, no error';
     my $text = run_ok(['top', '--lines', $p], 'no source, text');
-    like $text, qr/nosave\.pl:2\s*$/m, 'text: the line without source';
+    like $text, qr/nosave\.pl:2 +\(source not available\)$/m, 'text: the line without source says so';
 }
 
 # Colour: only on a terminal, never with NO_COLOR.

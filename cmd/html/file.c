@@ -524,10 +524,21 @@ int html_write_file(html_report *r, uint32_t fid, enum html_view view)
             hw_s(&w, "<p class=warn>The source of this file was not saved in the profile; it was read "
                      "from disk now and may differ from what ran.</p>\n");
     }
-    if (!src && !saved)
-        hw_s(&w, "<p class=warn>The source of this file is not available (not saved in the profile, "
-                 "e.g. with savesrc=0, and not readable now): only the lines with data are shown, "
-                 "without their text.</p>\n");
+    if (!src && !saved) {
+        /* nytp attach reads no source from the perl it samples, and a
+         * string eval's has no file: savesrc would not have helped. Its
+         * sub's statements may name the eval without [file:line]. */
+        const char *by = nytp_profile_attr(p, "sampled_by");
+        if (by && strcmp(by, "nytp attach") == 0 &&
+            (f->eval_fid || strncmp(nytp_profile_str(p, f->name), "(eval ", 6) == 0))
+            hw_s(&w, "<p class=warn>The source of this string eval is not available: nytp attach "
+                     "reads no source from the running perl, and a string eval has no file on disk. "
+                     "Only the lines with data are shown, without their text.</p>\n");
+        else
+            hw_s(&w, "<p class=warn>The source of this file is not available (not saved in the profile, "
+                     "e.g. with savesrc=0, and not readable now): only the lines with data are shown, "
+                     "without their text.</p>\n");
+    }
 
     /* the hottest lines, as links */
     {
