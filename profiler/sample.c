@@ -503,6 +503,10 @@ static void sample_here(pTHX_ OPCODE ran)
  * Util's first, a comparator) had that code's time sampled already. */
 static void waited_since(pTHX_ OPCODE ran, int64_t t0)
 {
+    /* on a CPU-time clock (clock=2, 3: nytp run --cpu) a wait costs what
+     * the clock saw of it, which the next sample's weight already holds */
+    if (S.clock == CLOCK_PROCESS_CPUTIME_ID || S.clock == CLOCK_THREAD_CPUTIME_ID || S.clock < 0)
+        return;
     int64_t from = t0 > Z.last_coarse ? t0 : Z.last_coarse;
     int64_t d = coarse_ns() - from;
     if (UNLIKELY(d > 0) && !OTHER_INTERP())

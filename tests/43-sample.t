@@ -371,9 +371,9 @@ for my $f ($file, "$file.$child") {
     my ($n) = $dump =~ /^ATTRIBUTE\tsample_count\t(\d+)$/m;
     ok(($n // 0) > 20, "fork: $f has samples (" . ($n // 'none') . ')');
 }
-my $ct = top_json("$file.$child");
-my ($cb) = grep { $_->{name} eq 'main::busy' } @{$ct->{subs} || []};
-ok $cb && $cb->{incl} > 0.2 && $cb->{incl} < 0.45, 'fork: the child has its own busy time, not the parent\'s';
+my $cht = top_json("$file.$child");
+my ($chb) = grep { $_->{name} eq 'main::busy' } @{$cht->{subs} || []};
+ok $chb && $chb->{incl} > 0.2 && $chb->{incl} < 0.45, 'fork: the child has its own busy time, not the parent\'s';
 ($st, $out, $err, $file) = nytp_profile('fork0', $fork, 'sample=1000:forkdepth=0');
 ($child) = $out =~ /^child (\d+)$/m;
 ok !-e "$file.$child", 'forkdepth=0: the child writes nothing';
