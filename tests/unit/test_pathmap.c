@@ -87,23 +87,64 @@ static void names(void **state)
     pathmap_free(m);
 }
 
+/* Files only one side has pair by their longest common suffix of whole
+ * components, when that suffix is theirs alone on both sides; the pair
+ * takes the suffix as its key. */
+static pathmap *paired(const char *const *base, size_t nb, const char *const *new_, size_t nn)
+{
+    static pathmap_opts o; /* the map keeps a pointer to it */
+    pathmap *m;
+    assert_int_equal(pathmap_new(&m, &o), NYTP_OK);
+    for (size_t i = 0; i < nb; i++)
+        assert_int_not_equal(strmap_add(&m->files[0], base[i], (uint32_t)strlen(base[i]), false, NULL),
+                             NYTP_NONE);
+    for (size_t i = 0; i < nn; i++)
+        assert_int_not_equal(strmap_add(&m->files[1], new_[i], (uint32_t)strlen(new_[i]), false, NULL),
+                             NYTP_NONE);
+    assert_int_equal(pathmap_finish(m), NYTP_OK);
+    return m;
+}
+
 static void suffixes(void **state)
 {
     (void)state;
-    static const struct {
-        const char *a, *b;
-        size_t n;
-    } cases[] = {
-        {"/a/lib/M.pm", "/b/lib/M.pm", 8}, {"lib/M.pm", "/x/lib/M.pm", 8},
-        {"M.pm", "XM.pm", 0},              {"/a/M.pm", "/b/N.pm", 0},
-        {"/a/x/M.pm", "/b/x/M.pm", 6},     {"M.pm", "/x/M.pm", 4},
-    };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        assert_int_equal(common_suffix(cases[i].a, strlen(cases[i].a), cases[i].b, strlen(cases[i].b)),
-                         cases[i].n);
-        assert_int_equal(common_suffix(cases[i].b, strlen(cases[i].b), cases[i].a, strlen(cases[i].a)),
-                         cases[i].n);
-    }
+    /* one candidate each: the suffix, at a component's start only */
+    static const char *const b1[] = {"/a/lib/M.pm", "/a/x/N.pm", "/a/XM.pm"};
+    static const char *const n1[] = {"/b/lib/M.pm", "/b/y/x/N.pm", "/b/M.pm"};
+    pathmap *m = paired(b1, 3, n1, 3);
+    want_file(m, 0, "/a/lib/M.pm", "lib/M.pm");
+    want_file(m, 1, "/b/lib/M.pm", "lib/M.pm");
+    want_file(m, 0, "/a/x/N.pm", "x/N.pm");
+    want_file(m, 1, "/b/y/x/N.pm", "x/N.pm");
+    want_file(m, 0, "/a/XM.pm", "/a/XM.pm"); /* "M.pm" is no whole component of it */
+    want_file(m, 1, "/b/M.pm", "/b/M.pm");
+    assert_int_equal(pathmap_paired(m), 2);
+    pathmap_free(m);
+
+    /* two of one side at the same length: neither pairs there; once the
+     * longer suffix has paired one of them, the other pairs too */
+    static const char *const b2[] = {"/a/p/lib/M.pm", "/a/q/lib/M.pm"};
+    static const char *const n2[] = {"/b/lib/M.pm"};
+    m = paired(b2, 2, n2, 1);
+    want_file(m, 1, "/b/lib/M.pm", "/b/lib/M.pm");
+    assert_int_equal(pathmap_paired(m), 0);
+    pathmap_free(m);
+    static const char *const n3[] = {"/c/lib/M.pm", "/c/q/lib/M.pm"};
+    m = paired(b2, 2, n3, 2);
+    want_file(m, 0, "/a/q/lib/M.pm", "q/lib/M.pm");
+    want_file(m, 1, "/c/q/lib/M.pm", "q/lib/M.pm");
+    want_file(m, 0, "/a/p/lib/M.pm", "lib/M.pm");
+    want_file(m, 1, "/c/lib/M.pm", "lib/M.pm");
+    assert_int_equal(pathmap_paired(m), 2);
+    pathmap_free(m);
+
+    /* a relative name and an absolute one ("M.pm", "/x/M.pm") */
+    static const char *const b4[] = {"M.pm"};
+    static const char *const n4[] = {"/x/M.pm"};
+    m = paired(b4, 1, n4, 1);
+    want_file(m, 0, "M.pm", "M.pm");
+    want_file(m, 1, "/x/M.pm", "M.pm");
+    pathmap_free(m);
 }
 
 int main(void)
