@@ -14,23 +14,31 @@
 #include "elf.h"
 #include "perl_layout.h"
 
-unsigned long long target_start_time(pid_t pid)
+/* The fields of /proc/PID/stat after the command name (which may hold
+ * spaces and parentheses: they start after the last ')'), in buf; NULL
+ * when it cannot be read. */
+static const char *stat_fields(pid_t pid, char *buf, size_t size)
 {
-    char path[64], buf[1024];
+    char path[64];
     snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
-        return 0;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
+        return NULL;
+    ssize_t n = read(fd, buf, size - 1);
     close(fd);
     if (n <= 0)
-        return 0;
+        return NULL;
     buf[n] = 0;
-    /* the command name may hold spaces and parentheses: count from the last ')' */
-    char *p = strrchr(buf, ')');
+    const char *p = strrchr(buf, ')');
+    return p ? p + 1 : NULL;
+}
+
+unsigned long long target_start_time(pid_t pid)
+{
+    char buf[1024];
+    const char *p = stat_fields(pid, buf, sizeof buf);
     if (!p)
         return 0;
-    p++;
     for (int field = 2; field < 22 && p; field++) {
         p = strchr(p + 1, ' ');
     }
@@ -273,19 +281,10 @@ pid_t target_parse_pid(const char *s)
 
 static pid_t parent_of(pid_t pid)
 {
-    char path[64], buf[1024];
-    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return 0;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0)
-        return 0;
-    buf[n] = 0;
-    char *p = strrchr(buf, ')');
+    char buf[1024];
+    const char *p = stat_fields(pid, buf, sizeof buf);
     int ppid = 0;
-    if (!p || sscanf(p + 1, " %*c %d", &ppid) != 1)
+    if (!p || sscanf(p, " %*c %d", &ppid) != 1)
         return 0;
     return (pid_t)ppid;
 }
