@@ -446,6 +446,10 @@ PL
     my $pid = start($^X, $split);
     stack_when(qr/ line 2$/m, $pid);  # in its loop
     my $out = "$dir/int.out";
+    # (attach keeps an ignored SIGINT ignored, as nohup wants; a shell
+    # without job control starts a background job, this test's perl too,
+    # with SIGINT ignored, and attach would then never end)
+    local $SIG{INT} = 'DEFAULT';
     my $att = start($nytp, 'attach', '-o', $out, $pid);
     sleep 0.6;
     kill 'INT', $att;
@@ -616,6 +620,131 @@ PL
         "nytp html: $_ says the eval's source is not available and why" for @pages;
     my ($file) = grep { !/\/f\d+-eval-/ } glob("$dir/evals-html/f*.html");
     like slurp_file($file // ''), qr/while \(1\)/, "nytp html: the script's page has its source";
+}
+
+# ---- a signal handler and a sort block: the frames caller() sees ----------
+# Each perl writes its own stack, as caller() inside it reports it, to a
+# file just before it sleeps; nytp stack must print the same frames: the
+# sub caller() names at each level, at the line that level is at (the
+# line the level inside it was called from), innermost first, below
+# CORE:sleep, above main::RUNTIME.  (Perl runs a %SIG handler under a
+# frame that caller() calls "(eval)"; a sort block is no frame of its own.)
+
+my $caller_sub = <<'PL';
+sub stack_to {
+    my ($file, $line) = @_;
+    open my $fh, '>', "$file.tmp" or die;
+    for (my $i = 1; my @c = caller($i); $i++) { print $fh join('|', $c[3], $c[1], $c[2]), "\n" }
+    print $fh "line|$line\n";
+    close $fh;
+    rename "$file.tmp", $file or die;
+}
+PL
+
+# What nytp stack should print, from what the perl wrote.
+sub stack_from_caller {
+    my ($pid, $prog, $file) = @_;
+    my @c = map { [split /\|/] } split /\n/, slurp_file($file);
+    my (undef, $line) = @{ pop @c };
+    my $want = "Process $pid: $prog\n    main::CORE:sleep at $prog line $line\n";
+    for my $i (0 .. $#c) {
+        my ($sub, $f, $l) = $i ? @{ $c[$i - 1] } : (undef, $prog, $line);
+        $want .= "    $c[$i][0] at $f line $l\n";
+    }
+    return $want . "    main::RUNTIME at $c[-1][1] line $c[-1][2]\n";
+}
+
+my $sigh = script('sighandler.pl', $caller_sub . <<"PL");
+sub nap { stack_to('$dir/sighandler.caller', __LINE__); sleep 1000 }
+sub on_usr1 {
+    nap();
+}
+sub wait_here { select undef, undef, undef, 1000 while 1 }
+\$SIG{USR1} = \\&on_usr1;
+wait_here();
+PL
+{
+    my $pid = start($^X, $sigh);
+    stack_when(qr/main::wait_here/, $pid);
+    kill 'USR1', $pid;
+    my ($st, $out, $err) = stack_when(qr/CORE:sleep/, $pid);
+    is $st, 0, 'stack of a perl in a %SIG handler: exit 0' or diag $err;
+    for (1 .. 100) { last if -e "$dir/sighandler.caller"; sleep 0.05 }
+    is $out, stack_from_caller($pid, $sigh, "$dir/sighandler.caller"),
+        'in a %SIG handler: the frames caller() reports there';
+    like $out, qr/main::on_usr1 at \S+ line 11\n    \(eval\) at \S+ line 13\n    main::wait_here at \S+ line 13\n/,
+        '... the handler, called from the statement the signal came in';
+    stop($pid);
+}
+
+my $sortb = script('sortblock.pl', $caller_sub . <<"PL");
+sub nap { stack_to(\$_[0], __LINE__); sleep 1000 }
+sub by_num { nap(\$main::file) if \$a == 2 || \$b == 2; \$a <=> \$b }
+sub sorter {
+    return sort by_num 3, 1, 2 if \$main::file =~ /named/;
+    return sort { by_num() } 3, 1, 2;
+}
+\$main::file = shift;
+my \@sorted = sorter();    # (in void context perl would not sort)
+PL
+for my $how ('block', 'named') {
+    my $file = "$dir/sort-$how.caller";
+    my $pid = start($^X, $sortb, $file);
+    my ($st, $out, $err) = stack_when(qr/CORE:sleep/, $pid);
+    is $st, 0, "stack of a perl in a sort $how: exit 0" or diag $err;
+    for (1 .. 100) { last if -e $file; sleep 0.05 }
+    is $out, stack_from_caller($pid, $sortb, $file), "in a sort $how: the frames caller() reports there";
+    like $out, qr/main::by_num at \S+ line 10\n    main::sorter at \S+ line @{[ $how eq 'named' ? 12 : 13 ]}\n/,
+        "... the comparator, called from the sort's line";
+    stop($pid);
+}
+
+# ---- attach and the in-process sampler agree on one program ----------------
+# The same CPU-bound perl (three subs of 50/30/20 of its additions),
+# sampled at 1000 Hz by nytp attach from outside and by Devel::NYTP
+# sample=1000 inside (nytp run --sample=1000 --cpu; its CPU timer fires at
+# the kernel's tick, 250 Hz here): each sub's share of
+# the samples outside the wait before the work must agree within 8 points (bench/run attach measures
+# it closer; this bound holds on a loaded 2-core machine).  The loops are
+# blocks, a statement each turn: the in-process sampler takes its sample at
+# the next statement, call or return, so a loop of one statement
+# ('$x++ for 1 .. N') has its samples taken as it returns and shares that
+# differ from the time spent (a50 at 59 % of the three where attach saw 46 %).
+# The in-process side weighs its samples by CPU time (--cpu): on the wall
+# clock each of its samples, taken after a tick of the perl's CPU time, weighs
+# also the time the perl waited for a CPU, so on a loaded machine a few
+# samples weigh much (a50 36 % and b30 43 % with two copies of this test
+# running at once, where attach saw 57 % and 29 %); for a perl that only
+# computes, its CPU shares are its wall shares.
+my $agree = script('agree.pl', <<'PL');
+sub a50 { my $x = 0; for (1 .. 250_000) { $x++ } $x }
+sub b30 { my $x = 0; for (1 .. 150_000) { $x++ } $x }
+sub c20 { my $x = 0; for (1 .. 100_000) { $x++ } $x }
+select undef, undef, undef, 0.3;
+for (1 .. 150) { a50(); b30(); c20() }
+PL
+{
+    my $pid = start($^X, $agree);
+    stack_when(qr/CORE:sselect/, $pid);
+    my ($st, undef, $err) = run_cmd([$nytp, 'attach', '--hz=1000', '-o', "$dir/agree-att.out", $pid]);
+    is $st, 0, 'attach to the split perl: exit 0' or diag $err;
+    waitpid $pid, 0;
+    @started = grep { $_ != $pid } @started;
+    ($st, undef, $err) = run_cmd([$nytp, 'run', "--perl=$^X", '--sample=1000', '--cpu', '-o', "$dir/agree-in.out", '--', $agree]);
+    is $st, 0, 'nytp run --sample=1000 --cpu of it: exit 0' or diag $err;
+    require Devel::NYTProf::Data;
+    my %share;
+    for my $k ('att', 'in') {
+        my $p = Devel::NYTProf::Data->new({filename => "$dir/agree-$k.out", quiet => 1});
+        my %e = map { $_ => $p->subinfo_of("main::$_")->excl_time } qw(a50 b30 c20);
+        my $sum = $e{a50} + $e{b30} + $e{c20};
+        # (the perl's own lines outside the subs, a small share, are left out of both)
+        $share{$k} = { map { $_ => 100 * $e{$_} / ($sum || 1) } keys %e };
+    }
+    for my $sub (qw(a50 b30 c20)) {
+        cmp_ok abs($share{att}{$sub} - $share{in}{$sub}), '<', 8,
+            sprintf('main::%s: attach %.1f%%, in process %.1f%%', $sub, $share{att}{$sub}, $share{in}{$sub});
+    }
 }
 
 done_testing;
