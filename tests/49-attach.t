@@ -514,6 +514,38 @@ PL
     stop($pid);
 }
 
+# ---- the attacher killed mid-run (kill -9) leaves the perl running -------------
+# (with --stop the perl is a tracee, stopped at each sample: the kernel
+# detaches it when its tracer dies, and it must go on as it was)
+
+{
+    my $pid = start($^X, $split);
+    stack_when(qr/ line 2$/m, $pid);  # in its loop
+    my $att = start($nytp, 'attach', '--stop', '--hz=1000', '--duration=30', '-o', "$dir/killed.out", $pid);
+    sleep 0.5;
+    kill 'KILL', $att;
+    waitpid $att, 0;
+    @started = grep { $_ != $att } @started;
+    my ($state, $tracer, $t0, $t1);
+    for (1 .. 20) {   # until the kernel has detached it
+        sleep 0.05;
+        my $status = slurp_file("/proc/$pid/status");
+        ($state) = $status =~ /^State:\s+(\S)/m;
+        ($tracer) = $status =~ /^TracerPid:\s+(\d+)/m;
+        last if $tracer == 0 && $state =~ /^[RS]$/;
+    }
+    is $tracer, 0, 'attach --stop killed with SIGKILL: the perl has no tracer left';
+    like $state, qr/^[RS]$/, '... and is not left stopped';
+    ($t0) = (split ' ', (slurp_file("/proc/$pid/stat") =~ /\) (.*)/)[0])[11];
+    sleep 0.3;
+    ($t1) = (split ' ', (slurp_file("/proc/$pid/stat") =~ /\) (.*)/)[0])[11];
+    cmp_ok $t1, '>', $t0, '... and goes on running (its CPU time grows)';
+    opendir my $dh, $dir or die "$dir: $!";
+    my @left = grep { /killed/ } readdir $dh;
+    is "@left", '', '... and no profile (nor half of one, nor a temporary) is left by the killed attacher';
+    stop($pid);
+}
+
 # ---- --stop: signals sent to the perl while it is traced reach it -----------
 # (A real-time signal, which the kernel queues.  Still, signals that come
 # while the perl waits in a stop for nytp to hand them on, which on a
