@@ -467,12 +467,13 @@ other system calls are not cut short (no EINTR; the handler is installed
 with SA_RESTART all the same), and a program that waits takes no samples
 and costs nothing.  What the program waits for (a sleep, C<select>,
 C<accept>, a database call in an xsub) or does in the kernel raises no
-flag; so each slow builtin and each xsub is timed on the coarse clock (a
-read of memory the kernel keeps, no system call, that moves a tick at a
-time), and one during which it moved is charged that time as a sample of
-its own (the builtin as C<Pkg::CORE:name>, an xsub's time its caller's),
-taken off the next sample of the timer.  A wait of a tenth of a tick is
-charged a tick one time in ten: on average its own time.  The signal is
+flag; so each slow builtin and each xsub is timed on the profile's clock
+(the time-stamp counter where there is one), and one that took a
+millisecond or more is charged that time as a sample of its own (the
+builtin as C<Pkg::CORE:name>, an xsub's time its caller's), taken off the
+next sample of the timer.  A shorter one is charged a millisecond with a
+chance of its length in one (a wait of a tenth of a millisecond: one time
+in ten), on average its own time.  The signal is
 SIGURG (whose default action is to ignore it), or if the program handles,
 ignores or blocks SIGURG when profiling starts, the highest real-time
 signal it leaves alone.  A program that blocks it takes no samples while
@@ -494,8 +495,8 @@ some thousands of samples.  Without a thread the rate hardly moves the
 cost: a sample is a signal and a walk of what changed on the stack (some
 microseconds); what a sampled program pays at any rate is the test of
 the flag at each statement, call and return and the timing of slow
-builtins and xsubs (two reads of the coarse clock, some 90 instructions
-each).  C<bench/run service> measures a server's throughput
+builtins and xsubs (two reads of the clock, some 90 instructions
+each as measured with the coarse clock used before, not measured since).  C<bench/run service> measures a server's throughput
 and CPU time a request at both rates, unprofiled twice (A/A) beside
 them; F<bench/README.md> has the figures and says how far the noise of
 the machine they came from lets them go.
@@ -550,8 +551,8 @@ with time).
 
 A sample is taken at the first check after the timer's signal, and its
 weight is the wall time since the previous one less what waits were
-charged meanwhile; a slow builtin or xsub during which the coarse clock
-moved is charged that time; so time in one long op (a regex match, a
+charged meanwhile; a slow builtin or xsub is charged the time it took
+(a short one, on average); so time in one long op (a regex match, a
 blocking read, an xsub) is charged to where the program was during it,
 and a program that works and waits in turn (a server: its requests, its
 C<select>) gets each its share of the wall time (F<tests/43-sample.t>;
