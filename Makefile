@@ -37,9 +37,16 @@ SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recove
 LIB_SRC := $(wildcard libformat/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 LIB_HDR := $(wildcard libformat/include/nytp/*.h) $(wildcard libformat/*.h)
-CMD_SRC := $(wildcard cmd/*.c cmd/html/*.c) $(filter-out cmd/attach/gen_layout.c,$(wildcard cmd/attach/*.c))
+# The commands, grouped by role (ARCHITECTURE.md): nytp.c, the dispatcher, at
+# the top; the shared layer, the reports, the exports, the comparison of
+# profiles and the producers of profiles each in a folder, whose headers
+# any command includes by name (-iquote: only "..." includes see them).
+CMD_DIRS := cmd cmd/common cmd/report cmd/export cmd/compare cmd/produce
+CMD_INC := $(addprefix -iquote ,$(CMD_DIRS))
+CMD_SRC := $(wildcard $(CMD_DIRS:%=%/*.c) cmd/report/html/*.c) \
+	$(filter-out cmd/produce/attach/gen_layout.c,$(wildcard cmd/produce/attach/*.c))
 CMD_OBJ := $(CMD_SRC:%.c=$(BUILD)/obj/%.o)
-CMD_HDR := $(wildcard cmd/*.h cmd/html/*.h cmd/attach/*.h)
+CMD_HDR := $(wildcard $(CMD_DIRS:%=%/*.h) cmd/report/html/*.h cmd/produce/attach/*.h)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/unit/%)
 ASAN_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/asan/%)
@@ -106,21 +113,23 @@ $(BUILD)/obj/%.o: %.c $(LIB_HDR) $(CMD_HDR) $(BUILD)/gen/perl_config.h
 # headers prints them (offsetof), with the perl's binary-compatibility
 # options to check a target against.  If it does not compile (a perl
 # without threads, a layout it does not know), the build stops here.
-$(BUILD)/gen/perl_layout.h: cmd/attach/gen_layout.c $(BUILD)/gen/nytp_slowops.h
+$(BUILD)/gen/perl_layout.h: cmd/produce/attach/gen_layout.c $(BUILD)/gen/nytp_slowops.h
 	@mkdir -p $(dir $@)
-	$(CC) $(PERL_CCOPTS) -I$(BUILD)/gen -o $(BUILD)/gen/gen_layout cmd/attach/gen_layout.c
+	$(CC) $(PERL_CCOPTS) -I$(BUILD)/gen -o $(BUILD)/gen/gen_layout cmd/produce/attach/gen_layout.c
 	$(BUILD)/gen/gen_layout "$$($(PERL) -e 'print +(Internals::V())[0]')" > $@.tmp
 	mv $@.tmp $@
-$(filter $(BUILD)/obj/cmd/attach/%,$(CMD_OBJ)): $(BUILD)/gen/perl_layout.h
+$(filter $(BUILD)/obj/cmd/produce/attach/%,$(CMD_OBJ)): $(BUILD)/gen/perl_layout.h
+
+$(CMD_OBJ): CPPFLAGS += $(CMD_INC)
 
 # 'nytp run' looks for an installed profiler relative to its own binary.
-$(BUILD)/obj/cmd/run.o: CPPFLAGS += -DNYTP_SITEARCH='"$(PERL_SITEARCH)"'
+$(BUILD)/obj/cmd/produce/run.o: CPPFLAGS += -DNYTP_SITEARCH='"$(PERL_SITEARCH)"'
 
 # The @INC and version of the system perl, so that 'nytp dump --data' shows
 # file names as Devel::NYTProf on this machine does (override: --inc).
-$(BUILD)/gen/perl_config.h: cmd/perl_config.pl
+$(BUILD)/gen/perl_config.h: cmd/common/perl_config.pl
 	@mkdir -p $(dir $@)
-	@perl cmd/perl_config.pl > $@.tmp 2>/dev/null \
+	@perl cmd/common/perl_config.pl > $@.tmp 2>/dev/null \
 	|| printf '#define NYTP_PERL_INC ""\n#define NYTP_PERL_VERSION ""\n' > $@.tmp
 	@mv $@.tmp $@
 
@@ -166,16 +175,16 @@ $(BUILD)/gen-profile: tests/gen-profile.c $(BUILD)/libnytpformat.a $(LIB_HDR)
 
 # the command helpers that unit tests compile in (test_fmt_html, test_term,
 # test_cli, test_stats, test_pathmap)
-UNIT_CMD := cmd/fmt.c cmd/fmt.h cmd/term.c cmd/term.h cmd/cli.c cmd/cli.h cmd/stats.c cmd/stats.h \
-	cmd/strmap.c cmd/strmap.h cmd/pathmap.c cmd/pathmap.h
+UNIT_CMD := cmd/common/fmt.c cmd/common/fmt.h cmd/common/term.c cmd/common/term.h cmd/common/cli.c cmd/common/cli.h \
+	cmd/compare/stats.c cmd/compare/stats.h cmd/common/strmap.c cmd/common/strmap.h cmd/compare/pathmap.c cmd/compare/pathmap.h
 
-# test_cli and test_pathmap compile in cmd/cli.c, which needs the commands' libraries
+# test_cli and test_pathmap compile in cmd/common/cli.c, which needs the commands' libraries
 $(BUILD)/unit/test_cli $(BUILD)/asan/test_cli $(BUILD)/tsan/test_cli: LIBS += $(CMD_LIBS)
 $(BUILD)/unit/test_pathmap $(BUILD)/asan/test_pathmap: LIBS += $(CMD_LIBS)
 
 $(BUILD)/unit/%: tests/unit/%.c $(UNIT_HELPER) tests/unit/helpers.h $(BUILD)/libnytpformat.a $(UNIT_CMD)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Itests/unit $(WARN) $(CFLAGS) -o $@ $< $(UNIT_HELPER) \
+	$(CC) $(CPPFLAGS) $(CMD_INC) -Itests/unit $(WARN) $(CFLAGS) -o $@ $< $(UNIT_HELPER) \
 		$(BUILD)/libnytpformat.a -lcmocka $(LIBS)
 
 # The library under each sanitizer, compiled once for all the unit tests
@@ -193,12 +202,12 @@ $(BUILD)/san-obj/tsan/%.o: %.c $(LIB_HDR)
 
 $(BUILD)/asan/%: tests/unit/%.c $(UNIT_HELPER) tests/unit/helpers.h $(ASAN_LIB_OBJ) $(LIB_HDR) $(UNIT_CMD)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Itests/unit $(WARN) -O1 -g $(SAN) -o $@ $< $(UNIT_HELPER) \
+	$(CC) $(CPPFLAGS) $(CMD_INC) -Itests/unit $(WARN) -O1 -g $(SAN) -o $@ $< $(UNIT_HELPER) \
 		$(ASAN_LIB_OBJ) -lcmocka $(LIBS)
 
 $(BUILD)/tsan/%: tests/unit/%.c $(UNIT_HELPER) tests/unit/helpers.h $(TSAN_LIB_OBJ) $(LIB_HDR) $(UNIT_CMD)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Itests/unit $(WARN) -O1 -g -fsanitize=thread -o $@ $< $(UNIT_HELPER) \
+	$(CC) $(CPPFLAGS) $(CMD_INC) -Itests/unit $(WARN) -O1 -g -fsanitize=thread -o $@ $< $(UNIT_HELPER) \
 		$(TSAN_LIB_OBJ) -lcmocka $(LIBS)
 
 # Plain unit tests run with the inflate thread off (NYTP_THREADS=0), the
@@ -231,12 +240,12 @@ TSAN_NYTP := $(BUILD)/tsan/nytp
 ASAN_NYTP := $(BUILD)/asan/nytp
 $(ASAN_NYTP): $(CMD_SRC) $(CMD_HDR) $(LIB_SRC) $(LIB_HDR) $(BUILD)/gen/perl_config.h $(BUILD)/gen/perl_layout.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -I$(BUILD)/gen -DNYTP_SITEARCH='"$(PERL_SITEARCH)"' $(WARN) -O1 -g $(SAN) \
+	$(CC) $(CPPFLAGS) $(CMD_INC) -I$(BUILD)/gen -DNYTP_SITEARCH='"$(PERL_SITEARCH)"' $(WARN) -O1 -g $(SAN) \
 		-fsanitize=float-cast-overflow -o $@ $(CMD_SRC) $(LIB_SRC) $(LIBS) $(CMD_LIBS)
 asan-nytp: $(ASAN_NYTP)
 $(TSAN_NYTP): $(CMD_SRC) $(CMD_HDR) $(LIB_SRC) $(LIB_HDR) $(BUILD)/gen/perl_config.h $(BUILD)/gen/perl_layout.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -I$(BUILD)/gen -DNYTP_SITEARCH='"$(PERL_SITEARCH)"' $(WARN) -O1 -g -fsanitize=thread \
+	$(CC) $(CPPFLAGS) $(CMD_INC) -I$(BUILD)/gen -DNYTP_SITEARCH='"$(PERL_SITEARCH)"' $(WARN) -O1 -g -fsanitize=thread \
 		-o $@ $(CMD_SRC) $(LIB_SRC) $(LIBS) $(CMD_LIBS)
 
 unit-tsan-cmds: $(TSAN_NYTP) $(BUILD)/gen-profile
@@ -282,14 +291,14 @@ test: deps-check
 # ---- fuzzing (libFuzzer, clang) ------------------------------------------
 
 FUZZ_BIN := $(BUILD)/fuzz/fuzz_reader
-FUZZ_CMD_SRC := cmd/strmap.c cmd/json.c cmd/dump.c cmd/dump_data.c cmd/cli.c cmd/fmt.c cmd/calls.c cmd/flame_svg.c \
-	$(wildcard cmd/html/*.c) \
-	cmd/top.c cmd/diff.c cmd/diff_compare.c cmd/diff_text.c cmd/diff_json.c cmd/flame_diff.c cmd/compare.c cmd/pathmap.c \
-	cmd/stats.c cmd/term.c cmd/export.c cmd/pprof.c cmd/speedscope.c cmd/cachegrind.c
+FUZZ_CMD_SRC := $(addprefix cmd/common/,strmap.c json.c dump_data.c cli.c fmt.c flame_svg.c term.c) \
+	$(addprefix cmd/report/,dump.c calls.c top.c) $(wildcard cmd/report/html/*.c) \
+	$(addprefix cmd/compare/,diff.c diff_compare.c diff_text.c diff_json.c flame_diff.c compare.c pathmap.c stats.c) \
+	$(addprefix cmd/export/,export.c pprof.c speedscope.c cachegrind.c)
 $(FUZZ_BIN): tests/fuzz/fuzz_reader.c $(LIB_SRC) $(LIB_HDR) $(FUZZ_CMD_SRC) $(CMD_HDR) \
 		$(BUILD)/gen/perl_config.h
 	@mkdir -p $(dir $@)
-	$(CLANG) $(CPPFLAGS) -Icmd -I$(BUILD)/gen $(WARN) -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	$(CLANG) $(CPPFLAGS) $(CMD_INC) -I$(BUILD)/gen $(WARN) -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 		-o $@ tests/fuzz/fuzz_reader.c $(LIB_SRC) $(FUZZ_CMD_SRC) $(LIBS) $(CMD_LIBS)
 
 fuzz: $(FUZZ_BIN)
@@ -310,11 +319,11 @@ fuzz-smoke: $(FUZZ_BIN)
 
 # The tmon.out reader and dprof-convert (not part of 'test'; run by hand).
 FUZZ_DPROF_BIN := $(BUILD)/fuzz/fuzz_dprof
-$(FUZZ_DPROF_BIN): tests/fuzz/fuzz_dprof.c $(LIB_SRC) $(LIB_HDR) cmd/dprof.c cmd/cli.c cmd/strmap.c $(CMD_HDR) \
+$(FUZZ_DPROF_BIN): tests/fuzz/fuzz_dprof.c $(LIB_SRC) $(LIB_HDR) cmd/produce/dprof.c cmd/common/cli.c cmd/common/strmap.c $(CMD_HDR) \
 		$(BUILD)/gen/perl_config.h
 	@mkdir -p $(dir $@)
-	$(CLANG) $(CPPFLAGS) -Icmd -I$(BUILD)/gen $(WARN) -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-		-o $@ tests/fuzz/fuzz_dprof.c $(LIB_SRC) cmd/dprof.c cmd/cli.c cmd/strmap.c $(LIBS) $(CMD_LIBS)
+	$(CLANG) $(CPPFLAGS) $(CMD_INC) -I$(BUILD)/gen $(WARN) -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+		-o $@ tests/fuzz/fuzz_dprof.c $(LIB_SRC) cmd/produce/dprof.c cmd/common/cli.c cmd/common/strmap.c $(LIBS) $(CMD_LIBS)
 
 fuzz-dprof: $(FUZZ_DPROF_BIN)
 	@rm -rf $(BUILD)/fuzz/dprof-corpus && mkdir -p $(BUILD)/fuzz/dprof-corpus $(BUILD)/fuzz/crashes

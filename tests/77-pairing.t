@@ -1,5 +1,5 @@
 #!/usr/bin/perl
-# nytp diff (and html --base, which shares cmd/pathmap.c): files that only
+# nytp diff (and html --base, which shares cmd/compare/pathmap.c): files that only
 # one side has are paired by the longest common suffix of whole path
 # components, when each is the other's only best, again and again as
 # pairs drop out.  The result is checked against that rule, written here

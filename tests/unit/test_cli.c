@@ -1,4 +1,4 @@
-/* test_cli.c — the commands' shared output code (cmd/cli.c, compiled in
+/* test_cli.c — the commands' shared output code (cmd/common/cli.c, compiled in
  * here): what a fatal signal leaves behind while other threads are still
  * writing files into a report's temporary directory, and that every
  * signal that ends the process removes the temporaries first. */
@@ -15,7 +15,7 @@
 
 #include "helpers.h"
 
-#include "../../cmd/cli.c"
+#include "../../cmd/common/cli.c"
 
 /* ---- a report directory whose pages are written by threads ------------- */
 

@@ -1,12 +1,12 @@
 /* test_fmt_html.c — the escaping and duration formats of the HTML report
- * (cmd/fmt.c, compiled in here: the command's helpers are not in the
+ * (cmd/common/fmt.c, compiled in here: the command's helpers are not in the
  * library). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "helpers.h"
 
-#include "../../cmd/fmt.c"
+#include "../../cmd/common/fmt.c"
 
 /* Is s[0..n) valid UTF-8 (no overlongs, no surrogates, <= U+10FFFF)? */
 static int valid_utf8(const unsigned char *s, size_t n)

@@ -1,4 +1,4 @@
-/* test_pathmap.c — names across checkouts (cmd/pathmap.c, compiled in
+/* test_pathmap.c — names across checkouts (cmd/compare/pathmap.c, compiled in
  * here with the command helpers it uses): --strip and --map on file
  * names, the file part of sub and eval names found and rewritten however
  * deeply evals nest, eval numbers made 0, and the common path suffix. */
@@ -7,9 +7,9 @@
 
 #include "helpers.h"
 
-#include "../../cmd/cli.c"
-#include "../../cmd/strmap.c"
-#include "../../cmd/pathmap.c"
+#include "../../cmd/common/cli.c"
+#include "../../cmd/common/strmap.c"
+#include "../../cmd/compare/pathmap.c"
 
 static pathmap *made(const char *const *strip, size_t ns, const char *const *map, size_t nm,
                      pathmap_opts *o)

@@ -1,4 +1,4 @@
-/* test_stats.c — the statistics of repeated runs (cmd/stats.c, compiled
+/* test_stats.c — the statistics of repeated runs (cmd/compare/stats.c, compiled
  * in here): the median, the t distribution's tail against closed forms
  * and printed tables, Welch's test on logs, Holm's adjustment. */
 #include <math.h>
@@ -7,7 +7,7 @@
 
 #include "helpers.h"
 
-#include "../../cmd/stats.c"
+#include "../../cmd/compare/stats.c"
 
 static void median_cases(void **state)
 {

@@ -1,5 +1,5 @@
 /* test_term.c — the terminal tables of 'nytp top' and 'nytp diff'
- * (cmd/term.c and cmd/fmt.c, compiled in here: the command's helpers are
+ * (cmd/common/term.c and cmd/common/fmt.c, compiled in here: the command's helpers are
  * not in the library): escaping, cutting to a width, shares. */
 #include <math.h>
 #include <stdlib.h>
@@ -7,8 +7,8 @@
 
 #include "helpers.h"
 
-#include "../../cmd/fmt.c"
-#include "../../cmd/term.c"
+#include "../../cmd/common/fmt.c"
+#include "../../cmd/common/term.c"
 
 /* Every byte pair comes out printable: no C0, DEL or C1 control, valid
  * UTF-8, and the column count is the number of characters. */

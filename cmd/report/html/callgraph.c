@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../fmt.h"
-#include "../json.h"
+#include "fmt.h"
+#include "json.h"
 #include "html.h"
 
 static int cmp_edge(const void *a, const void *b)

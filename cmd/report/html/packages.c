@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../fmt.h"
-#include "../strmap.h"
+#include "fmt.h"
+#include "strmap.h"
 #include "html.h"
 
 

@@ -11,10 +11,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../commands.h"
-#include "../flame_diff.h"
-#include "../flame_svg.h"
-#include "../stats.h"
+#include "commands.h"
+#include "flame_diff.h"
+#include "flame_svg.h"
+#include "stats.h"
 #include "html.h"
 #include "nytp/calltree.h"
 #include "perl_config.h"

@@ -22,7 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../strmap.h"
+#include "strmap.h"
 #include "target.h"
 
 typedef enum {

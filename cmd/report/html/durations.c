@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../strmap.h"
+#include "strmap.h"
 #include "html.h"
 
 #define PER_OCTAVE 8

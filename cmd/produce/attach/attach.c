@@ -28,9 +28,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../cli.h"
-#include "../commands.h"
-#include "../strmap.h"
+#include "cli.h"
+#include "commands.h"
+#include "strmap.h"
 #include "nytp/writer.h"
 #include "perl_layout.h"
 #include "target.h"

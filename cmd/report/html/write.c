@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "../fmt.h"
+#include "fmt.h"
 #include "html.h"
 
 /* ---- the page writer ------------------------------------------------------ */

@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "../fmt.h"
+#include "fmt.h"
 #include "html.h"
 
 /* ---- file pages ------------------------------------------------------------- */

@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../cli.h"
-#include "../commands.h"
-#include "../json.h"
+#include "cli.h"
+#include "commands.h"
+#include "json.h"
 #include "perl_layout.h"
 #include "target.h"
 #include "walk.h"

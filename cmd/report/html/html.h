@@ -22,9 +22,9 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "../cli.h"
-#include "../compare.h"
-#include "../dump_data.h"
+#include "cli.h"
+#include "compare.h"
+#include "dump_data.h"
 #include "nytp/calltree.h"
 
 /* One page being written; err is the first write error (sticky). */

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../cli.h"
+#include "cli.h"
 #include "perl_layout.h"
 
 /* Bounds past which a stack is not believed: a torn read, not a perl. */
