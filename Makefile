@@ -46,6 +46,8 @@ CMD_INC := $(addprefix -iquote ,$(CMD_DIRS))
 CMD_SRC := $(wildcard $(CMD_DIRS:%=%/*.c) cmd/report/html/*.c) \
 	$(filter-out cmd/produce/attach/gen_layout.c,$(wildcard cmd/produce/attach/*.c))
 CMD_OBJ := $(CMD_SRC:%.c=$(BUILD)/obj/%.o)
+# the shared layer's cli, in parts (cli.h is their contract)
+CLI_SRC := $(wildcard cmd/common/cli_*.c)
 CMD_HDR := $(wildcard $(CMD_DIRS:%=%/*.h) cmd/report/html/*.h cmd/produce/attach/*.h)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/unit/%)
@@ -175,10 +177,11 @@ $(BUILD)/gen-profile: tests/gen-profile.c $(BUILD)/libnytpformat.a $(LIB_HDR)
 
 # the command helpers that unit tests compile in (test_fmt_html, test_term,
 # test_cli, test_stats, test_pathmap)
-UNIT_CMD := cmd/common/fmt.c cmd/common/fmt.h cmd/common/term.c cmd/common/term.h cmd/common/cli.c cmd/common/cli.h \
+UNIT_CMD := cmd/common/fmt.c cmd/common/fmt.h cmd/common/term.c cmd/common/term.h \
+	$(CLI_SRC) cmd/common/cli.h cmd/common/cli_impl.h \
 	cmd/compare/stats.c cmd/compare/stats.h cmd/common/strmap.c cmd/common/strmap.h cmd/compare/pathmap.c cmd/compare/pathmap.h
 
-# test_cli and test_pathmap compile in cmd/common/cli.c, which needs the commands' libraries
+# test_cli and test_pathmap compile in cmd/common/cli_*.c, which needs the commands' libraries
 $(BUILD)/unit/test_cli $(BUILD)/asan/test_cli $(BUILD)/tsan/test_cli: LIBS += $(CMD_LIBS)
 $(BUILD)/unit/test_pathmap $(BUILD)/asan/test_pathmap: LIBS += $(CMD_LIBS)
 
@@ -291,7 +294,7 @@ test: deps-check
 # ---- fuzzing (libFuzzer, clang) ------------------------------------------
 
 FUZZ_BIN := $(BUILD)/fuzz/fuzz_reader
-FUZZ_CMD_SRC := $(addprefix cmd/common/,strmap.c json.c dump_data.c cli.c fmt.c flame_svg.c term.c) \
+FUZZ_CMD_SRC := $(addprefix cmd/common/,strmap.c json.c dump_data.c fmt.c flame_svg.c term.c) $(CLI_SRC) \
 	$(addprefix cmd/report/,dump.c calls.c top.c) $(wildcard cmd/report/html/*.c) \
 	$(addprefix cmd/compare/,diff.c diff_compare.c diff_text.c diff_json.c flame_diff.c compare.c pathmap.c stats.c) \
 	$(addprefix cmd/export/,export.c pprof.c speedscope.c cachegrind.c)
@@ -319,11 +322,11 @@ fuzz-smoke: $(FUZZ_BIN)
 
 # The tmon.out reader and dprof-convert (not part of 'test'; run by hand).
 FUZZ_DPROF_BIN := $(BUILD)/fuzz/fuzz_dprof
-$(FUZZ_DPROF_BIN): tests/fuzz/fuzz_dprof.c $(LIB_SRC) $(LIB_HDR) cmd/produce/dprof.c cmd/common/cli.c cmd/common/strmap.c $(CMD_HDR) \
+$(FUZZ_DPROF_BIN): tests/fuzz/fuzz_dprof.c $(LIB_SRC) $(LIB_HDR) cmd/produce/dprof.c $(CLI_SRC) cmd/common/strmap.c $(CMD_HDR) \
 		$(BUILD)/gen/perl_config.h
 	@mkdir -p $(dir $@)
 	$(CLANG) $(CPPFLAGS) $(CMD_INC) -I$(BUILD)/gen $(WARN) -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-		-o $@ tests/fuzz/fuzz_dprof.c $(LIB_SRC) cmd/produce/dprof.c cmd/common/cli.c cmd/common/strmap.c $(LIBS) $(CMD_LIBS)
+		-o $@ tests/fuzz/fuzz_dprof.c $(LIB_SRC) cmd/produce/dprof.c $(CLI_SRC) cmd/common/strmap.c $(LIBS) $(CMD_LIBS)
 
 fuzz-dprof: $(FUZZ_DPROF_BIN)
 	@rm -rf $(BUILD)/fuzz/dprof-corpus && mkdir -p $(BUILD)/fuzz/dprof-corpus $(BUILD)/fuzz/crashes

@@ -1,4 +1,4 @@
-/* test_cli.c — the commands' shared output code (cmd/common/cli.c, compiled in
+/* test_cli.c — the commands' shared output code (cmd/common/cli_*.c, compiled in
  * here): what a fatal signal leaves behind while other threads are still
  * writing files into a report's temporary directory, and that every
  * signal that ends the process removes the temporaries first. */
@@ -15,7 +15,13 @@
 
 #include "helpers.h"
 
-#include "../../cmd/common/cli.c"
+#include "../../cmd/common/cli_msg.c"
+#include "../../cmd/common/cli_parse.c"
+#include "../../cmd/common/cli_output.c"
+#include "../../cmd/common/cli_grow.c"
+#include "../../cmd/common/cli_input.c"
+#include "../../cmd/common/cli_outdir.c"
+#include "../../cmd/common/cli_progress.c"
 
 /* ---- a report directory whose pages are written by threads ------------- */
 

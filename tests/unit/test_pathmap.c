@@ -7,7 +7,13 @@
 
 #include "helpers.h"
 
-#include "../../cmd/common/cli.c"
+#include "../../cmd/common/cli_msg.c"
+#include "../../cmd/common/cli_parse.c"
+#include "../../cmd/common/cli_output.c"
+#include "../../cmd/common/cli_grow.c"
+#include "../../cmd/common/cli_input.c"
+#include "../../cmd/common/cli_outdir.c"
+#include "../../cmd/common/cli_progress.c"
 #include "../../cmd/common/strmap.c"
 #include "../../cmd/compare/pathmap.c"
 
