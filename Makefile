@@ -273,8 +273,17 @@ unit-asan: $(ASAN_BIN)
 		NYTP_INFLATE=$$i ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 		UBSAN_OPTIONS=print_stacktrace=1 NYTP_TESTDATA=testdata $$t; done; done
 
+# The integration tests that measure time or rely on it (the profiler's
+# accuracy, sampling shares, rotation, servers under load, signals and
+# children, the attacher, timings compared by diff, growth against input
+# size) run one at a time, after the others have run two at a time.
+SERIAL_TESTS := $(sort $(wildcard tests/4[1-9]-*.t) tests/50-attach-starman.t tests/66-linear.t \
+	tests/75-diff-top.t tests/76-diff-gate.t)
+PARALLEL_TESTS := $(filter-out $(SERIAL_TESTS),$(sort $(wildcard tests/*.t)))
+
 integration: all
-	NYTP_TEST_ALL=1 prove -v tests/
+	NYTP_TEST_ALL=1 prove -j2 $(PARALLEL_TESTS)
+	NYTP_TEST_ALL=1 prove -v $(SERIAL_TESTS)
 
 # test, run and bench install packages first, then build in a fresh make,
 # so that what the installed packages bring (ISA-L) is seen by the build.

@@ -202,6 +202,8 @@ profiler and with C<threads=0> they work.
 
 Every SECONDS (0.01 or more) close the profile as a complete profile of
 that interval and go on in F<FILE.s1>, F<FILE.s2>, ...; see L</ROTATION>.
+SECONDS are seconds of the wall clock, whatever the profile's clock: with
+a CPU-time clock (C<clock=2>, C<nytp run --sample --cpu>) too.
 
 =item compress=N
 

@@ -96,6 +96,8 @@ int64_t clock_ticks_syscall(void)
 {
     struct timespec ts;
     clock_gettime(S.clock, &ts);
+    if (UNLIKELY(S.rotate_wall)) /* rotate= on a CPU-time clock (segment.c) */
+        rotate_wall_check();
     return (int64_t)ts.tv_sec * TICKS_PER_SEC + ts.tv_nsec / 100;
 }
 
@@ -125,4 +127,6 @@ void init_clock(void)
         S.clock = CLOCK_REALTIME;
         OPT(O_CLOCK) = CLOCK_REALTIME;
     }
+    S.rotate_wall = S.rotate_ticks && (S.clock == CLOCK_PROCESS_CPUTIME_ID ||
+                                       S.clock == CLOCK_THREAD_CPUTIME_ID || S.clock < 0);
 }

@@ -187,6 +187,9 @@ struct profiler {
                                     the children it forks): written in segments */
     int64_t rotate_ticks;        /* rotate=SECONDS in ticks; 0: never */
     int64_t rotate_at;           /* when the segment ends (INT64_MAX: never) */
+    bool rotate_wall;            /* rotate= with a CPU-time clock: segments end on
+                                    the wall clock (rotate_wall_at), see segment.c */
+    int64_t rotate_wall_at;      /* then when the segment ends, CLOCK_MONOTONIC ticks */
     unsigned char *fid_used;     /* rotate=: files with data in this segment */
     size_t fid_used_cap;
     unsigned sample_hz;          /* sample=HZ; 0: every statement and call */
@@ -647,6 +650,7 @@ void fid_mark_grow(unsigned fid);
 void node_first_call(pTHX_ sub_node *n, int xs);
 void arc_add(arc_stats *a, int depth, NV incl, NV excl);
 void rotate_schedule(int64_t now);
+void rotate_wall_check(void);
 
 /* rotate.c */
 void rotate_now(pTHX_ int64_t now);

@@ -524,8 +524,18 @@ static void waited_since(pTHX_ OPCODE ran, int64_t t0)
 {
     /* on a CPU-time clock (clock=2, 3: nytp run --cpu) a wait costs what
      * the clock saw of it, which the next sample's weight already holds */
-    if (S.clock == CLOCK_PROCESS_CPUTIME_ID || S.clock == CLOCK_THREAD_CPUTIME_ID || S.clock < 0)
+    if (S.clock == CLOCK_PROCESS_CPUTIME_ID || S.clock == CLOCK_THREAD_CPUTIME_ID || S.clock < 0) {
+        /* but a segment whose end (on the wall clock: segment.c) came
+         * while it waited ends now, not at the next sample of the CPU
+         * timer, which a waiting process may not see for minutes: one
+         * sample more, weighed as the timer's */
+        if (UNLIKELY(S.rotate_wall)) {
+            rotate_wall_check();
+            if (S.rotate_at == INT64_MIN)
+                take_sample(aTHX_ ran, 0);
+        }
         return;
+    }
     int64_t from = t0 > Z.last_coarse ? t0 : Z.last_coarse;
     int64_t d = coarse_ns() - from;
     if (d <= 0 || OTHER_INTERP())

@@ -54,10 +54,45 @@ void arc_add(arc_stats *a, int depth, NV incl, NV excl)
     a->excl += excl;
 }
 
+/* rotate=SECONDS are seconds of the wall clock, as the segments' names
+ * and the recipes that pick them by age (find -mmin) take them to be.  A
+ * CPU-time clock (clock=2 or 3, nytp run --sample --cpu) stands still
+ * while the process waits: a server that mostly waits would otherwise
+ * close a segment every SECONDS of its CPU time, hours apart.  Then the
+ * segment's end is kept on CLOCK_MONOTONIC (its coarse reading: a few
+ * nanoseconds, a tick's resolution), looked at on each reading of the
+ * profile's clock, which on such a clock is a system call anyway
+ * (clock_ticks_syscall); when it has passed, rotate_at is made due, so
+ * that the usual test (the clock's reading >= rotate_at) rotates at the
+ * next statement, call or sample. */
+#define ROTATE_ON_WALL (INT64_MAX - 1) /* rotate_at while the wall decides */
+
+static int64_t wall_ticks(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+    return (int64_t)ts.tv_sec * TICKS_PER_SEC + ts.tv_nsec / 100;
+}
+
+void rotate_wall_check(void)
+{
+    if (S.rotate_at == ROTATE_ON_WALL && wall_ticks() >= S.rotate_wall_at)
+        S.rotate_at = INT64_MIN;
+}
+
 void rotate_schedule(int64_t now)
 {
     if (!S.rotate_ticks) {
         S.rotate_at = INT64_MAX;
+        return;
+    }
+    if (S.rotate_wall) {
+        int64_t w = wall_ticks();
+        if (S.rotate_at == INT64_MAX || S.rotate_at == 0 || !S.rotate_wall_at) /* (re)starts */
+            S.rotate_wall_at = w;
+        while (S.rotate_wall_at <= w)
+            S.rotate_wall_at += S.rotate_ticks;
+        S.rotate_at = ROTATE_ON_WALL;
         return;
     }
     if (S.rotate_at == INT64_MAX || S.rotate_at == 0)

@@ -247,6 +247,25 @@ for my $opt ('', 'addpid=1:') {
     }
 }
 
+# rotate=SECONDS are seconds of the wall clock with a CPU-time clock too
+# (clock=2, nytp run --sample --cpu): a program that mostly waits, 1.2 s
+# of which a few ms are CPU, gets a segment every 0.2 s, traced and
+# sampled.  (Before, its segments ended every 0.2 s of CPU time: 1 file.)
+{
+    my $waiter = scratch_script('waiter.pl',
+        "for (1 .. 12) { select undef, undef, undef, 0.1; my \$x = 0; \$x += \$_ for 1 .. 300 }\n");
+    for my $case (['traced, clock=2', []], ['sampled --cpu', ['--sample=500', '--cpu']]) {
+        my ($what, $opts) = @$case;
+        my $out = "$dir/cpu-wall.out";
+        unlink glob "$out*";
+        my ($st, undef, $err) = run_cmd([$nytp, 'run', @$opts, '--nytprof=rotate=0.2' . (@$opts ? '' : ':clock=2'),
+            '-o', $out, $waiter]);
+        is $st, 0, "$what: rotate=0.2 runs" or diag $err;
+        my @seg = segments($out);
+        ok @seg >= 4 && @seg <= 8, "$what: 1.2 s of waiting in 0.2 s segments of the wall: " . scalar(@seg) . ' files';
+    }
+}
+
 # nytp-run(1)'s "last hour" recipe (issue 35, item 24), run as the page
 # gives it: it was 'ls -t svc.out.* | head -60', which with N processes
 # is 60/N minutes, and takes in the segment still being written.  Here:

@@ -193,9 +193,14 @@ sub check_profiles {
     my ($tst, $tout, $terr) = run_cmd([$nytp, 'top', '--strict', '--json', @survivor, @killed]);
     is $tst, 0, 'sampled: nytp top of the workers\' segments' or diag $terr;
     my $top = eval { JSON::PP->new->decode($tout) } || { subs => [] };
-    like $top->{subs}[0]{name} // '', qr/::hot_loop\z/, 'sampled: the hot sub tops nytp top'
+    # on the wall clock, a loaded machine (load 10 seen) charges the time
+    # a worker waits for a CPU inside syswrite to CORE:syswrite, which can
+    # then top the profile, rightly: the hot sub tops the subs of perl code
+    my ($first) = grep { $_->{name} !~ /::CORE:/ } @{ $top->{subs} };
+    $first //= {};
+    like $first->{name} // '', qr/::hot_loop\z/, 'sampled: the hot sub tops the perl subs in nytp top'
         or diag $tout;
-    ok !defined $top->{subs}[0]{calls}, 'sampled: its count is unknown (null), not invented';
+    ok exists $first->{calls} && !defined $first->{calls}, 'sampled: its count is unknown (null), not invented';
     my (undef, $text) = run_cmd([$nytp, 'top', @survivor]);
     like $text, qr/sampled at 1000 Hz/, 'sampled: top says the profile was sampled';
 }

@@ -13,6 +13,15 @@ use FindBin;
 our @EXPORT = qw(repo nytp run_cmd slurp_file fresh_profile gen testdata scratch_dir scratch_script
                  nytp_profile need missing xml_problem run_ok decode_ok);
 
+# The tests send HUP, INT and QUIT to programs they start and expect them
+# to act on them.  Started from `nohup`, or as a background job of a shell
+# without job control (`make test &`, a CI runner), the harness has those
+# signals ignored, and every program it starts inherits that: the profiler
+# rightly keeps an ignored signal ignored, so such a test waited for ever.
+# They are put back to their defaults here, for every test; a test that is
+# about an ignored signal ignores it itself.
+BEGIN { $SIG{$_} = 'DEFAULT' for qw(HUP INT QUIT) }
+
 # need(HAVE, WHY): a test file whose tools are missing (make deps installs
 # them) is skipped when run by hand, but fails under 'make test', which sets
 # NYTP_TEST_ALL=1 after installing them: a missing consumer is never a pass.
