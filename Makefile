@@ -285,7 +285,7 @@ FUZZ_BIN := $(BUILD)/fuzz/fuzz_reader
 FUZZ_CMD_SRC := cmd/strmap.c cmd/json.c cmd/dump.c cmd/dump_data.c cmd/cli.c cmd/fmt.c cmd/calls.c cmd/flame_svg.c \
 	$(wildcard cmd/html/*.c) \
 	cmd/top.c cmd/diff.c cmd/diff_compare.c cmd/diff_text.c cmd/diff_json.c cmd/flame_diff.c cmd/compare.c cmd/pathmap.c \
-	cmd/stats.c cmd/term.c cmd/export.c cmd/pprof.c cmd/speedscope.c cmd/cachegrind.c
+	cmd/stats.c cmd/term.c cmd/export.c cmd/pprof.c cmd/speedscope.c cmd/cachegrind.c cmd/viewopt.c
 $(FUZZ_BIN): tests/fuzz/fuzz_reader.c $(LIB_SRC) $(LIB_HDR) $(FUZZ_CMD_SRC) $(CMD_HDR) \
 		$(BUILD)/gen/perl_config.h
 	@mkdir -p $(dir $@)
