@@ -102,6 +102,16 @@ sub top_json {
     return $json->decode($js);
 }
 
+sub unhtml {
+    my $t = shift;
+    $t =~ s/&lt;/</g;
+    $t =~ s/&gt;/>/g;
+    $t =~ s/&quot;/"/g;
+    $t =~ s/&#39;/'/g;
+    $t =~ s/&amp;/&/g;
+    return $t;
+}
+
 sub leaf_sums {
     my ($paths) = @_;
     my %s;
@@ -214,6 +224,33 @@ for my $file ($moose, $tidy) {
             share_ok($head // '', $op, $re, $e, "$label pprof comment");
         }
 
+        # html: the index says it; subs.html has the view's times (data-v:
+        # seconds), the flame graph the stacks left
+        my $h = "$dir/html";
+        my ($s9, undef, $e9) = run_cmd([$nytp, 'html', "--$op=$re", '-o', $h, $file]);
+        is $s9, 0, "$label html: exit 0" or diag $e9;
+        my $index = slurp_file("$h/index.html") // '';
+        my ($hv) = $index =~ m{<dt>View<dd>([^<]*)};
+        share_ok(unhtml($hv // ''), $op, $re, $e, "$label html index");
+        my (%he, %hi);
+        my $subs = slurp_file("$h/subs.html") // '';
+        for my $row (split /<tr id=S\d+>/, $subs) {
+            # a shortened name has the whole one in a title
+            my ($x, $i, $full, $n) =
+                $row =~ m{^.*?data-v=([^ >]+)>[^<]*<td data-v=([^ >]+)>.*?<td class=name><a[^>]*>(?:<span title="([^"]*)">)?([^<]+)}
+                or next;
+            ($n = unhtml($full // $n)) =~ s/\(eval \d+\)/(eval 0)/g;
+            $he{$n} += $x * $tps;
+            $hi{$n} += $i * $tps if $x || $i;
+        }
+        same_subs(\%he, $e->{excl}, $tol, "$label html subs.html: exclusive time per sub");
+        same_subs(\%hi, $e->{incl}, $tol, "$label html subs.html: inclusive time per sub");
+        my $hflame = slurp_file("$h/flame.svg") // '';
+        my @titles = map { unhtml($_) } $hflame =~ m{<title>([^<]*)}g;
+        if ($op eq 'hide') {
+            ok @titles > 1 && !(grep { /$re/ } @titles), "$label html flame graph: no hidden frame";
+        }
+
         # speedscope: one sampled profile of the paths left
         my $ss = "$dir/v.json";
         my ($s8, undef, $e8) = run_cmd([$nytp, 'speedscope', "--$op=$re", '-o', $ss, $file]);
@@ -300,7 +337,7 @@ PL
 
 # ---- the reports that do not take them refuse them --------------------------
 
-for my $args (['html', '-o', "$dir/h"], ['diff', $moose], ['cachegrind', '-o', "$dir/cg"], ['csv', '-o', "$dir/csv"]) {
+for my $args (['diff', $moose], ['cachegrind', '-o', "$dir/cg"], ['csv', '-o', "$dir/csv"]) {
     my ($st, undef, $err) = run_cmd([$nytp, @$args, '--hide=^Moose::', $moose]);
     is $st, 2, "$args->[0] --hide: exit 2";
     like $err, qr/does not filter call stacks/, "$args->[0] --hide: says it does not filter";
