@@ -73,6 +73,25 @@ static double pct(double part, double whole)
 
 size_t viewopt_header(const viewopt *o, char *buf, size_t size, double tps)
 {
+    nytp_view_stats s = {0};
+    if (o->v)
+        nytp_view_get_stats(o->v, &s);
+    return viewopt_header_of(o, &s, buf, size, tps);
+}
+
+void viewopt_stats_add(nytp_view_stats *a, const nytp_view_stats *b)
+{
+    a->total += b->total;
+    a->shown += b->shown;
+    a->unfocused += b->unfocused;
+    a->ignored += b->ignored;
+    a->hidden += b->hidden;
+    a->hidden_subs = a->hidden_subs > b->hidden_subs ? a->hidden_subs : b->hidden_subs;
+    a->folded += b->folded;
+}
+
+size_t viewopt_header_of(const viewopt *o, const nytp_view_stats *sp, char *buf, size_t size, double tps)
+{
     static const char *const words[] = {"focus", "ignore", "hide"};
     size_t n = 0;
     buf[0] = 0;
@@ -82,8 +101,7 @@ size_t viewopt_header(const viewopt *o, char *buf, size_t size, double tps)
     for (int op = 0; op < NYTP_VIEW_N_OPS; op++)
         for (size_t i = 0; i < nytp_view_count(o->v, (enum nytp_view_op)op); i++)
             PUT("%s%s '%s'", n ? ", " : "", words[op], nytp_view_pattern(o->v, (enum nytp_view_op)op, i));
-    nytp_view_stats s;
-    nytp_view_get_stats(o->v, &s);
+    nytp_view_stats s = *sp;
     double scale = tps > 0 ? 1 / tps : 1;
     char total[40];
     *fmt_duration(total, s.total * scale) = 0;

@@ -61,5 +61,9 @@ int viewopt_apply(viewopt *o, nytp_calltree **t);
  *   "focus '^main::handle': 41.2% of 3.20s in subs shown (58.8% outside the focus)"
  * "" when no pattern was given.  tps converts ticks to seconds. */
 size_t viewopt_header(const viewopt *o, char *buf, size_t size, double tps);
+/* The same of given stats (several views added up: diff's runs). */
+size_t viewopt_header_of(const viewopt *o, const nytp_view_stats *s, char *buf, size_t size, double tps);
+/* a += b */
+void viewopt_stats_add(nytp_view_stats *a, const nytp_view_stats *b);
 
 #endif

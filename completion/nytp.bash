@@ -33,7 +33,7 @@ declare -gA _nytp_options=(
     [run]='-o:file --out=:file --output=:file --nytprof=:options --sample --sample=:number --cpu --rotate=:number --children --perl=:file -I:dir -M:module -m:module -e:code -E:code -w -W -X -t -T -h --help'
     [html]='-f:profile --file=:profile -o:dir --out=:dir --output=:dir -l:dir --lib=:dir -d --delete --open -m --minimal --no-flame --flamewidth=:number --no-mergeevals --dot --focus=:regex --ignore=:regex --hide=:regex --max-recursion=:number --base=:profile --normalize --by=:diffby --strict -h --help'
     [top]='-n:number --count=:number --by=:by --lines --json --focus=:regex --ignore=:regex --hide=:regex --max-recursion=:number --strict -f:profile --file=:profile -o:file --out=:file --output=:file -h --help'
-    [diff]='--by=:diffby --normalize --sum --strip=:dir --map=:text --alpha=:number -n:number --count=:number --json --svg --title=:text --fail-above=:percent --min-time=:time --strict -f:profile --file=:profile -o:file --out=:file --output=:file -h --help'
+    [diff]='--by=:diffby --normalize --sum --strip=:dir --map=:text --alpha=:number -n:number --count=:number --json --svg --title=:text --fail-above=:percent --min-time=:time --focus=:regex --ignore=:regex --hide=:regex --max-recursion=:number --strict -f:profile --file=:profile -o:file --out=:file --output=:file -h --help'
 )
 
 # The profiler's options (nytp-run(1), Devel::NYTP), and the values of

@@ -251,6 +251,27 @@ for my $file ($moose, $tidy) {
             ok @titles > 1 && !(grep { /$re/ } @titles), "$label html flame graph: no hidden frame";
         }
 
+        # diff of the profile with itself: both sides the view's times;
+        # --svg says the view and draws the stacks left
+        if ($file eq $moose) {
+            my ($sd, $dj, $ed) = run_cmd([$nytp, 'diff', '--json', '-n', '0', "--$op=$re", $file, $file]);
+            is $sd, 0, "$label diff: exit 0" or diag $ed;
+            my $d = top_json($dj);
+            like $d->{view}, qr/^BASE: \Q$op '$re'\E: .*; NEW: \Q$op '$re'\E: /, "$label diff: says the view of each side";
+            my (%de, %di);
+            for my $r (@{$d->{subs}}) {
+                (my $n = $r->{name}) =~ s/\(eval \d+\)/(eval 0)/g;
+                $de{$n} += ($r->{base}{excl} // 0) * $tps;
+                $di{$n} += ($r->{new}{incl} // 0) * $tps if $r->{new}{excl} || $r->{new}{incl};
+            }
+            same_subs(\%de, $e->{excl}, $tol, "$label diff: BASE's exclusive time per sub");
+            same_subs(\%di, $e->{incl}, $tol, "$label diff: NEW's inclusive time per sub");
+            my ($sv, $dsvg) = run_cmd([$nytp, 'diff', '--svg', "--$op=$re", $file, $file]);
+            like $dsvg, qr/BASE: \Q$op\E (?:'|&#39;)/, "$label diff --svg: the subtitle says the view";
+            my @dt = map { unhtml($_) } $dsvg =~ m{<title>([^<]*)}g;
+            ok @dt > 1 && !(grep { /$re/ } @dt), "$label diff --svg: no hidden frame" if $op eq 'hide';
+        }
+
         # speedscope: one sampled profile of the paths left
         my $ss = "$dir/v.json";
         my ($s8, undef, $e8) = run_cmd([$nytp, 'speedscope', "--$op=$re", '-o', $ss, $file]);
@@ -337,7 +358,7 @@ PL
 
 # ---- the reports that do not take them refuse them --------------------------
 
-for my $args (['diff', $moose], ['cachegrind', '-o', "$dir/cg"], ['csv', '-o', "$dir/csv"]) {
+for my $args (['cachegrind', '-o', "$dir/cg"], ['csv', '-o', "$dir/csv"]) {
     my ($st, undef, $err) = run_cmd([$nytp, @$args, '--hide=^Moose::', $moose]);
     is $st, 2, "$args->[0] --hide: exit 2";
     like $err, qr/does not filter call stacks/, "$args->[0] --hide: says it does not filter";
