@@ -273,7 +273,7 @@ static void refuse_view_option(const char *arg)
 {
     if (strncmp(arg, "--focus", 7) == 0 || strncmp(arg, "--ignore", 8) == 0 || strncmp(arg, "--hide", 6) == 0)
         cli_usage_error("%s: nytp %s does not filter call stacks (yet); nytp top, calls, flame, "
-                        "html, diff, pprof and speedscope do", arg, cli_command);
+                        "html, diff, pprof, speedscope and csv (file:) do", arg, cli_command);
 }
 
 int cli_parse(int argc, char **argv, const char *shortopts, const struct option *longopts,

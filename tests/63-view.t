@@ -336,6 +336,19 @@ SKIP: {
     my ($ls_st, $lines) = run_cmd([$nytp, 'top', '--lines', '-n', '0', '--hide=file:\.pm$', $moose]);
     unlike $lines, qr/\.pm:\d+ /, 'top --hide=file:RE: no line of a hidden file';
     like $lines, qr/moose-sqlite\.pl:\d+ /, '... the others stay';
+    # csv: a line view, only file: patterns; the files left out are not written
+    my $cd = "$dir/csv";
+    my ($csst, undef, $cserr) = run_cmd([$nytp, 'csv', '-o', $cd, '--focus=file:moose-sqlite\.pl$', $moose]);
+    is $csst, 0, 'csv --focus=file:RE: exit 0' or diag $cserr;
+    my @csv = glob "$cd/*.csv";
+    ok @csv && !(grep { !/moose-sqlite-pl-\d+-line\.csv$/ } @csv), 'csv --focus=file:RE: only that file written'
+        or diag "@csv";
+    my ($vl) = (slurp_file($csv[0] // '') // '') =~ /^# View: (.*)$/m;
+    my ($pct) = ($vl // '') =~ /; ([\d.]+)% of /;
+    ok defined $pct && abs($pct - 100 * $in_pl / $stmts) <= 0.051, "csv: '# View:' says the share of the statement time"
+        or diag $vl;
+    my ($c2) = run_cmd([$nytp, 'csv', '-o', "$dir/csv2", '--hide=^Moose::', $moose]);
+    is $c2, 2, 'csv --hide=RE (not file:): exit 2, lines have no call stacks';
     my ($cst, undef, $cerr) = run_cmd([$nytp, 'calls', '--hide=file:x', $moose]);
     is $cst, 2, 'calls --hide=file:RE: refused (calls does not read the subs\' files)';
 }
@@ -358,7 +371,7 @@ PL
 
 # ---- the reports that do not take them refuse them --------------------------
 
-for my $args (['cachegrind', '-o', "$dir/cg"], ['csv', '-o', "$dir/csv"]) {
+for my $args (['cachegrind', '-o', "$dir/cg"]) {
     my ($st, undef, $err) = run_cmd([$nytp, @$args, '--hide=^Moose::', $moose]);
     is $st, 2, "$args->[0] --hide: exit 2";
     like $err, qr/does not filter call stacks/, "$args->[0] --hide: says it does not filter";
