@@ -272,8 +272,8 @@ static bool has_long(const struct option *o, int n, const char *name)
 static void refuse_view_option(const char *arg)
 {
     if (strncmp(arg, "--focus", 7) == 0 || strncmp(arg, "--ignore", 8) == 0 || strncmp(arg, "--hide", 6) == 0)
-        cli_usage_error("%s: nytp %s does not filter call stacks (yet); nytp top, calls, flame, "
-                        "html, diff, pprof, speedscope and csv (file:) do", arg, cli_command);
+        cli_usage_error("%s: nytp %s does not filter call stacks; the reports do (top, calls, "
+                        "flame, html, diff, pprof, speedscope; csv and cachegrind by file)", arg, cli_command);
 }
 
 int cli_parse(int argc, char **argv, const char *shortopts, const struct option *longopts,

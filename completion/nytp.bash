@@ -21,7 +21,7 @@ _nytp_commands=(dump csv cachegrind pprof speedscope dprof-convert merge calls f
 declare -gA _nytp_options=(
     [dump]='--json --tags=:tags --limit=:number --strict --data --collapse-evals --inc=:dirs -f:profile --file=:profile -o:file --out=:file --output=:file -h --help'
     [csv]='-f:profile --file=:profile -o:dir --out=:dir --output=:dir -d --delete --focus=:regex --ignore=:regex --hide=:regex --strict -h --help'
-    [cachegrind]='-f:profile --file=:profile -o:file --out=:file --output=:file --strict -h --help'
+    [cachegrind]='-f:profile --file=:profile -o:file --out=:file --output=:file --focus=:regex --ignore=:regex --hide=:regex --strict -h --help'
     [pprof]='-f:profile --file=:profile -o:file --out=:file --output=:file --max-recursion=:number --focus=:regex --ignore=:regex --hide=:regex --strict -h --help'
     [speedscope]='-f:profile --file=:profile -o:file --out=:file --output=:file --max-recursion=:number --sampled --focus=:regex --ignore=:regex --hide=:regex --strict -h --help'
     [dprof-convert]='-f:file --file=:file -o:file --out=:file --output=:file -F --fake-exits --no-overhead --dprofpp-times --goto=:goto -h --help'

@@ -369,12 +369,25 @@ PL
     like $err, qr/^nytp top: --focus: '\(Moose': /, '... naming the option and the expression';
 }
 
-# ---- the reports that do not take them refuse them --------------------------
+# ---- cachegrind: a line view, file: patterns only; a command without
+# the options says so ---------------------------------------------------------
 
-for my $args (['cachegrind', '-o', "$dir/cg"]) {
-    my ($st, undef, $err) = run_cmd([$nytp, @$args, '--hide=^Moose::', $moose]);
-    is $st, 2, "$args->[0] --hide: exit 2";
-    like $err, qr/does not filter call stacks/, "$args->[0] --hide: says it does not filter";
+{
+    my $cg = "$dir/cg.out";
+    my ($st, undef, $err) = run_cmd([$nytp, 'cachegrind', '-o', $cg, '--focus=file:moose-sqlite\.pl$', $moose]);
+    is $st, 0, 'cachegrind --focus=file:RE: exit 0' or diag $err;
+    my $out = slurp_file($cg) // '';
+    my @fl = $out =~ /^fl=(?:\(\d+\) )?(.+)$/mg;
+    ok @fl && !(grep { !/moose-sqlite\.pl$/ } @fl), 'cachegrind --focus=file:RE: only that file' or diag "@fl";
+    my ($csvline) = (slurp_file((glob "$dir/csv/*.csv")[0] // '') // '') =~ /; ([\d.]+)% of /;
+    my ($cgpct) = $out =~ /^desc: View: .*: ([\d.]+)% of the statement ticks shown/m;
+    ok defined $cgpct && defined $csvline && abs($cgpct - $csvline) <= 0.15,
+        "cachegrind: 'desc: View:' says the share of the statement time (as csv's)" or diag "$cgpct $csvline";
+    ($st) = run_cmd([$nytp, 'cachegrind', '-o', $cg, '--hide=^Moose::', $moose]);
+    is $st, 2, 'cachegrind --hide=RE (not file:): exit 2';
+    my ($dst, undef, $derr) = run_cmd([$nytp, 'dump', '--hide=^Moose::', $moose]);
+    is $dst, 2, 'dump --hide: exit 2';
+    like $derr, qr/does not filter call stacks/, 'dump --hide: says it does not filter';
 }
 
 done_testing;
