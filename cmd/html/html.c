@@ -23,7 +23,8 @@
 
 static const char usage[] =
     "usage: nytp html [-o DIR] [-f FILE] [-d] [--open] [--minimal] [--no-flame] [--dot] [--strict]\n"
-    "                 [--base=BASE]... [--by=WHAT] [FILE...]\n"
+    "                 [--base=BASE]... [--by=WHAT] " VIEWOPT_SYNOPSIS "\n"
+    "                 [FILE...]\n"
     "\n"
     "Write a static HTML report of an NYTProf profile into DIR (default\n"
     "./nytprof/): index.html with what ran, a flame graph, the top subroutines,\n"
@@ -52,8 +53,10 @@ static const char usage[] =
     "                     no flame graph\n"
     "      --no-flame     no flame graph\n"
     "      --flamewidth=N width of the flame graph in pixels (default 1200)\n"
-    "      --max-recursion=N  the flame graph folds direct recursion deeper than\n"
-    "                     N frames into one frame (default 1000; 0: never)\n"
+    VIEWOPT_USAGE
+    "                    (sub tables, packages, treemap and flame graph show the\n"
+    "                    view, the index says what was left out; call graphs,\n"
+    "                    calling lines and durations do not; not with --base)\n"
     "      --dot          also write Graphviz files of the calls between packages,\n"
     "                     between all subs, and of each file's subs (*.dot)\n"
     "      --no-mergeevals  a page for every string eval, not one for each set of\n"
