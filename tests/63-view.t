@@ -390,4 +390,15 @@ PL
     like $derr, qr/does not filter call stacks/, 'dump --hide: says it does not filter';
 }
 
+# ---- every report's --help and manual name the options ---------------------
+
+for my $c (qw(top calls flame html diff pprof speedscope csv cachegrind)) {
+    my (undef, $help) = run_cmd([$nytp, $c, '--help']);
+    my $man = slurp_file(repo() . "/man/nytp-$c.1") // '';
+    for my $o (qw(focus ignore hide)) {
+        like $help, qr/--\Q$o\E=/, "$c --help names --$o";
+        like $man, qr/\\-\\-\Q$o\E=/, "nytp-$c(1) names --$o";
+    }
+}
+
 done_testing;
