@@ -20,20 +20,20 @@ _nytp_commands=(dump csv cachegrind pprof speedscope dprof-convert merge calls f
 
 declare -gA _nytp_options=(
     [dump]='--json --tags=:tags --limit=:number --strict --data --collapse-evals --inc=:dirs -f:profile --file=:profile -o:file --out=:file --output=:file -h --help'
-    [csv]='-f:profile --file=:profile -o:dir --out=:dir --output=:dir -d --delete --strict -h --help'
-    [cachegrind]='-f:profile --file=:profile -o:file --out=:file --output=:file --strict -h --help'
-    [pprof]='-f:profile --file=:profile -o:file --out=:file --output=:file --max-recursion=:number --strict -h --help'
-    [speedscope]='-f:profile --file=:profile -o:file --out=:file --output=:file --max-recursion=:number --sampled --strict -h --help'
+    [csv]='-f:profile --file=:profile -o:dir --out=:dir --output=:dir -d --delete --focus=:regex --ignore=:regex --hide=:regex --strict -h --help'
+    [cachegrind]='-f:profile --file=:profile -o:file --out=:file --output=:file --focus=:regex --ignore=:regex --hide=:regex --strict -h --help'
+    [pprof]='-f:profile --file=:profile -o:file --out=:file --output=:file --max-recursion=:number --focus=:regex --ignore=:regex --hide=:regex --strict -h --help'
+    [speedscope]='-f:profile --file=:profile -o:file --out=:file --output=:file --max-recursion=:number --sampled --focus=:regex --ignore=:regex --hide=:regex --strict -h --help'
     [dprof-convert]='-f:file --file=:file -o:file --out=:file --output=:file -F --fake-exits --no-overhead --dprofpp-times --goto=:goto -h --help'
     [merge]='--strict --compress=:level -v --verbose -f:profile --file=:profile -o:file --out=:file --output=:file -h --help'
-    [calls]='--calls --stable --max-recursion=:number --strict -v --verbose -f:profile --file=:profile -o:file --out=:file --output=:file -h --help'
-    [flame]='--svg --calls --title=:text --width=:number --minwidth=:number --inverted --filter=:regex --link-template=:url --stable --max-recursion=:number --strict -f:profile --file=:profile -o:file --out=:file --output=:file -h --help'
+    [calls]='--calls --stable --max-recursion=:number --focus=:regex --ignore=:regex --hide=:regex --strict -v --verbose -f:profile --file=:profile -o:file --out=:file --output=:file -h --help'
+    [flame]='--svg --calls --title=:text --width=:number --minwidth=:number --inverted --filter=:regex --link-template=:url --stable --max-recursion=:number --focus=:regex --ignore=:regex --hide=:regex --strict -f:profile --file=:profile -o:file --out=:file --output=:file -h --help'
     [attach]='-o:file --out=:file --output=:file --hz=:number --duration=:number --children --stop -h --help'
     [stack]='--json --children -h --help'
     [run]='-o:file --out=:file --output=:file --nytprof=:options --sample --sample=:number --cpu --rotate=:number --children --perl=:file -I:dir -M:module -m:module -e:code -E:code -w -W -X -t -T -h --help'
-    [html]='-f:profile --file=:profile -o:dir --out=:dir --output=:dir -l:dir --lib=:dir -d --delete --open -m --minimal --no-flame --flamewidth=:number --no-mergeevals --dot --max-recursion=:number --base=:profile --normalize --by=:diffby --strict -h --help'
-    [top]='-n:number --count=:number --by=:by --lines --json --strict -f:profile --file=:profile -o:file --out=:file --output=:file -h --help'
-    [diff]='--by=:diffby --normalize --sum --strip=:dir --map=:text --alpha=:number -n:number --count=:number --json --svg --title=:text --fail-above=:percent --min-time=:time --strict -f:profile --file=:profile -o:file --out=:file --output=:file -h --help'
+    [html]='-f:profile --file=:profile -o:dir --out=:dir --output=:dir -l:dir --lib=:dir -d --delete --open -m --minimal --no-flame --flamewidth=:number --no-mergeevals --dot --focus=:regex --ignore=:regex --hide=:regex --max-recursion=:number --base=:profile --normalize --by=:diffby --strict -h --help'
+    [top]='-n:number --count=:number --by=:by --lines --json --focus=:regex --ignore=:regex --hide=:regex --max-recursion=:number --strict -f:profile --file=:profile -o:file --out=:file --output=:file -h --help'
+    [diff]='--by=:diffby --normalize --sum --strip=:dir --map=:text --alpha=:number -n:number --count=:number --json --svg --title=:text --fail-above=:percent --min-time=:time --focus=:regex --ignore=:regex --hide=:regex --max-recursion=:number --strict -f:profile --file=:profile -o:file --out=:file --output=:file -h --help'
 )
 
 # The profiler's options (nytp-run(1), Devel::NYTP), and the values of

@@ -790,6 +790,13 @@ uint32_t nytp_calltree_last_name(const nytp_calltree *t)
     return t->last_name;
 }
 
+void nytp_calltree_copy_attrs(nytp_calltree *dst, const nytp_calltree *src)
+{
+    dst->ticks_per_sec = src->ticks_per_sec;
+    dst->sample_hz = src->sample_hz;
+    dst->samples = src->samples;
+}
+
 double nytp_calltree_ticks_per_sec(const nytp_calltree *t)
 {
     return t->ticks_per_sec;

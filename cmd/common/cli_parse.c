@@ -14,6 +14,14 @@ static bool has_long(const struct option *o, int n, const char *name)
     return false;
 }
 
+/* A view option (viewopt.h) given to a command that does not take it. */
+static void refuse_view_option(const char *arg)
+{
+    if (strncmp(arg, "--focus", 7) == 0 || strncmp(arg, "--ignore", 8) == 0 || strncmp(arg, "--hide", 6) == 0)
+        cli_usage_error("%s: nytp %s does not filter call stacks; the reports do (top, calls, "
+                        "flame, html, diff, pprof, speedscope; csv and cachegrind by file)", arg, cli_command);
+}
+
 int cli_parse(int argc, char **argv, const char *shortopts, const struct option *longopts,
               const char *usage, void (*on_opt)(int opt, const char *arg, void *ctx), void *ctx)
 {
@@ -62,6 +70,7 @@ int cli_parse(int argc, char **argv, const char *shortopts, const struct option 
             free(files);
             if (optopt)
                 cli_usage_error("unknown option '-%c'", optopt);
+            refuse_view_option(argv[optind - 1]);
             cli_usage_error("unknown option '%s'", argv[optind - 1]);
         }
         if (opt == ':') {

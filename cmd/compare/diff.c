@@ -16,6 +16,7 @@
 #include "flame_diff.h"
 #include "flame_svg.h"
 #include "fmt.h"
+#include "export.h"
 #include "nytp/calltree.h"
 #include "perl_config.h"
 #include "stats.h"
@@ -64,6 +65,10 @@ static const char usage[] =
     "                       significant (a side profiled with calls=0: its\n"
     "                       call-site paths)\n"
     "  --title=TEXT         the flame graph's title\n"
+    VIEWOPT_USAGE
+    "                    (each run's subs get the times of its view, before\n"
+    "                    they are compared; the first line, JSON 'view', and\n"
+    "                    the SVG's subtitle say what each side left out)\n"
     "  --strict             a truncated profile is an error (exit 1)\n"
     "  -f, --file=FILE      a profile, as if named where the operands begin: '-f\n"
     "                       BASE -f NEW' is 'BASE NEW'\n"
@@ -134,6 +139,8 @@ static void on_opt(int opt, const char *arg, void *ctx)
     parse_ctx *c = ctx;
     struct diff_opts *o = c->o;
     char *end;
+    if (viewopt_on_opt(&o->vo, opt, arg))
+        return;
     switch (opt) {
     case OPT_NORMALIZE: o->c.normalize = true; break;
     case OPT_JSON: o->json = true; break;
@@ -211,6 +218,63 @@ static int keep(diff *D, nytp_profile *p)
     return NYTP_OK;
 }
 
+static const char *view_sub_file(void *ctx, const char *name, uint32_t len)
+{
+    return export_sub_file(ctx, export_find_sub(ctx, name, len));
+}
+
+static int add_to_side(void *ctx, const nytp_calltree_visit *v)
+{
+    return nytp_calltree_add_path(ctx, v->path, v->depth, v->excl, v->incl, v->calls);
+}
+
+/* One run of side k through the view: its own call tree (fed by
+ * feed_chunk through R), filtered, gives p its subs' times and is added
+ * to the side's tree for the SVG (own_t, when not NULL). */
+static nytp_profile *load_viewed(diff *D, int k, int nf, char **files, int *rc)
+{
+    side R = {0};
+    nytp_error e = {0};
+    if (nytp_calltree_new(&R.own_t, &e) < 0) {
+        cli_error("out of memory");
+        *rc = EXIT_BAD_INPUT;
+        return NULL;
+    }
+    nytp_profile *p = cli_load_profile_with(nf, files, D->o->strict, feed_chunk, &R, rc);
+    int st = p ? nytp_calltree_end_input(R.own_t) < 0 : 0;
+    if (p && !st) {
+        nytp_calltree_stats cs;
+        nytp_calltree_get_stats(R.own_t, &cs);
+        if (!cs.returns) /* as calls and flame do: the paths of its call sites */
+            st = nytp_calltree_add_sites(R.own_t, p);
+    }
+    if (p && !st) {
+        export_profile x = {0}; /* for its sub lookup by call tree names */
+        x.p = p;
+        nytp_view_set_sub_files(D->o->vo.v, view_sub_file, &x);
+        st = viewopt_apply(&D->o->vo, &R.own_t);
+        nytp_view_set_sub_files(D->o->vo.v, NULL, NULL);
+        strmap_release(&x.sub_names);
+        if (!st)
+            st = nytp_view_apply_model(D->o->vo.v, p, R.own_t, p->ticks_per_sec);
+        nytp_view_stats vs;
+        nytp_view_get_stats(D->o->vo.v, &vs);
+        viewopt_stats_add(&D->vstats[k], &vs);
+        if (!st && D->s[k].own_t) {
+            st = nytp_calltree_walk(R.own_t, 0, add_to_side, D->s[k].own_t);
+            nytp_calltree_copy_attrs(D->s[k].own_t, R.own_t);
+        }
+    }
+    nytp_calltree_free(R.own_t);
+    if (p && st) {
+        cli_error("out of memory");
+        nytp_profile_free(p);
+        p = NULL;
+        *rc = EXIT_BAD_INPUT;
+    }
+    return p;
+}
+
 /* The runs of side k: each file one run, or all of them one (--sum). */
 static int load_side(diff *D, int k, bool tree)
 {
@@ -228,8 +292,9 @@ static int load_side(diff *D, int k, bool tree)
     for (int i = 0; i < runs; i++) {
         int rc, nf = D->o->sum ? S->nfiles : 1;
         char **files = S->files + (D->o->sum ? 0 : i);
-        nytp_profile *p = tree ? cli_load_profile_with(nf, files, D->o->strict, feed_chunk, S, &rc)
-                               : cli_load_profile(nf, files, D->o->strict, &rc);
+        nytp_profile *p = viewopt_active(&D->o->vo) ? load_viewed(D, k, nf, files, &rc)
+                          : tree ? cli_load_profile_with(nf, files, D->o->strict, feed_chunk, S, &rc)
+                                 : cli_load_profile(nf, files, D->o->strict, &rc);
         if (!p)
             return rc;
         if (p->counts_unknown)
@@ -241,7 +306,7 @@ static int load_side(diff *D, int k, bool tree)
             return EXIT_BAD_INPUT;
         }
     }
-    if (tree && nytp_calltree_end_input(S->own_t) < 0) {
+    if (tree && !viewopt_active(&D->o->vo) && nytp_calltree_end_input(S->own_t) < 0) {
         cli_error("out of memory");
         return EXIT_BAD_INPUT;
     }
@@ -274,6 +339,12 @@ static int write_svg(diff *D, nytp_out *out)
         flame_svg_opts_init(&fo);
         fo.title = D->o->title ? D->o->title : "Differential flame graph";
         flame_diff_style(fd, &fo);
+        char note[3000];
+        if (*D->view_line) {
+            snprintf(note, sizeof note, "%s%s%s", D->view_line, fo.subtitle_note ? "; " : "",
+                     fo.subtitle_note ? fo.subtitle_note : "");
+            fo.subtitle_note = note;
+        }
         st = flame_svg_write(out, D->s[1].t, &fo);
     }
     flame_diff_free(fd);
@@ -340,9 +411,11 @@ int cmd_diff(int argc, char **argv)
         {"map", required_argument, NULL, OPT_MAP},
         {"count", required_argument, NULL, 'n'},
         {"output", required_argument, NULL, 'o'},
+        VIEWOPT_LONGOPTS,
         {NULL, 0, NULL, 0},
     };
     struct diff_opts o = {.n = 20, .fail_above = -1, .min_pct = 1, .alpha = 0.05};
+    viewopt_init(&o.vo);
     parse_ctx pc = {.o = &o};
     /* getopt drops the "--" it stops at and moves the operands before it
      * behind it, so the first "--" is swapped for a marker that getopt
@@ -431,7 +504,7 @@ int cmd_diff(int argc, char **argv)
     for (int k = 0; k < 2 && o.svg && rc == EXIT_OK; k++) {
         nytp_calltree_stats cs;
         nytp_calltree_get_stats(D.s[k].t, &cs);
-        if (cs.returns)
+        if (cs.returns || viewopt_active(&o.vo)) /* a view has the sites' paths already */
             continue;
         /* as calls and flame do: the caller;called paths of its call sites */
         for (uint32_t i = 0; i < D.C.s[k].n && rc == EXIT_OK; i++)
@@ -461,6 +534,12 @@ int cmd_diff(int argc, char **argv)
         free(pc.map.v);
         return rc;
     }
+    if (viewopt_active(&o.vo)) {
+        char a[1100], b[1100];
+        viewopt_header_of(&o.vo, &D.vstats[0], a, sizeof a, D.C.s[0].run[0]->ticks_per_sec);
+        viewopt_header_of(&o.vo, &D.vstats[1], b, sizeof b, D.C.s[1].run[0]->ticks_per_sec);
+        snprintf(D.view_line, sizeof D.view_line, "BASE: %s; NEW: %s", a, b);
+    }
     double min = diff_min_time(&D);
     term_init(&D.t, o.output);
     nytp_out *out = cli_output_open(o.output);
@@ -472,6 +551,8 @@ int cmd_diff(int argc, char **argv)
             st = write_svg(&D, out);
         else if (o.json)
             diff_write_json(&D, out, min);
+        else if (*D.view_line && nytp_out_printf(out, "%s\n", D.view_line) < 0)
+            st = nytp_out_error(out)->status;
         else
             st = diff_write_fitted(&D, out);
         if (st == NYTP_OK && D.oom)
@@ -494,5 +575,6 @@ int cmd_diff(int argc, char **argv)
     diff_free(&D);
     free(pc.strip.v);
     free(pc.map.v);
+    viewopt_release(&o.vo);
     return rc;
 }

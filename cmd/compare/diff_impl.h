@@ -19,6 +19,7 @@
 #include "nytp/io.h"
 #include "strmap.h"
 #include "term.h"
+#include "viewopt.h"
 
 enum { EXIT_GREW = 3 };
 
@@ -31,6 +32,7 @@ struct diff_opts {
     double alpha;           /* significance level */
     const char *title, *output;
     cmp_opts c;             /* --by, --normalize, --strip, --map */
+    viewopt vo;             /* --focus, --ignore, --hide, --max-recursion */
 };
 
 typedef struct side {
@@ -60,6 +62,10 @@ typedef struct diff {
     bool sampled[2];
     /* A side with a run traced without sampling */
     bool traced[2];
+    /* --focus/--ignore/--hide: each side's view stats (its runs added up)
+     * and the line saying what was left out; "" without a view */
+    nytp_view_stats vstats[2];
+    char view_line[2500];
 } diff;
 
 /* diff_compare.c: the order, the check */

@@ -289,6 +289,10 @@ void diff_write_json(diff *D, nytp_out *out, double min)
     json_cstr(j, "nytp-diff-2");
     json_key(j, "measure");
     json_cstr(j, diff_measure_name(D));
+    if (*D->view_line) {
+        json_key(j, "view");
+        json_cstr(j, D->view_line);
+    }
     json_key(j, "n");
     json_object(j);
     json_key(j, "base");

@@ -20,9 +20,11 @@
 #include "export.h"
 #include "commands.h"
 #include "fmt.h"
+#include "viewopt.h"
 
 static const char usage[] =
-    "usage: nytp cachegrind [-o FILE] [--strict] [FILE...]\n"
+    "usage: nytp cachegrind [-o FILE] [--strict]\n"
+    "                       [--focus=file:RE] [--ignore=file:RE] [--hide=file:RE] [FILE...]\n"
     "\n"
     "Write the profile in callgrind format, for KCachegrind, QCachegrind and\n"
     "callgrind_annotate (default output: nytprof.callgrind; '-' is standard\n"
@@ -35,6 +37,12 @@ static const char usage[] =
     "  -o, --out=FILE    write to FILE, atomically (default: nytprof.callgrind);\n"
     "                    --output is the same\n"
     "  --strict          a truncated profile is an error (exit 1)\n"
+    "  --focus=file:RE   only the lines and call sites of files whose name\n"
+    "                    matches RE (POSIX extended; repeatable)\n"
+    "  --ignore=file:RE, --hide=file:RE\n"
+    "                    leave out the lines and call sites of matching files;\n"
+    "                    only file: patterns (the cost is per line, not per\n"
+    "                    call stack); a 'desc: View:' line says what was left out\n"
     "  -h, --help        this help\n"
     "\n"
     "Exit status: 0 ok (a truncated file only warns), 1 bad input, 2 usage.\n";
@@ -42,6 +50,7 @@ static const char usage[] =
 typedef struct cg_opts {
     const char *out;
     bool strict;
+    viewopt vo;             /* only file: patterns */
 } cg_opts;
 
 enum { OPT_STRICT = 256 };
@@ -49,6 +58,12 @@ enum { OPT_STRICT = 256 };
 static void on_opt(int opt, const char *arg, void *ctx)
 {
     cg_opts *o = ctx;
+    if (viewopt_on_opt(&o->vo, opt, arg)) {
+        if (strncmp(arg, "file:", 5) != 0)
+            cli_usage_error("'%s': nytp cachegrind's cost is per line, not per call stack: only "
+                            "'file:RE' patterns apply", arg);
+        return;
+    }
     switch (opt) {
     case 'o': o->out = arg; break;
     case OPT_STRICT: o->strict = true; break;
@@ -95,6 +110,8 @@ typedef struct cg_run {
     uint32_t *top;          /* per fid: func of the top-level code, NONE until known */
     struct at { uint32_t sub, fid, line; } *ran_at; /* per string eval: where the line that ran it counts */
     uint32_t unknown;       /* name id of "Unknown" */
+    const viewopt *vo;      /* file: patterns, or NULL */
+    double view_all, view_kept; /* statement ticks before and after them */
     bool oom;
 } cg_run;
 
@@ -386,6 +403,17 @@ static uint32_t top_func(cg_run *R, uint32_t fid)
     return R->top[fid];
 }
 
+/* Whether the file: patterns keep file fid (a string eval goes with the
+ * file it was run from). */
+static bool shown(const cg_run *R, uint32_t fid)
+{
+    const nytp_profile *p = R->p;
+    if (!R->vo || fid >= p->n_files)
+        return true;
+    const nytp_file *root = &p->files[p->files[fid].root_fid];
+    return !root->defined || nytp_view_file(R->vo->v, nytp_profile_str(p, root->name)) == NYTP_VIEW_SHOWN;
+}
+
 static void collect(cg_run *R)
 {
     const nytp_profile *p = R->p;
@@ -399,6 +427,10 @@ static void collect(cg_run *R)
             if (!t)
                 continue;
             uint32_t pf = fid, pl = f->line.v[i].line;
+            R->view_all += (double)t;
+            if (!shown(R, fid))
+                continue;
+            R->view_kept += (double)t;
             uint32_t sid = position(R, &pf, &pl);
             uint32_t fn = sid != NYTP_NONE ? sub_func(R, sid) : top_func(R, pf);
             add_entry(R, (entry){fn, file_name(R, pf), pl, t, NYTP_NONE, 0, 0});
@@ -410,6 +442,8 @@ static void collect(cg_run *R)
         if (!nytp_profile_file(p, s->fid) || s->called == NYTP_NONE)
             continue;
         uint32_t pf = s->fid, pl = s->line;
+        if (!shown(R, s->fid))
+            continue;
         position(R, &pf, &pl);
         uint32_t file = file_name(R, pf);
         uint32_t name = caller_name(R, s);
@@ -569,6 +603,16 @@ static int emit(cg_run *R, nytp_out *out)
     else
         snprintf(tick, sizeof tick, "%g s", 1 / tps);
     nytp_out_printf(out, "desc: Tick: %s of the profiler's clock (ticks_per_sec %.15g)\n", tick, tps);
+    if (R->vo) {
+        static const char *const words[] = {"focus", "ignore", "hide"};
+        nytp_out_printf(out, "desc: View:");
+        for (int op = 0, k = 0; op < NYTP_VIEW_N_OPS; op++)
+            for (size_t i = 0; i < nytp_view_count(R->vo->v, (enum nytp_view_op)op); i++, k++)
+                nytp_out_printf(out, "%s %s '%s'", k ? "," : "", words[op],
+                                nytp_view_pattern(R->vo->v, (enum nytp_view_op)op, i));
+        nytp_out_printf(out, ": %.1f%% of the statement ticks shown (the files' lines and call sites "
+                             "left out)\n", R->view_all > 0 ? 100 * R->view_kept / R->view_all : 0.0);
+    }
     char note[160];
     if (cli_sampled_note(p, note, sizeof note))
         nytp_out_printf(out, "desc: Sampled: %s (calls= are the calls the sampler saw, not how "
@@ -610,12 +654,13 @@ static int emit(cg_run *R, nytp_out *out)
 
 /* The callgrind file of p (its evals collapsed here) into out: 0, or
  * NYTP_E_NOMEM (said by the caller), or the output's error status. */
-static int cachegrind_write(nytp_profile *p, nytp_out *out)
+static int cachegrind_write(nytp_profile *p, nytp_out *out, const viewopt *vo)
 {
     if (nytp_profile_collapse_evals(p) < 0)
         return NYTP_E_NOMEM;
     cg_run R = {0};
     R.p = p;
+    R.vo = vo && viewopt_active(vo) ? vo : NULL;
     R.unknown = intern(&R.names, "Unknown", 7);
     if (R.unknown == NYTP_NONE || !build_owners(&R) || !build_ran_at(&R))
         R.oom = true;
@@ -646,9 +691,13 @@ int cmd_cachegrind(int argc, char **argv)
         {"out", required_argument, NULL, 'o'},
         {"output", required_argument, NULL, 'o'},
         {"strict", no_argument, NULL, OPT_STRICT},
+        {"focus", required_argument, NULL, OPT_VIEW_FOCUS},
+        {"ignore", required_argument, NULL, OPT_VIEW_IGNORE},
+        {"hide", required_argument, NULL, OPT_VIEW_HIDE},
         {NULL, 0, NULL, 0},
     };
-    cg_opts o = {"nytprof.callgrind", false};
+    cg_opts o = {"nytprof.callgrind", false, {NULL, 0}};
+    viewopt_init(&o.vo);
     int first = cli_parse(argc, argv, "f:o:", longopts, usage, on_opt, &o);
     cli_output_not_input(o.out, argc - first, argv + first, "nytprof.out");
     if (!*o.out)
@@ -656,14 +705,16 @@ int cmd_cachegrind(int argc, char **argv)
 
     int rc;
     nytp_profile *p = cli_load_profile(argc - first, argv + first, o.strict, &rc);
-    if (!p)
+    if (!p) {
+        viewopt_release(&o.vo);
         return rc;
+    }
     nytp_out *out = cli_output_open(o.out);
     if (!out) {
         nytp_profile_free(p);
         return EXIT_BAD_INPUT;
     }
-    int st = cachegrind_write(p, out);
+    int st = cachegrind_write(p, out, &o.vo);
     if (st == NYTP_E_NOMEM) {
         nytp_out_abort(out);
         cli_error("out of memory");
@@ -672,6 +723,7 @@ int cmd_cachegrind(int argc, char **argv)
         rc = cli_output_finish(out, o.out, st);
     }
     nytp_profile_free(p);
+    viewopt_release(&o.vo);
     return rc;
 }
 
@@ -682,7 +734,7 @@ int cachegrind_write_memory(nytp_profile *p)
     int st = nytp_out_open_mem(&out, &e);
     if (st < 0)
         return st;
-    st = cachegrind_write(p, out);
+    st = cachegrind_write(p, out, NULL);
     nytp_out_abort(out);
     return st;
 }

@@ -163,6 +163,28 @@ const char *export_sub_file(const export_profile *x, const nytp_sub *s)
     return f && f->defined ? nytp_profile_str(x->p, f->name) : "";
 }
 
+/* ---- the view ------------------------------------------------------------------ */
+
+static const char *sub_file(void *ctx, const char *name, uint32_t len)
+{
+    export_profile *x = ctx;
+    return export_sub_file(x, export_find_sub(x, name, len));
+}
+
+int export_apply_view(export_profile *x, viewopt *vo)
+{
+    if (viewopt_active(vo)) {
+        if (!x->returns && nytp_calltree_add_sites(x->t, x->p) < 0) {
+            cli_error("out of memory");
+            return NYTP_E_NOMEM;
+        }
+        x->viewed = true;
+        if (vo->v)
+            nytp_view_set_sub_files(vo->v, sub_file, x);
+    }
+    return viewopt_apply(vo, &x->t);
+}
+
 /* ---- call-site paths --------------------------------------------------------- */
 
 int export_site_paths(const export_profile *x, export_site_fn fn, void *ctx)

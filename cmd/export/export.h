@@ -19,6 +19,7 @@
 #include "nytp/calltree.h"
 #include "nytp/model.h"
 #include "strmap.h"
+#include "viewopt.h"
 
 /* ---- the loaded profile ----------------------------------------------- */
 
@@ -29,6 +30,8 @@ typedef struct export_profile {
     uint64_t unreturned;    /* frames still open where an input ended */
     strmap sub_names; /* model sub names, eval numbers normalised -> sub id */
     bool sub_names_built;
+    bool viewed;            /* x.t is a view with patterns: write from it, even
+                               without returns (its paths came from the sites) */
 } export_profile;
 
 /* Load files (none: "nytprof.out") into one model and one call tree in a
@@ -44,6 +47,13 @@ int export_load(export_profile *x, int nfiles, char **files, bool strict,
 int export_load_mem(export_profile *x, const void *data, size_t size, int ninputs,
                     int (*hook)(void *ctx, const nytp_chunk *c), void *hook_ctx);
 void export_release(export_profile *x);
+
+/* Make x->t the view of vo (viewopt_apply), its "file:" patterns
+ * matching subs by the model's files; with a pattern, a profile without
+ * call events first gets its call-site paths into the tree
+ * (nytp_calltree_add_sites) and x->viewed is set.  Says what went wrong
+ * and returns < 0 on failure. */
+int export_apply_view(export_profile *x, viewopt *vo);
 
 /* The exports of a profile in memory (read as two inputs) into memory,
  * thrown away: for the fuzz target.  < 0 on an error. */

@@ -26,7 +26,8 @@
 #include "fmt.h"
 
 static const char usage[] =
-    "usage: nytp pprof [--max-recursion=N] [--strict] [-o FILE] [-f FILE] [FILE...]\n"
+    "usage: nytp pprof " VIEWOPT_SYNOPSIS "\n"
+    "                  [--strict] [-o FILE] [-f FILE] [FILE...]\n"
     "\n"
     "Write NYTProf profiles (default FILE: nytprof.out; '-' reads standard\n"
     "input; several files add up) as a gzipped pprof profile (profile.proto),\n"
@@ -35,8 +36,7 @@ static const char usage[] =
     "  -f, --file=FILE   read FILE (the same as naming it)\n"
     "  -o, --output=FILE write FILE (default: nytprof.pb.gz; '-': standard\n"
     "                    output), atomically; --out is the same\n"
-    "  --max-recursion=N fold direct recursion deeper than N frames into one\n"
-    "                    frame 'NAME\xe2\x80\xa6[\xc3\x97K]' (default: 1000; 0: never)\n"
+    VIEWOPT_USAGE
     "  --strict          a truncated profile is an error (exit 1)\n"
     "  -h, --help        this help\n"
     "\n"
@@ -46,7 +46,9 @@ static const char usage[] =
     "time split over the sub's lines as their statement times are (so\n"
     "'go tool pprof -list SUB' shows time per line).  A\n"
     "profile without call events (calls=0) gets caller;called paths from the\n"
-    "call-site data instead, and says so.\n"
+    "call-site data instead, and says so.  With --focus, --ignore or --hide\n"
+    "the profile's comment (go tool pprof -comments) says what was left out\n"
+    "and the share of the time in subs in it.\n"
     "Exit status: 0 ok (a truncated file only warns), 1 bad input, 2 usage.\n";
 
 /* ---- protobuf encoding ------------------------------------------------------ */
@@ -149,6 +151,7 @@ typedef struct pprof {
     int out_status;
     uint64_t samples;
     uint64_t total_ns;      /* at most FMT_UNITS_MAX */
+    const char *comment;    /* what the view left out, or NULL */
 } pprof;
 
 static uint32_t str_idx(pprof *P, const char *s, uint32_t len)
@@ -526,6 +529,8 @@ static void write_tables(pprof *P)
         pb_int(&P->tmp, 9, fmt_time_units(start, 1e9));
     pb_int(&P->tmp, 10, fmt_time_units(p->profiler_duration, 1e9));
     pb_int(&P->tmp, 12, P->ns_per_tick > 0 ? fmt_time_units(P->ns_per_tick, 1) : 1);
+    if (P->comment) /* go tool pprof -comments */
+        pb_int(&P->tmp, 13, str_idx(P, P->comment, (uint32_t)strlen(P->comment)));
     pb_int(&P->tmp, 14, str_idx(P, "wall", 4));
     if (P->tmp.oom)
         P->oom = true;
@@ -550,7 +555,7 @@ static int write_pprof(pprof *P)
     if (!x->p->counts_unknown) /* sampled: how often subs were called is not known */
         value_type(P, 1, "calls", "count");
     int st = 0;
-    if (x->returns)
+    if (x->returns || x->viewed)
         st = nytp_calltree_walk(x->t, 0, on_node, P);
     else
         st = export_site_paths(x, on_site_path, P);
@@ -580,12 +585,13 @@ static void pprof_release(pprof *P)
 }
 
 /* The profile x as a gzipped pprof profile into out. */
-static int pprof_write(nytp_out *out, export_profile *x)
+static int pprof_write(nytp_out *out, export_profile *x, const char *comment)
 {
     double tps = x->p->ticks_per_sec;
     pprof P = {0};
     P.x = x;
     P.out = out;
+    P.comment = comment && *comment ? comment : NULL;
     P.ns_per_tick = tps > 0 ? 1e9 / tps : 0;
     int st = nytp_out_start_gzip(out, 6);
     if (st == NYTP_OK)
@@ -599,17 +605,18 @@ static int pprof_write(nytp_out *out, export_profile *x)
 struct pprof_opts {
     bool strict;
     const char *output;
-    uint32_t max_recursion;
+    viewopt vo;
 };
 
-enum { OPT_STRICT = 256, OPT_MAX_RECURSION };
+enum { OPT_STRICT = 256 };
 
 static void on_opt(int opt, const char *arg, void *ctx)
 {
     struct pprof_opts *o = ctx;
+    if (viewopt_on_opt(&o->vo, opt, arg))
+        return;
     switch (opt) {
     case OPT_STRICT: o->strict = true; break;
-    case OPT_MAX_RECURSION: o->max_recursion = cli_parse_max_recursion(arg); break;
     case 'o': o->output = arg; break;
     }
 }
@@ -618,26 +625,32 @@ int cmd_pprof(int argc, char **argv)
 {
     static const struct option longopts[] = {
         {"strict", no_argument, NULL, OPT_STRICT},
-        {"max-recursion", required_argument, NULL, OPT_MAX_RECURSION},
+        VIEWOPT_LONGOPTS,
         {"output", required_argument, NULL, 'o'},
         {NULL, 0, NULL, 0},
     };
-    struct pprof_opts o = {false, "nytprof.pb.gz", NYTP_CALLTREE_MAX_RECURSION};
+    struct pprof_opts o = {false, "nytprof.pb.gz", {NULL, 0}};
+    viewopt_init(&o.vo);
     int first = cli_parse(argc, argv, "f:o:", longopts, usage, on_opt, &o);
     cli_output_not_input(o.output, argc - first, argv + first, "nytprof.out");
     export_profile x;
     int rc = export_load(&x, argc - first, argv + first, o.strict, NULL, NULL);
-    if (rc != EXIT_OK)
+    if (rc != EXIT_OK) {
+        viewopt_release(&o.vo);
         return rc;
-    if (nytp_calltree_fold_recursion(x.t, o.max_recursion) < 0) {
-        cli_error("out of memory folding deep recursion");
+    }
+    if (export_apply_view(&x, &o.vo) < 0) {
+        viewopt_release(&o.vo);
         export_release(&x);
         return EXIT_BAD_INPUT;
     }
+    char comment[1024];
+    viewopt_header(&o.vo, comment, sizeof comment, x.p->ticks_per_sec);
     double tps = x.p->ticks_per_sec;
     if (x.returns && !(tps > 0)) {
         cli_error("%s: no ticks_per_sec attribute, so call event ticks cannot be converted to "
                   "time", argc > first ? argv[first] : "nytprof.out");
+        viewopt_release(&o.vo);
         export_release(&x);
         return EXIT_BAD_INPUT;
     }
@@ -647,10 +660,12 @@ int cmd_pprof(int argc, char **argv)
                  argc - first == 1 ? argv[first] : argc > first ? "the profiles" : "nytprof.out");
     nytp_out *out = cli_output_open(o.output);
     if (!out) {
+        viewopt_release(&o.vo);
         export_release(&x);
         return EXIT_BAD_INPUT;
     }
-    int st = pprof_write(out, &x);
+    int st = pprof_write(out, &x, comment);
+    viewopt_release(&o.vo);
     export_release(&x);
     return cli_output_finish(out, o.output, st);
 }
@@ -664,7 +679,7 @@ int pprof_write_memory(const void *data, size_t size)
     nytp_out *out;
     nytp_error e = {0};
     if ((st = nytp_out_open_mem(&out, &e)) == NYTP_OK) {
-        st = pprof_write(out, &x);
+        st = pprof_write(out, &x, NULL);
         nytp_out_abort(out);
     }
     export_release(&x);

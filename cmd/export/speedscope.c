@@ -35,7 +35,8 @@
 #include "json.h"
 
 static const char usage[] =
-    "usage: nytp speedscope [--sampled] [--max-recursion=N] [--strict] [-o FILE] [-f FILE] [FILE...]\n"
+    "usage: nytp speedscope [--sampled] " VIEWOPT_SYNOPSIS "\n"
+    "                       [--strict] [-o FILE] [-f FILE] [FILE...]\n"
     "\n"
     "Write NYTProf profiles (default FILE: nytprof.out; '-' reads standard\n"
     "input; several files add up) as a speedscope file, for the speedscope\n"
@@ -48,8 +49,7 @@ static const char usage[] =
     "                    'nytp calls'), weighted by exclusive time: no time\n"
     "                    line, but a file of the size of the call tree, not of\n"
     "                    the number of calls\n"
-    "  --max-recursion=N fold direct recursion deeper than N calls into one\n"
-    "                    call 'NAME\xe2\x80\xa6[\xc3\x97K]' (default: 1000; 0: never)\n"
+    VIEWOPT_USAGE
     "  --strict          a truncated profile is an error (exit 1)\n"
     "  -h, --help        this help\n"
     "\n"
@@ -57,7 +57,9 @@ static const char usage[] =
     "line (calls of a sub laid one after another from its start, its own time\n"
     "after them).  Without (calls=0): one sampled profile of caller;called\n"
     "paths from the call-site data, weighted by exclusive time.  Times are in\n"
-    "nanoseconds.\n"
+    "nanoseconds.  With --focus, --ignore or --hide: one sampled profile of\n"
+    "the call paths left (as --sampled), its name saying what was left out\n"
+    "and the share of the time in subs in it.\n"
     "Exit status: 0 ok (a truncated file only warns), 1 bad input, 2 usage.\n";
 
 typedef struct node {
@@ -101,6 +103,7 @@ typedef struct ss {
     } *walk;
     uint32_t cap_walk;
     uint32_t max_recursion; /* --max-recursion; 0: no folding */
+    const char *left_out;   /* what the view left out (viewopt_header), or NULL */
     uint64_t *scan;         /* measuring a run: (node, length) */
     size_t cap_scan;
     /* output */
@@ -488,7 +491,13 @@ static int write_sampled(ss *S, export_profile *x)
     json_key(j, "type");
     json_cstr(j, "sampled");
     json_key(j, "name");
-    json_cstr(j, app ? app : "perl");
+    if (S->left_out) { /* speedscope shows the name above the graph */
+        char name[1200];
+        snprintf(name, sizeof name, "%s \xe2\x80\x94 %s", app ? app : "perl", S->left_out);
+        json_cstr(j, name);
+    } else {
+        json_cstr(j, app ? app : "perl");
+    }
     json_key(j, "unit");
     json_cstr(j, "nanoseconds");
     json_key(j, "startValue");
@@ -498,10 +507,11 @@ static int write_sampled(ss *S, export_profile *x)
     tree_sampled T = {{S, NULL, 0, 0, 0}, 0};
     sampled *W = &T.W;
     int st;
-    if (x->returns && x->p->ticks_per_sec > 0) {
+    if ((x->returns || x->viewed) && x->p->ticks_per_sec > 0) {
         T.ns_per_tick = 1e9 / x->p->ticks_per_sec;
-        /* folded as in nytp calls (the evented writer folds as it goes) */
-        st = nytp_calltree_fold_recursion(x->t, S->max_recursion) < 0 ? NYTP_E_NOMEM : 0;
+        /* folded as in nytp calls (the evented writer folds as it goes; a
+         * view is folded already) */
+        st = !x->viewed && nytp_calltree_fold_recursion(x->t, S->max_recursion) < 0 ? NYTP_E_NOMEM : 0;
         if (st == 0)
             st = nytp_calltree_walk(x->t, 0, on_tree_node, &T);
     } else {
@@ -565,18 +575,19 @@ struct ss_opts {
     bool strict;
     const char *output;
     bool sampled;
-    uint32_t max_recursion;
+    viewopt vo;
 };
 
-enum { OPT_STRICT = 256, OPT_SAMPLED, OPT_MAX_RECURSION };
+enum { OPT_STRICT = 256, OPT_SAMPLED };
 
 static void on_opt(int opt, const char *arg, void *ctx)
 {
     struct ss_opts *o = ctx;
+    if (viewopt_on_opt(&o->vo, opt, arg))
+        return;
     switch (opt) {
     case OPT_STRICT: o->strict = true; break;
     case OPT_SAMPLED: o->sampled = true; break;
-    case OPT_MAX_RECURSION: o->max_recursion = cli_parse_max_recursion(arg); break;
     case 'o': o->output = arg; break;
     }
 }
@@ -608,7 +619,9 @@ static int ss_end(ss *S, export_profile *x, const char *what, bool as_samples)
 {
     int st = NYTP_OK;
     end_process(S);
-    if (as_samples && x->returns) {
+    if (x->viewed) {
+        st = write_sampled(S, x);
+    } else if (as_samples && x->returns) {
         st = write_sampled(S, x);
     } else if (!x->returns) {
         if (what)
@@ -641,24 +654,40 @@ int cmd_speedscope(int argc, char **argv)
 {
     static const struct option longopts[] = {
         {"strict", no_argument, NULL, OPT_STRICT},
-        {"max-recursion", required_argument, NULL, OPT_MAX_RECURSION},
+        VIEWOPT_LONGOPTS,
         {"output", required_argument, NULL, 'o'},
         {"sampled", no_argument, NULL, OPT_SAMPLED},
         {NULL, 0, NULL, 0},
     };
-    struct ss_opts o = {false, "nytprof.speedscope.json", false, NYTP_CALLTREE_MAX_RECURSION};
+    struct ss_opts o = {false, "nytprof.speedscope.json", false, {NULL, 0}};
+    viewopt_init(&o.vo);
     int first = cli_parse(argc, argv, "f:o:", longopts, usage, on_opt, &o);
+    /* a view is of the call paths: no time line */
+    if (viewopt_active(&o.vo))
+        o.sampled = true;
     cli_output_not_input(o.output, argc - first, argv + first, "nytprof.out");
     nytp_out *out = cli_output_open(o.output);
-    if (!out)
+    if (!out) {
+        viewopt_release(&o.vo);
         return EXIT_BAD_INPUT;
+    }
     ss S;
     ss_begin(&S, out);
-    S.max_recursion = o.max_recursion;
+    S.max_recursion = o.vo.max_recursion;
+    char left_out[1024];
     export_profile x;
     /* --sampled: no time line, so the call events are not laid out */
     int rc = export_load(&x, argc - first, argv + first, o.strict, o.sampled ? NULL : on_chunk, &S);
     int st = NYTP_OK;
+    if (rc == EXIT_OK && viewopt_active(&o.vo)) {
+        if (export_apply_view(&x, &o.vo) < 0) {
+            export_release(&x);
+            rc = EXIT_BAD_INPUT;
+        } else {
+            viewopt_header(&o.vo, left_out, sizeof left_out, x.p->ticks_per_sec);
+            S.left_out = left_out;
+        }
+    }
     if (rc == EXIT_OK) {
         st = ss_end(&S, &x,
                     argc - first == 1 ? argv[first]
@@ -668,6 +697,7 @@ int cmd_speedscope(int argc, char **argv)
         export_release(&x);
     }
     ss_release(&S);
+    viewopt_release(&o.vo);
     if (rc != EXIT_OK) {
         nytp_out_abort(out);
         return rc;

@@ -11,7 +11,8 @@
 #include "fmt.h"
 
 static const char usage[] =
-    "usage: nytp calls [--calls] [--stable] [--max-recursion=N] [--strict] [-v] [-o FILE] [FILE...]\n"
+    "usage: nytp calls [--calls] [--stable] " VIEWOPT_SYNOPSIS "\n"
+    "                  [--strict] [-v] [-o FILE] [FILE...]\n"
     "\n"
     "Rebuild the call tree from the sub return events of NYTProf profiles\n"
     "(default FILE: nytprof.out; '-' reads standard input; several files add\n"
@@ -22,8 +23,7 @@ static const char usage[] =
     "  --calls           VALUE is the number of calls instead of ticks (not\n"
     "                    for a sampled profile, whose counts are unknown)\n"
     "  --stable          sort the lines (default: tree order)\n"
-    "  --max-recursion=N fold direct recursion deeper than N frames (default:\n"
-    "                    1000; 0: never)\n"
+    VIEWOPT_USAGE
     "  --strict          a truncated profile is an error (exit 1)\n"
     "  -v, --verbose     say what is being done on standard error\n"
     "  -f, --file=FILE   read FILE (the same as naming it)\n"
@@ -40,6 +40,8 @@ static const char usage[] =
     "profile ends are shown under '" NYTP_CALLTREE_UNRETURNED "'.  A sub calling itself\n"
     "more than N times in a row keeps N frames; the deeper ones are one frame\n"
     "'NAME\xe2\x80\xa6[\xc3\x97K]' (K: how many it stands for), holding their time and calls.\n"
+    "With --focus, --ignore or --hide the first line, '# ...', says what was left\n"
+    "out and the share of the time in subs shown ('file:' patterns: not here).\n"
     "Exit status: 0 ok (a truncated file only warns), 1 bad input, 2 usage.\n";
 
 /* ---- shared with 'nytp flame' ------------------------------------------- */
@@ -89,7 +91,7 @@ static int calls_from_sites(nytp_calltree *t, int nfiles, char **files, const bo
     return st;
 }
 
-nytp_calltree *calls_load(int nfiles, char **files, bool strict, uint32_t max_recursion,
+nytp_calltree *calls_load(int nfiles, char **files, bool strict, viewopt *vo,
                           bool verbose, int *rc)
 {
     static char *default_file[] = {"nytprof.out"};
@@ -161,8 +163,10 @@ nytp_calltree *calls_load(int nfiles, char **files, bool strict, uint32_t max_re
             cli_warn("%s: no sub return events, so no calls from it (profiled with calls=0, "
                      "subs=0 or an old profiler?)", shown(files[i]));
     free(none);
-    if (nytp_calltree_fold_recursion(t, max_recursion) < 0) {
-        cli_error("out of memory folding deep recursion");
+    if (nytp_view_has_file_patterns(vo->v))
+        cli_usage_error("'file:' patterns need the subs' files, which nytp %s does not read: "
+                        "nytp top, pprof and speedscope take them", cli_command);
+    if (viewopt_apply(vo, &t) < 0) {
         nytp_calltree_free(t);
         *rc = EXIT_BAD_INPUT;
         return NULL;
@@ -334,24 +338,32 @@ int calls_write_collapsed(nytp_out *out, const nytp_calltree *t, bool by_calls, 
     return NYTP_OK;
 }
 
+void calls_write_header(nytp_out *out, const viewopt *vo, const nytp_calltree *t)
+{
+    char h[1024];
+    if (viewopt_header(vo, h, sizeof h, nytp_calltree_ticks_per_sec(t)))
+        nytp_out_printf(out, "# %s\n", h);
+}
+
 /* ---- the command ---------------------------------------------------------- */
 
 struct calls_opts {
     bool by_calls, stable, strict, verbose;
-    uint32_t max_recursion;
+    viewopt vo;
     const char *output;
 };
 
-enum { OPT_CALLS = 256, OPT_STABLE, OPT_STRICT, OPT_MAX_RECURSION };
+enum { OPT_CALLS = 256, OPT_STABLE, OPT_STRICT };
 
 static void on_opt(int opt, const char *arg, void *ctx)
 {
     struct calls_opts *o = ctx;
+    if (viewopt_on_opt(&o->vo, opt, arg))
+        return;
     switch (opt) {
     case OPT_CALLS: o->by_calls = true; break;
     case OPT_STABLE: o->stable = true; break;
     case OPT_STRICT: o->strict = true; break;
-    case OPT_MAX_RECURSION: o->max_recursion = cli_parse_max_recursion(arg); break;
     case 'o': o->output = arg; break;
     case 'v': o->verbose = true; break;
     }
@@ -363,32 +375,38 @@ int cmd_calls(int argc, char **argv)
         {"calls", no_argument, NULL, OPT_CALLS},
         {"stable", no_argument, NULL, OPT_STABLE},
         {"strict", no_argument, NULL, OPT_STRICT},
-        {"max-recursion", required_argument, NULL, OPT_MAX_RECURSION},
+        VIEWOPT_LONGOPTS,
         {"output", required_argument, NULL, 'o'},
         {"verbose", no_argument, NULL, 'v'},
         {NULL, 0, NULL, 0},
     };
     struct calls_opts o = {0};
-    o.max_recursion = NYTP_CALLTREE_MAX_RECURSION;
+    viewopt_init(&o.vo);
     int first = cli_parse(argc, argv, "f:o:v", longopts, usage, on_opt, &o);
     cli_output_not_input(o.output, argc - first, argv + first, "nytprof.out");
     int rc;
-    nytp_calltree *t = calls_load(argc - first, argv + first, o.strict, o.max_recursion, o.verbose, &rc);
-    if (!t)
+    nytp_calltree *t = calls_load(argc - first, argv + first, o.strict, &o.vo, o.verbose, &rc);
+    if (!t) {
+        viewopt_release(&o.vo);
         return rc;
+    }
     if (o.by_calls && nytp_calltree_sample_hz(t, NULL) > 0) {
         cli_error("--calls: the profile was sampled, its call counts are unknown");
         nytp_calltree_free(t);
+        viewopt_release(&o.vo);
         return EXIT_USAGE;
     }
     nytp_out *out = cli_output_open(o.output);
     if (!out) {
         nytp_calltree_free(t);
+        viewopt_release(&o.vo);
         return EXIT_BAD_INPUT;
     }
     if (o.verbose)
         cli_note("writing the call paths to %s", o.output && strcmp(o.output, "-") ? o.output : "standard output");
+    calls_write_header(out, &o.vo, t);
     int st = calls_write_collapsed(out, t, o.by_calls, o.stable);
     nytp_calltree_free(t);
+    viewopt_release(&o.vo);
     return cli_output_finish(out, o.output, st);
 }

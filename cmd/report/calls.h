@@ -7,16 +7,17 @@
 
 #include "nytp/calltree.h"
 #include "nytp/nytp.h"
+#include "viewopt.h"
 
 /* Build one call tree from files (none: "nytprof.out"), reporting as
  * every command does: a truncated input warns (its calls before the cut
  * are kept) unless strict, which makes it an error; frames left open are
  * reported; a profile without sub return events gets the caller;called
- * paths of its call sites (with a warning).  Then direct recursion deeper
- * than max_recursion frames is folded (nytp_calltree_fold_recursion; 0:
- * not).  verbose says what is being done on stderr.  Returns NULL and
+ * paths of its call sites (with a warning).  Then the tree becomes the
+ * view of vo: --focus, --ignore, --hide, and recursion folded
+ * (viewopt_apply).  verbose says what is being done on stderr.  Returns NULL and
  * sets *rc to the exit code on failure. */
-nytp_calltree *calls_load(int nfiles, char **files, bool strict, uint32_t max_recursion,
+nytp_calltree *calls_load(int nfiles, char **files, bool strict, viewopt *vo,
                           bool verbose, int *rc);
 
 /* "sub;sub;sub VALUE" lines, one per call path, as nytprofcalls prints
@@ -29,5 +30,9 @@ nytp_calltree *calls_load(int nfiles, char **files, bool strict, uint32_t max_re
  * stable sorts the lines.  Warns, as nytprofcalls does, if the total
  * printed differs from the total read.  NYTP_OK or the out's error. */
 int calls_write_collapsed(nytp_out *out, const nytp_calltree *t, bool by_calls, bool stable);
+
+/* "# WHAT WAS LEFT OUT\n" (viewopt_header) before the collapsed lines when
+ * vo has a pattern, nothing otherwise: flame graph tools skip the line. */
+void calls_write_header(nytp_out *out, const viewopt *vo, const nytp_calltree *t);
 
 #endif

@@ -26,10 +26,13 @@
 #include "cli.h"
 #include "commands.h"
 #include "dump_data.h"
+#include "fmt.h"
 #include "perl_config.h"
+#include "viewopt.h"
 
 static const char usage[] =
-    "usage: nytp csv [-f FILE] [-o DIR] [-d] [--strict] [FILE...]\n"
+    "usage: nytp csv [-f FILE] [-o DIR] [-d] [--strict]\n"
+    "                [--focus=file:RE] [--ignore=file:RE] [--hide=file:RE] [FILE...]\n"
     "\n"
     "Write one CSV file per profiled source file (time, calls, time/call,\n"
     "code for every source line), with the file names and layout of\n"
@@ -44,6 +47,13 @@ static const char usage[] =
     "  -d, --delete      first remove every file of earlier nytp reports in DIR\n"
     "                    (an html report's too); files nytp did not write never go\n"
     "  --strict          a truncated profile is an error (exit 1)\n"
+    "  --focus=file:RE   write only the files whose name matches RE (POSIX\n"
+    "                    extended; repeatable)\n"
+    "  --ignore=file:RE, --hide=file:RE\n"
+    "                    leave out the files whose name matches RE (the\n"
+    "                    files' lines have no call stacks: only file: patterns)\n"
+    "                    every file written then says in a '# View:' line what\n"
+    "                    was left out\n"
     "  -h, --help        this help\n"
     "\n"
     "A code field holding a comma, double quote, CR or LF is quoted (RFC 4180).\n"
@@ -53,6 +63,7 @@ typedef struct csv_opts {
     const char *out;
     bool strict;
     bool del;               /* -d */
+    viewopt vo;             /* only file: patterns */
 } csv_opts;
 
 enum { OPT_STRICT = 256 };
@@ -60,6 +71,12 @@ enum { OPT_STRICT = 256 };
 static void on_opt(int opt, const char *arg, void *ctx)
 {
     csv_opts *o = ctx;
+    if (viewopt_on_opt(&o->vo, opt, arg)) {
+        if (strncmp(arg, "file:", 5) != 0)
+            cli_usage_error("'%s': nytp csv writes the lines of files, which have no call stacks: "
+                            "only 'file:RE' patterns apply", arg);
+        return;
+    }
     switch (opt) {
     case 'o': o->out = arg; break;
     case OPT_STRICT: o->strict = true; break;
@@ -82,6 +99,8 @@ typedef struct csv_run {
     double basetime;
     uint32_t sawampersand_fid;
     double *eval_time;      /* per fid: statement time of it and its nested evals */
+    const nytp_view *view;  /* file: patterns, or NULL */
+    char view_line[1400];   /* "# View: ...\n", or "" */
     bool *warned;           /* per fid: "no source" said once */
     /* per-file scratch */
     bool *has;              /* line has some data (Reader's %stats_by_line) */
@@ -521,6 +540,8 @@ static int write_report(csv_run *R, const nytp_file *f, const char *level)
     int st = ok ? 0 : -1;
     if (!st) {
         nytp_out_write(out, header, sizeof header - 1);
+        if (*R->view_line)
+            nytp_out_write(out, R->view_line, strlen(R->view_line));
         if (!saved) {
             struct stat sb;
             const char *name = nytp_profile_str(p, f->name);
@@ -583,6 +604,50 @@ static void sum_eval_times(csv_run *R)
     }
 }
 
+/* What the file: patterns make of file fid (a string eval: of the file
+ * it was run from). */
+static bool shown(const csv_run *R, uint32_t fid)
+{
+    const nytp_profile *p = R->p;
+    const nytp_file *root = &p->files[p->files[fid].root_fid];
+    return !R->view || !root->defined ||
+           nytp_view_file(R->view, nytp_profile_str(p, root->name)) == NYTP_VIEW_SHOWN;
+}
+
+/* R->view_line: the patterns, the files left out and their share of the
+ * statement time. */
+static void describe_view(csv_run *R, const viewopt *vo)
+{
+    static const char *const words[] = {"focus", "ignore", "hide"};
+    const nytp_profile *p = R->p;
+    size_t n = 0, size = sizeof R->view_line - 1;
+    n += (size_t)snprintf(R->view_line, size, "# View: ");
+    for (int op = 0; op < NYTP_VIEW_N_OPS; op++)
+        for (size_t i = 0; i < nytp_view_count(vo->v, (enum nytp_view_op)op) && n < size; i++)
+            n += (size_t)snprintf(R->view_line + n, size - n, "%s%s '%s'", i || op ? ", " : "", words[op],
+                                  nytp_view_pattern(vo->v, (enum nytp_view_op)op, i));
+    double all = 0, kept = 0;
+    uint32_t files = 0, left = 0;
+    for (uint32_t fid = 1; fid < p->n_files; fid++) {
+        const nytp_file *f = &p->files[fid];
+        double t = 0;
+        for (uint32_t k = 0; k < f->line.n; k++)
+            t += f->line.v[k].time;
+        all += t;
+        bool keep = shown(R, fid);
+        kept += keep ? t : 0;
+        if (f->defined && !f->eval_fid && !nytp_file_is_empty(f)) {
+            files++;
+            left += !keep;
+        }
+    }
+    char total[40];
+    *fmt_duration(total, all) = 0;
+    if (n < size)
+        snprintf(R->view_line + n, size - n, ": %u of %u files left out; %.1f%% of %s of statements shown\n",
+                 left, files, all > 0 ? 100 * kept / all : 0.0, total);
+}
+
 static int write_reports(csv_run *R)
 {
     const nytp_profile *p = R->p;
@@ -597,7 +662,8 @@ static int write_reports(csv_run *R)
     for (int lv = 0; lv < nlevels; lv++) {
         for (uint32_t fid = 1; fid < p->n_files; fid++) {
             const nytp_file *f = &p->files[fid];
-            if (!f->defined || nytp_file_is_empty(f) || (f->eval_fid && strcmp(levels[lv], "line") != 0))
+            if (!f->defined || nytp_file_is_empty(f) || (f->eval_fid && strcmp(levels[lv], "line") != 0) ||
+                !shown(R, fid))
                 continue;
             int rc = write_report(R, f, levels[lv]);
             if (rc < 0) {
@@ -618,9 +684,13 @@ int cmd_csv(int argc, char **argv)
         {"output", required_argument, NULL, 'o'},
         {"strict", no_argument, NULL, OPT_STRICT},
         {"delete", no_argument, NULL, 'd'},
+        {"focus", required_argument, NULL, OPT_VIEW_FOCUS},
+        {"ignore", required_argument, NULL, OPT_VIEW_IGNORE},
+        {"hide", required_argument, NULL, OPT_VIEW_HIDE},
         {NULL, 0, NULL, 0},
     };
-    csv_opts o = {"nytprof", false, false};
+    csv_opts o = {"nytprof", false, false, {NULL, 0}};
+    viewopt_init(&o.vo);
     int first = cli_parse(argc, argv, "f:o:d", longopts, usage, on_opt, &o);
     if (!*o.out)
         cli_usage_error("--out needs a directory name");
@@ -649,6 +719,10 @@ int cmd_csv(int argc, char **argv)
     R.sawampersand_fid = amp && atol(amp) > 0 ? (uint32_t)atol(amp) : NYTP_NONE;
     R.eval_time = calloc(p->n_files + 1, sizeof *R.eval_time);
     R.warned = calloc(p->n_files + 1, sizeof *R.warned);
+    if (viewopt_active(&o.vo)) {
+        R.view = o.vo.v;
+        describe_view(&R, &o.vo);
+    }
     if (!R.inc.inc || !R.eval_time || !R.warned) {
         cli_error("out of memory");
         rc = EXIT_BAD_INPUT;
@@ -669,5 +743,6 @@ int cmd_csv(int argc, char **argv)
     free(R.lines);
     free(R.buf);
     nytp_profile_free(p);
+    viewopt_release(&o.vo);
     return rc;
 }

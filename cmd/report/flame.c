@@ -10,8 +10,9 @@
 #include "flame_svg.h"
 
 static const char usage[] =
-    "usage: nytp flame [--calls] [--max-recursion=N] [--strict] [-o FILE] [FILE...]\n"
-    "       nytp flame --svg [SVG options] [-o NAME.svg] [FILE...]\n"
+    "usage: nytp flame [--calls] " VIEWOPT_SYNOPSIS "\n"
+    "                  [--strict] [-o FILE] [FILE...]\n"
+    "       nytp flame --svg [SVG options] [view options] [-o NAME.svg] [FILE...]\n"
     "\n"
     "Flame graphs of the call tree of NYTProf profiles (default FILE:\n"
     "nytprof.out; '-' reads standard input; several files add up).  Without\n"
@@ -37,19 +38,21 @@ static const char usage[] =
     "  --link-template=URL make frames links: %s in URL becomes the sub name,\n"
     "                      percent-encoded, %% a '%'\n"
     "  --stable            collapsed output: sort the lines\n"
-    "  --max-recursion=N   fold direct recursion deeper than N frames into one\n"
-    "                      frame 'NAME\xe2\x80\xa6[\xc3\x97K]' (default: 1000; 0: never)\n"
+    VIEWOPT_USAGE
     "  --strict            a truncated profile is an error (exit 1)\n"
     "  -f, --file=FILE     read FILE (the same as naming it)\n"
     "  -o, --output=FILE   write to FILE (atomically) instead of standard output;\n"
     "                      --out is the same\n"
     "  -h, --help          this help\n"
     "\n"
+    "With --focus, --ignore or --hide, the collapsed output's first line\n"
+    "('# ...') and the SVG's subtitle say what was left out and the share of\n"
+    "the time in subs shown ('file:' patterns: not here).\n"
     "Exit status: 0 ok (a truncated file only warns), 1 bad input, 2 usage.\n";
 
 struct flame_opts {
     bool svg, stable, strict;
-    uint32_t max_recursion;
+    viewopt vo;
     bool svg_only;          /* an option that only the SVG uses was given */
     const char *output;
     flame_svg_opts so;
@@ -65,8 +68,7 @@ enum {
     OPT_FILTER,
     OPT_LINK,
     OPT_STABLE,
-    OPT_STRICT,
-    OPT_MAX_RECURSION
+    OPT_STRICT
 };
 
 static double parse_pixels(const char *opt, const char *arg)
@@ -81,6 +83,8 @@ static double parse_pixels(const char *opt, const char *arg)
 static void on_opt(int opt, const char *arg, void *ctx)
 {
     struct flame_opts *o = ctx;
+    if (viewopt_on_opt(&o->vo, opt, arg))
+        return;
     switch (opt) {
     case OPT_SVG: o->svg = true; break;
     case OPT_CALLS: o->so.by_calls = true; break;
@@ -109,7 +113,6 @@ static void on_opt(int opt, const char *arg, void *ctx)
     case OPT_LINK: o->so.link_template = arg; o->svg_only = true; break;
     case OPT_STABLE: o->stable = true; break;
     case OPT_STRICT: o->strict = true; break;
-    case OPT_MAX_RECURSION: o->max_recursion = cli_parse_max_recursion(arg); break;
     case 'o': o->output = arg; break;
     }
 }
@@ -127,12 +130,12 @@ int cmd_flame(int argc, char **argv)
         {"link-template", required_argument, NULL, OPT_LINK},
         {"stable", no_argument, NULL, OPT_STABLE},
         {"strict", no_argument, NULL, OPT_STRICT},
-        {"max-recursion", required_argument, NULL, OPT_MAX_RECURSION},
+        VIEWOPT_LONGOPTS,
         {"output", required_argument, NULL, 'o'},
         {NULL, 0, NULL, 0},
     };
     struct flame_opts o = {0};
-    o.max_recursion = NYTP_CALLTREE_MAX_RECURSION;
+    viewopt_init(&o.vo);
     flame_svg_opts_init(&o.so);
     int first = cli_parse(argc, argv, "f:o:", longopts, usage, on_opt, &o);
     cli_output_not_input(o.output, argc - first, argv + first, "nytprof.out");
@@ -145,30 +148,41 @@ int cmd_flame(int argc, char **argv)
         cli_usage_error("--stable sorts the collapsed lines; it does not go with --svg");
 
     int rc;
-    nytp_calltree *t = calls_load(argc - first, argv + first, o.strict, o.max_recursion, false, &rc);
-    if (!t)
+    nytp_calltree *t = calls_load(argc - first, argv + first, o.strict, &o.vo, false, &rc);
+    if (!t) {
+        viewopt_release(&o.vo);
         return rc;
+    }
     uint64_t samples;
     double hz = nytp_calltree_sample_hz(t, &samples);
-    char note[96];
+    char note[1200] = "", left_out[1024];
+    viewopt_header(&o.vo, left_out, sizeof left_out, nytp_calltree_ticks_per_sec(t));
     if (hz > 0) {
         if (o.so.by_calls) {
             cli_error("--calls: the profile was sampled, its call counts are unknown");
             nytp_calltree_free(t);
+            viewopt_release(&o.vo);
             return EXIT_USAGE;
         }
         o.so.counts_unknown = true;
-        snprintf(note, sizeof note, "sampled at %.0f Hz, %llu samples", hz,
-                 (unsigned long long)samples);
-        o.so.subtitle_note = note;
+        snprintf(note, sizeof note, "sampled at %.0f Hz, %llu samples%s%s", hz,
+                 (unsigned long long)samples, *left_out ? "; " : "", left_out);
+    } else if (*left_out) {
+        snprintf(note, sizeof note, "%s", left_out);
     }
+    if (*note)
+        o.so.subtitle_note = note;
     nytp_out *out = cli_output_open(o.output);
     if (!out) {
         nytp_calltree_free(t);
+        viewopt_release(&o.vo);
         return EXIT_BAD_INPUT;
     }
+    if (!o.svg)
+        calls_write_header(out, &o.vo, t);
     int st = o.svg ? flame_svg_write(out, t, &o.so)
                    : calls_write_collapsed(out, t, o.so.by_calls, o.stable);
     nytp_calltree_free(t);
+    viewopt_release(&o.vo);
     return cli_output_finish(out, o.output, st);
 }

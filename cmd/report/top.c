@@ -14,14 +14,17 @@
 #include "cli.h"
 #include "commands.h"
 #include "dump_data.h"
+#include "export.h"
 #include "fmt.h"
 #include "json.h"
 #include "perl_config.h"
 #include "term.h"
 #include "top.h"
+#include "viewopt.h"
 
 static const char usage[] =
     "usage: nytp top [-n N] [--by=excl|incl|calls] [--lines] [--json] [--strict]\n"
+    "                " VIEWOPT_SYNOPSIS "\n"
     "                [-o FILE] [-f FILE] [FILE...]\n"
     "\n"
     "Where the time went in NYTProf profiles (default FILE: nytprof.out; '-'\n"
@@ -38,6 +41,9 @@ static const char usage[] =
     "  --lines           only the lines table\n"
     "  --json            one JSON document instead of tables\n"
     "  --strict          a truncated profile is an error (exit 1)\n"
+    VIEWOPT_USAGE
+    "                    (lines and files: 'file:' patterns hide or leave out\n"
+    "                    the lines of matching files)\n"
     "  -f, --file=FILE   read FILE (the same as naming it)\n"
     "  -o, --output=FILE write to FILE (atomically) instead of standard output;\n"
     "                    --out is the same\n"
@@ -45,6 +51,9 @@ static const char usage[] =
     "\n"
     "Times are seconds of the profile's clock, the values of 'nytp dump --data\n"
     "--collapse-evals' (sibling string evals are folded, as reports show them).\n"
+    "With --focus, --ignore or --hide the subs' times are those of the call\n"
+    "paths left (inclusive: the time of every path through the sub), and the\n"
+    "first line (JSON: \"view\") says what was left out and the share shown.\n"
     "Exit status: 0 ok (a truncated file only warns), 1 bad input, 2 usage.\n";
 
 enum top_by { BY_EXCL, BY_INCL, BY_CALLS };
@@ -54,6 +63,8 @@ struct top_opts {
     enum top_by by;
     bool lines_only, json, strict;
     const char *output;
+    viewopt vo;
+    char view_line[1200];   /* what the view left out; "" without one */
 };
 
 enum { OPT_BY = 256, OPT_LINES, OPT_JSON, OPT_STRICT };
@@ -61,6 +72,8 @@ enum { OPT_BY = 256, OPT_LINES, OPT_JSON, OPT_STRICT };
 static void on_opt(int opt, const char *arg, void *ctx)
 {
     struct top_opts *o = ctx;
+    if (viewopt_on_opt(&o->vo, opt, arg))
+        return;
     switch (opt) {
     case 'n': o->n = cli_parse_count("-n", arg); break;
     case OPT_BY:
@@ -118,6 +131,7 @@ typedef struct top {
     char **shown;           /* by fid: the name shown (@INC stripped) */
     disk_src *disk;         /* by fid */
     double sub_total, stmt_total;
+    double stmt_hidden, stmt_left_out; /* lines of files a 'file:' pattern matched */
     int64_t stmt_count;
     uint64_t calls_total;
     uint32_t *subs;         /* sub ids, sorted */
@@ -244,10 +258,23 @@ static int build(top *T)
         if (!T->shown[fid])
             goto nomem;
         uint32_t root = p->files[fid].root_fid;
+        enum nytp_view_file_verdict verdict = NYTP_VIEW_SHOWN;
+        if (nytp_view_has_file_patterns(T->o->vo.v) && p->files[root].defined)
+            verdict = nytp_view_file(T->o->vo.v, nytp_profile_str(p, p->files[root].name));
         for (uint32_t l = 0; l < f->line.n; l++) {
             const nytp_linestat *s = &f->line.v[l];
             if (!s->set)
                 continue;
+            if (verdict == NYTP_VIEW_LEFT_OUT) {
+                T->stmt_left_out += s->time;
+                continue;
+            }
+            if (verdict == NYTP_VIEW_HIDDEN) { /* not shown, still in the totals */
+                T->stmt_hidden += s->time;
+                T->stmt_total += s->time;
+                T->stmt_count += s->count;
+                continue;
+            }
             T->stmt_total += s->time;
             T->stmt_count += s->count;
             ftime[root] += s->time;
@@ -575,6 +602,10 @@ static void write_json(top *T, nytp_out *out)
     json_cstr(&j, by[T->o->by]);
     json_key(&j, "complete");
     json_bool(&j, p->complete);
+    if (*T->o->view_line) {
+        json_key(&j, "view");
+        json_cstr(&j, T->o->view_line);
+    }
     json_key(&j, "totals");
     json_object(&j);
     json_key(&j, "sub_excl");
@@ -1010,6 +1041,8 @@ static void write_text(top *T, nytp_out *out)
 {
     const nytp_profile *p = T->p;
     char stmts[40], subs[40], wall[40];
+    if (*T->o->view_line)
+        nytp_out_printf(out, "%s\n", T->o->view_line);
     *term_dur(stmts, T->stmt_total, false) = 0;
     *term_dur(subs, T->sub_total, false) = 0;
     *term_dur(wall, p->profiler_duration, false) = 0;
@@ -1072,6 +1105,29 @@ int top_write_memory(nytp_profile *p)
     return st;
 }
 
+/* The profile with its subs' times those of the view of o (the call tree
+ * loaded in the same pass, filtered, then given to the model), and
+ * o->view_line saying what was left out.  NULL with *rc on failure. */
+static nytp_profile *view_profile(int nfiles, char **files, struct top_opts *o, int *rc)
+{
+    export_profile x;
+    if ((*rc = export_load(&x, nfiles, files, o->strict, NULL, NULL)) != EXIT_OK)
+        return NULL;
+    if (export_apply_view(&x, &o->vo) < 0 ||
+        nytp_view_apply_model(o->vo.v, x.p, x.t, x.p->ticks_per_sec) < 0) {
+        if (x.t)
+            cli_error("out of memory");
+        export_release(&x);
+        *rc = EXIT_BAD_INPUT;
+        return NULL;
+    }
+    viewopt_header(&o->vo, o->view_line, sizeof o->view_line, x.p->ticks_per_sec);
+    nytp_profile *p = x.p;
+    x.p = NULL; /* kept; the rest goes */
+    export_release(&x);
+    return p;
+}
+
 int cmd_top(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -1081,16 +1137,24 @@ int cmd_top(int argc, char **argv)
         {"json", no_argument, NULL, OPT_JSON},
         {"strict", no_argument, NULL, OPT_STRICT},
         {"output", required_argument, NULL, 'o'},
+        VIEWOPT_LONGOPTS,
         {NULL, 0, NULL, 0},
     };
     struct top_opts o = {.n = 20};
+    viewopt_init(&o.vo);
     int first = cli_parse(argc, argv, "f:n:o:", longopts, usage, on_opt, &o);
     cli_output_not_input(o.output, argc - first, argv + first, "nytprof.out");
 
     int rc;
-    nytp_profile *p = cli_load_profile(argc - first, argv + first, o.strict, &rc);
-    if (!p)
+    nytp_profile *p;
+    if (viewopt_active(&o.vo)) {
+        if ((p = view_profile(argc - first, argv + first, &o, &rc)) == NULL) {
+            viewopt_release(&o.vo);
+            return rc;
+        }
+    } else if ((p = cli_load_profile(argc - first, argv + first, o.strict, &rc)) == NULL) {
         return rc;
+    }
     if (o.by == BY_CALLS && p->counts_unknown) {
         cli_error("--by=calls: the profile was sampled, its counts are unknown");
         nytp_profile_free(p);
@@ -1112,6 +1176,20 @@ int cmd_top(int argc, char **argv)
         nytp_profile_free(p);
         return EXIT_BAD_INPUT;
     }
+    if (T.stmt_hidden > 0 || T.stmt_left_out > 0) {
+        char h[40], l[40];
+        *fmt_duration(h, T.stmt_hidden) = 0;
+        *fmt_duration(l, T.stmt_left_out) = 0;
+        size_t n = strlen(o.view_line);
+        double all = T.stmt_total + T.stmt_left_out;
+        if (T.stmt_hidden > 0)
+            n += (size_t)snprintf(o.view_line + n, sizeof o.view_line - n, "%sstatements of hidden files: %s",
+                                  n ? "; " : "", h);
+        if (T.stmt_left_out > 0 && n < sizeof o.view_line)
+            snprintf(o.view_line + n, sizeof o.view_line - n,
+                     "%sstatements left out: %s (%.1f%% of the statement time)", n ? "; " : "", l,
+                     all > 0 ? 100 * T.stmt_left_out / all : 0.0);
+    }
     nytp_out *out = cli_output_open(o.output);
     if (!out) {
         rc = EXIT_BAD_INPUT;
@@ -1132,5 +1210,6 @@ int cmd_top(int argc, char **argv)
     free((void *)T.names.inc);
     free(storage);
     nytp_profile_free(p);
+    viewopt_release(&o.vo);
     return rc;
 }

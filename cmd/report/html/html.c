@@ -14,14 +14,17 @@
 #include "commands.h"
 #include "flame_diff.h"
 #include "flame_svg.h"
+#include "export.h"
 #include "stats.h"
+#include "viewopt.h"
 #include "html.h"
 #include "nytp/calltree.h"
 #include "perl_config.h"
 
 static const char usage[] =
     "usage: nytp html [-o DIR] [-f FILE] [-d] [--open] [--minimal] [--no-flame] [--dot] [--strict]\n"
-    "                 [--base=BASE]... [--by=WHAT] [FILE...]\n"
+    "                 [--base=BASE]... [--by=WHAT] " VIEWOPT_SYNOPSIS "\n"
+    "                 [FILE...]\n"
     "\n"
     "Write a static HTML report of an NYTProf profile into DIR (default\n"
     "./nytprof/): index.html with what ran, a flame graph, the top subroutines,\n"
@@ -50,8 +53,10 @@ static const char usage[] =
     "                     no flame graph\n"
     "      --no-flame     no flame graph\n"
     "      --flamewidth=N width of the flame graph in pixels (default 1200)\n"
-    "      --max-recursion=N  the flame graph folds direct recursion deeper than\n"
-    "                     N frames into one frame (default 1000; 0: never)\n"
+    VIEWOPT_USAGE
+    "                    (sub tables, packages, treemap and flame graph show the\n"
+    "                    view, the index says what was left out; call graphs,\n"
+    "                    calling lines and durations do not; not with --base)\n"
     "      --dot          also write Graphviz files of the calls between packages,\n"
     "                     between all subs, and of each file's subs (*.dot)\n"
     "      --no-mergeevals  a page for every string eval, not one for each set of\n"
@@ -77,7 +82,7 @@ struct html_opts {
     bool open, minimal, no_flame, strict, no_merge, dot, del, normalize;
     enum cmp_measure by;
     unsigned flamewidth;
-    uint32_t max_recursion;
+    viewopt vo;
     const char **files;       /* -f */
     int n_files;
     const char **bases;       /* --base */
@@ -91,6 +96,8 @@ enum { OPT_OPEN = 256, OPT_NO_FLAME, OPT_STRICT, OPT_FLAMEWIDTH, OPT_NO_MERGE, O
 static void on_opt(int opt, const char *arg, void *ctx)
 {
     struct html_opts *o = ctx;
+    if (viewopt_on_opt(&o->vo, opt, arg))
+        return;
     switch (opt) {
     case 'o': o->out = arg; break;
     case 'f': {
@@ -138,7 +145,6 @@ static void on_opt(int opt, const char *arg, void *ctx)
     case OPT_STRICT: o->strict = true; break;
     case OPT_NO_MERGE: o->no_merge = true; break;
     case OPT_DOT: o->dot = true; break;
-    case OPT_MAX_RECURSION: o->max_recursion = cli_parse_max_recursion(arg); break;
     case OPT_FLAMEWIDTH: {
         unsigned long n = cli_parse_count("--flamewidth", arg);
         if (n < 100 || n > 100000)
@@ -714,7 +720,7 @@ static int load_base(const struct html_opts *o, int nin, char **inputs, nytp_pro
     if (bf.t) {
         nytp_calltree_stats cs = {0};
         if (nytp_calltree_end_input(bf.t) < 0 ||
-            nytp_calltree_fold_recursion(bf.t, o->max_recursion) < 0) {
+            nytp_calltree_fold_recursion(bf.t, o->vo.max_recursion) < 0) {
             cli_error("out of memory");
             return EXIT_BAD_INPUT;
         }
@@ -784,7 +790,32 @@ static void compare_free(html_compare *hc)
 static const char *const always_written[] = {"index.html", NULL};
 
 /* Load, write and commit the report; returns an exit code. */
-static int make_report(const struct html_opts *o, int nin, char **inputs, const char *outdir)
+static const char *view_sub_file(void *ctx, const char *name, uint32_t len)
+{
+    return export_sub_file(ctx, export_find_sub(ctx, name, len));
+}
+
+/* The flame tree t becomes the view of o->vo (its 'file:' patterns
+ * matching subs by p's files), and p's subs get the view's times;
+ * line gets what was left out.  < 0 when out of memory (said). */
+static int apply_view(struct html_opts *o, nytp_profile *p, nytp_calltree **t, char *line, size_t size)
+{
+    export_profile x = {0}; /* for its sub lookup by call tree names */
+    x.p = p;
+    nytp_view_set_sub_files(o->vo.v, view_sub_file, &x);
+    int st = viewopt_apply(&o->vo, t);
+    nytp_view_set_sub_files(o->vo.v, NULL, NULL);
+    strmap_release(&x.sub_names);
+    if (st == 0 && nytp_view_apply_model(o->vo.v, p, *t, p->ticks_per_sec) < 0) {
+        cli_error("out of memory");
+        st = NYTP_E_NOMEM;
+    }
+    if (st == 0)
+        viewopt_header(&o->vo, line, size, p->ticks_per_sec);
+    return st;
+}
+
+static int make_report(struct html_opts *o, int nin, char **inputs, const char *outdir)
 {
     cli_progress pg;
     cli_progress_start(&pg, "loading the profile");
@@ -792,7 +823,9 @@ static int make_report(const struct html_opts *o, int nin, char **inputs, const 
     flame_feed feed = {0};
     bool flame_empty = false, flame_sites = false;
     nytp_error e = {0};
-    if (!o->no_flame && !o->minimal && nytp_calltree_new(&feed.t, &e) < 0) {
+    bool viewed = viewopt_active(&o->vo);
+    char view_line[1200] = "";
+    if ((viewed || (!o->no_flame && !o->minimal)) && nytp_calltree_new(&feed.t, &e) < 0) {
         cli_progress_end(&pg);
         cli_error("%s", e.msg);
         return EXIT_BAD_INPUT;
@@ -824,7 +857,7 @@ static int make_report(const struct html_opts *o, int nin, char **inputs, const 
     if (feed.t) {
         nytp_calltree_stats cs = {0};
         if (nytp_calltree_end_input(feed.t) >= 0 &&
-            nytp_calltree_fold_recursion(feed.t, o->max_recursion) >= 0)
+            (viewed || nytp_calltree_fold_recursion(feed.t, o->vo.max_recursion) >= 0))
             nytp_calltree_get_stats(feed.t, &cs);
         /* no sub returns (calls=0): the paths of the call sites, as calls,
          * flame and the exports show them; none either (subs=0): no graph */
@@ -834,6 +867,18 @@ static int make_report(const struct html_opts *o, int nin, char **inputs, const 
             nytp_calltree_free(feed.t);
             feed.t = NULL;
             flame_empty = true;
+        }
+        /* the view, folded there, before the model is read by anything */
+        if (feed.t && viewed && apply_view(o, p, &feed.t, view_line, sizeof view_line) < 0) {
+            cli_progress_end(&pg);
+            nytp_calltree_free(feed.t);
+            html_durations_free(feed.durations);
+            nytp_profile_free(p);
+            return EXIT_BAD_INPUT;
+        }
+        if (feed.t && (o->no_flame || o->minimal)) { /* built for the view only */
+            nytp_calltree_free(feed.t);
+            feed.t = NULL;
         }
     }
     /* --base: the comparison, before evals are folded (its rows are
@@ -883,6 +928,7 @@ static int make_report(const struct html_opts *o, int nin, char **inputs, const 
     r.flame = feed.t != NULL;
     r.flame_empty = flame_empty;
     r.flame_sites = flame_sites;
+    r.view_line = *view_line ? view_line : NULL;
     r.flamewidth = o->flamewidth;
     r.dot = o->dot;
     r.by = o->by;
@@ -939,14 +985,14 @@ int cmd_html(int argc, char **argv)
         {"no-mergeevals", no_argument, NULL, OPT_NO_MERGE},
         {"dot", no_argument, NULL, OPT_DOT},
         {"strict", no_argument, NULL, OPT_STRICT},
-        {"max-recursion", required_argument, NULL, OPT_MAX_RECURSION},
+        VIEWOPT_LONGOPTS,
         {"base", required_argument, NULL, OPT_BASE},
         {"normalize", no_argument, NULL, OPT_NORMALIZE},
         {"by", required_argument, NULL, OPT_BY},
         {NULL, 0, NULL, 0},
     };
     struct html_opts o = {0};
-    o.max_recursion = NYTP_CALLTREE_MAX_RECURSION;
+    viewopt_init(&o.vo);
     int first = cli_parse(argc, argv, "o:f:l:dm", longopts, usage, on_opt, &o);
     const char *outdir = o.out ? o.out : "nytprof";
     if (!*outdir)
@@ -973,6 +1019,8 @@ int cmd_html(int argc, char **argv)
             cli_usage_error("standard input ('-') can be read only once");
         if (o.normalize && !o.n_bases)
             cli_usage_error("--normalize goes with --base");
+        if (o.n_bases && viewopt_active(&o.vo))
+            cli_usage_error("--focus, --ignore and --hide do not go with --base (yet)");
         if (cli_outdir_check(outdir, "html", always_written) == EXIT_OK)
             rc = make_report(&o, nin, inputs, outdir);
     }
@@ -980,6 +1028,7 @@ int cmd_html(int argc, char **argv)
     free(o.files);
     free(o.bases);
     free(o.lib);
+    viewopt_release(&o.vo);
     if (rc != EXIT_OK)
         return rc;
     char *index = NULL;

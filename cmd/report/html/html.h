@@ -109,6 +109,7 @@ typedef struct html_report {
     bool in_memory;           /* pages go to memory and are dropped (fuzzing) */
     bool flame_empty;         /* wanted, but the profile has no sub returns */
     bool flame_sites;         /* no sub returns: the graph is of call-site paths */
+    const char *view_line;    /* --focus/--ignore/--hide: what was left out; NULL: no view */
     enum html_source source;
     dump_data_opts names;     /* for display names (@INC stripped) */
     char **page;              /* by fid: page name of the line view, NULL: none */

@@ -43,6 +43,13 @@ static void summary(html_report *r, hw *w)
 {
     const nytp_profile *p = r->p;
     hw_s(w, "<dl class=summary>");
+    if (r->view_line) {
+        /* first: every number below is of the view */
+        dt(w, "View");
+        hw_esc(w, r->view_line, strlen(r->view_line));
+        hw_s(w, " <span class=note>(subs, packages, treemap and flame graph show the call stacks "
+                "left; call graphs and call lines do not)</span>");
+    }
     dt(w, "Program");
     attr_text(r, w, "application", "(unknown)");
     const char *xs = nytp_profile_attr(p, "xs_version");

@@ -137,6 +137,11 @@ void nytp_calltree_get_stats(const nytp_calltree *t, nytp_calltree_stats *s);
  * by the id the tree already found instead of hashing the name again. */
 uint32_t nytp_calltree_last_name(const nytp_calltree *t);
 
+/* Give dst what src knew of its inputs (ticks_per_sec, sample rate and
+ * count), not its paths nor its return statistics: for a tree rebuilt
+ * from another (a view, nytp/view.h). */
+void nytp_calltree_copy_attrs(nytp_calltree *dst, const nytp_calltree *src);
+
 /* ticks_per_sec of the last input that gave it, or 0. */
 double nytp_calltree_ticks_per_sec(const nytp_calltree *t);
 

@@ -1,0 +1,121 @@
+/* nytp/view.h — what a report shows: the one place where call stacks are
+ * focused, ignored and hidden (pprof's -focus, -ignore, -hide) and where
+ * direct recursion is folded, between the call tree and every report.
+ *
+ *     nytp_view *v;
+ *     nytp_view_new(&v, &e);
+ *     nytp_view_add(v, NYTP_VIEW_HIDE, "^(Moose|Class::MOP)::", &e);
+ *     nytp_view_set_max_recursion(v, 1000);
+ *     nytp_view_apply(v, &tree, &e);       // tree is now the view's
+ *     nytp_view_get_stats(v, &s);          // what was left out
+ *     nytp_view_apply_model(v, p, tree);   // subs' times as the view has them
+ *     nytp_view_free(v);
+ *
+ * The meanings are pprof's, on the call paths of the call tree (each path
+ * holds the exclusive time spent with exactly that stack):
+ *
+ *  - focus RE: keep only the paths with a frame whose sub matches (the
+ *    frames above it stay; their own time, on paths without a match, goes);
+ *  - ignore RE: drop the paths with a frame whose sub matches;
+ *  - hide RE: take the matching frames out of every path: a hidden sub's
+ *    exclusive time becomes its nearest shown caller's, or, with no shown
+ *    caller, that of NYTP_VIEW_MAIN (the main program, as Devel::NYTProf
+ *    names it); inclusive times of the shown subs and the total stay.
+ *
+ * Each may be given several times: a path is focused when it matches any
+ * focus pattern, ignored when it matches any ignore pattern, a frame is
+ * hidden when it matches any hide pattern.  A pattern "file:RE" matches a
+ * sub by the name of the file it is defined in (given by a callback, as
+ * the call tree knows only names) and, in line and file views, a file by
+ * its name (nytp_view_file).  Patterns are POSIX extended regular
+ * expressions, matched anywhere in the name unless anchored.
+ *
+ * Totals never change silently: the stats say how much time the paths
+ * held before and after, and how much each rule took out.
+ */
+#ifndef NYTP_VIEW_H
+#define NYTP_VIEW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nytp/calltree.h"
+#include "nytp/error.h"
+#include "nytp/model.h"
+
+/* The frame a hidden sub without a shown caller gives its time to. */
+#define NYTP_VIEW_MAIN "main::RUNTIME"
+
+enum nytp_view_op { NYTP_VIEW_FOCUS, NYTP_VIEW_IGNORE, NYTP_VIEW_HIDE, NYTP_VIEW_N_OPS };
+
+typedef struct nytp_view nytp_view;
+
+int nytp_view_new(nytp_view **v, nytp_error *err);
+void nytp_view_free(nytp_view *v);
+
+/* Add a pattern ("RE" for sub names, "file:RE" for file names).
+ * NYTP_OK, NYTP_E_USAGE (err says what is wrong with the expression) or
+ * NYTP_E_NOMEM. */
+int nytp_view_add(nytp_view *v, enum nytp_view_op op, const char *pattern, nytp_error *err);
+
+/* Fold direct recursion deeper than limit frames after filtering
+ * (nytp_calltree_fold_recursion; 0: never, the default). */
+void nytp_view_set_max_recursion(nytp_view *v, uint32_t limit);
+
+/* The file a sub is defined in, for "file:" patterns: name is a call
+ * tree name (string eval numbers 0); NULL or "" when not known. */
+typedef const char *(*nytp_view_sub_file_fn)(void *ctx, const char *name, uint32_t len);
+void nytp_view_set_sub_files(nytp_view *v, nytp_view_sub_file_fn fn, void *ctx);
+
+/* Whether any pattern was added (of op; NYTP_VIEW_N_OPS: of any). */
+bool nytp_view_active(const nytp_view *v, enum nytp_view_op op);
+/* Whether any "file:" pattern was added. */
+bool nytp_view_has_file_patterns(const nytp_view *v);
+/* The patterns of op as given, in order ("file:" included). */
+size_t nytp_view_count(const nytp_view *v, enum nytp_view_op op);
+const char *nytp_view_pattern(const nytp_view *v, enum nytp_view_op op, size_t i);
+
+/* Replace *t by its view: the paths filtered as above, then recursion
+ * folded.  With no pattern the tree is only folded, in place.  NYTP_OK
+ * or NYTP_E_NOMEM (*t is then the tree as it was). */
+int nytp_view_apply(nytp_view *v, nytp_calltree **t, nytp_error *err);
+
+typedef struct nytp_view_stats {
+    double total;           /* exclusive ticks of every path before */
+    double shown;           /* after: total - unfocused - ignored */
+    double unfocused;       /* on paths without a focus match */
+    double ignored;         /* on paths with an ignore match (and focused) */
+    double hidden;          /* exclusive ticks of hidden frames, moved to callers */
+    uint64_t hidden_subs;   /* distinct sub names hidden */
+    int64_t folded;         /* frames folded away by recursion folding */
+} nytp_view_stats;
+
+/* Of the last nytp_view_apply. */
+void nytp_view_get_stats(const nytp_view *v, nytp_view_stats *s);
+
+/* Per-sub totals of a (filtered) tree, indexed by its name ids:
+ * exclusive ticks and calls of the frames of the sub, inclusive ticks the
+ * exclusive ticks of every path through the sub (counted once however
+ * often it recurs), so that a hidden sub's time is in its callers'.
+ * Arrays of nytp_calltree_get_stats(t).names entries, freed by the
+ * caller.  NYTP_OK or NYTP_E_NOMEM. */
+int nytp_view_sub_totals(const nytp_calltree *t, double **excl, double **incl, uint64_t **calls);
+
+/* Give the model's subs the times of the tree (a view): each sub's excl,
+ * incl (in seconds, by the tree's ticks_per_sec, or tps when it has
+ * none) and calls become those of its name in the tree, 0 for a sub not
+ * in it (hidden or left out); sibling string evals normalised to one name
+ * share its totals with the first of them.  Call sites are left as they
+ * are.  NYTP_OK or NYTP_E_NOMEM. */
+int nytp_view_apply_model(const nytp_view *v, nytp_profile *p, const nytp_calltree *t, double tps);
+
+/* Line and file views: what the "file:" patterns make of a file. */
+enum nytp_view_file_verdict {
+    NYTP_VIEW_SHOWN,        /* shown */
+    NYTP_VIEW_LEFT_OUT,     /* outside a file focus, or file-ignored: not shown, not in the total shown */
+    NYTP_VIEW_HIDDEN        /* file-hidden: not shown, its time stays in the totals */
+};
+enum nytp_view_file_verdict nytp_view_file(const nytp_view *v, const char *name);
+
+#endif

@@ -1,0 +1,458 @@
+/* view.c — focus, ignore, hide and recursion folding over a call tree
+ * (see nytp/view.h). */
+#include <regex.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kmap.h"
+#include "nytp/view.h"
+
+typedef struct pattern {
+    char *text;             /* as given */
+    bool by_file;
+    regex_t re;
+} pattern;
+
+/* What the patterns make of a name, found once per name id. */
+enum {
+    M_KNOWN = 1,
+    M_FOCUS = 2,
+    M_IGNORE = 4,
+    M_HIDE = 8
+};
+
+struct nytp_view {
+    pattern *pats[NYTP_VIEW_N_OPS];
+    uint32_t n[NYTP_VIEW_N_OPS], cap[NYTP_VIEW_N_OPS];
+    bool by_file;
+    uint32_t max_recursion;
+    nytp_view_sub_file_fn sub_file;
+    void *sub_file_ctx;
+    nytp_view_stats stats;
+};
+
+int nytp_view_new(nytp_view **v, nytp_error *err)
+{
+    *v = calloc(1, sizeof **v);
+    return *v ? NYTP_OK : nytp_error_set(err, NYTP_E_NOMEM, "out of memory");
+}
+
+void nytp_view_free(nytp_view *v)
+{
+    if (!v)
+        return;
+    for (int op = 0; op < NYTP_VIEW_N_OPS; op++) {
+        for (uint32_t i = 0; i < v->n[op]; i++) {
+            regfree(&v->pats[op][i].re);
+            free(v->pats[op][i].text);
+        }
+        free(v->pats[op]);
+    }
+    free(v);
+}
+
+int nytp_view_add(nytp_view *v, enum nytp_view_op op, const char *text, nytp_error *err)
+{
+    if (op < 0 || op >= NYTP_VIEW_N_OPS)
+        return nytp_error_set(err, NYTP_E_USAGE, "no such view operation");
+    if (!kmap_grow_array((void **)&v->pats[op], v->n[op], &v->cap[op], sizeof *v->pats[op]))
+        return nytp_error_set(err, NYTP_E_NOMEM, "out of memory");
+    pattern *p = &v->pats[op][v->n[op]];
+    p->by_file = strncmp(text, "file:", 5) == 0;
+    const char *re = p->by_file ? text + 5 : text;
+    int rc = regcomp(&p->re, re, REG_EXTENDED | REG_NOSUB);
+    if (rc) {
+        char why[160];
+        regerror(rc, &p->re, why, sizeof why);
+        return nytp_error_set(err, NYTP_E_USAGE, "'%s': %s", re, why);
+    }
+    if (!(p->text = strdup(text))) {
+        regfree(&p->re);
+        return nytp_error_set(err, NYTP_E_NOMEM, "out of memory");
+    }
+    v->by_file |= p->by_file;
+    v->n[op]++;
+    return NYTP_OK;
+}
+
+void nytp_view_set_max_recursion(nytp_view *v, uint32_t limit)
+{
+    v->max_recursion = limit;
+}
+
+void nytp_view_set_sub_files(nytp_view *v, nytp_view_sub_file_fn fn, void *ctx)
+{
+    v->sub_file = fn;
+    v->sub_file_ctx = ctx;
+}
+
+bool nytp_view_active(const nytp_view *v, enum nytp_view_op op)
+{
+    if (!v)
+        return false;
+    if (op >= 0 && op < NYTP_VIEW_N_OPS)
+        return v->n[op] > 0;
+    return v->n[NYTP_VIEW_FOCUS] || v->n[NYTP_VIEW_IGNORE] || v->n[NYTP_VIEW_HIDE];
+}
+
+bool nytp_view_has_file_patterns(const nytp_view *v)
+{
+    return v && v->by_file;
+}
+
+size_t nytp_view_count(const nytp_view *v, enum nytp_view_op op)
+{
+    return v && op >= 0 && op < NYTP_VIEW_N_OPS ? v->n[op] : 0;
+}
+
+const char *nytp_view_pattern(const nytp_view *v, enum nytp_view_op op, size_t i)
+{
+    return i < nytp_view_count(v, op) ? v->pats[op][i].text : NULL;
+}
+
+void nytp_view_get_stats(const nytp_view *v, nytp_view_stats *s)
+{
+    *s = v->stats;
+}
+
+/* Whether any pattern of op matches the name (or, for "file:" ones, the
+ * file, which may be NULL). */
+static bool any_match(const nytp_view *v, int op, const char *name, const char *file)
+{
+    for (uint32_t i = 0; i < v->n[op]; i++) {
+        const pattern *p = &v->pats[op][i];
+        const char *s = p->by_file ? file : name;
+        if (s && regexec(&p->re, s, 0, NULL, 0) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* ---- filtering the tree -------------------------------------------------- */
+
+typedef struct apply_ctx {
+    nytp_view *v;
+    const nytp_calltree *src;
+    nytp_calltree *dst;
+    uint8_t *marks;         /* by source name id */
+    uint32_t n_marks;
+    char *buf;              /* a name, NUL-terminated */
+    size_t cap_buf;
+    /* by depth (1-based) along the path being visited */
+    uint8_t *in_focus, *in_ignore;
+    uint32_t *kept;         /* frames of the new path down to this depth */
+    nytp_str *path;         /* the new path */
+    uint32_t cap_depth;
+    int status;
+} apply_ctx;
+
+static uint8_t marks_of(apply_ctx *A, uint32_t id)
+{
+    if (id < A->n_marks && A->marks[id] & M_KNOWN)
+        return A->marks[id];
+    nytp_str s = nytp_calltree_name(A->src, id);
+    if ((size_t)s.len + 1 > A->cap_buf) {
+        size_t cap = (size_t)s.len + 64;
+        char *b = realloc(A->buf, cap);
+        if (!b) {
+            A->status = NYTP_E_NOMEM;
+            return M_KNOWN;
+        }
+        A->buf = b;
+        A->cap_buf = cap;
+    }
+    memcpy(A->buf, s.ptr, s.len);
+    A->buf[s.len] = 0;
+    const char *file = NULL;
+    if (A->v->by_file && A->v->sub_file) {
+        /* a frame folded from recursion is its sub's */
+        size_t base = nytp_calltree_unfolded_len(A->buf, s.len);
+        file = A->v->sub_file(A->v->sub_file_ctx, A->buf, (uint32_t)base);
+    }
+    uint8_t m = M_KNOWN;
+    if (any_match(A->v, NYTP_VIEW_FOCUS, A->buf, file))
+        m |= M_FOCUS;
+    if (any_match(A->v, NYTP_VIEW_IGNORE, A->buf, file))
+        m |= M_IGNORE;
+    if (any_match(A->v, NYTP_VIEW_HIDE, A->buf, file))
+        m |= M_HIDE;
+    if (id >= A->n_marks) {
+        uint32_t n = A->n_marks ? A->n_marks : 256;
+        while (n <= id)
+            n *= 2;
+        uint8_t *nm = realloc(A->marks, n);
+        if (!nm) {
+            A->status = NYTP_E_NOMEM;
+            return m;
+        }
+        memset(nm + A->n_marks, 0, n - A->n_marks);
+        A->marks = nm;
+        A->n_marks = n;
+    }
+    A->marks[id] = m;
+    if (m & M_HIDE)
+        A->v->stats.hidden_subs++;
+    return m;
+}
+
+static bool depth_room(apply_ctx *A, uint32_t depth)
+{
+    if (depth + 1 <= A->cap_depth)
+        return true;
+    uint32_t cap = A->cap_depth ? A->cap_depth : 64;
+    while (cap < depth + 1)
+        cap *= 2;
+    uint8_t *f = realloc(A->in_focus, cap), *g = f ? realloc(A->in_ignore, cap) : NULL;
+    if (f)
+        A->in_focus = f;
+    if (g)
+        A->in_ignore = g;
+    uint32_t *k = g ? realloc(A->kept, cap * sizeof *k) : NULL;
+    if (k)
+        A->kept = k;
+    nytp_str *p = k ? realloc(A->path, cap * sizeof *p) : NULL;
+    if (!p)
+        return false;
+    A->path = p;
+    A->cap_depth = cap;
+    return true;
+}
+
+static int on_node(void *ctx, const nytp_calltree_visit *n)
+{
+    apply_ctx *A = ctx;
+    nytp_view *v = A->v;
+    uint32_t d = n->depth;
+    if (!depth_room(A, d))
+        return A->status = NYTP_E_NOMEM;
+    if (d == 1) {
+        A->in_focus[0] = 0;
+        A->in_ignore[0] = 0;
+        A->kept[0] = 0;
+    }
+    uint8_t m = marks_of(A, n->path_ids[d - 1]);
+    if (A->status)
+        return A->status;
+    A->in_focus[d] = A->in_focus[d - 1] || (m & M_FOCUS);
+    A->in_ignore[d] = A->in_ignore[d - 1] || (m & M_IGNORE);
+    uint32_t k = A->kept[d - 1];
+    if (!(m & M_HIDE))
+        A->path[k++] = n->path[d - 1];
+    A->kept[d] = k;
+    if (v->n[NYTP_VIEW_FOCUS] && !A->in_focus[d]) {
+        v->stats.unfocused += n->excl;
+        return 0;
+    }
+    if (A->in_ignore[d]) {
+        v->stats.ignored += n->excl;
+        return 0;
+    }
+    int st;
+    if (m & M_HIDE) {
+        v->stats.hidden += n->excl;
+        if (k) {
+            st = nytp_calltree_add_path(A->dst, A->path, k, n->excl, 0, 0);
+        } else {
+            nytp_str main = {NYTP_VIEW_MAIN, (uint32_t)strlen(NYTP_VIEW_MAIN), false};
+            st = nytp_calltree_add_path(A->dst, &main, 1, n->excl, 0, 0);
+        }
+    } else {
+        st = nytp_calltree_add_path(A->dst, A->path, k, n->excl, n->incl, n->calls);
+    }
+    return st < 0 ? (A->status = st) : 0;
+}
+
+int nytp_view_apply(nytp_view *v, nytp_calltree **t, nytp_error *err)
+{
+    memset(&v->stats, 0, sizeof v->stats);
+    v->stats.total = nytp_calltree_total_excl(*t);
+    if (!nytp_view_active(v, NYTP_VIEW_N_OPS)) {
+        v->stats.shown = v->stats.total;
+        int64_t f = nytp_calltree_fold_recursion(*t, v->max_recursion);
+        if (f < 0)
+            return nytp_error_set(err, NYTP_E_NOMEM, "out of memory folding deep recursion");
+        v->stats.folded = f;
+        return NYTP_OK;
+    }
+    apply_ctx A = {0};
+    A.v = v;
+    A.src = *t;
+    if (nytp_calltree_new(&A.dst, err) < 0)
+        return NYTP_E_NOMEM;
+    int st = nytp_calltree_walk(*t, 0, on_node, &A);
+    if (st == 0)
+        st = A.status;
+    free(A.marks);
+    free(A.buf);
+    free(A.in_focus);
+    free(A.in_ignore);
+    free(A.kept);
+    free(A.path);
+    int64_t f = st == 0 ? nytp_calltree_fold_recursion(A.dst, v->max_recursion) : 0;
+    if (st != 0 || f < 0) {
+        nytp_calltree_free(A.dst);
+        return nytp_error_set(err, NYTP_E_NOMEM, "out of memory filtering the call tree");
+    }
+    v->stats.folded = f;
+    v->stats.shown = nytp_calltree_total_excl(A.dst);
+    /* what the tree knew of its inputs goes with it */
+    nytp_calltree_copy_attrs(A.dst, *t);
+    nytp_calltree_free(*t);
+    *t = A.dst;
+    return NYTP_OK;
+}
+
+/* ---- per-sub totals ------------------------------------------------------ */
+
+typedef struct totals_ctx {
+    double *excl, *incl;
+    uint64_t *calls;
+    uint64_t *stamp;        /* by name id: the last node that counted it */
+    uint64_t node;
+    uint32_t n;
+} totals_ctx;
+
+static int on_total(void *ctx, const nytp_calltree_visit *n)
+{
+    totals_ctx *T = ctx;
+    uint32_t id = n->path_ids[n->depth - 1];
+    if (id >= T->n)
+        return 0;
+    T->node++;
+    T->excl[id] += n->excl;
+    T->calls[id] += n->calls;
+    for (uint32_t i = 0; i < n->depth; i++) {
+        uint32_t a = n->path_ids[i];
+        if (a < T->n && T->stamp[a] != T->node) {
+            T->stamp[a] = T->node;
+            T->incl[a] += n->excl;
+        }
+    }
+    return 0;
+}
+
+int nytp_view_sub_totals(const nytp_calltree *t, double **excl, double **incl, uint64_t **calls)
+{
+    nytp_calltree_stats s;
+    nytp_calltree_get_stats(t, &s);
+    size_t n = s.names ? s.names : 1;
+    totals_ctx T = {calloc(n, sizeof *T.excl), calloc(n, sizeof *T.incl), calloc(n, sizeof *T.calls),
+                    calloc(n, sizeof *T.stamp), 0, (uint32_t)s.names};
+    int st = T.excl && T.incl && T.calls && T.stamp ? nytp_calltree_walk(t, 0, on_total, &T)
+                                                    : NYTP_E_NOMEM;
+    free(T.stamp);
+    if (st) {
+        free(T.excl);
+        free(T.incl);
+        free(T.calls);
+        *excl = *incl = NULL;
+        *calls = NULL;
+        return NYTP_E_NOMEM;
+    }
+    *excl = T.excl;
+    *incl = T.incl;
+    *calls = T.calls;
+    return NYTP_OK;
+}
+
+static uint64_t hash_name(const char *s, size_t len)
+{
+    uint64_t h = 14695981039346656037ull;
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+    return kmap_mix64(h);
+}
+
+int nytp_view_apply_model(const nytp_view *v, nytp_profile *p, const nytp_calltree *t, double tps)
+{
+    (void)v;
+    double *excl, *incl;
+    uint64_t *calls;
+    if (nytp_view_sub_totals(t, &excl, &incl, &calls) < 0)
+        return NYTP_E_NOMEM;
+    nytp_calltree_stats s;
+    nytp_calltree_get_stats(t, &s);
+    double ttps = nytp_calltree_ticks_per_sec(t);
+    double scale = ttps > 0 ? 1 / ttps : tps > 0 ? 1 / tps : 1;
+    kmap names = {0};
+    bool *used = calloc(s.names ? s.names : 1, sizeof *used);
+    char *buf = NULL;
+    size_t cap = 0;
+    int st = used ? NYTP_OK : NYTP_E_NOMEM;
+    for (uint32_t id = 0; st == NYTP_OK && id < s.names; id++) {
+        nytp_str n = nytp_calltree_name(t, id);
+        if (!kmap_put(&names, hash_name(n.ptr, n.len), n.len, id))
+            st = NYTP_E_NOMEM;
+    }
+    for (uint32_t i = 0; st == NYTP_OK && i < p->n_subs; i++) {
+        nytp_sub *sub = &p->subs[i];
+        const char *name = nytp_profile_str(p, sub->name);
+        uint32_t len = nytp_profile_strlen(p, sub->name);
+        if ((size_t)len + 1 > cap) {
+            cap = (size_t)len + 64;
+            char *b = realloc(buf, cap);
+            if (!b) {
+                st = NYTP_E_NOMEM;
+                break;
+            }
+            buf = b;
+        }
+        size_t nl = nytp_calltree_normalise(name, len, buf);
+        uint32_t id = kmap_get(&names, hash_name(buf, nl), nl);
+        if (id != KMAP_NONE) {
+            nytp_str tn = nytp_calltree_name(t, id);
+            if (tn.len != nl || memcmp(tn.ptr, buf, nl) != 0 || used[id])
+                id = KMAP_NONE;
+        }
+        if (id == KMAP_NONE) {
+            sub->excl = sub->incl = sub->reci = 0;
+            sub->calls = 0;
+            continue;
+        }
+        used[id] = true;
+        sub->excl = excl[id] * scale;
+        sub->incl = incl[id] * scale;
+        sub->reci = 0;
+        sub->calls = calls[id];
+    }
+    kmap_free(&names);
+    free(used);
+    free(buf);
+    free(excl);
+    free(incl);
+    free(calls);
+    return st;
+}
+
+/* ---- line and file views ------------------------------------------------- */
+
+/* Only the "file:" patterns apply to a file: a sub pattern says nothing
+ * of which file a line is in. */
+static bool any_file_match(const nytp_view *v, int op, const char *name)
+{
+    for (uint32_t i = 0; i < v->n[op]; i++)
+        if (v->pats[op][i].by_file && regexec(&v->pats[op][i].re, name, 0, NULL, 0) == 0)
+            return true;
+    return false;
+}
+
+static bool has_file_pattern(const nytp_view *v, int op)
+{
+    for (uint32_t i = 0; i < v->n[op]; i++)
+        if (v->pats[op][i].by_file)
+            return true;
+    return false;
+}
+
+enum nytp_view_file_verdict nytp_view_file(const nytp_view *v, const char *name)
+{
+    if (!v || !v->by_file)
+        return NYTP_VIEW_SHOWN;
+    if (has_file_pattern(v, NYTP_VIEW_FOCUS) && !any_file_match(v, NYTP_VIEW_FOCUS, name))
+        return NYTP_VIEW_LEFT_OUT;
+    if (any_file_match(v, NYTP_VIEW_IGNORE, name))
+        return NYTP_VIEW_LEFT_OUT;
+    if (any_file_match(v, NYTP_VIEW_HIDE, name))
+        return NYTP_VIEW_HIDDEN;
+    return NYTP_VIEW_SHOWN;
+}

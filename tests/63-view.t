@@ -1,0 +1,404 @@
+#!/usr/bin/perl
+# --focus, --ignore and --hide (issue 39) on real profiles: perltidy
+# formatting a small file and a Moose program (tests/programs/moose-sqlite.pl),
+# through every report that takes them: calls, flame (collapsed and SVG),
+# top, pprof (read by go tool pprof) and speedscope (read by speedscope).
+# The expected values are computed here from the unfiltered call paths of
+# 'nytp calls' (pprof's rules: focus keeps the stacks through a match,
+# ignore drops them, hide takes the frames out and gives their exclusive
+# time to the nearest caller left, main::RUNTIME when none), then compared
+# with what each filtered report says: the subs' exclusive and inclusive
+# times, the total (unchanged by hide) and the share shown in the first
+# line.  The reports that do not take the options refuse them (exit 2).
+use strict;
+use warnings;
+use Test::More;
+use FindBin;
+use lib "$FindBin::Bin/lib";
+use NytpTest;
+use JSON::PP;
+
+my $nytp = nytp();
+my $dir = scratch_dir();
+
+need(-x '/usr/bin/perltidy', 'perltidy is not installed (make deps)');
+need(!system($^X, '-MMoose', '-MDBD::SQLite', '-e1'), 'Moose or DBD::SQLite is not installed (make deps)');
+need(!system($^X, '-MDevel::NYTProf::Core', '-e1'), 'Devel::NYTProf is not installed (make deps)');
+# JSON::PP takes seconds over the larger files; a faster decoder when one
+# is installed
+my $json = eval { require Cpanel::JSON::XS; Cpanel::JSON::XS->new->utf8 } // JSON::PP->new->utf8;
+my $go = (grep { -x } map { "$_/go" } split /:/, $ENV{PATH})[0];
+
+# ---- the profiles ----------------------------------------------------------
+
+# perltidy on a few hundred lines of its own tokenizer (about a second)
+my $src = "$dir/small.pm";
+{
+    open my $in, '<', '/usr/share/perl5/Perl/Tidy/Tokenizer.pm' or die "Tokenizer.pm: $!";
+    open my $out, '>', $src or die;
+    while (<$in>) { last if $. > 120; print $out $_ }
+    close $out;
+}
+my $tidy = "$dir/tidy.out";
+{
+    local $ENV{NYTPROF} = "file=$tidy";
+    my ($st, undef, $err) = run_cmd([$^X, '-d:NYTProf', '/usr/bin/perltidy', '-npro', '-st', '-se', $src]);
+    die "perltidy profile: $err" unless -s $tidy;
+}
+my $moose = fresh_profile('moose', repo() . '/tests/programs/moose-sqlite.pl');
+
+# ---- helpers ----------------------------------------------------------------
+
+sub unescape_frame { my $f = shift; $f =~ s/%([0-9A-F]{2})/chr hex $1/ge; return $f }
+
+sub ticks_per_sec {
+    my $file = shift;
+    my (undef, $out) = run_cmd([$nytp, 'dump', '--data', $file]);
+    return $out =~ /^attribute\tticks_per_sec\t(\d+)$/m ? $1 : die "no ticks_per_sec in $file";
+}
+
+# [[frames], ticks] of 'nytp calls' with @opts, and its '# ' line
+sub paths_of {
+    my ($file, @opts) = @_;
+    my ($st, $out, $err) = run_cmd([$nytp, 'calls', @opts, $file]);
+    die "nytp calls @opts: $st $err" if $st;
+    my ($head, @p) = ('');
+    for (split /\n/, $out) {
+        if (/^# (.*)/) { $head = $1; next }
+        my ($path, $v) = /^(.*) (\d+)$/ or die "bad line $_";
+        push @p, [[map { unescape_frame($_) } split /;/, $path], $v];
+    }
+    return (\@p, $head, $out);
+}
+
+# What the view of the unfiltered paths should be: per leaf sub its
+# exclusive ticks, per sub on a path its inclusive ticks (once per path).
+sub expect {
+    my ($paths, $op, $re) = @_;
+    my (%excl, %incl, $total, $shown);
+    for my $p (@$paths) {
+        my ($frames, $v) = @$p;
+        $total += $v;
+        my @f = @$frames;
+        next if $op eq 'focus' && !grep { /$re/ } @f;
+        next if $op eq 'ignore' && grep { /$re/ } @f;
+        if ($op eq 'hide') {
+            @f = grep { !/$re/ } @f;
+            @f = ('main::RUNTIME') unless @f;
+        }
+        $shown += $v;
+        $excl{$f[-1]} += $v;
+        my %seen;
+        $incl{$_} += $v for grep { !$seen{$_}++ } @f;
+    }
+    return {excl => \%excl, incl => \%incl, total => $total, shown => $shown // 0};
+}
+
+# nytp top --json without its lines table (thousands of rows JSON::PP
+# takes seconds to decode, and these checks do not read)
+sub top_json {
+    my ($js) = @_;
+    $js =~ s/"lines":\[\{.*?\}\],"files":\[/"lines":[],"files":[/s;
+    return $json->decode($js);
+}
+
+sub unhtml {
+    my $t = shift;
+    $t =~ s/&lt;/</g;
+    $t =~ s/&gt;/>/g;
+    $t =~ s/&quot;/"/g;
+    $t =~ s/&#39;/'/g;
+    $t =~ s/&amp;/&/g;
+    return $t;
+}
+
+sub leaf_sums {
+    my ($paths) = @_;
+    my %s;
+    $s{$_->[0][-1]} += $_->[1] for @$paths;
+    return \%s;
+}
+
+# per-sub values a and b (ticks) agree within tol; every sub of b is in a
+sub same_subs {
+    my ($got, $want, $tol, $label) = @_;
+    my @bad;
+    for my $k (sort keys %$want) {
+        next if abs($want->{$k}) <= $tol && !exists $got->{$k};
+        push @bad, sprintf('%s: got %.0f want %.0f', $k, $got->{$k} // 0, $want->{$k})
+            if abs(($got->{$k} // 0) - $want->{$k}) > $tol;
+    }
+    for my $k (sort keys %$got) {
+        push @bad, sprintf('%s: got %.0f, not expected', $k, $got->{$k})
+            if !exists $want->{$k} && abs($got->{$k}) > $tol;
+    }
+    ok !@bad, $label or diag join "\n", @bad[0 .. ($#bad < 9 ? $#bad : 9)];
+}
+
+sub share_ok {
+    my ($line, $op, $re, $e, $label) = @_;
+    like $line, qr/^\Q$op '$re'\E: /, "$label: says what the view is";
+    my ($pct) = $line =~ /: ([\d.]+)% of /;
+    ok defined $pct && abs($pct - 100 * $e->{shown} / $e->{total}) <= 0.051,
+        "$label: says the share shown" or diag "$line; want " . 100 * $e->{shown} / $e->{total};
+}
+
+# ---- every report, both profiles ---------------------------------------------
+
+my %views = (
+    $moose => [['hide', '^(Moose|Class::MOP)::'], ['focus', '^Inventory::add$'], ['ignore', '^Inventory::add$']],
+    $tidy => [['hide', '^Perl::Tidy::Tokenizer::'], ['focus', '^Perl::Tidy::Formatter::'],
+              ['ignore', '^Perl::Tidy::Formatter::']],
+);
+
+for my $file ($moose, $tidy) {
+    my $name = $file eq $moose ? 'moose' : 'perltidy';
+    my $tps = ticks_per_sec($file);
+    my ($all) = paths_of($file);
+    for my $v (@{$views{$file}}) {
+        my ($op, $re) = @$v;
+        my $label = "$name --$op='$re'";
+        my $e = expect($all, $op, $re);
+        my $tol = 1e-4 * $e->{total} + 2;
+        ok $e->{shown} > 0 && $e->{shown} <= $e->{total}, "$label: the view has something to show";
+        ok $e->{shown} < $e->{total}, "$label: and leaves something out" if $op ne 'hide';
+
+        # calls
+        my ($got, $head, $cl) = paths_of($file, "--$op=$re");
+        share_ok($head, $op, $re, $e, "$label calls");
+        same_subs(leaf_sums($got), $e->{excl}, $tol, "$label calls: exclusive ticks per sub");
+        my $sum = 0;
+        $sum += $_->[1] for @$got;
+        ok abs($sum - $e->{shown}) <= $tol, "$label calls: the total shown" or diag "$sum vs $e->{shown}";
+        if ($op eq 'hide') {
+            ok !(grep { grep { /$re/ } @{$_->[0]} } @$got), "$label calls: no hidden sub left";
+            ok abs($sum - $e->{total}) <= $tol, "$label calls: the total is unchanged";
+        }
+        if ($op eq 'focus') {
+            ok !(grep { !grep { /$re/ } @{$_->[0]} } @$got), "$label calls: every stack goes through it";
+        }
+
+        # flame: the same collapsed lines; the SVG says what was left out
+        my ($st, $fl) = run_cmd([$nytp, 'flame', "--$op=$re", $file]);
+        is $fl, $cl, "$label flame: the collapsed lines of calls";
+        my ($st3, $svg) = run_cmd([$nytp, 'flame', '--svg', "--$op=$re", $file]);
+        is $st3, 0, "$label flame --svg: exit 0";
+        like $svg, qr/\Q$op\E (?:'|&#39;)/, "$label flame --svg: the subtitle says what was left out";
+
+        # top --json: subs' times, and the view line
+        my ($st4, $js, $err4) = run_cmd([$nytp, 'top', '--json', '-n', '0', "--$op=$re", $file]);
+        is $st4, 0, "$label top: exit 0" or diag $err4;
+        my $t = top_json($js);
+        share_ok($t->{view}, $op, $re, $e, "$label top");
+        my (%te, %ti);
+        for my $s (@{$t->{subs}}) {
+            (my $n = $s->{name}) =~ s/\(eval \d+\)/(eval 0)/g;
+            $te{$n} += $s->{excl} * $tps;
+            $ti{$n} += $s->{incl} * $tps if $s->{excl} || $s->{incl};
+        }
+        same_subs(\%te, $e->{excl}, $tol, "$label top: exclusive time per sub");
+        same_subs(\%ti, $e->{incl}, $tol, "$label top: inclusive time per sub (every stack through it)");
+        ok abs($t->{totals}{sub_excl} * $tps - $e->{shown}) <= $tol, "$label top: time in subs is the share shown";
+
+        # pprof, read by go tool pprof (a second and a half a run: every view
+        # of the Moose program, perltidy's hide)
+        SKIP: if ($file eq $moose || $op eq 'hide') {
+            skip 'go is not installed (make deps)', 3 unless $go;
+            local $ENV{HOME} = $dir;
+            local $ENV{GOCACHE} = "$dir/gocache";
+            local $ENV{GOPATH} = "$dir/gopath";
+            local $ENV{GOTOOLCHAIN} = 'local';
+            local $ENV{GOPROXY} = 'off';
+            local $ENV{GOFLAGS} = '';
+            local $ENV{PPROF_TMPDIR} = $dir;
+            my $pb = "$dir/v.pb.gz";
+            my ($s5, undef, $e5) = run_cmd([$nytp, 'pprof', "--$op=$re", '-o', $pb, $file]);
+            is $s5, 0, "$label pprof: exit 0" or diag $e5;
+            my ($s6, $top) = run_cmd([$go, 'tool', 'pprof', '-top', '-nodecount=100000', '-nodefraction=0', '-edgefraction=0', '-unit=ns', $pb]);
+            my %flat;
+            for (split /\n/, $top) {
+                $flat{$2} += $1 / 1e9 * $tps if /^\s*(\d+)ns\s+\S+\s+\S+\s+\d+ns\s+\S+\s+(.*)$/;
+            }
+            same_subs(\%flat, $e->{excl}, $tol + 1e-3 * $tps, "$label pprof: go tool pprof's flat time per sub");
+            my ($head) = $top =~ /^(\Q$op '\E.*)$/m; # the comment, in -top's header
+            share_ok($head // '', $op, $re, $e, "$label pprof comment");
+        }
+
+        # html: the index says it; subs.html has the view's times (data-v:
+        # seconds), the flame graph the stacks left
+        my $h = "$dir/html";
+        my ($s9, undef, $e9) = run_cmd([$nytp, 'html', "--$op=$re", '-o', $h, $file]);
+        is $s9, 0, "$label html: exit 0" or diag $e9;
+        my $index = slurp_file("$h/index.html") // '';
+        my ($hv) = $index =~ m{<dt>View<dd>([^<]*)};
+        share_ok(unhtml($hv // ''), $op, $re, $e, "$label html index");
+        my (%he, %hi);
+        my $subs = slurp_file("$h/subs.html") // '';
+        for my $row (split /<tr id=S\d+>/, $subs) {
+            # a shortened name has the whole one in a title
+            my ($x, $i, $full, $n) =
+                $row =~ m{^.*?data-v=([^ >]+)>[^<]*<td data-v=([^ >]+)>.*?<td class=name><a[^>]*>(?:<span title="([^"]*)">)?([^<]+)}
+                or next;
+            ($n = unhtml($full // $n)) =~ s/\(eval \d+\)/(eval 0)/g;
+            $he{$n} += $x * $tps;
+            $hi{$n} += $i * $tps if $x || $i;
+        }
+        same_subs(\%he, $e->{excl}, $tol, "$label html subs.html: exclusive time per sub");
+        same_subs(\%hi, $e->{incl}, $tol, "$label html subs.html: inclusive time per sub");
+        my $hflame = slurp_file("$h/flame.svg") // '';
+        my @titles = map { unhtml($_) } $hflame =~ m{<title>([^<]*)}g;
+        if ($op eq 'hide') {
+            ok @titles > 1 && !(grep { /$re/ } @titles), "$label html flame graph: no hidden frame";
+        }
+
+        # diff of the profile with itself: both sides the view's times;
+        # --svg says the view and draws the stacks left
+        if ($file eq $moose) {
+            my ($sd, $dj, $ed) = run_cmd([$nytp, 'diff', '--json', '-n', '0', "--$op=$re", $file, $file]);
+            is $sd, 0, "$label diff: exit 0" or diag $ed;
+            my $d = top_json($dj);
+            like $d->{view}, qr/^BASE: \Q$op '$re'\E: .*; NEW: \Q$op '$re'\E: /, "$label diff: says the view of each side";
+            my (%de, %di);
+            for my $r (@{$d->{subs}}) {
+                (my $n = $r->{name}) =~ s/\(eval \d+\)/(eval 0)/g;
+                $de{$n} += ($r->{base}{excl} // 0) * $tps;
+                $di{$n} += ($r->{new}{incl} // 0) * $tps if $r->{new}{excl} || $r->{new}{incl};
+            }
+            same_subs(\%de, $e->{excl}, $tol, "$label diff: BASE's exclusive time per sub");
+            same_subs(\%di, $e->{incl}, $tol, "$label diff: NEW's inclusive time per sub");
+            my ($sv, $dsvg) = run_cmd([$nytp, 'diff', '--svg', "--$op=$re", $file, $file]);
+            like $dsvg, qr/BASE: \Q$op\E (?:'|&#39;)/, "$label diff --svg: the subtitle says the view";
+            my @dt = map { unhtml($_) } $dsvg =~ m{<title>([^<]*)}g;
+            ok @dt > 1 && !(grep { /$re/ } @dt), "$label diff --svg: no hidden frame" if $op eq 'hide';
+        }
+
+        # speedscope: one sampled profile of the paths left
+        my $ss = "$dir/v.json";
+        my ($s8, undef, $e8) = run_cmd([$nytp, 'speedscope', "--$op=$re", '-o', $ss, $file]);
+        is $s8, 0, "$label speedscope: exit 0" or diag $e8;
+        my $sj = $json->decode(slurp_file($ss));
+        my $prof = $sj->{profiles}[0];
+        is scalar @{$sj->{profiles}}, 1, "$label speedscope: one profile";
+        my ($ssline) = $prof->{name} =~ /\x{2014} (.*)/;
+        share_ok($ssline // '', $op, $re, $e, "$label speedscope name");
+        my %self;
+        for my $i (0 .. $#{$prof->{samples}}) {
+            my $leaf = $sj->{shared}{frames}[$prof->{samples}[$i][-1]]{name};
+            $self{$leaf} += $prof->{weights}[$i] / 1e9 * $tps;
+        }
+        same_subs(\%self, $e->{excl}, $tol, "$label speedscope: self time per frame");
+    }
+}
+
+# speedscope itself opens a filtered file (schema and the viewer)
+SKIP: {
+    my $node = (grep { -x } map { "$_/node" } split /:/, $ENV{PATH})[0];
+    my $modules = repo() . '/tests/node_modules';
+    skip 'node, chromium or the npm test packages are missing (make deps)', 2
+        unless $node && -x '/usr/bin/chromium' && -d "$modules/playwright-core";
+    my $ss = "$dir/hide.json";
+    run_cmd([$nytp, 'speedscope', '--hide=^(Moose|Class::MOP)::', '-o', $ss, $moose]);
+    my ($st, $out, $err) = run_cmd(['timeout', '180', $node, "$FindBin::Bin/lib/speedscope-check.js", $ss, $dir]);
+    my $r = eval { decode_json($out) } // {};
+    is_deeply $r->{schemaErrors}, [], 'speedscope: the filtered file validates' or diag "$out $err";
+    is_deeply [@{$r->{consoleErrors} // ['?']}, @{$r->{pageErrors} // []}], [],
+        'speedscope: opens it without errors';
+}
+
+# ---- the same layer: file: patterns, recursion folding, bad expressions -------
+
+{
+    # file: by the subs' files: the Moose program's own subs are in the script
+    my ($st, $js) = run_cmd([$nytp, 'top', '--json', '-n', '0', '--focus=file:moose-sqlite\.pl$', $moose]);
+    my $t = top_json($js);
+    like $t->{view}, qr/^focus 'file:moose-sqlite\\\.pl\$': /, 'top --focus=file:RE: says so';
+    my ($all) = paths_of($moose);
+    my (undef, $json_all) = run_cmd([$nytp, 'top', '--json', '-n', '0', $moose]);
+    my %file_of = map { ($_->{name} => $_->{file}) } @{top_json($json_all)->{subs}};
+    my $e = expect([map { [[map { ($file_of{$_} // '') =~ /moose-sqlite\.pl$/ ? 'F' : $_ } @{$_->[0]}], $_->[1]] } @$all],
+                   'focus', '^F$');
+    my $tps = ticks_per_sec($moose);
+    ok abs($t->{totals}{sub_excl} * $tps - $e->{shown}) <= 1e-4 * $e->{total} + 2,
+        'top --focus=file:RE: the stacks through a sub of that file';
+    # lines and files: a hidden file's statements stay in the total, those
+    # outside a file focus leave it (the files table of the unfiltered
+    # report says how much each file had)
+    my $files_all = top_json($json_all)->{files};
+    my $in_pl = 0;
+    $in_pl += $_->{time} for grep { $_->{file} =~ /\.pl$/ } @$files_all;
+    my $stmts = top_json($json_all)->{totals}{statements};
+    my (undef, $jh) = run_cmd([$nytp, 'top', '--json', '-n', '0', '--hide=file:\.pm$', $moose]);
+    my (undef, $jf) = run_cmd([$nytp, 'top', '--json', '-n', '0', '--focus=file:\.pl$', $moose]);
+    ok abs(top_json($jh)->{totals}{statements} - $stmts) < 1e-9, 'top --hide=file:RE: the statement total stays';
+    ok abs(top_json($jf)->{totals}{statements} - $in_pl) < 1e-9, 'top --focus=file:RE: the statements of those files';
+    ok !(grep { $_->{file} !~ /\.pl$/ } @{top_json($jf)->{files}}), '... and only those files';
+    like top_json($jf)->{view}, qr/statements left out: /, '... saying so';
+    my ($ls_st, $lines) = run_cmd([$nytp, 'top', '--lines', '-n', '0', '--hide=file:\.pm$', $moose]);
+    unlike $lines, qr/\.pm:\d+ /, 'top --hide=file:RE: no line of a hidden file';
+    like $lines, qr/moose-sqlite\.pl:\d+ /, '... the others stay';
+    # csv: a line view, only file: patterns; the files left out are not written
+    my $cd = "$dir/csv";
+    my ($csst, undef, $cserr) = run_cmd([$nytp, 'csv', '-o', $cd, '--focus=file:moose-sqlite\.pl$', $moose]);
+    is $csst, 0, 'csv --focus=file:RE: exit 0' or diag $cserr;
+    my @csv = glob "$cd/*.csv";
+    ok @csv && !(grep { !/moose-sqlite-pl-\d+-line\.csv$/ } @csv), 'csv --focus=file:RE: only that file written'
+        or diag "@csv";
+    my ($vl) = (slurp_file($csv[0] // '') // '') =~ /^# View: (.*)$/m;
+    my ($pct) = ($vl // '') =~ /; ([\d.]+)% of /;
+    ok defined $pct && abs($pct - 100 * $in_pl / $stmts) <= 0.051, "csv: '# View:' says the share of the statement time"
+        or diag $vl;
+    my ($c2) = run_cmd([$nytp, 'csv', '-o', "$dir/csv2", '--hide=^Moose::', $moose]);
+    is $c2, 2, 'csv --hide=RE (not file:): exit 2, lines have no call stacks';
+    my ($cst, undef, $cerr) = run_cmd([$nytp, 'calls', '--hide=file:x', $moose]);
+    is $cst, 2, 'calls --hide=file:RE: refused (calls does not read the subs\' files)';
+}
+{
+    # recursion folded after hiding: a sub recursing through another
+    my $f = fresh_profile('rec', <<'PL');
+sub r { my $n = shift; h($n - 1) if $n > 0 }
+sub h { r(@_) }
+r(30);
+PL
+    my ($st, $out) = run_cmd([$nytp, 'calls', '--hide=^main::h$', '--max-recursion=5', $f]);
+    like $out, qr/^main::r(?:;main::r){4};main::r\x{e2}\x{80}\x{a6}\[\x{c3}\x{97}26\] /m,
+        'hiding the sub between two frames of a recursion folds the recursion';
+}
+{
+    my ($st, undef, $err) = run_cmd([$nytp, 'top', '--focus=(Moose', $moose]);
+    is $st, 2, 'a bad regular expression: exit 2';
+    like $err, qr/^nytp top: --focus: '\(Moose': /, '... naming the option and the expression';
+}
+
+# ---- cachegrind: a line view, file: patterns only; a command without
+# the options says so ---------------------------------------------------------
+
+{
+    my $cg = "$dir/cg.out";
+    my ($st, undef, $err) = run_cmd([$nytp, 'cachegrind', '-o', $cg, '--focus=file:moose-sqlite\.pl$', $moose]);
+    is $st, 0, 'cachegrind --focus=file:RE: exit 0' or diag $err;
+    my $out = slurp_file($cg) // '';
+    my @fl = $out =~ /^fl=(?:\(\d+\) )?(.+)$/mg;
+    ok @fl && !(grep { !/moose-sqlite\.pl$/ } @fl), 'cachegrind --focus=file:RE: only that file' or diag "@fl";
+    my ($csvline) = (slurp_file((glob "$dir/csv/*.csv")[0] // '') // '') =~ /; ([\d.]+)% of /;
+    my ($cgpct) = $out =~ /^desc: View: .*: ([\d.]+)% of the statement ticks shown/m;
+    ok defined $cgpct && defined $csvline && abs($cgpct - $csvline) <= 0.15,
+        "cachegrind: 'desc: View:' says the share of the statement time (as csv's)" or diag "$cgpct $csvline";
+    ($st) = run_cmd([$nytp, 'cachegrind', '-o', $cg, '--hide=^Moose::', $moose]);
+    is $st, 2, 'cachegrind --hide=RE (not file:): exit 2';
+    my ($dst, undef, $derr) = run_cmd([$nytp, 'dump', '--hide=^Moose::', $moose]);
+    is $dst, 2, 'dump --hide: exit 2';
+    like $derr, qr/does not filter call stacks/, 'dump --hide: says it does not filter';
+}
+
+# ---- every report's --help and manual name the options ---------------------
+
+for my $c (qw(top calls flame html diff pprof speedscope csv cachegrind)) {
+    my (undef, $help) = run_cmd([$nytp, $c, '--help']);
+    my $man = slurp_file(repo() . "/man/nytp-$c.1") // '';
+    for my $o (qw(focus ignore hide)) {
+        like $help, qr/--\Q$o\E=/, "$c --help names --$o";
+        like $man, qr/\\-\\-\Q$o\E=/, "nytp-$c(1) names --$o";
+    }
+}
+
+done_testing;
