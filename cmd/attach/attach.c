@@ -417,9 +417,12 @@ static bool trace_start(session *s)
     return true;
 }
 
-/* Stop the perl; true when it is stopped (a signal that arrived meanwhile
- * is given back to it when it goes on: *sig). */
-static bool trace_stop(session *s, int *sig)
+/* Stop the perl (for a sample, or to detach, which needs it stopped);
+ * true when it is stopped.  A signal for the perl that arrived first
+ * stopped it instead: it is in *sig, to be given back to the perl when it
+ * goes on, and the interrupt's own stop still comes (trace_service takes
+ * it); 0 when this is the interrupt's stop. */
+static bool trace_interrupt(session *s, int *sig)
 {
     *sig = 0;
     if (ptrace(PTRACE_INTERRUPT, s->t.pid, NULL, NULL) < 0)
@@ -431,12 +434,8 @@ static bool trace_stop(session *s, int *sig)
             continue;
         if (r < 0 || !WIFSTOPPED(st))
             return false;
-        int event = st >> 16;
-        if (event == PTRACE_EVENT_STOP)
-            return true;
-        /* a signal for the perl: stopped as well; give it back later,
-         * and take the interrupt's stop that still comes */
-        *sig = WSTOPSIG(st);
+        if (st >> 16 != PTRACE_EVENT_STOP)
+            *sig = WSTOPSIG(st);
         return true;
     }
 }
@@ -479,21 +478,9 @@ static void trace_end(session *s)
     if (!s->traced)
         return;
     s->traced = false;
-    if (ptrace(PTRACE_INTERRUPT, s->t.pid, NULL, NULL) < 0)
-        return;
-    for (;;) {
-        int st;
-        pid_t r = waitpid(s->t.pid, &st, __WALL);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0 || !WIFSTOPPED(st))
-            return;
-        int event = st >> 16, sig = WSTOPSIG(st);
-        if (event == PTRACE_EVENT_STOP)
-            sig = 0;
+    int sig;
+    if (trace_interrupt(s, &sig))
         ptrace(PTRACE_DETACH, s->t.pid, NULL, (void *)(intptr_t)sig);
-        return;
-    }
 }
 
 /* ---- writing the profile --------------------------------------------------------- */
@@ -757,7 +744,7 @@ static bool session_sample(session *s)
     bool stopped = false;
     if (s->traced) {
         trace_service(s);
-        stopped = trace_stop(s, &sig);
+        stopped = trace_interrupt(s, &sig);
         t0 = now_mono(); /* stopped since (the wait for the stop is not) */
         if (!stopped && !target_alive(&s->t))
             return false;
