@@ -424,18 +424,26 @@ PL
 
 # ---- attach --duration, and ^C --------------------------------------------------
 
+# (the perl allocates and frees memory as it goes, so its virtual memory
+# size keeps changing: nytp once took that size, the field after the start
+# time in /proc/PID/stat, for the start time that tells a reused pid, and
+# ended its attach at the perl's first allocation, a few samples in)
 my $split = script('split.pl', <<'PL');
 sub spin { my $n = shift; my $x = 0; $x += $_ for 1 .. $n; $x }
-while (1) { spin(10000) }
+my @keep;
+while (1) { spin(10000); push @keep, 'x' x 4000; @keep = () if @keep > 5000 }
 PL
 {
     my $pid = start($^X, $split);
-    stack_when(qr/ line 2$/m, $pid);  # in its loop
+    stack_when(qr/ line 3$/m, $pid);  # in its loop
     my $out = "$dir/dur.out";
     my $t0 = time;
     my ($st, undef, $err) = run_cmd([$nytp, 'attach', '--duration=0.5', '-o', $out, $pid]);
     is $st, 0, 'attach --duration: exit 0' or diag $err;
     cmp_ok time - $t0, '<', 1.5, '... ends in time';
+    my ($secs) = $err =~ / samples in ([\d.]+) s /;
+    cmp_ok $secs // 0, '>=', 0.45, "... and not before, though the perl's memory grows and shrinks ($secs s)"
+        or diag $err;
     ok kill(0, $pid), 'the target runs on';
     require Devel::NYTProf::Data;
     my $p = Devel::NYTProf::Data->new({filename => $out, quiet => 1});
@@ -444,7 +452,7 @@ PL
 }
 {
     my $pid = start($^X, $split);
-    stack_when(qr/ line 2$/m, $pid);  # in its loop
+    stack_when(qr/ line 3$/m, $pid);  # in its loop
     my $out = "$dir/int.out";
     # (attach keeps an ignored SIGINT ignored, as nohup wants; a shell
     # without job control starts a background job, this test's perl too,
@@ -498,7 +506,7 @@ PL
 
 {
     my $pid = start($^X, $split);
-    stack_when(qr/ line 2$/m, $pid);  # in its loop
+    stack_when(qr/ line 3$/m, $pid);  # in its loop
     my $out = "$dir/stop.out";
     my ($st, undef, $err) = run_cmd([$nytp, 'attach', '--stop', '--duration=0.5', '-o', $out, $pid]);
     is $st, 0, 'attach --stop: exit 0' or diag $err;
@@ -520,7 +528,7 @@ PL
 
 {
     my $pid = start($^X, $split);
-    stack_when(qr/ line 2$/m, $pid);  # in its loop
+    stack_when(qr/ line 3$/m, $pid);  # in its loop
     my $att = start($nytp, 'attach', '--stop', '--hz=1000', '--duration=30', '-o', "$dir/killed.out", $pid);
     sleep 0.5;
     kill 'KILL', $att;
