@@ -82,7 +82,7 @@ Process $pid: $nest
     main::CORE:sleep at $nest line 1
     main::inner at $nest line 1
     main::outer at $nest line 3
-    main::__ANON__[$nest:6] at $nest line 6
+    main::__ANON__[$nest:7] at $nest line 6
     (eval) at (eval 1)[$nest:8] line 2
     main::RUNTIME at $nest line 8
 OUT
@@ -96,7 +96,7 @@ OUT
     is join(',', map { $_->{kind} } @{ $j->{frames} }), 'core,sub,sub,anon,string-eval,main',
         '--json: the kinds of the frames';
     is join(',', map { "$_->{sub}\@$_->{line}" } @{ $j->{frames} }),
-        "main::CORE:sleep\@1,main::inner\@1,main::outer\@3,main::__ANON__[$nest:6]\@6,(eval)\@2,main::RUNTIME\@8",
+        "main::CORE:sleep\@1,main::inner\@1,main::outer\@3,main::__ANON__[$nest:7]\@6,(eval)\@2,main::RUNTIME\@8",
         '--json: the same frames as the text';
 
     # two processes at once
@@ -628,6 +628,53 @@ PL
         unlike $aerr, qr/AddressSanitizer|runtime error/, '... no error found' or diag $aerr;
     }
     stop($pid);
+}
+
+# ---- anonymous subs named as the in-process profiler names them -----------
+# Devel::NYTP (and Devel::NYTProf) run perl with the debugger flag that
+# names an anonymous sub __ANON__[file:line] by the line of its closing
+# brace; a perl run plainly keeps that line nowhere, and nytp named the
+# sub by its first statement's line instead, so that its profiles and the
+# in-process ones (nytp diff, the agreement) did not pair the same subs:
+# a sub over several lines with a blank line and a comment before its
+# first statement, one on one line, closures made in a loop.  The names
+# nytp attach writes must be the names in the in-process profile.
+
+my $anons = script('anons.pl', <<'PL');
+sub spin { my $x = 0; for (1 .. 2000) { $x++ } $x }
+my $multi = sub {
+
+    # a comment, then the first statement
+    spin();
+    return 1;
+};
+my $one = sub { spin() };
+my @closures;
+for my $i (1 .. 2) {
+    push @closures, sub {
+        my $z = $i;
+        spin();
+    }
+}
+my $n = shift // -1;
+while ($n--) { $multi->(); $one->(); $_->() for @closures }
+PL
+{
+    my ($ist, undef, $ierr, $in) = nytp_profile('anons-in', $anons, '', 2);
+    is $ist, 0, 'the anonymous subs under Devel::NYTP: exit 0' or diag $ierr;
+    require Devel::NYTProf::Data;
+    my $ip = Devel::NYTProf::Data->new({filename => $in, quiet => 1});
+    my @want = sort grep { /__ANON__/ } keys %{ $ip->subname_subinfo_map };
+    is scalar(@want), 3, 'in process: three anonymous subs (the closures are one)' or diag "@want";
+    my $pid = start($^X, $anons);
+    stack_when(qr/main::spin/, $pid);
+    my $out = "$dir/anons.out";
+    my ($st, undef, $err) = run_cmd([$nytp, 'attach', '--hz=1000', '--duration=0.3', '-o', $out, $pid]);
+    stop($pid);
+    is $st, 0, 'attach to the perl of anonymous subs: exit 0' or diag $err;
+    my $p = Devel::NYTProf::Data->new({filename => $out, quiet => 1});
+    my @got = sort grep { /__ANON__/ } keys %{ $p->subname_subinfo_map };
+    is "@got", "@want", 'attach names the anonymous subs as the in-process profiler does';
 }
 
 # ---- a string eval's source: not available, and the reports say so -----------

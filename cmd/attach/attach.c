@@ -115,6 +115,7 @@ typedef struct arc {
 typedef struct sub_info {
     uint32_t def_file;      /* walker string id, or NYTP_NONE */
     uint32_t def_line;
+    uint32_t def_end;       /* an anonymous sub's last line, 0 unknown */
     uint32_t depth;         /* frames of it on the shadow stack */
     bool xs, seen;
 } sub_info;
@@ -211,18 +212,19 @@ static uint32_t fid_of(session *s, uint32_t file)
     return fid_of_name(s, walker_str(&s->w, file), s->w.str.v[file].len, 0);
 }
 
-static uint32_t sub_of(session *s, uint32_t name, uint32_t def_file, uint32_t def_line, bool xs)
+static uint32_t sub_of(session *s, const walk_frame *f, bool xs)
 {
-    const char *n = walker_str(&s->w, name);
+    const char *n = walker_str(&s->w, f->name);
     bool added;
-    uint32_t id = strmap_add(&s->subs, n, s->w.str.v[name].len, false, &added);
+    uint32_t id = strmap_add(&s->subs, n, s->w.str.v[f->name].len, false, &added);
     if (id == NYTP_NONE || !cli_grow_zeroed((void **)&s->si, (size_t)id + 1, &s->si_cap, sizeof *s->si)) {
         s->oom = true;
         return NYTP_NONE;
     }
     if (added) {
-        s->si[id].def_file = def_file;
-        s->si[id].def_line = def_line;
+        s->si[id].def_file = f->def_file;
+        s->si[id].def_line = f->def_line;
+        s->si[id].def_end = f->def_end;
         s->si[id].xs = xs;
     }
     return id;
@@ -357,7 +359,7 @@ static void take(session *s, double w)
             matched = true;
             break;
         }
-        c->node = sub_of(s, f->name, f->def_file, f->def_line, c->xs);
+        c->node = sub_of(s, f, c->xs);
         if (c->node == NYTP_NONE)
             return;
         if (f->kind == FRAME_BEGIN && f->def_file != NYTP_NONE) {
@@ -617,6 +619,8 @@ static int write_profile(session *s, const struct attach_opts *o)
         } else if (!si->xs && si->def_file != NYTP_NONE) {
             fid = fid_of(s, si->def_file);
             first = last = si->def_line;
+            if (si->def_end > last)
+                last = si->def_end;
         } else {
             /* an xsub or builtin: in the file it was first called from */
             for (uint32_t a = 0; a < s->arc_keys.n && !fid; a++)
