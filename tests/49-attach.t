@@ -741,7 +741,14 @@ while (1) { my $y = 0; $y++ for 1 .. 1e5; eval "spin();\n1;" }
 PL
 {
     my $pid = start($^X, $evals);
-    stack_when(qr/main::spin/, $pid);
+    # A string eval that has ended is gone from the perl: where it was
+    # called is nowhere in its memory (nytp-stack(1)), so the sub defined
+    # by the first eval runs in "(eval 1)" alone, while the eval running
+    # now, on the stack, is named where it was called from.
+    my (undef, $sout) = stack_when(qr/main::spin/, $pid);
+    like $sout, qr/^    main::spin at \(eval 1\) line 1\n    \(eval\) at \(eval \d+\)\[\Q$evals\E:2\] line 1\n/m,
+        'stack: the sub of an eval that has ended in (eval 1) alone; the running eval with [file:line]'
+        or diag $sout;
     my $out = "$dir/evals.out";
     my ($st, undef, $err) = run_cmd([$nytp, 'attach', '--duration=0.3', '-o', $out, $pid]);
     stop($pid);
