@@ -689,11 +689,25 @@ PL
 # sub by its first statement's line instead, so that its profiles and the
 # in-process ones (nytp diff, the agreement) did not pair the same subs:
 # a sub over several lines with a blank line and a comment before its
-# first statement, one on one line, closures made in a loop.  The names
+# first statement, one on one line, closures made in a loop, a block
+# passed to a sub of prototype & (an anonymous sub with no 'sub' written,
+# as Try::Tiny's try), a sub whose first statement perl numbers by its
+# second line ('f()\n or die').  The names
 # nytp attach writes must be the names in the in-process profile.
 
 my $anons = script('anons.pl', <<'PL');
 sub spin { my $x = 0; for (1 .. 2000) { $x++ } $x }
+sub run_block(&) { $_[0]->() }
+sub blocky {
+    run_block {
+        spin();
+        1;
+    };
+}
+my $quirk = sub {
+    spin()
+        or die "never";
+};
 my $multi = sub {
 
     # a comment, then the first statement
@@ -709,7 +723,7 @@ for my $i (1 .. 2) {
     }
 }
 my $n = shift // -1;
-while ($n--) { $multi->(); $one->(); $_->() for @closures }
+while ($n--) { $multi->(); $one->(); $_->() for @closures; blocky(); $quirk->() }
 PL
 {
     my ($ist, undef, $ierr, $in) = nytp_profile('anons-in', $anons, '', 2);
@@ -717,7 +731,7 @@ PL
     require Devel::NYTProf::Data;
     my $ip = Devel::NYTProf::Data->new({filename => $in, quiet => 1});
     my @want = sort grep { /__ANON__/ } keys %{ $ip->subname_subinfo_map };
-    is scalar(@want), 3, 'in process: three anonymous subs (the closures are one)' or diag "@want";
+    is scalar(@want), 5, 'in process: five anonymous subs (the closures are one)' or diag "@want";
     my $pid = start($^X, $anons);
     stack_when(qr/main::spin/, $pid);
     my $out = "$dir/anons.out";

@@ -19,7 +19,11 @@ typedef struct lexer {
     /* open braces: the index of the anonymous sub a brace opens, or -1 */
     long stack[MAX_DEPTH];
     int depth;
-    long want_first;    /* the sub whose body's first token is still to come, or -1 */
+    long want_first;    /* the block whose body's first token is still to come, or -1 */
+    bool in_pragma;     /* ... after a use or no statement that began it */
+    bool word_ok;       /* the last token was a word a block may be passed to */
+    bool after_sub;     /* the last token was 'sub' */
+    int pragma_depth;
 } lexer;
 
 static bool is_word(char c)
@@ -178,7 +182,22 @@ static bool takes_operand(const char *w, size_t n)
     return false;
 }
 
-static int add_span(subsrc *s, uint32_t first)
+/* Words whose block is no sub's (a named sub's name comes after 'sub'). */
+static bool is_keyword(const char *w, size_t n)
+{
+    static const char *const words[] = {"if", "unless", "while", "until", "for", "foreach",
+                                        "else", "elsif", "do", "eval", "map", "grep", "sort",
+                                        "BEGIN", "END", "INIT", "CHECK", "UNITCHECK", "package",
+                                        "continue", "default", "when", "given", "print", "say",
+                                        "exec", "system", "return", "and", "or", "not", "local",
+                                        "my", "our", "state", "defer", NULL};
+    for (int i = 0; words[i]; i++)
+        if (strlen(words[i]) == n && memcmp(words[i], w, n) == 0)
+            return true;
+    return false;
+}
+
+static int add_span(subsrc *s, bool sub, bool call)
 {
     if (s->n == s->cap) {
         size_t ncap = s->cap ? 2 * s->cap : 64;
@@ -188,8 +207,11 @@ static int add_span(subsrc *s, uint32_t first)
         s->v = v;
         s->cap = ncap;
     }
-    s->v[s->n].first = first;
+    s->v[s->n].first = 0;
     s->v[s->n].end = 0;
+    s->v[s->n].order = (uint32_t)s->n;
+    s->v[s->n].sub = sub;
+    s->v[s->n].call = call;
     s->n++;
     return 0;
 }
@@ -231,6 +253,23 @@ static bool heredoc(lexer *l)
     return true;
 }
 
+/* A '{' at l->p: opened and noted. */
+static int open_block(lexer *l, subsrc *s, bool sub, bool call)
+{
+    l->p++;
+    l->operand = false;
+    if (l->depth >= MAX_DEPTH) {
+        l->depth++;
+        return 0;
+    }
+    if (add_span(s, sub, call) < 0)
+        return -1;
+    l->stack[l->depth++] = (long)s->n - 1;
+    l->want_first = (long)s->n - 1;
+    l->in_pragma = false;
+    return 0;
+}
+
 /* At 'sub' (a word of its own): an anonymous sub's '{' opened and noted,
  * or nothing done for a named one. */
 static int sub_keyword(lexer *l, subsrc *s)
@@ -267,15 +306,7 @@ static int sub_keyword(lexer *l, subsrc *s)
     }
     if (l->p >= l->end || *l->p != '{')
         return 0;
-    l->p++;
-    if (l->depth >= MAX_DEPTH)
-        return 0;
-    if (add_span(s, 0) < 0)
-        return -1;
-    l->stack[l->depth++] = (long)s->n - 1;
-    l->want_first = (long)s->n - 1;
-    l->operand = false;
-    return 0;
+    return open_block(l, s, true, false);
 }
 
 static int by_first(const void *a, const void *b)
@@ -303,9 +334,23 @@ int subsrc_scan(subsrc *s, const char *text, size_t len)
         if (l->p >= l->end)
             break;
         char c = *l->p;
-        if (l->want_first >= 0) {
-            s->v[l->want_first].first = l->line;
-            l->want_first = -1;
+        bool word_before = l->word_ok, sub_before = l->after_sub;
+        l->word_ok = l->after_sub = false;
+        if (l->want_first >= 0 && !l->in_pragma) {
+            /* use and no statements leave no code: the first statement
+             * perl runs is the one after them */
+            const char *q = l->p;
+            while (q < l->end && is_word(*q))
+                q++;
+            size_t wn = (size_t)(q - l->p);
+            if (q < l->end && is_space(*q)
+                && ((wn == 3 && memcmp(l->p, "use", 3) == 0) || (wn == 2 && memcmp(l->p, "no", 2) == 0))) {
+                l->in_pragma = true;
+                l->pragma_depth = l->depth;
+            } else {
+                s->v[l->want_first].first = l->line;
+                l->want_first = -1;
+            }
         }
         if (is_word(c) && !(c >= '0' && c <= '9')) {
             const char *w = l->p;
@@ -356,12 +401,14 @@ int subsrc_scan(subsrc *s, const char *text, size_t len)
                 }
             }
             if (n == 3 && memcmp(w, "sub", 3) == 0) {
+                l->after_sub = true;
                 rc = sub_keyword(l, s);
                 continue;
             }
             if ((n == 7 && memcmp(w, "__END__", 7) == 0) || (n == 8 && memcmp(w, "__DATA__", 8) == 0))
                 break;
             l->operand = !takes_operand(w, n);
+            l->word_ok = !sub_before && !is_keyword(w, n);
             continue;
         }
         if (c >= '0' && c <= '9') {
@@ -414,11 +461,13 @@ int subsrc_scan(subsrc *s, const char *text, size_t len)
             }
             break;
         case '{':
+            rc = open_block(l, s, false, word_before);
+            break;
+        case ';':
             l->p++;
-            if (l->depth < MAX_DEPTH)
-                l->stack[l->depth] = -1;
-            l->depth++;
             l->operand = false;
+            if (l->in_pragma && l->depth == l->pragma_depth)
+                l->in_pragma = false;
             break;
         case '}':
             l->p++;
@@ -459,13 +508,34 @@ uint32_t subsrc_end(const subsrc *s, uint32_t first)
         else
             hi = mid;
     }
-    uint32_t end = 0;
+    uint32_t end = 0, block_end = 0, block_order = UINT32_MAX;
+    bool subs = false;
     for (size_t i = lo; i < s->n && s->v[i].first == first; i++) {
-        if (!s->v[i].end || (end && s->v[i].end != end))
-            return 0;
-        end = s->v[i].end;
+        const subsrc_span *v = &s->v[i];
+        if (v->sub) {
+            if (!v->end || (subs && v->end != end))
+                return 0;
+            end = v->end;
+            subs = true;
+        } else if (v->call && v->order < block_order) {
+            block_order = v->order;
+            block_end = v->end;
+        }
     }
-    return end;
+    if (subs)
+        return end;
+    if (block_end)
+        return block_end;
+    /* perl numbers a statement over several lines by one of its later
+     * lines at times ('f(...)\n or die', a call's arguments over lines):
+     * the innermost sub or block after a word that holds the line */
+    uint32_t best = UINT32_MAX;
+    for (size_t i = 0; i < lo; i++) {
+        const subsrc_span *v = &s->v[i];
+        if ((v->sub || v->call) && v->end >= first && (best == UINT32_MAX || v->order > s->v[best].order))
+            best = (uint32_t)i;
+    }
+    return best == UINT32_MAX ? 0 : s->v[best].end;
 }
 
 void subsrc_release(subsrc *s)

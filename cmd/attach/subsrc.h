@@ -7,8 +7,9 @@
  * attach can read of the sub is its first statement's line.  So the
  * file's text is scanned once, as perl's tokenizer would split it as far
  * as braces go (comments, POD, strings, quote-like operators, regexes and
- * here-documents skipped), for every 'sub' without a name: the line of
- * the first token of its body and the line of its closing brace.
+ * here-documents skipped), for every block: the line of the first token
+ * of its body and the line of its closing brace, and whether a 'sub'
+ * without a name opened it.
  *
  *     subsrc s;
  *     subsrc_scan(&s, text, len);
@@ -21,12 +22,18 @@
 #ifndef NYTP_ATTACH_SUBSRC_H
 #define NYTP_ATTACH_SUBSRC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 typedef struct subsrc_span {
-    uint32_t first;     /* line of the first token of the body */
+    uint32_t first;     /* line of the first token of the body (use and no
+                         * statements passed over: they leave no code) */
     uint32_t end;       /* line of the closing brace */
+    uint32_t order;     /* of the opening brace in the file */
+    bool sub;           /* opened by 'sub' */
+    bool call;          /* opened after a word that is no keyword: may be a
+                         * block passed to a sub of prototype & (try {...}) */
 } subsrc_span;
 
 typedef struct subsrc {
@@ -38,7 +45,12 @@ typedef struct subsrc {
 int subsrc_scan(subsrc *s, const char *text, size_t len);
 /* The line of the closing brace of the one anonymous sub whose body's
  * first token is on line first; 0 when there is none, or several that
- * end on different lines. */
+ * end on different lines.  Without a 'sub' there, the outermost block
+ * after a word that is no keyword whose first token is on that line: a
+ * block passed to a sub of prototype & (try { ... }, Plack's
+ * build { ... }) is an anonymous sub with no 'sub' written.  Failing
+ * both, the innermost of these that holds the line: perl numbers a
+ * statement over several lines by a later line at times. */
 uint32_t subsrc_end(const subsrc *s, uint32_t first);
 void subsrc_release(subsrc *s);
 
