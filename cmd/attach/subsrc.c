@@ -494,7 +494,8 @@ int subsrc_scan(subsrc *s, const char *text, size_t len)
         subsrc_release(s);
         return -1;
     }
-    qsort(s->v, s->n, sizeof *s->v, by_first);
+    if (s->n)
+        qsort(s->v, s->n, sizeof *s->v, by_first);
     return 0;
 }
 
