@@ -166,6 +166,7 @@ typedef struct session {
     double stopped_us;          /* --stop: time the perl was stopped */
     uint64_t stops;
     char program[1024];
+    char cwd[PATH_MAX];         /* the perl's working directory at the start */
     bool oom;
 } session;
 
@@ -577,8 +578,20 @@ static int write_profile(session *s, const struct attach_opts *o)
                 line = 0;
             }
         }
-        nytp_write_new_fid(w, i + 1, pfid, line, flags, 0, 0,
-                           (nytp_str){name, s->files.v[i].len, false});
+        /* a file perl names relatively, by the perl's directory: as
+         * Devel::NYTP names its files, so that the profiles pair */
+        char abs[PATH_MAX + 1024];
+        uint32_t len = s->files.v[i].len;
+        if (!pfid && s->cwd[0] && name[0] && name[0] != '/' && strncmp(name, "(eval ", 6) != 0
+            && strcmp(name, "-e") != 0 && strcmp(name, "-E") != 0) {
+            const char *rel = strncmp(name, "./", 2) == 0 ? name + 2 : name;
+            int k = snprintf(abs, sizeof abs, "%s%s%s", s->cwd, strcmp(s->cwd, "/") ? "/" : "", rel);
+            if (k > 0 && (size_t)k < sizeof abs) {
+                name = abs;
+                len = (uint32_t)k;
+            }
+        }
+        nytp_write_new_fid(w, i + 1, pfid, line, flags, 0, 0, (nytp_str){name, len, false});
     }
     for (size_t i = 0; i < s->nrets; i++) {
         const ret_event *r = &s->rets[i];
@@ -710,6 +723,10 @@ static int session_open(session *s, pid_t pid, const struct attach_opts *o, bool
     uint64_t p = 0;
     if (target_read(&s->t, s->t.interp + PL_I_ORIGFILENAME, &p, 8) && p)
         target_read_str(&s->t, p, s->program, sizeof s->program);
+    char link[64];
+    snprintf(link, sizeof link, "/proc/%d/cwd", (int)pid);
+    ssize_t n = readlink(link, s->cwd, sizeof s->cwd - 1);
+    s->cwd[n > 0 && s->cwd[0] == '/' ? n : 0] = 0;
     size_t len = strlen(o->output) + 16;
     s->path = malloc(len);
     if (!s->path) {
