@@ -79,6 +79,8 @@ sub stack_when {
 # ---- attach --children: each worker into FILE.PID, new ones too ---------------
 # Started here, checked after the nytp stack checks (they take about as
 # long as this attach, and they mostly wait): the workers spin meanwhile.
+# (2.5 s: children are looked for every second, and at a load average of
+# 15 the second worker was not found in 1.5 s)
 
 my $workers = script('workers.pl', <<'PL');
 sub work { my $x = 0; $x++ for 1 .. 1e9 }
@@ -91,7 +93,7 @@ PL
 my $wmaster = start($^X, $workers);
 stack_when(qr/^Process/, $wmaster);
 my $wout = "$dir/workers.out";
-my $wattach = start_logged("$dir/workers.err", $nytp, 'attach', '--children', '--duration=1.5', '-o', $wout, $wmaster);
+my $wattach = start_logged("$dir/workers.err", $nytp, 'attach', '--children', '--duration=2.5', '-o', $wout, $wmaster);
 
 # ---- nytp stack: a sub in a sub in an anonymous sub in a string eval -------
 
@@ -306,8 +308,9 @@ SKIP: {
     require Devel::NYTProf::Data;
     my $m = Devel::NYTProf::Data->new({filename => "$wout.$wmaster", quiet => 1});
     cmp_ok $m->subinfo_of('main::CORE:sselect')->excl_time, '>', 0.5, 'the master waits in select';
-    # (the later worker is found at the scan a second in, and sampled for
-    # the half second left: 0.25 s of it was seen at a load average of 6)
+    # (the later worker is found at the scan a second in, or two, and
+    # sampled for what is left: 0.25 s of half a second was seen at a load
+    # average of 6)
     for my $k (@kids) {
         my $p = Devel::NYTProf::Data->new({filename => "$wout.$k", quiet => 1});
         cmp_ok $p->subinfo_of('main::work')->excl_time, '>', 0.1, "worker $k works in main::work";
@@ -487,13 +490,21 @@ PL
     for my $sub (qw(a50 b30 c20)) {
         my $want = 100 * $real{$sub} / $real_sum;
         my $got = 100 * $excl{$sub} / $sum;
-        cmp_ok abs($got - $want), '<', 8,
-            sprintf('main::%s: %.1f%% of the time, as measured (got %.1f%%)', $sub, $want, $got);
+        # (attach samples the wall clock, but on a machine loaded past its
+        # cores nytp itself runs late, in step with the perl's turns on a
+        # CPU: c20 at 11.5 % for a measured 20.1 % of the wall time once at
+        # a load average of 14; within 8 points of the perl's wall or CPU
+        # share, then)
+        my $cpu_share = 100 * $cpu{$sub} / $cpu_sum;
+        my $off = abs($got - $want) < abs($got - $cpu_share) ? abs($got - $want) : abs($got - $cpu_share);
+        cmp_ok $off, '<', 8,
+            sprintf('main::%s: %.1f%% of the time, as measured (%.1f%% of the CPU time; got %.1f%%)',
+                    $sub, $want, $cpu_share, $got);
         # attach samples the wall clock, the in-process sampler the CPU
         # clock: what the load did to the perl (its wall and CPU shares
         # apart, 8 points for b30 in one run here) is allowed on top
         my $ins = 100 * $iexcl{$sub} / ($isum || 1);
-        my $skew = abs($want - 100 * $cpu{$sub} / $cpu_sum);
+        my $skew = abs($want - $cpu_share);
         cmp_ok abs($got - $ins), '<', 8 + $skew,
             sprintf('main::%s: attach %.1f%%, in process %.1f%% (wall and CPU shares %.1f points apart)',
                     $sub, $got, $ins, $skew);
