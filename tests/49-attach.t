@@ -455,6 +455,13 @@ PL
     my $out = "$dir/split.out";
     my $t0 = time;
     my ($st, undef, $err) = run_cmd([$nytp, 'attach', '--hz=1000', '-o', $out, $pid]);
+    if ($st == 1 && $err =~ /: permission denied/) {
+        # (seen twice in 14 runs at a load average of 13-17, not explained
+        # yet: /proc/PID/maps of this perl, ours and running, refused with
+        # EACCES for a moment; said, and tried again once)
+        diag "attach refused, tried again: $err";
+        ($st, undef, $err) = run_cmd([$nytp, 'attach', '--hz=1000', '-o', $out, $pid]);
+    }
     my $took = time - $t0;
     is $st, 0, 'attach until the perl exits: exit 0' or diag $err;
     like $err, qr/\Anytp attach: \Q$out\E: $pid \(\Q$split_once\E\): (\d+) samples in [\d.]+ s at 1000 Hz, (\d+) dropped as torn/,
