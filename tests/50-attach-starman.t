@@ -96,9 +96,11 @@ is scalar(@workers), 2, "starman ($master) runs with two workers (@workers)"
 # ---- nytp attach --children under load; a worker replaced meanwhile ----------
 
 my $prof = "$dir/w.out";
-my $wrk = spawn("$dir/wrk.out", 'wrk', '-t', 1, '-c', 2, '-d', '4s', "http://127.0.0.1:$port/");
+# (wrk's load outlasts the attach a little; the worker that replaces the
+# one killed is found at the scan a second in)
+my $wrk = spawn("$dir/wrk.out", 'wrk', '-t', 1, '-c', 2, '-d', '2s', "http://127.0.0.1:$port/");
 sleep 0.3;
-my $attach = spawn("$dir/attach.err", $nytp, 'attach', '--children', '--duration=2', '-o', $prof, $master);
+my $attach = spawn("$dir/attach.err", $nytp, 'attach', '--children', '--duration=1.5', '-o', $prof, $master);
 sleep 0.7;
 my $victim = $workers[0];
 kill 'TERM', $victim;

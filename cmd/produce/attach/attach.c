@@ -115,6 +115,7 @@ typedef struct arc {
 typedef struct sub_info {
     uint32_t def_file;      /* walker string id, or NYTP_NONE */
     uint32_t def_line;
+    uint32_t def_end;       /* an anonymous sub's last line, 0 unknown */
     uint32_t depth;         /* frames of it on the shadow stack */
     bool xs, seen;
 } sub_info;
@@ -165,6 +166,7 @@ typedef struct session {
     double stopped_us;          /* --stop: time the perl was stopped */
     uint64_t stops;
     char program[1024];
+    char cwd[PATH_MAX];         /* the perl's working directory at the start */
     bool oom;
 } session;
 
@@ -211,18 +213,19 @@ static uint32_t fid_of(session *s, uint32_t file)
     return fid_of_name(s, walker_str(&s->w, file), s->w.str.v[file].len, 0);
 }
 
-static uint32_t sub_of(session *s, uint32_t name, uint32_t def_file, uint32_t def_line, bool xs)
+static uint32_t sub_of(session *s, const walk_frame *f, bool xs)
 {
-    const char *n = walker_str(&s->w, name);
+    const char *n = walker_str(&s->w, f->name);
     bool added;
-    uint32_t id = strmap_add(&s->subs, n, s->w.str.v[name].len, false, &added);
+    uint32_t id = strmap_add(&s->subs, n, s->w.str.v[f->name].len, false, &added);
     if (id == NYTP_NONE || !cli_grow_zeroed((void **)&s->si, (size_t)id + 1, &s->si_cap, sizeof *s->si)) {
         s->oom = true;
         return NYTP_NONE;
     }
     if (added) {
-        s->si[id].def_file = def_file;
-        s->si[id].def_line = def_line;
+        s->si[id].def_file = f->def_file;
+        s->si[id].def_line = f->def_line;
+        s->si[id].def_end = f->def_end;
         s->si[id].xs = xs;
     }
     return id;
@@ -357,7 +360,7 @@ static void take(session *s, double w)
             matched = true;
             break;
         }
-        c->node = sub_of(s, f->name, f->def_file, f->def_line, c->xs);
+        c->node = sub_of(s, f, c->xs);
         if (c->node == NYTP_NONE)
             return;
         if (f->kind == FRAME_BEGIN && f->def_file != NYTP_NONE) {
@@ -417,9 +420,12 @@ static bool trace_start(session *s)
     return true;
 }
 
-/* Stop the perl; true when it is stopped (a signal that arrived meanwhile
- * is given back to it when it goes on: *sig). */
-static bool trace_stop(session *s, int *sig)
+/* Stop the perl (for a sample, or to detach, which needs it stopped);
+ * true when it is stopped.  A signal for the perl that arrived first
+ * stopped it instead: it is in *sig, to be given back to the perl when it
+ * goes on, and the interrupt's own stop still comes (trace_service takes
+ * it); 0 when this is the interrupt's stop. */
+static bool trace_interrupt(session *s, int *sig)
 {
     *sig = 0;
     if (ptrace(PTRACE_INTERRUPT, s->t.pid, NULL, NULL) < 0)
@@ -431,12 +437,8 @@ static bool trace_stop(session *s, int *sig)
             continue;
         if (r < 0 || !WIFSTOPPED(st))
             return false;
-        int event = st >> 16;
-        if (event == PTRACE_EVENT_STOP)
-            return true;
-        /* a signal for the perl: stopped as well; give it back later,
-         * and take the interrupt's stop that still comes */
-        *sig = WSTOPSIG(st);
+        if (st >> 16 != PTRACE_EVENT_STOP)
+            *sig = WSTOPSIG(st);
         return true;
     }
 }
@@ -479,21 +481,9 @@ static void trace_end(session *s)
     if (!s->traced)
         return;
     s->traced = false;
-    if (ptrace(PTRACE_INTERRUPT, s->t.pid, NULL, NULL) < 0)
-        return;
-    for (;;) {
-        int st;
-        pid_t r = waitpid(s->t.pid, &st, __WALL);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0 || !WIFSTOPPED(st))
-            return;
-        int event = st >> 16, sig = WSTOPSIG(st);
-        if (event == PTRACE_EVENT_STOP)
-            sig = 0;
+    int sig;
+    if (trace_interrupt(s, &sig))
         ptrace(PTRACE_DETACH, s->t.pid, NULL, (void *)(intptr_t)sig);
-        return;
-    }
 }
 
 /* ---- writing the profile --------------------------------------------------------- */
@@ -588,8 +578,20 @@ static int write_profile(session *s, const struct attach_opts *o)
                 line = 0;
             }
         }
-        nytp_write_new_fid(w, i + 1, pfid, line, flags, 0, 0,
-                           (nytp_str){name, s->files.v[i].len, false});
+        /* a file perl names relatively, by the perl's directory: as
+         * Devel::NYTP names its files, so that the profiles pair */
+        char abs[PATH_MAX + 1024];
+        uint32_t len = s->files.v[i].len;
+        if (!pfid && s->cwd[0] && name[0] && name[0] != '/' && strncmp(name, "(eval ", 6) != 0
+            && strcmp(name, "-e") != 0 && strcmp(name, "-E") != 0) {
+            const char *rel = strncmp(name, "./", 2) == 0 ? name + 2 : name;
+            int k = snprintf(abs, sizeof abs, "%s%s%s", s->cwd, strcmp(s->cwd, "/") ? "/" : "", rel);
+            if (k > 0 && (size_t)k < sizeof abs) {
+                name = abs;
+                len = (uint32_t)k;
+            }
+        }
+        nytp_write_new_fid(w, i + 1, pfid, line, flags, 0, 0, (nytp_str){name, len, false});
     }
     for (size_t i = 0; i < s->nrets; i++) {
         const ret_event *r = &s->rets[i];
@@ -630,6 +632,8 @@ static int write_profile(session *s, const struct attach_opts *o)
         } else if (!si->xs && si->def_file != NYTP_NONE) {
             fid = fid_of(s, si->def_file);
             first = last = si->def_line;
+            if (si->def_end > last)
+                last = si->def_end;
         } else {
             /* an xsub or builtin: in the file it was first called from */
             for (uint32_t a = 0; a < s->arc_keys.n && !fid; a++)
@@ -719,6 +723,10 @@ static int session_open(session *s, pid_t pid, const struct attach_opts *o, bool
     uint64_t p = 0;
     if (target_read(&s->t, s->t.interp + PL_I_ORIGFILENAME, &p, 8) && p)
         target_read_str(&s->t, p, s->program, sizeof s->program);
+    char link[64];
+    snprintf(link, sizeof link, "/proc/%d/cwd", (int)pid);
+    ssize_t n = readlink(link, s->cwd, sizeof s->cwd - 1);
+    s->cwd[n > 0 && s->cwd[0] == '/' ? n : 0] = 0;
     size_t len = strlen(o->output) + 16;
     s->path = malloc(len);
     if (!s->path) {
@@ -757,7 +765,7 @@ static bool session_sample(session *s)
     bool stopped = false;
     if (s->traced) {
         trace_service(s);
-        stopped = trace_stop(s, &sig);
+        stopped = trace_interrupt(s, &sig);
         t0 = now_mono(); /* stopped since (the wait for the stop is not) */
         if (!stopped && !target_alive(&s->t))
             return false;

@@ -39,9 +39,11 @@ unsigned long long target_start_time(pid_t pid)
     const char *p = stat_fields(pid, buf, sizeof buf);
     if (!p)
         return 0;
-    for (int field = 2; field < 22 && p; field++) {
+    /* p is at the space before field 3 (the state): on to the one before
+     * field 22 (the next one, 23, is the virtual memory size, which
+     * changes as the perl allocates) */
+    for (int field = 3; field < 22 && p; field++)
         p = strchr(p + 1, ' ');
-    }
     return p ? strtoull(p + 1, NULL, 10) : 0;
 }
 

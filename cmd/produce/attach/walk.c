@@ -2,10 +2,13 @@
 #include "walk.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "perl_layout.h"
@@ -53,6 +56,10 @@ void walker_release(walker *w)
 {
     strmap_release(&w->str);
     strmap_release(&w->evals);
+    strmap_release(&w->src_files);
+    for (size_t i = 0; i < w->nsrcs; i++)
+        subsrc_release(&w->srcs[i]);
+    free(w->srcs);
     free(w->f);
     free(w->cx);
 }
@@ -241,6 +248,58 @@ static uint32_t first_line(sample_ctx *c, uint64_t start)
     return PL_LINE_SIZE == 4 ? get32(buf, PL_COP_LINE) : get16(buf, PL_COP_LINE);
 }
 
+#define MAX_SOURCE ((size_t)32 << 20)
+
+/* The anonymous subs of a file, read as the target sees it (through its
+ * root and its current directory) on first use; an empty table when it
+ * cannot be read (a string eval's "file", -e, a file gone or not a
+ * regular file). */
+static const subsrc *source_of(walker *w, uint32_t file)
+{
+    static const subsrc none = {0};
+    const char *name = walker_str(w, file);
+    uint32_t len = w->str.v[file].len;
+    bool added;
+    uint32_t id = strmap_add(&w->src_files, name, len, false, &added);
+    if (id == NYTP_NONE)
+        return &none;
+    if (!added)
+        return w->src_files.v[id].value == NYTP_NONE ? &none : &w->srcs[w->src_files.v[id].value];
+    if (!name[0] || strncmp(name, "(eval ", 6) == 0 || strcmp(name, "-e") == 0 || strcmp(name, "-E") == 0)
+        return &none;
+    char path[PATH_MAX + 64];
+    if (snprintf(path, sizeof path, name[0] == '/' ? "/proc/%d/root%s" : "/proc/%d/cwd/%s",
+                 (int)w->t->pid, name) >= (int)sizeof path)
+        return &none;
+    /* never blocks on a FIFO nor opens a device: a regular file only */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    if (fd < 0)
+        return &none;
+    struct stat st;
+    char *text = NULL;
+    size_t got = 0;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (size_t)st.st_size <= MAX_SOURCE
+        && (text = malloc((size_t)st.st_size + 1)) != NULL) {
+        ssize_t r;
+        while (got < (size_t)st.st_size
+               && ((r = read(fd, text + got, (size_t)st.st_size - got)) > 0
+                   || (r < 0 && errno == EINTR)))
+            if (r > 0)
+                got += (size_t)r;
+    }
+    close(fd);
+    if (!text)
+        return &none;
+    if (!cli_grow_size((void **)&w->srcs, w->nsrcs + 1, &w->srcs_cap, sizeof *w->srcs)
+        || subsrc_scan(&w->srcs[w->nsrcs], text, got) < 0) {
+        free(text);
+        return &none;
+    }
+    free(text);
+    w->src_files.v[id].value = (uint32_t)w->nsrcs;
+    return &w->srcs[w->nsrcs++];
+}
+
 /* "(eval 3)" as "(eval 3)[file:line]" when the eval was seen running. */
 static uint32_t eval_named(walker *w, uint32_t file)
 {
@@ -274,6 +333,7 @@ static bool rd_cv(sample_ctx *c, uint64_t cv, walk_frame *f)
         f->name = slot->name;
         f->def_file = slot->def_file;
         f->def_line = slot->def_line;
+        f->def_end = slot->def_end;
         return true;
     }
     char pkg[MAX_NAME + 1] = "", sub[MAX_NAME + 1] = "__ANON__";
@@ -299,7 +359,7 @@ static bool rd_cv(sample_ctx *c, uint64_t cv, walk_frame *f)
     }
     if (!pkg[0])
         strcpy(pkg, "main");
-    uint32_t def_file = NYTP_NONE, def_line = 0;
+    uint32_t def_file = NYTP_NONE, def_line = 0, def_end = 0;
     bool xsub = flags & PL_CVF_ISXSUB;
     if (file && !rd_cstr(c, file, &def_file))
         return false;
@@ -310,14 +370,22 @@ static bool rd_cv(sample_ctx *c, uint64_t cv, walk_frame *f)
     bool cacheable = true;
     if (!xsub && ((flags & PL_CVF_ANON) || strcmp(sub, "__ANON__") == 0)) {
         kind = FRAME_ANON;
+        /* named as perl names it under the debugger's flags (as the
+         * in-process profilers run it): by the line of the closing brace,
+         * which the source tells; the first statement's when it cannot */
+        if (def_file != NYTP_NONE && def_line)
+            def_end = subsrc_end(source_of(w, def_file), def_line);
         uint32_t df = def_file == NYTP_NONE ? NYTP_NONE : eval_named(w, def_file);
         /* an eval's file not named yet: named once its eval is seen */
         cacheable = df == def_file || df != NYTP_NONE;
         if (df != NYTP_NONE && strncmp(walker_str(w, df), "(eval ", 6) == 0
             && !strchr(walker_str(w, df), '['))
             cacheable = false;
-        snprintf(name, sizeof name, "%s::__ANON__[%s:%u]", pkg,
-                 df == NYTP_NONE ? "" : walker_str(w, df), def_line);
+        if (strncmp(sub, "__ANON__[", 9) == 0) /* perl has named it so */
+            snprintf(name, sizeof name, "%s::%s", pkg, sub);
+        else
+            snprintf(name, sizeof name, "%s::__ANON__[%s:%u]", pkg,
+                     df == NYTP_NONE ? "" : walker_str(w, df), def_end ? def_end : def_line);
     } else if (!xsub && strcmp(sub, "BEGIN") == 0) {
         kind = FRAME_BEGIN;
         snprintf(name, sizeof name, "%s::BEGIN@%u", pkg, def_line);
@@ -328,6 +396,7 @@ static bool rd_cv(sample_ctx *c, uint64_t cv, walk_frame *f)
     f->name = intern(w, name, strlen(name));
     f->def_file = def_file;
     f->def_line = def_line;
+    f->def_end = def_end;
     if (f->name == NYTP_NONE)
         FAIL(c, WALK_TORN);
     if (cacheable) {
@@ -339,6 +408,7 @@ static bool rd_cv(sample_ctx *c, uint64_t cv, walk_frame *f)
         slot->name = f->name;
         slot->def_file = def_file;
         slot->def_line = def_line;
+        slot->def_end = def_end;
     }
     return true;
 }

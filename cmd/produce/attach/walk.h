@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "strmap.h"
+#include "subsrc.h"
 #include "target.h"
 
 typedef enum {
@@ -44,6 +45,7 @@ typedef struct walk_frame {
     uint32_t line;
     uint32_t def_file;  /* where the sub is defined (subs), else NYTP_NONE */
     uint32_t def_line;  /* its first statement's line, 0 unknown */
+    uint32_t def_end;   /* an anonymous sub's closing brace's line, 0 unknown */
     uint64_t cv;        /* the CV's address (0: none) */
     /* a call's place and identity, to tell a call seen again from a new
      * one: its stack level (0 the outermost) and context index, the
@@ -68,9 +70,14 @@ typedef struct walker {
     size_t cx_cap;
     struct walk_cv {        /* names of subs by address, kept across samples */
         uint64_t cv, gv, start, file;
-        uint32_t name, def_file, def_line;
+        uint32_t name, def_file, def_line, def_end;
         frame_kind kind;
     } cache[WALK_CACHE];
+    /* the anonymous subs of each source file read (by file name; value:
+     * index in srcs), for the lines perl would name them by */
+    strmap src_files;
+    subsrc *srcs;
+    size_t nsrcs, srcs_cap;
     uint64_t samples, torn; /* counts of walker_sample calls and torn ones */
 } walker;
 
