@@ -32,8 +32,10 @@ static void note_xsub(pTHX_ const char *name, STRLEN len)
 
 void frames_grow(pTHX)
 {
+    int saved_errno = errno;
     grow_or_croak(aTHX_ (void **)&S.frames, &S.frames_cap, (size_t)S.frame_ix + 2, 64,
                   sizeof *S.frames);
+    errno = saved_errno;
 }
 
 /* Take the innermost frame, f, off the stack. */
@@ -104,11 +106,16 @@ void frame_done(pTHX_ call_frame *f)
                     f->caller_line);
         errno = saved_errno;
         if (f->site && f->site_gen == S.file_gen) { /* the next call from there */
-            site_slot *slot = site_slot_of(f->site, called);
+            site_slot *slot = site_slot_of(f->site, f->site_key);
             slot->cop = f->site;
+            slot->key = f->site_key;
+            slot->ph = f->site_ph;
+            slot->nh = f->site_nh;
             slot->called = called;
             slot->caller = f->caller;
             slot->arc = (uint32_t)(a - S.arcs);
+            slot->fid = a->fid;
+            slot->line = a->line;
             slot->file_gen = S.file_gen;
             slot->arcs_gen = S.arcs_gen;
             S.file_cache_used = 1; /* a statement freed changes S.file_gen */
@@ -183,7 +190,9 @@ static void sub_scope_left(pTHX_ void *p)
 
 void frame_end_with_scope(pTHX_ SSize_t ix)
 {
+    int saved_errno = errno;
     save_destructor_x(sub_scope_left, INT2PTR(void *, (IV)ix));
+    errno = saved_errno;
 }
 
 /* An eval has begun (its context is on top): leaving its scope will end
