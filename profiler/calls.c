@@ -150,6 +150,18 @@ static inline void frame_site_hit(call_frame *f, const site_slot *slot)
 }
 
 /* The sub running at context cxix, as a caller. */
+/* The node of a calling sub found on the context stack; errno kept (a
+ * new glob or node: memory). */
+static __attribute__((noinline)) sub_node *caller_node_of(pTHX_ CV *ccv)
+{
+    int saved_errno = errno;
+    GV *gv = CvGV(ccv); /* may make a glob */
+    HV *stash = gv ? GvSTASH(gv) : NULL;
+    sub_node *n = stash ? node_for_gv(aTHX_ gv) : S.node_unknown;
+    errno = saved_errno;
+    return n;
+}
+
 static sub_node *caller_node_slow(pTHX_ I32 cxix)
 {
     CV *ccv = running_cv(aTHX_ cxix, PL_curstackinfo);
@@ -159,12 +171,7 @@ static sub_node *caller_node_slow(pTHX_ I32 cxix)
     }
     if (!ccv)
         return S.node_null;
-    int saved_errno = errno; /* a new glob or node: memory */
-    GV *gv = CvGV(ccv); /* may make a glob */
-    HV *stash = gv ? GvSTASH(gv) : NULL;
-    sub_node *n = stash ? node_for_gv(aTHX_ gv) : S.node_unknown;
-    errno = saved_errno;
-    return n;
+    return caller_node_of(aTHX_ ccv);
 }
 
 /* The sub that called: the calling frame's sub, or (findcaller=1, a call
