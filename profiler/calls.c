@@ -542,17 +542,27 @@ static OP *pp_slowop(pTHX_ OPCODE type)
     int saved_errno = errno;
     COP *prev_cop = PL_curcop;
     frames_check_call(aTHX);
-    sub_node *n = node_for_slowop(aTHX_ CopSTASH(PL_curcop), type);
     call_frame *up = FRAME(S.frame_ix);
     sub_node *caller = caller_node(aTHX_ up, cxstack_ix);
-    call_frame *f = frame_push(aTHX);
-    SSize_t ix = S.frame_ix;
-    frame_init(f, FRAME(ix - 1), n, caller);
-    const site_slot *slot = site_slot_of(prev_cop, n);
-    if (LIKELY(site_hit(slot, prev_cop, n, NULL, NULL, caller)))
+    /* the site cache by the statement, the op (slowop_key) and the name
+     * of the statement's package: a site seen before gives the node too */
+    const HEK *ph;
+    const void *key = slowop_key(CopSTASH(prev_cop), type, &ph);
+    const site_slot *slot = site_slot_of(prev_cop, key);
+    call_frame *f;
+    SSize_t ix;
+    if (LIKELY(site_hit(slot, prev_cop, key, ph, NULL, caller))) {
+        f = frame_push(aTHX);
+        ix = S.frame_ix;
+        frame_init(f, FRAME(ix - 1), slot->called, caller);
         frame_site_hit(f, slot);
-    else
-        frame_site_miss(aTHX_ f, prev_cop, n, NULL, NULL);
+    } else {
+        sub_node *n = node_for_slowop(aTHX_ CopSTASH(prev_cop), type);
+        f = frame_push(aTHX);
+        ix = S.frame_ix;
+        frame_init(f, FRAME(ix - 1), n, caller);
+        frame_site_miss(aTHX_ f, prev_cop, key, ph, NULL);
+    }
     f->called_cv = NULL;
     f->called_depth = 1;
     f->called_is_xs = "sop";
