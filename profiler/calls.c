@@ -336,8 +336,11 @@ static void perl_sub_entered(pTHX_ COP *prev_cop, CV *cv, GV *gv)
     S.npending++;
     if (UNLIKELY(!ours_sub_leave(CvROOT(cv))))
         frame_end_with_scope(aTHX_ S.frame_ix); /* compiled before our wrappers */
-    if (OPT(O_CALLS) >= 2 && S.w)
+    if (OPT(O_CALLS) >= 2 && S.w) {
+        int saved_errno = errno;
         nytp_write_sub_entry(S.w, f->caller_fid, (uint32_t)f->caller_line);
+        errno = saved_errno;
+    }
 }
 
 /* The innermost CXt_SUB context of the current stack, or -1. */
