@@ -119,34 +119,49 @@ static unsigned caller_fid(pTHX_ const COP *cop)
     return cop_file_id(aTHX_ cop, NYTP_FIDF_VIA_SUB);
 }
 
-/* A new frame's call site, from the calling statement: its arc if the
- * site cache knows it, else its file and line (and the site, so that the
- * call's end can tell the cache).  Only a statement of an op tree is
+/* A new frame's call site, from the calling statement, when the site
+ * cache has no answer: its file and line, and (for the call's end to
+ * tell the cache) the site and key.  Only a statement of an op tree is
  * cached (cop_in_tree): PL_compiling, the statement of calls made while
  * compiling (BEGIN blocks), changes its line, and the compiler folds
  * constants (pack with constant arguments) under a copy of it on the C
  * stack, at the same address for every statement folded. */
-static inline void frame_site(pTHX_ call_frame *f, const COP *cop)
+static void frame_site_miss(pTHX_ call_frame *f, const COP *cop, const void *key,
+                            const HEK *ph, const HEK *nh)
 {
-    const site_slot *slot = site_slot_of(cop, f->called);
-    if (slot->cop == cop && slot->called == f->called && slot->caller == f->caller
-        && slot->file_gen == S.file_gen && slot->arcs_gen == S.arcs_gen) {
-        const arc_stats *a = &S.arcs[slot->arc];
-        f->arc = slot->arc;
-        f->arc_gen = S.arcs_gen;
-        f->caller_fid = a->fid;
-        f->caller_line = a->line;
-        f->site = NULL;
-    } else {
-        f->arc_gen = 0;
-        f->site = cop_in_tree(cop) ? cop : NULL;
-        f->site_gen = S.file_gen;
-        f->caller_fid = caller_fid(aTHX_ cop);
-        f->caller_line = (int)CopLINE(cop);
-    }
+    f->arc_gen = 0;
+    f->site = cop_in_tree(cop) ? cop : NULL;
+    f->site_gen = S.file_gen;
+    f->site_key = key;
+    f->site_ph = ph;
+    f->site_nh = nh;
+    f->caller_fid = caller_fid(aTHX_ cop);
+    f->caller_line = (int)CopLINE(cop);
+}
+
+/* A new frame's call site from a site cache slot that answered. */
+static inline void frame_site_hit(call_frame *f, const site_slot *slot)
+{
+    f->arc = slot->arc;
+    f->arc_gen = S.arcs_gen;
+    f->caller_fid = slot->fid;
+    f->caller_line = slot->line;
+    f->site = NULL;
 }
 
 /* The sub running at context cxix, as a caller. */
+/* The node of a calling sub found on the context stack; errno kept (a
+ * new glob or node: memory). */
+static __attribute__((noinline)) sub_node *caller_node_of(pTHX_ CV *ccv)
+{
+    int saved_errno = errno;
+    GV *gv = CvGV(ccv); /* may make a glob */
+    HV *stash = gv ? GvSTASH(gv) : NULL;
+    sub_node *n = stash ? node_for_gv(aTHX_ gv) : S.node_unknown;
+    errno = saved_errno;
+    return n;
+}
+
 static sub_node *caller_node_slow(pTHX_ I32 cxix)
 {
     CV *ccv = running_cv(aTHX_ cxix, PL_curstackinfo);
@@ -156,9 +171,7 @@ static sub_node *caller_node_slow(pTHX_ I32 cxix)
     }
     if (!ccv)
         return S.node_null;
-    GV *gv = CvGV(ccv); /* may make a glob */
-    HV *stash = gv ? GvSTASH(gv) : NULL;
-    return stash ? node_for_gv(aTHX_ gv) : S.node_unknown;
+    return caller_node_of(aTHX_ ccv);
 }
 
 /* The sub that called: the calling frame's sub, or (findcaller=1, a call
@@ -248,11 +261,11 @@ static SV *own_sub_for(pTHX_ GV *gv)
 }
 
 /* The fields of a new frame that every kind of call sets alike (stored
- * one by one: a whole-struct assignment went through a copy), the call
- * site's from the calling statement; the caller sets called_cv,
+ * one by one: a whole-struct assignment went through a copy); the caller
+ * sets the call site's (frame_site_hit or frame_site_miss), called_cv,
  * called_depth, called_is_xs, t0 and t0_pending. */
-static inline void frame_init(pTHX_ call_frame *f, const call_frame *up, sub_node *called,
-                              sub_node *caller, const COP *site)
+static inline void frame_init(call_frame *f, const call_frame *up, sub_node *called,
+                              sub_node *caller)
 {
     f->counted = 0;
     f->hide = 0;
@@ -261,7 +274,6 @@ static inline void frame_init(pTHX_ call_frame *f, const call_frame *up, sub_nod
     f->subr0 = S.subr_ticks;
     f->caller = caller;
     f->called = called;
-    frame_site(aTHX_ f, site);
 }
 
 /* The CV that pp_entersub will run, when that is plain: a code value (a
@@ -285,18 +297,37 @@ static inline CV *plain_cv(SV *sv)
  * top of the context stack): the frame is made now, in that context, so
  * that leaving the sub, by a return, die, last or goto, ends it.  Nothing
  * of the profiler runs before the call (its start is the next clock
- * reading, normally its first statement's), and the sub is found from its
- * glob's cached node.  Same records as frame_setup and the rest of
- * call_profiler make for a perl sub. */
+ * reading, normally its first statement's).  A call from a site seen
+ * before finds its sub, arc and calling line in one lookup of the site
+ * cache, by the calling statement, the sub's glob and the caller; else
+ * the sub is found from its glob's cached node.  Same records as
+ * frame_setup and the rest of call_profiler make for a perl sub.  errno
+ * is kept: only the slow paths (a new node, glob, frame stack or arc)
+ * can touch it, and they keep it. */
 static void perl_sub_entered(pTHX_ COP *prev_cop, CV *cv, GV *gv)
 {
-    sub_node *n = node_for_gv(aTHX_ gv);
-    if (n->is_begin)
-        n = name_begin_block(aTHX_ n);
     call_frame *up = FRAME(S.frame_ix);
     sub_node *caller = caller_node(aTHX_ up, cxstack_ix - 1);
-    call_frame *f = frame_push(aTHX);
-    frame_init(aTHX_ f, FRAME(S.frame_ix - 1), n, caller, prev_cop);
+    const HEK *ph = HvNAME_HEK(GvSTASH(gv)), *nh = GvNAME_HEK(gv);
+    const site_slot *slot = site_slot_of(prev_cop, gv);
+    call_frame *f;
+    if (LIKELY(site_hit(slot, prev_cop, gv, ph, nh, caller))) {
+        f = frame_push(aTHX); /* may move the stack: up is stale */
+        frame_init(f, FRAME(S.frame_ix - 1), slot->called, caller);
+        frame_site_hit(f, slot);
+    } else {
+        int saved_errno = errno;
+        sub_node *n = node_for_gv(aTHX_ gv);
+        int begin = n->is_begin;
+        if (begin)
+            n = name_begin_block(aTHX_ n);
+        f = frame_push(aTHX);
+        frame_init(f, FRAME(S.frame_ix - 1), n, caller);
+        frame_site_miss(aTHX_ f, prev_cop, gv, ph, nh);
+        if (begin)
+            f->site = NULL; /* named by its line, not its glob */
+        errno = saved_errno;
+    }
     f->called_cv = cv;
     f->called_depth = (int)CvDEPTH(cv);
     f->called_is_xs = NULL;
@@ -305,8 +336,11 @@ static void perl_sub_entered(pTHX_ COP *prev_cop, CV *cv, GV *gv)
     S.npending++;
     if (UNLIKELY(!ours_sub_leave(CvROOT(cv))))
         frame_end_with_scope(aTHX_ S.frame_ix); /* compiled before our wrappers */
-    if (OPT(O_CALLS) >= 2 && S.w)
+    if (OPT(O_CALLS) >= 2 && S.w) {
+        int saved_errno = errno;
         nytp_write_sub_entry(S.w, f->caller_fid, (uint32_t)f->caller_line);
+        errno = saved_errno;
+    }
 }
 
 /* The innermost CXt_SUB context of the current stack, or -1. */
@@ -492,11 +526,8 @@ static inline __attribute__((always_inline)) OP *pp_call(pTHX_ OPCODE type)
         frames_check_call(aTHX);
         OP *op = S.orig[OP_ENTERSUB](aTHX);
         if (op != next_op && cxstack_ix >= 0 && CxTYPE(&cxstack[cxstack_ix]) == CXt_SUB
-            && cxstack[cxstack_ix].blk_sub.cv == cv) {
-            int saved_errno = errno;
+            && cxstack[cxstack_ix].blk_sub.cv == cv)
             perl_sub_entered(aTHX_ prev_cop, cv, gv);
-            errno = saved_errno;
-        }
         return op;
     }
     return call_profiler(aTHX_ type, 0);
@@ -514,12 +545,27 @@ static OP *pp_slowop(pTHX_ OPCODE type)
     int saved_errno = errno;
     COP *prev_cop = PL_curcop;
     frames_check_call(aTHX);
-    sub_node *n = node_for_slowop(aTHX_ CopSTASH(PL_curcop), type);
     call_frame *up = FRAME(S.frame_ix);
     sub_node *caller = caller_node(aTHX_ up, cxstack_ix);
-    call_frame *f = frame_push(aTHX);
-    SSize_t ix = S.frame_ix;
-    frame_init(aTHX_ f, FRAME(ix - 1), n, caller, prev_cop);
+    /* the site cache by the statement, the op (slowop_key) and the name
+     * of the statement's package: a site seen before gives the node too */
+    const HEK *ph;
+    const void *key = slowop_key(CopSTASH(prev_cop), type, &ph);
+    const site_slot *slot = site_slot_of(prev_cop, key);
+    call_frame *f;
+    SSize_t ix;
+    if (LIKELY(site_hit(slot, prev_cop, key, ph, NULL, caller))) {
+        f = frame_push(aTHX);
+        ix = S.frame_ix;
+        frame_init(f, FRAME(ix - 1), slot->called, caller);
+        frame_site_hit(f, slot);
+    } else {
+        sub_node *n = node_for_slowop(aTHX_ CopSTASH(prev_cop), type);
+        f = frame_push(aTHX);
+        ix = S.frame_ix;
+        frame_init(f, FRAME(ix - 1), n, caller);
+        frame_site_miss(aTHX_ f, prev_cop, key, ph, NULL);
+    }
     f->called_cv = NULL;
     f->called_depth = 1;
     f->called_is_xs = "sop";

@@ -32,8 +32,10 @@ static void note_xsub(pTHX_ const char *name, STRLEN len)
 
 void frames_grow(pTHX)
 {
+    int saved_errno = errno;
     grow_or_croak(aTHX_ (void **)&S.frames, &S.frames_cap, (size_t)S.frame_ix + 2, 64,
                   sizeof *S.frames);
+    errno = saved_errno;
 }
 
 /* Take the innermost frame, f, off the stack. */
@@ -45,6 +47,46 @@ static void frame_pop(pTHX_ call_frame *f)
             S.npending--;
     }
     S.frame_ix = (SSize_t)(f - S.frames) - 1;
+}
+
+/* The arc of a call whose arc was not known when it began, made if new
+ * (and the site cache told, for the next call from there); and, for the
+ * first call of a sub since the arcs were cleared, what that needs.  A
+ * call whose arc was known came from a site filled here, after such a
+ * first call, since the arcs were last cleared.  errno kept (perl's
+ * hashes, memory). */
+static __attribute__((noinline)) arc_stats *frame_new_arc(pTHX_ call_frame *f, sub_node *called)
+{
+    int saved_errno = errno;
+    if (!called->called_seen) {
+        called->called_seen = 1;
+        if (f->called_is_xs) {
+            arc_for(aTHX_ called, NULL, 0, 0); /* marks an xsub */
+            if (f->called_is_xs[0] == 's' || (f->called_cv && SvTYPE(f->called_cv) == SVt_PVCV))
+                note_xsub(aTHX_ called->full, called->full_len);
+        }
+        if (called->pkg)
+            (void)hv_fetch(S.pkg_files_hv, called->pkg, (I32)strlen(called->pkg), 1);
+    }
+    arc_stats *a = arc_for(aTHX_ called, f->caller ? f->caller : S.node_nulls, f->caller_fid,
+                           f->caller_line);
+    if (f->site && f->site_gen == S.file_gen) { /* the next call from there */
+        site_slot *slot = site_slot_of(f->site, f->site_key);
+        slot->cop = f->site;
+        slot->key = f->site_key;
+        slot->ph = f->site_ph;
+        slot->nh = f->site_nh;
+        slot->called = called;
+        slot->caller = f->caller;
+        slot->arc = (uint32_t)(a - S.arcs);
+        slot->fid = a->fid;
+        slot->line = a->line;
+        slot->file_gen = S.file_gen;
+        slot->arcs_gen = S.arcs_gen;
+        S.file_cache_used = 1; /* a statement freed changes S.file_gen */
+    }
+    errno = saved_errno;
+    return a;
 }
 
 /* The innermost call, f, has ended (perl has left its sub, or an xsub
@@ -82,38 +124,11 @@ void frame_done(pTHX_ call_frame *f)
     NV excl = incl - inner;
 
     sub_node *called = f->called;
-    if (!called->called_seen) {
-        /* first call of this sub from anywhere: perl's hashes, memory */
-        int saved_errno = errno;
-        called->called_seen = 1;
-        if (f->called_is_xs) {
-            arc_for(aTHX_ called, NULL, 0, 0); /* marks an xsub */
-            if (f->called_is_xs[0] == 's' || (f->called_cv && SvTYPE(f->called_cv) == SVt_PVCV))
-                note_xsub(aTHX_ called->full, called->full_len);
-        }
-        if (called->pkg)
-            (void)hv_fetch(S.pkg_files_hv, called->pkg, (I32)strlen(called->pkg), 1);
-        errno = saved_errno;
-    }
     arc_stats *a;
-    if (f->arc_gen == S.arcs_gen) {
-        a = &S.arcs[f->arc];
-    } else {
-        int saved_errno = errno; /* a new arc: memory */
-        a = arc_for(aTHX_ called, f->caller ? f->caller : S.node_nulls, f->caller_fid,
-                    f->caller_line);
-        errno = saved_errno;
-        if (f->site && f->site_gen == S.file_gen) { /* the next call from there */
-            site_slot *slot = site_slot_of(f->site, called);
-            slot->cop = f->site;
-            slot->called = called;
-            slot->caller = f->caller;
-            slot->arc = (uint32_t)(a - S.arcs);
-            slot->file_gen = S.file_gen;
-            slot->arcs_gen = S.arcs_gen;
-            S.file_cache_used = 1; /* a statement freed changes S.file_gen */
-        }
-    }
+    if (LIKELY(f->arc_gen == S.arcs_gen))
+        a = &S.arcs[f->arc]; /* known at the call: not a first call either */
+    else
+        a = frame_new_arc(aTHX_ f, called);
     a->count++;
     if (f->called_depth <= 1) {
         a->incl += incl;
@@ -183,7 +198,9 @@ static void sub_scope_left(pTHX_ void *p)
 
 void frame_end_with_scope(pTHX_ SSize_t ix)
 {
+    int saved_errno = errno;
     save_destructor_x(sub_scope_left, INT2PTR(void *, (IV)ix));
+    errno = saved_errno;
 }
 
 /* An eval has begun (its context is on top): leaving its scope will end

@@ -124,6 +124,8 @@ typedef struct {
     /* ... else where to remember it, for the next call from that site */
     const COP *site;             /* the calling statement, or NULL */
     unsigned site_gen;           /* S.file_gen then */
+    const void *site_key;        /* what called was found by (site_slot) */
+    const HEK *site_ph, *site_nh;
 } call_frame;
 
 /* The frame at index ix of the frame stack (-1: none).  A pointer to a
@@ -473,11 +475,20 @@ typedef struct {
 extern slowop_slot slowop_cache[SLOWOP_CACHE_SIZE];
 sub_node *node_for_slowop_slow(pTHX_ const HEK *ph, uintptr_t k2, slowop_slot *slot,
                                OPCODE type);
-static inline sub_node *node_for_slowop(pTHX_ HV *stash, OPCODE type)
+/* The key a slow op's node is known by: the op (type + 1, plus OP_max
+ * with slowops=1), and in *php the name of the package it runs in (NULL
+ * with slowops=1).  As a pointer it is below any address of a glob, so
+ * it keys the site cache too. */
+static inline const void *slowop_key(HV *stash, OPCODE type, const HEK **php)
 {
     int core_only = OPT(O_SLOWOPS) == 1;
-    const HEK *ph = stash && !core_only ? HvNAME_HEK(stash) : NULL;
-    uintptr_t k2 = (uintptr_t)type + 1 + (core_only ? OP_max : 0);
+    *php = stash && !core_only ? HvNAME_HEK(stash) : NULL;
+    return (const void *)((uintptr_t)type + 1 + (core_only ? OP_max : 0));
+}
+static inline sub_node *node_for_slowop(pTHX_ HV *stash, OPCODE type)
+{
+    const HEK *ph;
+    uintptr_t k2 = (uintptr_t)slowop_key(stash, type, &ph);
     slowop_slot *slot =
         &slowop_cache[(((uintptr_t)ph >> 4) * 31 + k2) & (SLOWOP_CACHE_SIZE - 1)];
     if (LIKELY(slot->node && slot->ph == ph && slot->k2 == k2))
@@ -560,20 +571,43 @@ NYTP_EVAL_PP(NYTP_PP_DECLARE)
 
 /* frames.c */
 void frames_grow(pTHX);
-/* The call arc of a call site: (calling statement, called, caller) -> the
- * arc, while the statement and the arcs are those it was made with. */
+/* A call site: (calling statement, what is called, caller) -> the sub
+ * called, the call arc and the calling file and line, while the statement
+ * and the arcs are those it was made with.  What is called is the key:
+ * for a perl sub, its glob, with the shared strings of its package and
+ * own name that the node was found by (ph, nh: the slot answers only
+ * while the glob still has those very names, as gv_cache; node_cache
+ * holds the strings, and clearing it clears this); for a slow op, its
+ * slowop_key, with ph its package's name as there (nh NULL).  One lookup gives a call from a known site all it
+ * needs, without finding the sub's node first. */
 #define SITE_CACHE_SIZE 2048
 typedef struct {
     const COP *cop;
-    const sub_node *called, *caller;
+    const void *key;
+    const HEK *ph, *nh;
+    sub_node *called;
+    const sub_node *caller;
     uint32_t arc;
+    unsigned fid;
+    int line;
     unsigned file_gen, arcs_gen;
 } site_slot;
 extern site_slot site_cache[SITE_CACHE_SIZE];
-static inline site_slot *site_slot_of(const COP *cop, const sub_node *called)
+static inline site_slot *site_slot_of(const COP *cop, const void *key)
 {
-    uintptr_t h = ((uintptr_t)cop >> 4) ^ ((uintptr_t)called >> 3) * 31;
+    /* k ^ k >> 3: a glob's address loses its zero low bits, and the
+     * small keys of slow ops (regcomp and match, of one statement) stay
+     * apart */
+    uintptr_t k = (uintptr_t)key;
+    uintptr_t h = ((uintptr_t)cop >> 4) ^ (k ^ (k >> 3)) * 31;
     return &site_cache[(h ^ (h >> 11)) & (SITE_CACHE_SIZE - 1)];
+}
+static inline int site_hit(const site_slot *slot, const COP *cop, const void *key,
+                           const HEK *ph, const HEK *nh, const sub_node *caller)
+{
+    return slot->cop == cop && slot->key == key && slot->nh == nh && slot->ph == ph
+           && slot->caller == caller && slot->file_gen == S.file_gen
+           && slot->arcs_gen == S.arcs_gen;
 }
 void frame_done(pTHX_ call_frame *f);
 void frames_close_dead(pTHX);

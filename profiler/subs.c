@@ -164,6 +164,7 @@ void node_cache_clear(pTHX)
     S.node_cache = NULL;
     S.node_cache_cap = S.node_cache_used = 0;
     memset(gv_cache, 0, sizeof gv_cache); /* their strings were let go */
+    memset(site_cache, 0, sizeof site_cache);
     memset(slowop_cache, 0, sizeof slowop_cache);
 }
 
