@@ -175,6 +175,22 @@ like $err, qr/is incomplete \(cut where the signal struck; --nytprof sigexit=USR
 is $st, 128 + 10, 'sigexit=usr1: dies of SIGUSR1';
 like $err, qr/\(complete\)$/m, 'sigexit=usr1: the profile is complete';
 
+# These checks send HUP and INT and wait for the program to die of them:
+# a harness started under nohup, or in the background by a shell without
+# job control, has them ignored, and the programs would inherit that (the
+# profiler rightly keeps an ignored signal ignored) and never die.
+# NytpTest puts them back to their defaults for every test file.
+{
+    local $SIG{HUP} = 'IGNORE';
+    local $SIG{INT} = 'IGNORE';
+    my ($st, $out) = run_cmd([$^X, "-I$FindBin::Bin/lib", '-MNytpTest', '-e',
+        'exec "cat", "/proc/self/status" or die']);
+    my ($ign) = $out =~ /^SigIgn:\s*([0-9a-f]+)$/m;
+    ok defined $ign && !(hex($ign) & 0x3),
+        'a test file started with HUP and INT ignored starts its programs with them at their defaults'
+        . (defined $ign ? " (SigIgn $ign)" : '');
+}
+
 # TERM or HUP sent to nytp run (a service manager stopping it) reaches
 # perl, and nytp run waits for it: no perl left running on its own to
 # rewrite the profile later (issue 21).
