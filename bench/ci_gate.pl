@@ -24,7 +24,8 @@
 #
 #   CI_GATE_POOL=12 CI_GATE_CATCH=40 CI_GATE_FALSE=100 CI_GATE_UNPROF=9 bench/run ci_gate
 #   CI_GATE_MODES='trace clock2 clock3 sample' (the ways of profiling, in this order)
-#   CI_GATE_K='3 5' (runs a side of the recipes to try)
+#   CI_GATE_K='3 5' (runs a side of the recipes to try), CI_GATE_ONLY=PATTERN (of
+#   the recipes' names), CI_GATE_JOBS=2 (gates run at once)
 #   CI_GATE_KEEP=1 keeps the runs; CI_GATE_REUSE=DIR judges the runs kept in DIR
 #   (its runs.txt) for the modes it has, instead of profiling them again
 use strict;
@@ -33,6 +34,8 @@ use File::Path qw(make_path);
 use File::Temp qw(tempdir);
 use JSON::PP ();
 use List::Util qw(min max sum);
+
+$| = 1;
 
 use Cwd qw(abs_path);
 my $nytp = abs_path($ENV{NYTP} // "build/nytp");
@@ -238,6 +241,7 @@ sub draw {
 
 # Each gate's exit status and standard error, JOBS at a time.
 my $jobs = $ENV{CI_GATE_JOBS} // 2;
+my $only = $ENV{CI_GATE_ONLY} // '';  # a pattern: only the recipes whose names match
 sub gates {
     my ($gopts, @sets) = @_;
     my (@res, @run);
@@ -260,7 +264,7 @@ sub gates {
 
 printf "%d catch and %d false-alarm trials a recipe, drawn from pools of %d runs of each checkout\n", $ncatch, $nfalse,
     $pool;
-my @table;
+printf "   %-28s %s %-28s %13s %13s\n", 'recipe', 'k', 'gate', 'caught', 'false alarms';
 if (my $old = $ENV{CI_GATE_REUSE}) {
     open my $rf, '<', "$old/runs.txt" or die "$old/runs.txt: $!\n";
     while (<$rf>) {
@@ -270,6 +274,7 @@ if (my $old = $ENV{CI_GATE_REUSE}) {
 }
 for my $r (map { my $m = $_; grep { $_->[0] eq $m && $ks{ $_->[3] } } @recipes } @modes) {
     my ($mode, $name, $gopts, $k) = @$r;
+    next if $only ne '' && $name !~ /$only/;
     if ($runs{$mode} && !$seen{$mode}) {
         printf "%s: %d runs of each checkout kept in %s\n", $modes{$mode}[0], scalar @{ $runs{$mode}{base} },
             $ENV{CI_GATE_REUSE};
@@ -277,6 +282,7 @@ for my $r (map { my $m = $_; grep { $_->[0] eq $m && $ks{ $_->[3] } } @recipes }
         $seen{$mode} = 1;
     }
     profile_pool($mode) unless $runs{$mode};
+    note_load();
     my ($caught, $other, $false) = (0, 0, 0);
     my @c = map { [[draw($k, @{ $runs{$mode}{base} })], [draw($k, @{ $runs{$mode}{slow} })]] } 1 .. $ncatch;
     my @f = map { [[draw($k, @{ $runs{$mode}{base} })], [draw($k, @{ $runs{$mode}{same} })]] } 1 .. $nfalse;
@@ -287,11 +293,11 @@ for my $r (map { my $m = $_; grep { $_->[0] eq $m && $ks{ $_->[3] } } @recipes }
         $other++ if grep { !/main::score:|the total/ } grep { /grew by/ } split /\n/, $err;
     }
     $false += $_->[0] == 3 for gates($gopts, @f);
-    push @table, sprintf "   %-28s %d %-28s %3d/%-3d %4.0f%% %3d/%-3d %4.0f%% %s", $name, $k, "@$gopts", $caught, $ncatch,
+    printf "   %-28s %d %-28s %3d/%-3d %4.0f%% %3d/%-3d %4.0f%% %s\n", $name, $k, "@$gopts", $caught, $ncatch,
         100 * $caught / $ncatch, $false, $nfalse, 100 * $false / $nfalse,
         $other ? "($other of the catches also named another sub)" : '';
 }
-printf "   %-28s %s %-28s %13s %13s\n", 'recipe', 'k', 'gate', 'caught', 'false alarms';
-print "$_\n" for @table;
-printf "load average (1 min) read %d times: %s-%s, at the end %s\n", scalar @loads, min(@loads), max(@loads), load();
+note_load();
+printf "load average (1 min) read %d times (before and after each pool, before each recipe, at the end): %s-%s\n",
+    scalar @loads, min(@loads), max(@loads);
 print "runs kept in $dir (runs.txt lists them)\n" if $ENV{CI_GATE_KEEP};
