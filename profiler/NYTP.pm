@@ -284,9 +284,13 @@ of the process, the profiler's writer thread included) and C<clock=3>
 each reading is a system call.  A program of many short statements runs
 several times slower under them: perltidy, which took 5.6 to 6.6 s with
 the default clock on this project's VM (3.3 to 3.9 s unprofiled), took
-14 to 16 s with either, close to half of it in the kernel.  They are
-worth it where the time must not count waiting for the CPU (a time gate
-in CI, see nytp-diff(1)).
+14 to 16 s with either, close to half of it in the kernel.  Each
+reading's cost is charged to the statement it ends, so in code of short
+statements it hides a change: a sub made 1.45 times slower showed +25%
+traced on either (bench/run ci_gate).  Where the time must not
+count waiting for the CPU, as in a time gate in CI, sample on them
+instead (C<sample=HZ> with C<clock=2>, C<nytp run --sample --cpu>: one
+reading a sample; see nytp-diff(1)).
 
 The clock is read once per event: a statement, the call of an xsub or
 slow op, the end of a call.  The call of a perl sub starts at the next

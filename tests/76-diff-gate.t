@@ -199,8 +199,10 @@ SKIP: {
 
 # ---- 2. and 3. repeated runs: noise and a slowdown -------------------------------------
 #
-# CPU time (clock=2) and --normalize, as nytp-diff(1) recommends for a
-# time gate on a shared machine; the runs of the sides interleaved; and a
+# CPU time (clock=2, traced, so that the same runs also have counts) and
+# --normalize (nytp-diff(1) now recommends sampling with the CPU clock for
+# a time gate: traced, the clock's cost at each statement dilutes a
+# change of short statements); the runs of the sides interleaved; and a
 # --min-time that leaves out subs too small to measure, as it also
 # recommends: at the default 1%, main::BEGIN@4 (use lib, 0.7 ms, 1.6% of
 # the run) once tripped the check on the same program (+35%, p=0.039).
