@@ -235,11 +235,13 @@ static SSize_t frame_setup(pTHX_ COP *prev_cop, const call_frame *clone, OPCODE 
     CV *cv = f->called_cv;
     if (type != OP_ENTERSUB && type != OP_GOTO) {
         f->t0 = now_ticks(aTHX); /* a slow op */
-    } else if (cv && SvTYPE(cv) == SVt_PVCV && !CvISXSUB(cv) && CvROOT(cv)) {
+    } else if (cv && SvTYPE(cv) == SVt_PVCV && !CvISXSUB(cv) && CvROOT(cv) && OPT(O_STMTS)) {
         f->t0_pending = 1; /* a perl sub: its first statement's time */
         S.npending++;
     } else {
-        f->t0 = now_ticks(aTHX); /* an xsub, or not known yet */
+        /* an xsub, or not known yet, or stmts=0, where no statement
+         * reads the clock: the call's end would be its first reading */
+        f->t0 = now_ticks(aTHX);
     }
     if (OPT(O_CALLS) >= 2 && S.w)
         nytp_write_sub_entry(S.w, f->caller_fid, (uint32_t)f->caller_line);
@@ -331,9 +333,13 @@ static void perl_sub_entered(pTHX_ COP *prev_cop, CV *cv, GV *gv)
     f->called_cv = cv;
     f->called_depth = (int)CvDEPTH(cv);
     f->called_is_xs = NULL;
-    f->t0 = 0;
-    f->t0_pending = 1; /* its first statement's time */
-    S.npending++;
+    if (LIKELY(OPT(O_STMTS))) {
+        f->t0 = 0;
+        f->t0_pending = 1; /* its first statement's time */
+        S.npending++;
+    } else {
+        f->t0 = now_ticks(aTHX); /* stmts=0: no statement reads the clock */
+    }
     if (UNLIKELY(!ours_sub_leave(CvROOT(cv))))
         frame_end_with_scope(aTHX_ S.frame_ix); /* compiled before our wrappers */
     if (OPT(O_CALLS) >= 2 && S.w) {

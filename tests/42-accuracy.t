@@ -26,9 +26,9 @@ sub write_script {
 
 # The attributes and the sub summaries of a profile (nytp dump --data).
 sub profile_data {
-    my ($script, $name) = @_;
+    my ($script, $name, $opts) = @_;
     my $file = "$dir/$name.out";
-    local $ENV{NYTPROF} = "file=$file";
+    local $ENV{NYTPROF} = "file=$file" . ($opts ? ":$opts" : '');
     my ($st, $out, $err) = run_cmd([$^X, "-I$inc", '-d:NYTP', $script], cwd => $dir);
     is $st, 0, "$name: profiled" or diag $err;
     ($st, $out, $err) = run_cmd([$nytp, 'dump', '--data', $file]);
@@ -62,6 +62,24 @@ within $incl->{'main::snooze'}, 0.19, 0.6, 'a sub sleeping 200 ms: inclusive tim
 within $excl->{'main::snooze'}, 0, 0.05, 'a sub sleeping 200 ms: the sleep is in CORE:sselect, not its own';
 within $incl->{'main::spin'}, 0.1, 0.5,
     'a sub spinning 200 ms by the clock: inclusive time about 0.2 s (the profiler\'s own time taken out)';
+
+# With stmts=0 no statement reads the clock: a perl sub's call reads it
+# itself.  (It waited for its first statement's reading, so a sub that
+# calls nothing, whose end was then the first reading, had 0 s.)
+my $busy = write_script('busy.pl', <<PERL);
+use Time::HiRes qw(time);
+sub busy { my \$n = 0; \$n += \$_ for 1 .. 1_500_000; \$n }
+sub nap { select(undef, undef, undef, 0.15) }
+my \$t0 = time; busy(); my \$t1 = time;
+nap();
+open my \$fh, '>', '$dir/busy.time' or die; print \$fh \$t1 - \$t0; close \$fh;
+PERL
+($attr, $incl, $excl) = profile_data($busy, 'busy-nostmts', 'stmts=0');
+my $took = slurp_file("$dir/busy.time") // 0;
+within $incl->{'main::busy'}, $took * 0.5, $took * 1.5 + 0.01,
+    "stmts=0: a sub that calls nothing, $took s by the program's own clock: its inclusive time";
+within $excl->{'main::busy'}, $took * 0.5, $took * 1.5 + 0.01, 'stmts=0: ... and its exclusive time';
+within $incl->{'main::nap'}, 0.14, 0.5, 'stmts=0: a sub sleeping 150 ms: inclusive time about 0.15 s';
 
 # Long enough (about half a second profiled) that a stall of the loaded
 # machine before the first statement or after the last one, outside any
