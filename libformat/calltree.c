@@ -820,6 +820,23 @@ nytp_str nytp_calltree_name(const nytp_calltree *t, uint32_t id)
     return s;
 }
 
+int nytp_calltree_find_name(const nytp_calltree *t, const char *name, size_t len, uint32_t *id)
+{
+    char *norm = NULL;
+    *id = UINT32_MAX;
+    if (memchr(name, '(', len)) {
+        if (!(norm = malloc(len ? len : 1)))
+            return NYTP_E_NOMEM;
+        len = nytp_calltree_normalise(name, len, norm);
+        name = norm;
+    }
+    uint32_t found = strtab_find(&t->names, name, len);
+    free(norm);
+    if (found != STRTAB_NONE)
+        *id = found;
+    return NYTP_OK;
+}
+
 static bool is_named(const node *n)
 {
     return n->name != NONE && n->name != FREED;

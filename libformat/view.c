@@ -355,14 +355,6 @@ int nytp_view_sub_totals(const nytp_calltree *t, double **excl, double **incl, u
     return NYTP_OK;
 }
 
-static uint64_t hash_name(const char *s, size_t len)
-{
-    uint64_t h = 14695981039346656037ull;
-    for (size_t i = 0; i < len; i++)
-        h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
-    return kmap_mix64(h);
-}
-
 int nytp_view_apply_model(const nytp_view *v, nytp_profile *p, const nytp_calltree *t, double tps)
 {
     (void)v;
@@ -374,37 +366,19 @@ int nytp_view_apply_model(const nytp_view *v, nytp_profile *p, const nytp_calltr
     nytp_calltree_get_stats(t, &s);
     double ttps = nytp_calltree_ticks_per_sec(t);
     double scale = ttps > 0 ? 1 / ttps : tps > 0 ? 1 / tps : 1;
-    kmap names = {0};
     bool *used = calloc(s.names ? s.names : 1, sizeof *used);
-    char *buf = NULL;
-    size_t cap = 0;
     int st = used ? NYTP_OK : NYTP_E_NOMEM;
-    for (uint32_t id = 0; st == NYTP_OK && id < s.names; id++) {
-        nytp_str n = nytp_calltree_name(t, id);
-        if (!kmap_put(&names, hash_name(n.ptr, n.len), n.len, id))
-            st = NYTP_E_NOMEM;
-    }
     for (uint32_t i = 0; st == NYTP_OK && i < p->n_subs; i++) {
         nytp_sub *sub = &p->subs[i];
-        const char *name = nytp_profile_str(p, sub->name);
-        uint32_t len = nytp_profile_strlen(p, sub->name);
-        if ((size_t)len + 1 > cap) {
-            cap = (size_t)len + 64;
-            char *b = realloc(buf, cap);
-            if (!b) {
-                st = NYTP_E_NOMEM;
-                break;
-            }
-            buf = b;
+        uint32_t id;
+        if (nytp_calltree_find_name(t, nytp_profile_str(p, sub->name), nytp_profile_strlen(p, sub->name),
+                                    &id) < 0) {
+            st = NYTP_E_NOMEM;
+            break;
         }
-        size_t nl = nytp_calltree_normalise(name, len, buf);
-        uint32_t id = kmap_get(&names, hash_name(buf, nl), nl);
-        if (id != KMAP_NONE) {
-            nytp_str tn = nytp_calltree_name(t, id);
-            if (tn.len != nl || memcmp(tn.ptr, buf, nl) != 0 || used[id])
-                id = KMAP_NONE;
-        }
-        if (id == KMAP_NONE) {
+        if (id != UINT32_MAX && used[id])
+            id = UINT32_MAX;
+        if (id == UINT32_MAX) {
             sub->excl = sub->incl = sub->reci = 0;
             sub->calls = 0;
             continue;
@@ -415,9 +389,7 @@ int nytp_view_apply_model(const nytp_view *v, nytp_profile *p, const nytp_calltr
         sub->reci = 0;
         sub->calls = calls[id];
     }
-    kmap_free(&names);
     free(used);
-    free(buf);
     free(excl);
     free(incl);
     free(calls);

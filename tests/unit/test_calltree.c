@@ -426,6 +426,18 @@ static void paths_by_hand_and_walk_order(void **state)
     assert_int_equal(nytp_calltree_walk(t, 0, stop_at_second, &seen), 7);
     assert_int_equal(seen, 2);
     assert_true(nytp_calltree_total_excl(t) == 15.0);
+    /* a name is found as the tree normalised it: any eval number finds
+     * the one frame, a name never added finds none */
+    uint32_t id, ev;
+    assert_int_equal(nytp_calltree_find_name(t, "(eval 99)[q:1]", 14, &ev), NYTP_OK);
+    assert_int_not_equal(ev, UINT32_MAX);
+    nytp_str n = nytp_calltree_name(t, ev);
+    assert_int_equal(n.len, 13);
+    assert_memory_equal(n.ptr, "(eval 0)[q:1]", 13);
+    assert_int_equal(nytp_calltree_find_name(t, "z", 1, &id), NYTP_OK);
+    assert_true(id != UINT32_MAX && id != ev);
+    assert_int_equal(nytp_calltree_find_name(t, "y", 1, &id), NYTP_OK);
+    assert_int_equal(id, UINT32_MAX);
     nytp_calltree_free(t);
 }
 

@@ -184,6 +184,11 @@ uint64_t nytp_calltree_total_calls(const nytp_calltree *t);
 /* A name id's string (normalised). */
 nytp_str nytp_calltree_name(const nytp_calltree *t, uint32_t id);
 
+/* *id: the name id of NAME (normalised as the tree normalises the names
+ * it is given), or UINT32_MAX when the tree has no such name.  0, or
+ * NYTP_E_NOMEM. */
+int nytp_calltree_find_name(const nytp_calltree *t, const char *name, size_t len, uint32_t *id);
+
 /* Normalise a sub name as nytprofcalls does (eval sequence numbers to 0)
  * into out, which has room for len bytes (never longer).  Returns the new
  * length. */
