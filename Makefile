@@ -303,10 +303,10 @@ test: deps-check
 # ---- fuzzing (libFuzzer, clang) ------------------------------------------
 
 FUZZ_BIN := $(BUILD)/fuzz/fuzz_reader
-FUZZ_CMD_SRC := $(addprefix cmd/common/,strmap.c json.c dump_data.c fmt.c flame_svg.c term.c viewopt.c) $(CLI_SRC) \
+FUZZ_CMD_SRC := $(addprefix cmd/common/,strmap.c json.c dump_data.c fmt.c flame_svg.c term.c viewopt.c export.c) $(CLI_SRC) \
 	$(addprefix cmd/report/,dump.c calls.c top.c) $(wildcard cmd/report/html/*.c) \
 	$(addprefix cmd/compare/,diff.c diff_compare.c diff_text.c diff_json.c flame_diff.c compare.c pathmap.c stats.c) \
-	$(addprefix cmd/export/,export.c pprof.c speedscope.c cachegrind.c)
+	$(addprefix cmd/export/,pprof.c speedscope.c cachegrind.c)
 $(FUZZ_BIN): tests/fuzz/fuzz_reader.c $(LIB_SRC) $(LIB_HDR) $(FUZZ_CMD_SRC) $(CMD_HDR) \
 		$(BUILD)/gen/perl_config.h
 	@mkdir -p $(dir $@)
