@@ -7,8 +7,14 @@
 # that should not change output (moving code around); it is not a test of
 # what the output should be.  Default inputs: every profile and tmon.out
 # under testdata/ (the broken ones too: their messages and exit status
-# count).  Exit status 0 when all is the same, 1 otherwise.
+# count).  The reports that take --hide, --focus and --ignore run with
+# each and with all three too, with the patterns of VIEW_HIDE, VIEW_FOCUS
+# and VIEW_IGNORE (defaults below: they match subs of the testdata).
+# Exit status 0 when all is the same, 1 otherwise.
 set -u
+VIEW_HIDE=${VIEW_HIDE:-'::(BEGIN|import)'}
+VIEW_FOCUS=${VIEW_FOCUS:-'^main::'}
+VIEW_IGNORE=${VIEW_IGNORE:-'CORE:'}
 (($# >= 2)) || { echo "usage: $0 OLD_NYTP NEW_NYTP [PROFILE...]" >&2; exit 2; }
 old=$(realpath "$1") new=$(realpath "$2")
 shift 2
@@ -69,6 +75,19 @@ one_side() {
             run diff-stmts "$nytp" diff --by=statements "$p" "$p"
             run diff-other "$nytp" diff -n 0 "$top/testdata/demo.out" "$p"
             run diff-other-json "$nytp" diff --json "$top/testdata/demo.out" "$p"
+            local v views=(hide="--hide=$VIEW_HIDE" focus="--focus=$VIEW_FOCUS" ignore="--ignore=$VIEW_IGNORE")
+            for v in "${views[@]}" all; do
+                local vn=${v%%=*} vo=("${v#*=}")
+                [[ $v == all ]] && vo=("--hide=$VIEW_HIDE" "--focus=$VIEW_FOCUS" "--ignore=$VIEW_IGNORE")
+                run "top-$vn" "$nytp" top -n 0 "${vo[@]}" "$p"
+                run "top-json-$vn" "$nytp" top -n 0 --json "${vo[@]}" "$p"
+                run "calls-$vn" "$nytp" calls "${vo[@]}" "$p"
+                run "flame-$vn" "$nytp" flame "${vo[@]}" "$p"
+                run "flame-svg-$vn" "$nytp" flame --svg "${vo[@]}" "$p"
+                run "pprof-$vn" "$nytp" pprof -o "pprof-$vn.pb.gz" "${vo[@]}" "$p"
+                run "speedscope-$vn" "$nytp" speedscope -o "speedscope-$vn.json" "${vo[@]}" "$p"
+                run "html-$vn" "$nytp" html -o "html-$vn" "${vo[@]}" "$p"
+            done
             cp "$p" copy.out
             run merge "$nytp" merge -o merged.out "$p" copy.out
             run merge-dump "$nytp" dump merged.out
