@@ -31,6 +31,7 @@ typedef struct node {
     uint32_t first;     /* first child */
     uint32_t next;      /* next sibling; next free node when FREED */
     uint32_t n_children;
+    uint32_t hint;      /* a child: the last one found (NONE: none) */
     uint64_t calls;
     double excl, incl;
 } node;
@@ -41,14 +42,17 @@ struct nytp_calltree {
     uint32_t free_list;
     uint64_t live;              /* named nodes */
 
-    uint32_t *slots;            /* (parent, name) -> node; NONE = empty */
+    uint64_t *keys;             /* (parent, name) -> node: key, EMPTY = empty */
+    uint32_t *vals;             /* the node of keys[i] */
     uint32_t n_slots;           /* power of two */
+    unsigned slot_shift;        /* 64 - log2(n_slots) */
     uint32_t used_slots;
 
     strtab names;
     bool *name_utf8;            /* flag of the first string seen per id */
     uint32_t cap_utf8;
     char *norm;                 /* normalisation buffer */
+    uint32_t *recent;           /* NAME_CACHE name ids by name_key; NONE: empty */
     size_t cap_norm;
     uint32_t unreturned;        /* name id, or NONE */
 
@@ -80,30 +84,52 @@ static bool grow(void **v, uint32_t *cap, uint64_t need, size_t elem)
 
 /* ---- the (parent, name) table --------------------------------------------- */
 
-static uint32_t slot_hash(uint32_t parent, uint32_t name)
+/* A slot holds its key, so that probing never reads the nodes: the key
+ * (parent << 32 | name) of a node in the tree is never EMPTY, as no node
+ * is numbered NONE. */
+#define EMPTY UINT64_MAX
+
+static inline uint64_t slot_key(uint32_t parent, uint32_t name)
 {
-    return (uint32_t)kmap_mix64(((uint64_t)parent << 32) | name);
+    return (uint64_t)parent << 32 | name;
 }
 
-static uint32_t child_find(const nytp_calltree *t, uint32_t parent, uint32_t name)
+/* Fibonacci hashing: the high bits of the product depend on every bit of
+ * the key. */
+static inline uint32_t slot_home(const nytp_calltree *t, uint64_t key)
 {
+    return (uint32_t)((key * 0x9E3779B97F4A7C15ULL) >> t->slot_shift);
+}
+
+static inline uint32_t child_find(nytp_calltree *t, uint32_t parent, uint32_t name)
+{
+    /* the child looked for last under this parent, most often asked
+     * again (a loop calling one sub); hint is only ever a node in the
+     * table (child_remove clears it) */
+    uint32_t h = t->nodes[parent].hint;
+    if (h != NONE && t->nodes[h].name == name)
+        return h;
+    uint64_t key = slot_key(parent, name);
     uint32_t mask = t->n_slots - 1;
-    for (uint32_t i = slot_hash(parent, name) & mask;; i = (i + 1) & mask) {
-        uint32_t n = t->slots[i];
-        if (n == NONE)
+    for (uint32_t i = slot_home(t, key);; i = (i + 1) & mask) {
+        uint64_t k = t->keys[i];
+        if (k == key) {
+            t->nodes[parent].hint = t->vals[i];
+            return t->vals[i];
+        }
+        if (k == EMPTY)
             return NONE;
-        if (t->nodes[n].parent == parent && t->nodes[n].name == name)
-            return n;
     }
 }
 
-static void slot_put(nytp_calltree *t, uint32_t n)
+static void slot_put(nytp_calltree *t, uint64_t key, uint32_t n)
 {
     uint32_t mask = t->n_slots - 1;
-    uint32_t i = slot_hash(t->nodes[n].parent, t->nodes[n].name) & mask;
-    while (t->slots[i] != NONE)
+    uint32_t i = slot_home(t, key);
+    while (t->keys[i] != EMPTY)
         i = (i + 1) & mask;
-    t->slots[i] = n;
+    t->keys[i] = key;
+    t->vals[i] = n;
 }
 
 static bool slots_reserve(nytp_calltree *t)
@@ -113,50 +139,62 @@ static bool slots_reserve(nytp_calltree *t)
     uint64_t ns = t->n_slots ? (uint64_t)t->n_slots * 2 : 1024;
     if (ns > (1u << 31))
         return false;
-    uint32_t *old = t->slots, on = t->n_slots;
-    t->slots = malloc(ns * sizeof *t->slots);
-    if (!t->slots) {
-        t->slots = old;
+    uint64_t *ok = t->keys;
+    uint32_t *ov = t->vals, on = t->n_slots;
+    uint64_t *nk = malloc(ns * sizeof *nk);
+    uint32_t *nv = malloc(ns * sizeof *nv);
+    if (!nk || !nv) {
+        free(nk);
+        free(nv);
         return false;
     }
-    memset(t->slots, 0xff, ns * sizeof *t->slots);
+    memset(nk, 0xff, ns * sizeof *nk);
+    t->keys = nk;
+    t->vals = nv;
     t->n_slots = (uint32_t)ns;
+    t->slot_shift = 64 - (unsigned)__builtin_ctzll(ns);
     for (uint32_t i = 0; i < on; i++)
-        if (old[i] != NONE)
-            slot_put(t, old[i]);
-    free(old);
+        if (ok[i] != EMPTY)
+            slot_put(t, ok[i], ov[i]);
+    free(ok);
+    free(ov);
     return true;
 }
 
 /* Insert node n under its (parent, name); the caller reserved room. */
 static void child_insert(nytp_calltree *t, uint32_t n)
 {
-    slot_put(t, n);
+    slot_put(t, slot_key(t->nodes[n].parent, t->nodes[n].name), n);
     t->used_slots++;
 }
 
 /* Remove node n's entry (linear probing with backward shift). */
 static void child_remove(nytp_calltree *t, uint32_t n)
 {
+    uint32_t parent = t->nodes[n].parent;
+    if (t->nodes[parent].hint == n)
+        t->nodes[parent].hint = NONE;
     uint32_t mask = t->n_slots - 1;
-    uint32_t i = slot_hash(t->nodes[n].parent, t->nodes[n].name) & mask;
-    while (t->slots[i] != n)
+    uint64_t key = slot_key(parent, t->nodes[n].name);
+    uint32_t i = slot_home(t, key);
+    while (t->keys[i] != key)
         i = (i + 1) & mask;
     uint32_t j = i;
     for (;;) {
         j = (j + 1) & mask;
-        uint32_t m = t->slots[j];
-        if (m == NONE)
+        uint64_t m = t->keys[j];
+        if (m == EMPTY)
             break;
-        uint32_t home = slot_hash(t->nodes[m].parent, t->nodes[m].name) & mask;
+        uint32_t home = slot_home(t, m);
         /* m may move to i if its home is not in the cyclic range (i, j] */
         bool in_range = i <= j ? (home > i && home <= j) : (home > i || home <= j);
         if (!in_range) {
-            t->slots[i] = m;
+            t->keys[i] = m;
+            t->vals[i] = t->vals[j];
             i = j;
         }
     }
-    t->slots[i] = NONE;
+    t->keys[i] = EMPTY;
     t->used_slots--;
 }
 
@@ -174,7 +212,7 @@ static uint32_t node_new(nytp_calltree *t)
             return NONE;
         n = t->n_nodes++;
     }
-    t->nodes[n] = (node){NONE, NONE, NONE, NONE, 0, 0, 0, 0};
+    t->nodes[n] = (node){NONE, NONE, NONE, NONE, 0, NONE, 0, 0, 0};
     return n;
 }
 
@@ -360,8 +398,32 @@ size_t nytp_calltree_normalise(const char *name, size_t len, char *out)
     return o;
 }
 
+/* Where a name is looked for first, before it is normalised and hashed
+ * in full: from its length and its first and last eight bytes. */
+#define NAME_CACHE 4096u
+
+static uint32_t name_key(const char *s, size_t len)
+{
+    uint64_t a = 0, b = 0;
+    if (len >= 8) {
+        memcpy(&a, s, 8);
+        memcpy(&b, s + len - 8, 8);
+    } else {
+        memcpy(&a, s, len);
+    }
+    uint64_t h = (a * 0x9E3779B97F4A7C15ULL) ^ (b + len) * 0xC2B2AE3D27D4EB4FULL;
+    return (uint32_t)(h >> 40) & (NAME_CACHE - 1);
+}
+
 static uint32_t intern(nytp_calltree *t, const char *s, size_t len, bool utf8)
 {
+    /* A name equal to the normalised name of id is its own normal form
+     * (normalising is idempotent), so it is id: every SUB_RETURN names a
+     * sub, and most are found here without normalising nor hashing. */
+    uint32_t key = name_key(s, len), hit = t->recent[key];
+    if (hit != NONE && strtab_len(&t->names, hit) == len &&
+        memcmp(strtab_str(&t->names, hit), s, len) == 0)
+        return hit;
     if (memchr(s, '(', len)) {
         if (len > t->cap_norm) {
             char *b = realloc(t->norm, len);
@@ -382,6 +444,7 @@ static uint32_t intern(nytp_calltree *t, const char *s, size_t len, bool utf8)
             return NONE;
         t->name_utf8[id] = utf8;
     }
+    t->recent[key] = id;
     return id;
 }
 
@@ -397,7 +460,10 @@ int nytp_calltree_new(nytp_calltree **tp, nytp_error *err)
     t->free_list = NONE;
     t->unreturned = NONE;
     t->last_name = NONE;
-    if (node_new(t) != ROOT || !slots_reserve(t) ||
+    t->recent = malloc(NAME_CACHE * sizeof *t->recent);
+    if (t->recent)
+        memset(t->recent, 0xff, NAME_CACHE * sizeof *t->recent);
+    if (!t->recent || node_new(t) != ROOT || !slots_reserve(t) ||
         !grow((void **)&t->open, &t->cap_open, 64, sizeof *t->open)) {
         nytp_calltree_free(t);
         return nytp_error_set(err, NYTP_E_NOMEM, "out of memory");
@@ -414,10 +480,12 @@ void nytp_calltree_free(nytp_calltree *t)
     if (!t)
         return;
     free(t->nodes);
-    free(t->slots);
+    free(t->keys);
+    free(t->vals);
     strtab_free(&t->names);
     free(t->name_utf8);
     free(t->norm);
+    free(t->recent);
     free(t->open);
     free(t->work);
     free(t);
@@ -445,7 +513,24 @@ int nytp_calltree_add_return(nytp_calltree *t, uint32_t depth, double incl, doub
         !grow((void **)&t->open, &t->cap_open, t->n_open + 1, sizeof *t->open))
         return NYTP_E_NOMEM;
     uint64_t pos = --t->sp;
-    uint32_t n = t->open[t->n_open - 1].pos == pos ? t->open[--t->n_open].node : node_new(t);
+    if (pos > t->max_depth)
+        t->max_depth = pos > UINT32_MAX ? UINT32_MAX : (uint32_t)pos;
+    const struct open_frame *top = &t->open[t->n_open - 1];
+    if (top->pos == pos - 1) {
+        /* Nothing returned into the frame (three returns in four), and
+         * its caller holds something: when the caller already has the
+         * child, it takes the values as a merge of a new node would,
+         * without the node. */
+        uint32_t e = child_find(t, top->node, id);
+        if (e != NONE) {
+            node *d = &t->nodes[e];
+            d->calls += 1;
+            d->excl += 0.0 + excl;
+            d->incl += 0.0 + incl;
+            return NYTP_OK;
+        }
+    }
+    uint32_t n = top->pos == pos ? t->open[--t->n_open].node : node_new(t);
     /* its caller, the frame below, now holds something */
     uint32_t parent;
     if (t->open[t->n_open - 1].pos == pos - 1) {
@@ -458,8 +543,6 @@ int nytp_calltree_add_return(nytp_calltree *t, uint32_t depth, double incl, doub
     f->calls++;
     f->excl += excl;
     f->incl += incl;
-    if (pos > t->max_depth)
-        t->max_depth = pos > UINT32_MAX ? UINT32_MAX : (uint32_t)pos;
     return close_frame(t, n, parent, id);
 }
 
