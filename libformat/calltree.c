@@ -77,9 +77,11 @@ struct nytp_calltree {
 
 /* ---- growing arrays ------------------------------------------------------ */
 
-static bool grow(void **v, uint32_t *cap, uint64_t need, size_t elem)
+/* Inline: the call tree asks for room on every return, and has it
+ * nearly always. */
+static inline bool grow(void **v, uint32_t *cap, uint64_t need, size_t elem)
 {
-    return kmap_grow_to(v, cap, need, elem);
+    return need <= *cap || kmap_grow_to(v, cap, need, elem);
 }
 
 /* ---- the (parent, name) table --------------------------------------------- */
@@ -132,10 +134,15 @@ static void slot_put(nytp_calltree *t, uint64_t key, uint32_t n)
     t->vals[i] = n;
 }
 
-static bool slots_reserve(nytp_calltree *t)
+static bool slots_grow(nytp_calltree *t);
+
+static inline bool slots_reserve(nytp_calltree *t)
 {
-    if ((uint64_t)(t->used_slots + 1) * 2 <= t->n_slots)
-        return true;
+    return (uint64_t)(t->used_slots + 1) * 2 <= t->n_slots || slots_grow(t);
+}
+
+static bool slots_grow(nytp_calltree *t)
+{
     uint64_t ns = t->n_slots ? (uint64_t)t->n_slots * 2 : 1024;
     if (ns > (1u << 31))
         return false;
@@ -415,15 +422,39 @@ static uint32_t name_key(const char *s, size_t len)
     return (uint32_t)(h >> 40) & (NAME_CACHE - 1);
 }
 
-static uint32_t intern(nytp_calltree *t, const char *s, size_t len, bool utf8)
+/* memcmp(a, b, len) == 0 for the short strings of sub names, without a
+ * call: eight bytes at a time, the last eight overlapping. */
+static inline bool same_bytes(const char *a, const char *b, size_t len)
 {
-    /* A name equal to the normalised name of id is its own normal form
-     * (normalising is idempotent), so it is id: every SUB_RETURN names a
-     * sub, and most are found here without normalising nor hashing. */
+    if (len < 8)
+        return memcmp(a, b, len) == 0;
+    uint64_t x, y, diff = 0;
+    for (size_t i = 0; i + 8 < len; i += 8) {
+        memcpy(&x, a + i, 8);
+        memcpy(&y, b + i, 8);
+        diff |= x ^ y;
+    }
+    memcpy(&x, a + len - 8, 8);
+    memcpy(&y, b + len - 8, 8);
+    return (diff | (x ^ y)) == 0;
+}
+
+static uint32_t intern_new(nytp_calltree *t, const char *s, size_t len, bool utf8, uint32_t key);
+
+/* The id of a name, normalised.  A name equal to the normalised name of
+ * id is its own normal form (normalising is idempotent), so it is id:
+ * every SUB_RETURN names a sub, and most are found in the cache without
+ * normalising nor hashing them. */
+static inline uint32_t intern(nytp_calltree *t, const char *s, size_t len, bool utf8)
+{
     uint32_t key = name_key(s, len), hit = t->recent[key];
-    if (hit != NONE && strtab_len(&t->names, hit) == len &&
-        memcmp(strtab_str(&t->names, hit), s, len) == 0)
+    if (hit != NONE && strtab_len(&t->names, hit) == len && same_bytes(strtab_str(&t->names, hit), s, len))
         return hit;
+    return intern_new(t, s, len, utf8, key);
+}
+
+static uint32_t intern_new(nytp_calltree *t, const char *s, size_t len, bool utf8, uint32_t key)
+{
     if (memchr(s, '(', len)) {
         if (len > t->cap_norm) {
             char *b = realloc(t->norm, len);
