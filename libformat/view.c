@@ -366,29 +366,76 @@ int nytp_view_apply_model(const nytp_view *v, nytp_profile *p, const nytp_calltr
     nytp_calltree_get_stats(t, &s);
     double ttps = nytp_calltree_ticks_per_sec(t);
     double scale = ttps > 0 ? 1 / ttps : tps > 0 ? 1 / tps : 1;
-    bool *used = calloc(s.names ? s.names : 1, sizeof *used);
-    int st = used ? NYTP_OK : NYTP_E_NOMEM;
+    size_t nn = s.names ? s.names : 1;
+    /* Sibling string evals are one name in the tree (their sequence
+     * numbers normalised away) and several subs in the model: the tree's
+     * totals of the name are shared among them in the proportions of
+     * their own times and calls (all to the first when those are 0). */
+    uint32_t *ids = malloc((p->n_subs ? p->n_subs : 1) * sizeof *ids);
+    uint32_t *members = calloc(nn, sizeof *members), *left = calloc(nn, sizeof *left);
+    double *own_excl = calloc(nn, sizeof *own_excl), *own_incl = calloc(nn, sizeof *own_incl);
+    uint64_t *own_calls = calloc(nn, sizeof *own_calls), *calls_left = calloc(nn, sizeof *calls_left);
+    bool *used = calloc(nn, sizeof *used);
+    int st = ids && members && left && own_excl && own_incl && own_calls && calls_left && used ? NYTP_OK
+                                                                                               : NYTP_E_NOMEM;
     for (uint32_t i = 0; st == NYTP_OK && i < p->n_subs; i++) {
-        nytp_sub *sub = &p->subs[i];
+        const nytp_sub *sub = &p->subs[i];
         uint32_t id;
         if (nytp_calltree_find_name(t, nytp_profile_str(p, sub->name), nytp_profile_strlen(p, sub->name),
                                     &id) < 0) {
             st = NYTP_E_NOMEM;
             break;
         }
-        if (id != UINT32_MAX && used[id])
-            id = UINT32_MAX;
+        ids[i] = id;
+        if (id == UINT32_MAX)
+            continue;
+        members[id]++;
+        left[id]++;
+        own_excl[id] += sub->excl;
+        own_incl[id] += sub->incl;
+        own_calls[id] += sub->calls;
+        calls_left[id] = calls[id];
+    }
+    for (uint32_t i = 0; st == NYTP_OK && i < p->n_subs; i++) {
+        nytp_sub *sub = &p->subs[i];
+        uint32_t id = ids[i];
+        sub->reci = 0;
         if (id == UINT32_MAX) {
-            sub->excl = sub->incl = sub->reci = 0;
+            sub->excl = sub->incl = 0;
             sub->calls = 0;
             continue;
         }
+        if (members[id] == 1) {
+            sub->excl = excl[id] * scale;
+            sub->incl = incl[id] * scale;
+            sub->calls = calls[id];
+            continue;
+        }
+        bool first = !used[id], last = --left[id] == 0;
         used[id] = true;
-        sub->excl = excl[id] * scale;
-        sub->incl = incl[id] * scale;
-        sub->reci = 0;
-        sub->calls = calls[id];
+        double fe = own_excl[id] > 0 ? sub->excl / own_excl[id] : first;
+        double fi = own_incl[id] > 0 ? sub->incl / own_incl[id] : first;
+        uint64_t c;
+        if (last)
+            c = calls_left[id];
+        else if (own_calls[id] > 0)
+            c = (uint64_t)((unsigned __int128)calls[id] * sub->calls / own_calls[id]);
+        else
+            c = first ? calls[id] : 0;
+        if (c > calls_left[id])
+            c = calls_left[id];
+        calls_left[id] -= c;
+        sub->excl = excl[id] * fe * scale;
+        sub->incl = incl[id] * fi * scale;
+        sub->calls = c;
     }
+    free(ids);
+    free(members);
+    free(left);
+    free(own_excl);
+    free(own_incl);
+    free(own_calls);
+    free(calls_left);
     free(used);
     free(excl);
     free(incl);

@@ -369,6 +369,38 @@ PL
     like $err, qr/^nytp top: --focus: '\(Moose': /, '... naming the option and the expression';
 }
 
+# ---- sibling string evals: one name in the call tree, several subs -----
+
+{
+    # three evals of different source, each defining an anonymous sub
+    # called as often as its number: the tree names them all
+    # __ANON__[(eval 0)[...]]; a view that leaves them in gives each its
+    # own calls and times, not all of them to one
+    my $f = fresh_profile('sib', <<'PL');
+my $t = 0;
+for my $i (1 .. 3) {
+    my $f = eval "sub { my \$s = 0; \$s += \$_ for 1 .. (500 * $i); \$s + $i }";
+    $t += $f->() for 1 .. $i;
+}
+print "$t\n";
+PL
+    my %sub;
+    for my $v ([], ['--hide=^NOMATCH$']) {
+        my ($st, $out, $err) = run_cmd([$nytp, 'top', '-n', '0', '--json', @$v, $f]);
+        is $st, 0, "sibling evals: top --json @$v: exit 0" or diag $err;
+        $sub{@$v ? 'view' : 'all'} = {map { $_->{name} => $_ } grep { $_->{name} =~ /__ANON__\[\(eval/ }
+                                      @{top_json($out)->{subs}}};
+    }
+    my @evals = sort keys %{$sub{all}};
+    is scalar @evals, 3, 'sibling evals: three subs unfiltered' or diag explain \%sub;
+    for my $n (@evals) {
+        my ($a, $b) = ($sub{all}{$n}, $sub{view}{$n} // {calls => 0, excl => 0});
+        is $b->{calls}, $a->{calls}, "sibling evals: $n keeps its calls ($a->{calls}) in the view";
+        ok abs($b->{excl} - $a->{excl}) <= 0.02 * $a->{excl} + 1e-6,
+            "sibling evals: $n keeps its exclusive time in the view" or diag "$b->{excl} vs $a->{excl}";
+    }
+}
+
 # ---- cachegrind: a line view, file: patterns only; a command without
 # the options says so ---------------------------------------------------------
 

@@ -105,9 +105,12 @@ int nytp_view_sub_totals(const nytp_calltree *t, double **excl, double **incl, u
 /* Give the model's subs the times of the tree (a view): each sub's excl,
  * incl (in seconds, by the tree's ticks_per_sec, or tps when it has
  * none) and calls become those of its name in the tree, 0 for a sub not
- * in it (hidden or left out); sibling string evals normalised to one name
- * share its totals with the first of them.  Call sites are left as they
- * are.  NYTP_OK or NYTP_E_NOMEM. */
+ * in it (hidden or left out).  Sibling string evals, one name in the tree
+ * (their sequence numbers normalised away), share its totals in the
+ * proportions of their own exclusive and inclusive times and calls in p
+ * (all to the first of them when those are 0; the calls shared out in
+ * whole numbers that add up).  Call sites are left as they are.
+ * NYTP_OK or NYTP_E_NOMEM. */
 int nytp_view_apply_model(const nytp_view *v, nytp_profile *p, const nytp_calltree *t, double tps);
 
 /* Line and file views: what the "file:" patterns make of a file. */
