@@ -409,7 +409,7 @@ size_t nytp_calltree_normalise(const char *name, size_t len, char *out)
  * in full: from its length and its first and last eight bytes. */
 #define NAME_CACHE 4096u
 
-static uint32_t name_key(const char *s, size_t len)
+static inline __attribute__((always_inline)) uint32_t name_key(const char *s, size_t len)
 {
     uint64_t a = 0, b = 0;
     if (len >= 8) {
@@ -445,7 +445,10 @@ static uint32_t intern_new(nytp_calltree *t, const char *s, size_t len, bool utf
  * id is its own normal form (normalising is idempotent), so it is id:
  * every SUB_RETURN names a sub, and most are found in the cache without
  * normalising nor hashing them. */
-static inline uint32_t intern(nytp_calltree *t, const char *s, size_t len, bool utf8)
+/* Inlined (in add_return above all, where it is most of the work of a
+ * return): a call costs as much as the lookup. */
+static inline __attribute__((always_inline)) uint32_t intern(nytp_calltree *t, const char *s, size_t len,
+                                                             bool utf8)
 {
     uint32_t key = name_key(s, len), hit = t->recent[key];
     if (hit != NONE && strtab_len(&t->names, hit) == len && same_bytes(strtab_str(&t->names, hit), s, len))
@@ -560,6 +563,14 @@ int nytp_calltree_add_return(nytp_calltree *t, uint32_t depth, double incl, doub
             d->incl += 0.0 + incl;
             return NYTP_OK;
         }
+        /* a new child of the caller: linked without looking again */
+        uint32_t n = node_new(t);
+        node *f = &t->nodes[n];
+        f->calls++;
+        f->excl += excl;
+        f->incl += incl;
+        link_child(t, top->node, n, id);
+        return NYTP_OK;
     }
     uint32_t n = top->pos == pos ? t->open[--t->n_open].node : node_new(t);
     /* its caller, the frame below, now holds something */
