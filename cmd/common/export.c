@@ -34,9 +34,16 @@ static int on_chunk(void *ctx, const nytp_chunk *c)
             return NYTP_E_NOMEM;
         L->started = true;
     }
-    if (c->tag == NYTP_TAG_SUB_RETURN)
+    int st;
+    if (c->tag == NYTP_TAG_SUB_RETURN) {
+        /* straight to the tree: the most frequent chunk here */
         L->x->returns++;
-    if (nytp_calltree_add_chunk(L->x->t, c) < 0)
+        st = nytp_calltree_add_return(L->x->t, c->u.sub_return.depth, c->u.sub_return.incl,
+                                      c->u.sub_return.excl, c->u.sub_return.name);
+    } else {
+        st = nytp_calltree_add_chunk(L->x->t, c);
+    }
+    if (st < 0)
         return NYTP_E_NOMEM;
     return L->hook ? L->hook(L->hook_ctx, c) : 0;
 }
