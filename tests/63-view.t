@@ -73,17 +73,20 @@ sub paths_of {
 
 # What the view of the unfiltered paths should be: per leaf sub its
 # exclusive ticks, per sub on a path its inclusive ticks (once per path).
+# A frame matches $re, a regular expression on its name or a sub taking
+# the name.
 sub expect {
     my ($paths, $op, $re) = @_;
+    my $m = ref $re eq 'CODE' ? $re : sub { $_[0] =~ /$re/ };
     my (%excl, %incl, $total, $shown);
     for my $p (@$paths) {
         my ($frames, $v) = @$p;
         $total += $v;
         my @f = @$frames;
-        next if $op eq 'focus' && !grep { /$re/ } @f;
-        next if $op eq 'ignore' && grep { /$re/ } @f;
+        next if $op eq 'focus' && !grep { $m->($_) } @f;
+        next if $op eq 'ignore' && grep { $m->($_) } @f;
         if ($op eq 'hide') {
-            @f = grep { !/$re/ } @f;
+            @f = grep { !$m->($_) } @f;
             @f = ('main::RUNTIME') unless @f;
         }
         $shown += $v;
@@ -349,8 +352,32 @@ SKIP: {
         or diag $vl;
     my ($c2) = run_cmd([$nytp, 'csv', '-o', "$dir/csv2", '--hide=^Moose::', $moose]);
     is $c2, 2, 'csv --hide=RE (not file:): exit 2, lines have no call stacks';
-    my ($cst, undef, $cerr) = run_cmd([$nytp, 'calls', '--hide=file:x', $moose]);
-    is $cst, 2, 'calls --hide=file:RE: refused (calls does not read the subs\' files)';
+
+    # calls and flame: a frame matches file:RE by its sub's file, the file
+    # top gives the sub (xsubs: the main program's, as Devel::NYTProf has
+    # them)
+    my %file_n;
+    for (keys %file_of) { (my $n = $_) =~ s/\(eval \d+\)/(eval 0)/g; $file_n{$n} //= $file_of{$_} }
+    for my $v (['hide', '\.pm$'], ['focus', 'moose-sqlite\.pl$'], ['ignore', '/Moose/']) {
+        my ($op, $fre) = @$v;
+        my $label = "moose calls --$op='file:$fre'";
+        my $e = expect($all, $op, sub { ($file_n{$_[0]} // '') =~ /$fre/ });
+        my $tol = 1e-4 * $e->{total} + 2;
+        ok $e->{shown} > 0 && $e->{shown} < $e->{total}, "$label: leaves something out" if $op ne 'hide';
+        my ($got, $head, $cl) = paths_of($moose, "--$op=file:$fre");
+        share_ok($head, $op, "file:$fre", $e, $label);
+        same_subs(leaf_sums($got), $e->{excl}, $tol, "$label: exclusive ticks per sub (those of top's files)");
+        my $sum = 0;
+        $sum += $_->[1] for @$got;
+        ok abs($sum - $e->{shown}) <= $tol, "$label: the total shown" or diag "$sum vs $e->{shown}";
+        ok !(grep { grep { ($file_n{$_} // '') =~ /$fre/ } @{$_->[0]} } @$got), "$label: no frame of those files left"
+            if $op eq 'hide';
+        my (undef, $fl) = run_cmd([$nytp, 'flame', "--$op=file:$fre", $moose]);
+        is $fl, $cl, "moose flame --$op='file:$fre': the collapsed lines of calls";
+        my ($fst, $svg, $ferr) = run_cmd([$nytp, 'flame', '--svg', "--$op=file:$fre", $moose]);
+        is $fst, 0, "moose flame --svg --$op='file:$fre': exit 0" or diag $ferr;
+        like $svg, qr/\Q$op\E (?:'|&#39;)file:/, "moose flame --svg --$op='file:$fre': the subtitle says so";
+    }
 }
 {
     # recursion folded after hiding: a sub recursing through another
