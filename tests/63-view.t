@@ -138,6 +138,50 @@ sub same_subs {
     ok !@bad, $label or diag join "\n", @bad[0 .. ($#bad < 9 ? $#bad : 9)];
 }
 
+# An evented speedscope file's self time per frame name (ns), the problems
+# of its events (not nested, back in time), and how many frames with self
+# time have a frame matching $re on their stack (matched), match it
+# themselves (hidden) or have none (outside).
+sub evented_self {
+    my ($sj, $re) = @_;
+    my $frames = $sj->{shared}{frames};
+    my @name = map { $_->{name} } @$frames;
+    my @m = map { /$re/ ? 1 : 0 } @name;
+    my (%self, @problems, %n);
+    $n{$_} = 0 for qw(matched hidden outside);
+    for my $p (@{$sj->{profiles}}) {
+        my @stack;    # [frame, open, time in children]
+        my $matches = 0;    # frames of the stack matching $re
+        my $last = $p->{startValue};
+        for my $e (@{$p->{events}}) {
+            push @problems, "event at $e->{at} before $last" if $e->{at} < $last;
+            $last = $e->{at};
+            if ($e->{type} eq 'O') {
+                push @stack, [$e->{frame}, $e->{at}, 0];
+                $matches += $m[$e->{frame}];
+                next;
+            }
+            my $top = pop @stack;
+            if (!$top || $top->[0] != $e->{frame}) {
+                push @problems, "close of frame $e->{frame} does not match the open one";
+                last;
+            }
+            my $dur = $e->{at} - $top->[1];
+            my $own = $dur - $top->[2];
+            $self{$name[$top->[0]]} += $own;
+            $stack[-1][2] += $dur if @stack;
+            if ($own > 0) {
+                $n{matched}++ if $matches;
+                $n{hidden}++ if $m[$top->[0]];
+                $n{outside}++ unless $matches;
+            }
+            $matches -= $m[$top->[0]];
+        }
+        push @problems, scalar(@stack) . ' frames left open' if @stack;
+    }
+    return (\%self, \@problems, \%n);
+}
+
 sub share_ok {
     my ($line, $op, $re, $e, $label) = @_;
     like $line, qr/^\Q$op '$re'\E: /, "$label: says what the view is";
@@ -275,21 +319,38 @@ for my $file ($moose, $tidy) {
             ok @dt > 1 && !(grep { /$re/ } @dt), "$label diff --svg: no hidden frame" if $op eq 'hide';
         }
 
-        # speedscope: one sampled profile of the paths left
+        # speedscope: the time line, filtered call by call (hidden frames not
+        # drawn, their own time their callers'), the same self time per
+        # frame; --sampled: one sampled profile of the paths left.  (The
+        # time line of perltidy is 300,000 events: only its hide.)
+        next unless $file eq $moose || $op eq 'hide';
         my $ss = "$dir/v.json";
         my ($s8, undef, $e8) = run_cmd([$nytp, 'speedscope', "--$op=$re", '-o', $ss, $file]);
         is $s8, 0, "$label speedscope: exit 0" or diag $e8;
         my $sj = $json->decode(slurp_file($ss));
+        is_deeply [map { $_->{type} } @{$sj->{profiles}}], ['evented'], "$label speedscope: the time line, one process";
         my $prof = $sj->{profiles}[0];
-        is scalar @{$sj->{profiles}}, 1, "$label speedscope: one profile";
         my ($ssline) = $prof->{name} =~ /\x{2014} (.*)/;
         share_ok($ssline // '', $op, $re, $e, "$label speedscope name");
-        my %self;
+        my ($self, $problems, $stacks) = evented_self($sj, $re);
+        is_deeply $problems, [], "$label speedscope: events nest and run forward";
+        same_subs({map { $_ => $self->{$_} / 1e9 * $tps } keys %$self}, $e->{excl}, $tol,
+                  "$label speedscope: self time per frame on the time line");
+        is $stacks->{hidden}, 0, "$label speedscope: no hidden frame drawn" if $op eq 'hide';
+        is $stacks->{outside}, 0, "$label speedscope: all self time under the focus" if $op eq 'focus';
+        is $stacks->{matched}, 0, "$label speedscope: no ignored frame drawn" if $op eq 'ignore';
+        next unless $op eq 'hide';
+        my ($s10, undef, $e10) = run_cmd([$nytp, 'speedscope', '--sampled', "--$op=$re", '-o', $ss, $file]);
+        is $s10, 0, "$label speedscope --sampled: exit 0" or diag $e10;
+        $sj = $json->decode(slurp_file($ss));
+        $prof = $sj->{profiles}[0];
+        is_deeply [map { $_->{type} } @{$sj->{profiles}}], ['sampled'], "$label speedscope --sampled: one sampled profile";
+        my %sampled;
         for my $i (0 .. $#{$prof->{samples}}) {
             my $leaf = $sj->{shared}{frames}[$prof->{samples}[$i][-1]]{name};
-            $self{$leaf} += $prof->{weights}[$i] / 1e9 * $tps;
+            $sampled{$leaf} += $prof->{weights}[$i] / 1e9 * $tps;
         }
-        same_subs(\%self, $e->{excl}, $tol, "$label speedscope: self time per frame");
+        same_subs(\%sampled, $e->{excl}, $tol, "$label speedscope --sampled: self time per frame");
     }
 }
 
@@ -306,6 +367,14 @@ SKIP: {
     is_deeply $r->{schemaErrors}, [], 'speedscope: the filtered file validates' or diag "$out $err";
     is_deeply [@{$r->{consoleErrors} // ['?']}, @{$r->{pageErrors} // []}], [],
         'speedscope: opens it without errors';
+    # what speedscope read: its export of the file, the same time line
+    my ($ours) = evented_self(decode_json(slurp_file($ss)), '^$');
+    my ($theirs, $problems) = evented_self($r->{exported} // {profiles => [], shared => {frames => []}}, '^$');
+    is_deeply $problems, [], 'speedscope: its export of the filtered time line nests';
+    my $sum = 0;
+    $sum += $_ for values %$ours;
+    same_subs($theirs, $ours, 1e-6 * $sum, 'speedscope: it reads the same self time per frame');
+    ok keys %$ours > 1, '... of the frames drawn';
 }
 
 # ---- the same layer: file: patterns, recursion folding, bad expressions -------
@@ -389,6 +458,23 @@ PL
     my ($st, $out) = run_cmd([$nytp, 'calls', '--hide=^main::h$', '--max-recursion=5', $f]);
     like $out, qr/^main::r(?:;main::r){4};main::r\x{e2}\x{80}\x{a6}\[\x{c3}\x{97}26\] /m,
         'hiding the sub between two frames of a recursion folds the recursion';
+    # the time line of speedscope: folded by the same layer, hidden calls
+    # between two of a run not counting
+    my $ss = "$dir/rec.json";
+    run_cmd([$nytp, 'speedscope', '--hide=^main::h$', '--max-recursion=5', '-o', $ss, $f]);
+    my $sj = decode_json(slurp_file($ss));
+    is_deeply [map { $_->{type} } @{$sj->{profiles}}], ['evented'], 'speedscope --hide --max-recursion: a time line';
+    my @ev = @{$sj->{profiles}[0]{events} // []};
+    my @names = map { $_->{name} } @{$sj->{shared}{frames}};
+    my ($max, @opened) = (0);
+    for (@ev) {
+        if ($_->{type} eq 'O') { push @opened, $names[$_->{frame}]; $max = @opened if @opened > $max }
+        else { pop @opened }
+    }
+    my ($folded) = grep { /\x{2026}/ } @names;
+    is $folded, "main::r\x{2026}[\x{d7}26]", 'speedscope: the folded frame, named as calls names it';
+    is $max, 6, 'speedscope: 5 calls of main::r, then the folded one, drawn';
+    ok !(grep { $_ eq 'main::h' } map { $names[$_->{frame}] } @ev), 'speedscope: main::h not drawn';
 }
 {
     my ($st, undef, $err) = run_cmd([$nytp, 'top', '--focus=(Moose', $moose]);
