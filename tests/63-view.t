@@ -446,6 +446,20 @@ SKIP: {
         my ($fst, $svg, $ferr) = run_cmd([$nytp, 'flame', '--svg', "--$op=file:$fre", $moose]);
         is $fst, 0, "moose flame --svg --$op='file:$fre': exit 0" or diag $ferr;
         like $svg, qr/\Q$op\E (?:'|&#39;)file:/, "moose flame --svg --$op='file:$fre': the subtitle says so";
+        # the same view in top and, for hide, speedscope's time line
+        my (undef, $tj) = run_cmd([$nytp, 'top', '--json', '-n', '0', "--$op=file:$fre", $moose]);
+        my %te;
+        for my $s (@{top_json($tj)->{subs}}) {
+            (my $n = $s->{name}) =~ s/\(eval \d+\)/(eval 0)/g;
+            $te{$n} += $s->{excl} * $tps;
+        }
+        same_subs(\%te, $e->{excl}, $tol, "moose top --$op='file:$fre': exclusive time per sub, as calls");
+        next unless $op eq 'hide';
+        my $ss = "$dir/file.json";
+        run_cmd([$nytp, 'speedscope', "--$op=file:$fre", '-o', $ss, $moose]);
+        my ($self) = evented_self($json->decode(slurp_file($ss)), '^$');
+        same_subs({map { $_ => $self->{$_} / 1e9 * $tps } keys %$self}, $e->{excl}, $tol,
+                  "moose speedscope --$op='file:$fre': self time per frame on the time line, as calls");
     }
 }
 {
