@@ -535,14 +535,13 @@ static int tl_filter(tl_ctx *T, const nytp_view_call *in, uint32_t first, nytp_v
         uint32_t c = top;
         for (;;) {
             if (c != NYTP_VIEW_NO_CALL) { /* enter call c */
-                const tl_frame *p = sp ? &st[sp - 1] : NULL;
                 uint8_t m = tl_marks(T, in[c].frame);
                 if (T->status || !tl_grow((void **)&st, sp + 1, &cs, sizeof *st) ||
                     !tl_grow((void **)&o, no + 2, &co, sizeof *o)) {
                     T->status = NYTP_E_NOMEM;
                     break;
                 }
-                p = sp ? &st[sp - 1] : NULL;
+                const tl_frame *p = sp ? &st[sp - 1] : NULL;
                 tl_frame f = {c, no, NYTP_VIEW_NO_CALL, NYTP_VIEW_NO_CALL,
                               (p && p->in_focus) || (m & M_FOCUS), (p && p->in_ignore) || (m & M_IGNORE),
                               (m & M_HIDE) != 0, p && (p->drawn_above || !p->hidden), 0, 0};
@@ -566,7 +565,9 @@ static int tl_filter(tl_ctx *T, const nytp_view_call *in, uint32_t first, nytp_v
                 /* its own time, with no caller drawn to hold it */
                 if (main_frame == NYTP_VIEW_NOT_DRAWN)
                     main_frame = T->names->intern(T->names->ctx, NYTP_VIEW_MAIN, (uint32_t)strlen(NYTP_VIEW_MAIN));
-                if (main_frame == NYTP_VIEW_NOT_DRAWN) {
+                /* the room reserved on entering it may be taken: a hidden
+                 * call of it ending just before added its own */
+                if (main_frame == NYTP_VIEW_NOT_DRAWN || !tl_grow((void **)&o, no + 1, &co, sizeof *o)) {
                     T->status = NYTP_E_NOMEM;
                     break;
                 }

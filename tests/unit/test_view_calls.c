@@ -127,6 +127,22 @@ static void hidden_calls_are_not_drawn(void **state)
     check("H:5{H:3{B:1}}", NYTP_VIEW_HIDE, "^H$", 0, "-:5{-:3{B:1,main::RUNTIME:2},main::RUNTIME:2}");
 }
 
+/* main::RUNTIME is added when a hidden call ends, after its calls: two
+ * hidden calls ending one after the other add two, the second when the
+ * copy's first room (64 calls) is full. */
+static void main_runtime_when_the_room_is_full(void **state)
+{
+    (void)state;
+    char spec[1024] = "H:200{H:100{", want[1024] = "-:200{-:100{";
+    for (int i = 0; i < 61; i++) {
+        strcat(spec, i ? ",B:1" : "B:1");
+        strcat(want, i ? ",B:1" : "B:1");
+    }
+    strcat(spec, "}}");
+    strcat(want, ",main::RUNTIME:39},main::RUNTIME:100}");
+    check(spec, NYTP_VIEW_HIDE, "^H$", 0, want);
+}
+
 static void ignored_calls_go_with_their_time(void **state)
 {
     (void)state;
@@ -157,6 +173,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(hidden_calls_are_not_drawn),
+        cmocka_unit_test(main_runtime_when_the_room_is_full),
         cmocka_unit_test(ignored_calls_go_with_their_time),
         cmocka_unit_test(focus_keeps_the_calls_leading_to_a_match),
         cmocka_unit_test(recursion_folds_through_hidden_calls),
