@@ -1,6 +1,7 @@
 /* view.c — focus, ignore, hide and recursion folding over a call tree
  * (see nytp/view.h). */
 #include <regex.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -474,4 +475,322 @@ enum nytp_view_file_verdict nytp_view_file(const nytp_view *v, const char *name)
     if (any_file_match(v, NYTP_VIEW_HIDE, name))
         return NYTP_VIEW_HIDDEN;
     return NYTP_VIEW_SHOWN;
+}
+
+/* ---- time lines ------------------------------------------------------------ */
+
+typedef struct tl_ctx {
+    nytp_view *v;
+    const nytp_view_names *names;
+    uint8_t *marks;         /* by frame id */
+    uint32_t n_marks;
+    char *buf;
+    size_t cap_buf;
+    int status;
+} tl_ctx;
+
+/* What the patterns make of a frame, found once per frame id. */
+static uint8_t tl_marks(tl_ctx *T, uint32_t frame)
+{
+    if (frame < T->n_marks && T->marks[frame] & M_KNOWN)
+        return T->marks[frame];
+    nytp_str s = T->names->name(T->names->ctx, frame);
+    if ((size_t)s.len + 1 > T->cap_buf) {
+        size_t cap = (size_t)s.len + 64;
+        char *b = realloc(T->buf, cap);
+        if (!b) {
+            T->status = NYTP_E_NOMEM;
+            return M_KNOWN;
+        }
+        T->buf = b;
+        T->cap_buf = cap;
+    }
+    memcpy(T->buf, s.ptr, s.len);
+    T->buf[s.len] = 0;
+    const char *file = NULL;
+    if (T->v->by_file && T->v->sub_file)
+        file = T->v->sub_file(T->v->sub_file_ctx, T->buf, (uint32_t)nytp_calltree_unfolded_len(T->buf, s.len));
+    uint8_t m = M_KNOWN;
+    if (any_match(T->v, NYTP_VIEW_FOCUS, T->buf, file))
+        m |= M_FOCUS;
+    if (any_match(T->v, NYTP_VIEW_IGNORE, T->buf, file))
+        m |= M_IGNORE;
+    if (any_match(T->v, NYTP_VIEW_HIDE, T->buf, file))
+        m |= M_HIDE;
+    if (frame >= T->n_marks) {
+        uint32_t n = T->n_marks ? T->n_marks : 256;
+        while (n <= frame && n < UINT32_MAX / 2)
+            n *= 2;
+        uint8_t *nm = n > frame ? realloc(T->marks, n) : NULL;
+        if (!nm) {
+            T->status = NYTP_E_NOMEM;
+            return m;
+        }
+        memset(nm + T->n_marks, 0, n - T->n_marks);
+        T->marks = nm;
+        T->n_marks = n;
+    }
+    T->marks[frame] = m;
+    return m;
+}
+
+static bool tl_grow(void **a, uint32_t need, uint32_t *cap, size_t size)
+{
+    if (need <= *cap)
+        return true;
+    uint32_t n = *cap ? *cap : 64;
+    while (n < need) {
+        if (n > UINT32_MAX / 2)
+            return false;
+        n *= 2;
+    }
+    void *p = realloc(*a, (size_t)n * size);
+    if (!p)
+        return false;
+    *a = p;
+    *cap = n;
+    return true;
+}
+
+/* A call being copied: its calls are visited in order, each copied (or
+ * not) before the next. */
+typedef struct tl_frame {
+    uint32_t in, out;       /* the call, its copy */
+    uint32_t child;         /* the next of its calls to visit */
+    uint32_t last;          /* the last of its calls kept (a copy) */
+    bool in_focus, in_ignore, hidden, drawn_above;
+    double removed;         /* ticks of its calls taken out of it */
+    double kept;            /* ticks of its calls kept */
+} tl_frame;
+
+/* The filtered copy of the time line (see nytp_view_apply_calls).  The
+ * copies are made depth first, so the calls of a call that goes are the
+ * last ones made, and go with it. */
+static int tl_filter(tl_ctx *T, const nytp_view_call *in, uint32_t first, nytp_view_call **out,
+                     uint32_t *n_out, uint32_t *cap_out, uint32_t *out_first)
+{
+    nytp_view *v = T->v;
+    bool focus = v->n[NYTP_VIEW_FOCUS] > 0;
+    nytp_view_call *o = NULL;
+    uint32_t no = 0, co = 0, top_last = NYTP_VIEW_NO_CALL;
+    tl_frame *st = NULL;
+    uint32_t sp = 0, cs = 0;
+    uint32_t main_frame = NYTP_VIEW_NOT_DRAWN;
+    *out_first = NYTP_VIEW_NO_CALL;
+    for (uint32_t top = first; top != NYTP_VIEW_NO_CALL && !T->status; top = in[top].next) {
+        sp = 0;
+        uint32_t c = top;
+        for (;;) {
+            if (c != NYTP_VIEW_NO_CALL) { /* enter call c */
+                uint8_t m = tl_marks(T, in[c].frame);
+                if (T->status || !tl_grow((void **)&st, sp + 1, &cs, sizeof *st) ||
+                    !tl_grow((void **)&o, no + 2, &co, sizeof *o)) {
+                    T->status = NYTP_E_NOMEM;
+                    break;
+                }
+                const tl_frame *p = sp ? &st[sp - 1] : NULL;
+                tl_frame f = {c, no, NYTP_VIEW_NO_CALL, NYTP_VIEW_NO_CALL,
+                              (p && p->in_focus) || (m & M_FOCUS), (p && p->in_ignore) || (m & M_IGNORE),
+                              (m & M_HIDE) != 0, p && (p->drawn_above || !p->hidden), 0, 0};
+                /* a call through an ignored one goes whole: no need to look */
+                f.child = f.in_ignore ? NYTP_VIEW_NO_CALL : in[c].first_child;
+                o[no++] = (nytp_view_call){f.hidden ? NYTP_VIEW_NOT_DRAWN : in[c].frame, NYTP_VIEW_NO_CALL,
+                                           NYTP_VIEW_NO_CALL, 0};
+                st[sp++] = f;
+            }
+            tl_frame *f = &st[sp - 1];
+            if (f->child != NYTP_VIEW_NO_CALL) {
+                c = f->child;
+                f->child = in[c].next;
+                continue;
+            }
+            /* leave call f->in: keep its copy or drop it */
+            bool own = !f->in_ignore && (!focus || f->in_focus);
+            double incl = own ? in[f->in].incl - f->removed : f->kept;
+            bool keep = !f->in_ignore && (own || f->last != NYTP_VIEW_NO_CALL);
+            if (keep && own && f->hidden && !f->drawn_above && incl - f->kept > 0) {
+                /* its own time, with no caller drawn to hold it */
+                if (main_frame == NYTP_VIEW_NOT_DRAWN)
+                    main_frame = T->names->intern(T->names->ctx, NYTP_VIEW_MAIN, (uint32_t)strlen(NYTP_VIEW_MAIN));
+                /* the room reserved on entering it may be taken: a hidden
+                 * call of it ending just before added its own */
+                if (main_frame == NYTP_VIEW_NOT_DRAWN || !tl_grow((void **)&o, no + 1, &co, sizeof *o)) {
+                    T->status = NYTP_E_NOMEM;
+                    break;
+                }
+                o[no] = (nytp_view_call){main_frame, NYTP_VIEW_NO_CALL, NYTP_VIEW_NO_CALL, incl - f->kept};
+                if (f->last == NYTP_VIEW_NO_CALL)
+                    o[f->out].first_child = no;
+                else
+                    o[f->last].next = no;
+                f->last = no++;
+            }
+            uint32_t out_id = f->out;
+            double was = in[f->in].incl;
+            sp--;
+            tl_frame *p = sp ? &st[sp - 1] : NULL;
+            if (!keep) {
+                no = out_id;
+                if (p)
+                    p->removed += was;
+            } else {
+                o[out_id].incl = incl;
+                uint32_t *last = p ? &p->last : &top_last;
+                if (*last == NYTP_VIEW_NO_CALL) {
+                    if (p)
+                        o[p->out].first_child = out_id;
+                    else
+                        *out_first = out_id;
+                } else {
+                    o[*last].next = out_id;
+                }
+                *last = out_id;
+                if (p) {
+                    p->removed += was - incl;
+                    p->kept += incl;
+                }
+            }
+            if (!sp)
+                break;
+            c = NYTP_VIEW_NO_CALL;
+        }
+    }
+    free(st);
+    if (T->status) {
+        free(o);
+        return T->status;
+    }
+    *out = o;
+    *n_out = no;
+    *cap_out = co;
+    return NYTP_OK;
+}
+
+/* A call being folded: the frame of the nearest drawn call at or above
+ * it, and its place in a run of calls of that frame. */
+typedef struct tl_fold {
+    uint32_t call, child;
+    uint32_t frame;
+    uint64_t run;
+} tl_fold;
+
+/* The frame "NAME…[×K]" of call c of frame f: K the longest chain of
+ * calls of f from c, each made by the one before (hidden calls between
+ * them do not count). */
+static uint32_t tl_folded_frame(tl_ctx *T, nytp_view_call *calls, uint32_t c, uint32_t f, uint64_t **scan,
+                                uint32_t *cap_scan)
+{
+    uint64_t deepest = 0;
+    uint32_t nt = 0;
+    if (!tl_grow((void **)scan, 2, cap_scan, sizeof **scan))
+        return NYTP_VIEW_NOT_DRAWN;
+    (*scan)[nt++] = c;
+    (*scan)[nt++] = 1;
+    while (nt) {
+        uint64_t len = (*scan)[--nt], n = (*scan)[--nt];
+        if (len > deepest)
+            deepest = len;
+        for (uint32_t k = calls[n].first_child; k != NYTP_VIEW_NO_CALL; k = calls[k].next) {
+            bool through = calls[k].frame == NYTP_VIEW_NOT_DRAWN;
+            if (!through && calls[k].frame != f)
+                continue;
+            if (!tl_grow((void **)scan, nt + 2, cap_scan, sizeof **scan))
+                return NYTP_VIEW_NOT_DRAWN;
+            (*scan)[nt++] = k;
+            (*scan)[nt++] = through ? len : len + 1;
+        }
+    }
+    nytp_str s = T->names->name(T->names->ctx, f);
+    char *name = malloc((size_t)s.len + 40);
+    if (!name)
+        return NYTP_VIEW_NOT_DRAWN;
+    memcpy(name, s.ptr, s.len);
+    /* U+2026 HORIZONTAL ELLIPSIS, "[", U+00D7 MULTIPLICATION SIGN */
+    int k = snprintf(name + s.len, 40, "\xe2\x80\xa6[\xc3\x97%llu]", (unsigned long long)deepest);
+    uint32_t id = T->names->intern(T->names->ctx, name, s.len + (uint32_t)k);
+    free(name);
+    return id;
+}
+
+/* Fold deep direct recursion in place, depth first. */
+static int tl_fold_recursion(tl_ctx *T, nytp_view_call *calls, uint32_t first)
+{
+    uint64_t limit = T->v->max_recursion;
+    if (!limit)
+        return NYTP_OK;
+    tl_fold *st = NULL;
+    uint64_t *scan = NULL;
+    uint32_t cs = 0, cap_scan = 0;
+    int status = NYTP_OK;
+    for (uint32_t top = first; top != NYTP_VIEW_NO_CALL && !status; top = calls[top].next) {
+        uint32_t sp = 0, c = top;
+        for (;;) {
+            if (c != NYTP_VIEW_NO_CALL) {
+                if (!tl_grow((void **)&st, sp + 1, &cs, sizeof *st)) {
+                    status = NYTP_E_NOMEM;
+                    break;
+                }
+                tl_fold e = {c, calls[c].first_child, NYTP_VIEW_NOT_DRAWN, 0};
+                uint32_t f = calls[c].frame;
+                if (f == NYTP_VIEW_NOT_DRAWN) { /* hidden: its caller's run goes on through it */
+                    if (sp) {
+                        e.frame = st[sp - 1].frame;
+                        e.run = st[sp - 1].run;
+                    }
+                } else {
+                    e.frame = f;
+                    e.run = sp && st[sp - 1].frame == f ? st[sp - 1].run + 1 : 1;
+                    if (e.run == limit + 1) {
+                        uint32_t id = tl_folded_frame(T, calls, c, f, &scan, &cap_scan);
+                        if (id == NYTP_VIEW_NOT_DRAWN) {
+                            status = NYTP_E_NOMEM;
+                            break;
+                        }
+                        calls[c].frame = id;
+                    } else if (e.run > limit + 1) {
+                        calls[c].frame = NYTP_VIEW_NOT_DRAWN;
+                    }
+                }
+                st[sp++] = e;
+            }
+            tl_fold *e = &st[sp - 1];
+            if (e->child != NYTP_VIEW_NO_CALL) {
+                c = e->child;
+                e->child = calls[c].next;
+                continue;
+            }
+            if (!--sp)
+                break;
+            c = NYTP_VIEW_NO_CALL;
+        }
+    }
+    free(st);
+    free(scan);
+    return status;
+}
+
+int nytp_view_apply_calls(nytp_view *v, nytp_view_call **calls, uint32_t *n, uint32_t *cap,
+                          uint32_t *first, const nytp_view_names *names, nytp_error *err)
+{
+    tl_ctx T = {0};
+    T.v = v;
+    T.names = names;
+    int st = NYTP_OK;
+    if (nytp_view_active(v, NYTP_VIEW_N_OPS)) {
+        nytp_view_call *o;
+        uint32_t no, co, of;
+        st = tl_filter(&T, *calls, *first, &o, &no, &co, &of);
+        if (st == NYTP_OK) {
+            free(*calls);
+            *calls = o;
+            *n = no;
+            *cap = co;
+            *first = of;
+        }
+    }
+    free(T.marks);
+    free(T.buf);
+    if (st == NYTP_OK)
+        st = tl_fold_recursion(&T, *calls, *first);
+    return st ? nytp_error_set(err, st, "out of memory laying out the time line") : NYTP_OK;
 }

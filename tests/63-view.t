@@ -73,17 +73,20 @@ sub paths_of {
 
 # What the view of the unfiltered paths should be: per leaf sub its
 # exclusive ticks, per sub on a path its inclusive ticks (once per path).
+# A frame matches $re, a regular expression on its name or a sub taking
+# the name.
 sub expect {
     my ($paths, $op, $re) = @_;
+    my $m = ref $re eq 'CODE' ? $re : sub { $_[0] =~ /$re/ };
     my (%excl, %incl, $total, $shown);
     for my $p (@$paths) {
         my ($frames, $v) = @$p;
         $total += $v;
         my @f = @$frames;
-        next if $op eq 'focus' && !grep { /$re/ } @f;
-        next if $op eq 'ignore' && grep { /$re/ } @f;
+        next if $op eq 'focus' && !grep { $m->($_) } @f;
+        next if $op eq 'ignore' && grep { $m->($_) } @f;
         if ($op eq 'hide') {
-            @f = grep { !/$re/ } @f;
+            @f = grep { !$m->($_) } @f;
             @f = ('main::RUNTIME') unless @f;
         }
         $shown += $v;
@@ -133,6 +136,50 @@ sub same_subs {
             if !exists $want->{$k} && abs($got->{$k}) > $tol;
     }
     ok !@bad, $label or diag join "\n", @bad[0 .. ($#bad < 9 ? $#bad : 9)];
+}
+
+# An evented speedscope file's self time per frame name (ns), the problems
+# of its events (not nested, back in time), and how many frames with self
+# time have a frame matching $re on their stack (matched), match it
+# themselves (hidden) or have none (outside).
+sub evented_self {
+    my ($sj, $re) = @_;
+    my $frames = $sj->{shared}{frames};
+    my @name = map { $_->{name} } @$frames;
+    my @m = map { /$re/ ? 1 : 0 } @name;
+    my (%self, @problems, %n);
+    $n{$_} = 0 for qw(matched hidden outside);
+    for my $p (@{$sj->{profiles}}) {
+        my @stack;    # [frame, open, time in children]
+        my $matches = 0;    # frames of the stack matching $re
+        my $last = $p->{startValue};
+        for my $e (@{$p->{events}}) {
+            push @problems, "event at $e->{at} before $last" if $e->{at} < $last;
+            $last = $e->{at};
+            if ($e->{type} eq 'O') {
+                push @stack, [$e->{frame}, $e->{at}, 0];
+                $matches += $m[$e->{frame}];
+                next;
+            }
+            my $top = pop @stack;
+            if (!$top || $top->[0] != $e->{frame}) {
+                push @problems, "close of frame $e->{frame} does not match the open one";
+                last;
+            }
+            my $dur = $e->{at} - $top->[1];
+            my $own = $dur - $top->[2];
+            $self{$name[$top->[0]]} += $own;
+            $stack[-1][2] += $dur if @stack;
+            if ($own > 0) {
+                $n{matched}++ if $matches;
+                $n{hidden}++ if $m[$top->[0]];
+                $n{outside}++ unless $matches;
+            }
+            $matches -= $m[$top->[0]];
+        }
+        push @problems, scalar(@stack) . ' frames left open' if @stack;
+    }
+    return (\%self, \@problems, \%n);
 }
 
 sub share_ok {
@@ -272,21 +319,38 @@ for my $file ($moose, $tidy) {
             ok @dt > 1 && !(grep { /$re/ } @dt), "$label diff --svg: no hidden frame" if $op eq 'hide';
         }
 
-        # speedscope: one sampled profile of the paths left
+        # speedscope: the time line, filtered call by call (hidden frames not
+        # drawn, their own time their callers'), the same self time per
+        # frame; --sampled: one sampled profile of the paths left.  (The
+        # time line of perltidy is 300,000 events: only its hide.)
+        next unless $file eq $moose || $op eq 'hide';
         my $ss = "$dir/v.json";
         my ($s8, undef, $e8) = run_cmd([$nytp, 'speedscope', "--$op=$re", '-o', $ss, $file]);
         is $s8, 0, "$label speedscope: exit 0" or diag $e8;
         my $sj = $json->decode(slurp_file($ss));
+        is_deeply [map { $_->{type} } @{$sj->{profiles}}], ['evented'], "$label speedscope: the time line, one process";
         my $prof = $sj->{profiles}[0];
-        is scalar @{$sj->{profiles}}, 1, "$label speedscope: one profile";
         my ($ssline) = $prof->{name} =~ /\x{2014} (.*)/;
         share_ok($ssline // '', $op, $re, $e, "$label speedscope name");
-        my %self;
+        my ($self, $problems, $stacks) = evented_self($sj, $re);
+        is_deeply $problems, [], "$label speedscope: events nest and run forward";
+        same_subs({map { $_ => $self->{$_} / 1e9 * $tps } keys %$self}, $e->{excl}, $tol,
+                  "$label speedscope: self time per frame on the time line");
+        is $stacks->{hidden}, 0, "$label speedscope: no hidden frame drawn" if $op eq 'hide';
+        is $stacks->{outside}, 0, "$label speedscope: all self time under the focus" if $op eq 'focus';
+        is $stacks->{matched}, 0, "$label speedscope: no ignored frame drawn" if $op eq 'ignore';
+        next unless $op eq 'hide';
+        my ($s10, undef, $e10) = run_cmd([$nytp, 'speedscope', '--sampled', "--$op=$re", '-o', $ss, $file]);
+        is $s10, 0, "$label speedscope --sampled: exit 0" or diag $e10;
+        $sj = $json->decode(slurp_file($ss));
+        $prof = $sj->{profiles}[0];
+        is_deeply [map { $_->{type} } @{$sj->{profiles}}], ['sampled'], "$label speedscope --sampled: one sampled profile";
+        my %sampled;
         for my $i (0 .. $#{$prof->{samples}}) {
             my $leaf = $sj->{shared}{frames}[$prof->{samples}[$i][-1]]{name};
-            $self{$leaf} += $prof->{weights}[$i] / 1e9 * $tps;
+            $sampled{$leaf} += $prof->{weights}[$i] / 1e9 * $tps;
         }
-        same_subs(\%self, $e->{excl}, $tol, "$label speedscope: self time per frame");
+        same_subs(\%sampled, $e->{excl}, $tol, "$label speedscope --sampled: self time per frame");
     }
 }
 
@@ -303,6 +367,14 @@ SKIP: {
     is_deeply $r->{schemaErrors}, [], 'speedscope: the filtered file validates' or diag "$out $err";
     is_deeply [@{$r->{consoleErrors} // ['?']}, @{$r->{pageErrors} // []}], [],
         'speedscope: opens it without errors';
+    # what speedscope read: its export of the file, the same time line
+    my ($ours) = evented_self(decode_json(slurp_file($ss)), '^$');
+    my ($theirs, $problems) = evented_self($r->{exported} // {profiles => [], shared => {frames => []}}, '^$');
+    is_deeply $problems, [], 'speedscope: its export of the filtered time line nests';
+    my $sum = 0;
+    $sum += $_ for values %$ours;
+    same_subs($theirs, $ours, 1e-6 * $sum, 'speedscope: it reads the same self time per frame');
+    ok keys %$ours > 1, '... of the frames drawn';
 }
 
 # ---- the same layer: file: patterns, recursion folding, bad expressions -------
@@ -349,8 +421,46 @@ SKIP: {
         or diag $vl;
     my ($c2) = run_cmd([$nytp, 'csv', '-o', "$dir/csv2", '--hide=^Moose::', $moose]);
     is $c2, 2, 'csv --hide=RE (not file:): exit 2, lines have no call stacks';
-    my ($cst, undef, $cerr) = run_cmd([$nytp, 'calls', '--hide=file:x', $moose]);
-    is $cst, 2, 'calls --hide=file:RE: refused (calls does not read the subs\' files)';
+
+    # calls and flame: a frame matches file:RE by its sub's file, the file
+    # top gives the sub (xsubs: the main program's, as Devel::NYTProf has
+    # them)
+    my %file_n;
+    for (keys %file_of) { (my $n = $_) =~ s/\(eval \d+\)/(eval 0)/g; $file_n{$n} //= $file_of{$_} }
+    for my $v (['hide', '\.pm$'], ['focus', 'moose-sqlite\.pl$'], ['ignore', '/Moose/']) {
+        my ($op, $fre) = @$v;
+        my $label = "moose calls --$op='file:$fre'";
+        my $e = expect($all, $op, sub { ($file_n{$_[0]} // '') =~ /$fre/ });
+        my $tol = 1e-4 * $e->{total} + 2;
+        ok $e->{shown} > 0 && $e->{shown} < $e->{total}, "$label: leaves something out" if $op ne 'hide';
+        my ($got, $head, $cl) = paths_of($moose, "--$op=file:$fre");
+        share_ok($head, $op, "file:$fre", $e, $label);
+        same_subs(leaf_sums($got), $e->{excl}, $tol, "$label: exclusive ticks per sub (those of top's files)");
+        my $sum = 0;
+        $sum += $_->[1] for @$got;
+        ok abs($sum - $e->{shown}) <= $tol, "$label: the total shown" or diag "$sum vs $e->{shown}";
+        ok !(grep { grep { ($file_n{$_} // '') =~ /$fre/ } @{$_->[0]} } @$got), "$label: no frame of those files left"
+            if $op eq 'hide';
+        my (undef, $fl) = run_cmd([$nytp, 'flame', "--$op=file:$fre", $moose]);
+        is $fl, $cl, "moose flame --$op='file:$fre': the collapsed lines of calls";
+        my ($fst, $svg, $ferr) = run_cmd([$nytp, 'flame', '--svg', "--$op=file:$fre", $moose]);
+        is $fst, 0, "moose flame --svg --$op='file:$fre': exit 0" or diag $ferr;
+        like $svg, qr/\Q$op\E (?:'|&#39;)file:/, "moose flame --svg --$op='file:$fre': the subtitle says so";
+        # the same view in top and, for hide, speedscope's time line
+        my (undef, $tj) = run_cmd([$nytp, 'top', '--json', '-n', '0', "--$op=file:$fre", $moose]);
+        my %te;
+        for my $s (@{top_json($tj)->{subs}}) {
+            (my $n = $s->{name}) =~ s/\(eval \d+\)/(eval 0)/g;
+            $te{$n} += $s->{excl} * $tps;
+        }
+        same_subs(\%te, $e->{excl}, $tol, "moose top --$op='file:$fre': exclusive time per sub, as calls");
+        next unless $op eq 'hide';
+        my $ss = "$dir/file.json";
+        run_cmd([$nytp, 'speedscope', "--$op=file:$fre", '-o', $ss, $moose]);
+        my ($self) = evented_self($json->decode(slurp_file($ss)), '^$');
+        same_subs({map { $_ => $self->{$_} / 1e9 * $tps } keys %$self}, $e->{excl}, $tol,
+                  "moose speedscope --$op='file:$fre': self time per frame on the time line, as calls");
+    }
 }
 {
     # recursion folded after hiding: a sub recursing through another
@@ -362,6 +472,23 @@ PL
     my ($st, $out) = run_cmd([$nytp, 'calls', '--hide=^main::h$', '--max-recursion=5', $f]);
     like $out, qr/^main::r(?:;main::r){4};main::r\x{e2}\x{80}\x{a6}\[\x{c3}\x{97}26\] /m,
         'hiding the sub between two frames of a recursion folds the recursion';
+    # the time line of speedscope: folded by the same layer, hidden calls
+    # between two of a run not counting
+    my $ss = "$dir/rec.json";
+    run_cmd([$nytp, 'speedscope', '--hide=^main::h$', '--max-recursion=5', '-o', $ss, $f]);
+    my $sj = decode_json(slurp_file($ss));
+    is_deeply [map { $_->{type} } @{$sj->{profiles}}], ['evented'], 'speedscope --hide --max-recursion: a time line';
+    my @ev = @{$sj->{profiles}[0]{events} // []};
+    my @names = map { $_->{name} } @{$sj->{shared}{frames}};
+    my ($max, @opened) = (0);
+    for (@ev) {
+        if ($_->{type} eq 'O') { push @opened, $names[$_->{frame}]; $max = @opened if @opened > $max }
+        else { pop @opened }
+    }
+    my ($folded) = grep { /\x{2026}/ } @names;
+    is $folded, "main::r\x{2026}[\x{d7}26]", 'speedscope: the folded frame, named as calls names it';
+    is $max, 6, 'speedscope: 5 calls of main::r, then the folded one, drawn';
+    ok !(grep { $_ eq 'main::h' } map { $names[$_->{frame}] } @ev), 'speedscope: main::h not drawn';
 }
 {
     my ($st, undef, $err) = run_cmd([$nytp, 'top', '--focus=(Moose', $moose]);

@@ -51,6 +51,12 @@ bool viewopt_on_opt(viewopt *o, int opt, const char *arg)
     return true;
 }
 
+nytp_view *viewopt_view(viewopt *o)
+{
+    nytp_view_set_max_recursion(view(o), o->max_recursion);
+    return o->v;
+}
+
 bool viewopt_active(const viewopt *o)
 {
     return nytp_view_active(o->v, NYTP_VIEW_N_OPS);

@@ -52,6 +52,10 @@ void viewopt_release(viewopt *o);
 /* Take opt if it is one of VIEWOPT_LONGOPTS (true), exiting 2 on a bad
  * value; false for any other option. */
 bool viewopt_on_opt(viewopt *o, int opt, const char *arg);
+/* The view of the options (made when no pattern was given), its
+ * --max-recursion set: for a report that applies it itself
+ * (nytp_view_apply_calls).  Owned by o. */
+nytp_view *viewopt_view(viewopt *o);
 /* Whether a pattern was given. */
 bool viewopt_active(const viewopt *o);
 /* Filter and fold *t (nytp_view_apply); says what went wrong and returns

@@ -16,11 +16,15 @@
  * returns; the open calls are a sparse stack, so depth numbers cost
  * nothing.
  *
- * Direct recursion deeper than --max-recursion is folded as the call tree
- * folds it (nytp_calltree_fold_recursion): the call beyond the limit in a
- * run of calls of one sub is drawn as "NAME…[×N]", the deeper calls of the
- * run are not drawn (their time is inside it), and the calls they made to
- * other subs are drawn inside it, in the order they ran.
+ * What is drawn is the view of the time line (nytp_view_apply_calls):
+ * direct recursion deeper than --max-recursion folded as the call tree
+ * folds it (the call beyond the limit in a run of calls of one sub drawn
+ * as "NAME…[×N]", the deeper calls of the run not drawn, their time inside
+ * it, the calls they made to other subs drawn inside it, in the order they
+ * ran), and with --focus, --ignore or --hide the calls filtered, call by
+ * call.  A filtered time line needs the subs' files of the whole profile
+ * ("file:" patterns) and the view's totals for its name, so its processes
+ * are kept until the profile is read, then written.
  */
 #include <float.h>
 #include <math.h>
@@ -57,16 +61,25 @@ static const char usage[] =
     "line (calls of a sub laid one after another from its start, its own time\n"
     "after them).  Without (calls=0): one sampled profile of caller;called\n"
     "paths from the call-site data, weighted by exclusive time.  Times are in\n"
-    "nanoseconds.  With --focus, --ignore or --hide: one sampled profile of\n"
-    "the call paths left (as --sampled), its name saying what was left out\n"
-    "and the share of the time in subs in it.\n"
+    "nanoseconds.  With --focus, --ignore or --hide each profile's name says\n"
+    "what was left out and the share of the time in subs in it; on the time\n"
+    "line an ignored call goes with its calls and its time (the line closes\n"
+    "up), outside a focus only the calls leading to it stay (their own time\n"
+    "goes), a hidden call is not drawn: its calls are drawn in its caller\n"
+    "where they ran and its own time stays in place, inside its caller's,\n"
+    "as the caller's own time (main::RUNTIME's when no caller is drawn).\n"
     "Exit status: 0 ok (a truncated file only warns), 1 bad input, 2 usage.\n";
 
-typedef struct node {
-    uint32_t frame;         /* 0: (unreturned), the calls still open at the end */
-    uint32_t first_child, next;
-    double incl;            /* ticks */
-} node;
+/* frame 0: (unreturned), the calls still open at the end; incl: ticks */
+typedef nytp_view_call node;
+
+/* A process read, kept until the view can be applied. */
+typedef struct kept_process {
+    node *nodes;
+    uint32_t n_nodes, cap_nodes, first;
+    double tps;
+    char *name;
+} kept_process;
 
 /* An open frame that holds something: the calls it made that completed.
  * The stack is sparse, as the call tree's: a return far deeper than the
@@ -97,15 +110,14 @@ typedef struct ss {
     /* the walk that writes a process */
     struct walk {
         uint32_t node, child;
-        uint32_t shown;     /* the frame of its events; NYTP_NONE: folded away */
-        uint32_t run;       /* its place in a run of calls of one sub */
         double open;
     } *walk;
     uint32_t cap_walk;
-    uint32_t max_recursion; /* --max-recursion; 0: no folding */
+    nytp_view *view;        /* folds (--max-recursion) and filters */
+    bool keep;              /* the view filters: keep the processes until the end */
+    kept_process *kept;
+    uint32_t n_kept, cap_kept;
     const char *left_out;   /* what the view left out (viewopt_header), or NULL */
-    uint64_t *scan;         /* measuring a run: (node, length) */
-    size_t cap_scan;
     /* output */
     uint32_t n_profiles;
     bool oom;
@@ -249,88 +261,32 @@ static bool walk_push(ss *S, uint32_t sp)
     return false;
 }
 
-/* ---- folding deep recursion ------------------------------------------------ */
+/* ---- writing a process ------------------------------------------------------ */
 
-/* The frame "NAME…[×N]" of a call c beyond --max-recursion in a run of
- * calls of its sub, as the call tree folds them: N is how many calls of
- * the run it stands for, c and those below it along the longest chain of
- * calls of the sub each made by the one before. */
-static uint32_t folded_frame(ss *S, uint32_t c)
+static nytp_str frame_name(void *ctx, uint32_t frame)
 {
-    uint32_t f = S->nodes[c].frame;
-    uint64_t deepest = 0;
-    size_t nt = 0;
-    if (!cli_grow_size((void **)&S->scan, 2, &S->cap_scan, sizeof *S->scan)) {
-        S->oom = true;
-        return 0;
-    }
-    S->scan[nt++] = c;
-    S->scan[nt++] = 1;
-    while (nt) {
-        uint64_t len = S->scan[--nt], n = S->scan[--nt];
-        if (len > deepest)
-            deepest = len;
-        for (uint32_t k = S->nodes[n].first_child; k != NYTP_NONE; k = S->nodes[k].next) {
-            if (S->nodes[k].frame != f)
-                continue;
-            if (!cli_grow_size((void **)&S->scan, nt + 2, &S->cap_scan, sizeof *S->scan)) {
-                S->oom = true;
-                return 0;
-            }
-            S->scan[nt++] = k;
-            S->scan[nt++] = len + 1;
-        }
-    }
-    uint32_t len = S->frames.v[f].len;
-    char *name = malloc((size_t)len + 40);
-    if (!name) {
-        S->oom = true;
-        return 0;
-    }
-    memcpy(name, strmap_str(&S->frames, f), len);
-    /* U+2026 HORIZONTAL ELLIPSIS, "[", U+00D7 MULTIPLICATION SIGN */
-    int k = snprintf(name + len, 40, "\xe2\x80\xa6[\xc3\x97%llu]", (unsigned long long)deepest);
-    uint32_t id = frame_of(S, name, len + (uint32_t)k, true);
-    free(name);
-    return id;
+    ss *S = ctx;
+    return (nytp_str){strmap_str(&S->frames, frame), S->frames.v[frame].len, true};
 }
 
-/* The walk entry of call c, made by the call of entry parent (NULL: by the
- * main program), opening at open. */
-static struct walk walk_entry(ss *S, const struct walk *parent, uint32_t c, double open)
+static uint32_t frame_intern(void *ctx, const char *name, uint32_t len)
 {
-    const node *n = &S->nodes[c];
-    struct walk w = {c, n->first_child, n->frame, 1, open};
-    if (parent && S->nodes[parent->node].frame == n->frame) {
-        w.run = parent->run == UINT32_MAX ? UINT32_MAX : parent->run + 1;
-        uint64_t first = (uint64_t)S->max_recursion + 1; /* the folded call's place */
-        if (S->max_recursion && w.run == first)
-            w.shown = folded_frame(S, c);
-        else if (S->max_recursion && w.run > first)
-            w.shown = NYTP_NONE;
-    }
-    return w;
+    ss *S = ctx;
+    uint32_t id = frame_of(S, name, len, true);
+    return S->oom ? NYTP_VIEW_NOT_DRAWN : id;
 }
 
-/* Write the calls of the process read so far as one evented profile, and
- * forget them. */
-static void end_process(ss *S)
+/* Write the calls in S->nodes whose outermost ones are the list at first,
+ * as one evented profile named name, through the view. */
+static void write_process(ss *S, const char *name, uint32_t first)
 {
-    if (!close_unreturned(S)) {
+    nytp_view_names names = {frame_name, frame_intern, S};
+    nytp_error e = {0};
+    if (nytp_view_apply_calls(S->view, &S->nodes, &S->n_nodes, &S->cap_nodes, &first, &names, &e) < 0) {
         S->oom = true;
-        return;
-    }
-    if (S->n_nodes == 0) {
-        S->n_open = 0;
-        S->sp = 0;
         return;
     }
     double k = S->tps > 0 ? 1e9 / S->tps : 1;
-    char name[200];
-    if (S->have_pid)
-        snprintf(name, sizeof name, "%s (pid %u)", S->app ? S->app : "perl", S->pid);
-    else
-        snprintf(name, sizeof name, "%s", S->app ? S->app : "perl");
     json *j = &S->j;
     S->n_profiles++;
     json_break(j, "\n");
@@ -347,25 +303,24 @@ static void end_process(ss *S)
     json_array(j);
     double cursor = 0;
     uint32_t sp = 0;
-    for (uint32_t top = S->stack[0].first; top != NYTP_NONE && !out_status(S);
-         top = S->nodes[top].next) {
+    for (uint32_t top = first; top != NYTP_VIEW_NO_CALL && !out_status(S); top = S->nodes[top].next) {
         /* depth first; each entry: a call and the next of its calls to lay */
         sp = 0;
         if (!walk_push(S, sp))
             return;
-        S->walk[sp++] = walk_entry(S, NULL, top, cursor);
+        S->walk[sp++] = (struct walk){top, S->nodes[top].first_child, cursor};
         bool opened = false;
         while (sp && !out_status(S) && !S->oom) {
             struct walk *w = &S->walk[sp - 1];
             const node *n = &S->nodes[w->node];
-            if (!opened && w->shown != NYTP_NONE)
-                put_event(S, "O", w->shown, w->open);
-            if (w->child != NYTP_NONE) {
+            if (!opened && n->frame != NYTP_VIEW_NOT_DRAWN)
+                put_event(S, "O", n->frame, w->open);
+            if (w->child != NYTP_VIEW_NO_CALL) {
                 uint32_t c = w->child;
                 w->child = S->nodes[c].next;
                 if (!walk_push(S, sp))
                     return;
-                S->walk[sp] = walk_entry(S, &S->walk[sp - 1], c, cursor);
+                S->walk[sp] = (struct walk){c, S->nodes[c].first_child, cursor};
                 sp++;
                 opened = false;
                 continue;
@@ -374,8 +329,8 @@ static void end_process(ss *S)
             if (close < cursor || !isfinite(close)) /* huge times add up to Inf */
                 close = cursor;
             cursor = close;
-            if (w->shown != NYTP_NONE)
-                put_event(S, "C", w->shown, close);
+            if (n->frame != NYTP_VIEW_NOT_DRAWN)
+                put_event(S, "C", n->frame, close);
             sp--;
             opened = true;
         }
@@ -384,9 +339,65 @@ static void end_process(ss *S)
     json_key(j, "endValue");
     json_num(j, cursor);
     json_end(j);
+}
+
+/* Write the calls of the process read so far as one evented profile (or
+ * keep them for the end), and forget them. */
+static void end_process(ss *S)
+{
+    if (!close_unreturned(S)) {
+        S->oom = true;
+        return;
+    }
+    if (S->n_nodes == 0) {
+        S->n_open = 0;
+        S->sp = 0;
+        return;
+    }
+    char name[200];
+    if (S->have_pid)
+        snprintf(name, sizeof name, "%s (pid %u)", S->app ? S->app : "perl", S->pid);
+    else
+        snprintf(name, sizeof name, "%s", S->app ? S->app : "perl");
+    if (S->keep) {
+        char *nm = strdup(name);
+        if (!nm || !cli_grow((void **)&S->kept, (size_t)S->n_kept + 1, &S->cap_kept, sizeof *S->kept)) {
+            free(nm);
+            S->oom = true;
+            return;
+        }
+        S->kept[S->n_kept++] = (kept_process){S->nodes, S->n_nodes, S->cap_nodes, S->stack[0].first, S->tps, nm};
+        S->nodes = NULL;
+        S->cap_nodes = 0;
+    } else {
+        write_process(S, name, S->stack[0].first);
+    }
     S->n_nodes = 0;
     S->n_open = 0;
     S->sp = 0;
+}
+
+/* The processes kept, through the view, their names saying what it left
+ * out. */
+static void write_kept(ss *S)
+{
+    free(S->nodes);
+    double tps = S->tps;
+    for (uint32_t i = 0; i < S->n_kept && !S->oom && !out_status(S); i++) {
+        kept_process *k = &S->kept[i];
+        S->nodes = k->nodes;
+        S->n_nodes = k->n_nodes;
+        S->cap_nodes = k->cap_nodes;
+        S->tps = k->tps;
+        k->nodes = NULL;
+        char name[1400];
+        snprintf(name, sizeof name, "%s \xe2\x80\x94 %s", k->name, S->left_out ? S->left_out : "");
+        write_process(S, name, k->first);
+        free(S->nodes);
+        S->nodes = NULL;
+        S->n_nodes = S->cap_nodes = 0;
+    }
+    S->tps = tps;
 }
 
 static int on_chunk(void *ctx, const nytp_chunk *c)
@@ -509,9 +520,9 @@ static int write_sampled(ss *S, export_profile *x)
     int st;
     if ((x->returns || x->viewed) && x->p->ticks_per_sec > 0) {
         T.ns_per_tick = 1e9 / x->p->ticks_per_sec;
-        /* folded as in nytp calls (the evented writer folds as it goes; a
-         * view is folded already) */
-        st = !x->viewed && nytp_calltree_fold_recursion(x->t, S->max_recursion) < 0 ? NYTP_E_NOMEM : 0;
+        /* folded as in nytp calls (a view is folded already) */
+        nytp_error e = {0};
+        st = !x->viewed && nytp_view_apply(S->view, &x->t, &e) < 0 ? NYTP_E_NOMEM : 0;
         if (st == 0)
             st = nytp_calltree_walk(x->t, 0, on_tree_node, &T);
     } else {
@@ -619,7 +630,9 @@ static int ss_end(ss *S, export_profile *x, const char *what, bool as_samples)
 {
     int st = NYTP_OK;
     end_process(S);
-    if (x->viewed) {
+    if (S->keep && x->returns) {
+        write_kept(S);
+    } else if (x->viewed) {
         st = write_sampled(S, x);
     } else if (as_samples && x->returns) {
         st = write_sampled(S, x);
@@ -646,7 +659,11 @@ static void ss_release(ss *S)
     free(S->nodes);
     free(S->stack);
     free(S->walk);
-    free(S->scan);
+    for (uint32_t i = 0; i < S->n_kept; i++) {
+        free(S->kept[i].nodes);
+        free(S->kept[i].name);
+    }
+    free(S->kept);
     free(S->app);
 }
 
@@ -662,9 +679,6 @@ int cmd_speedscope(int argc, char **argv)
     struct ss_opts o = {false, "nytprof.speedscope.json", false, {NULL, 0}};
     viewopt_init(&o.vo);
     int first = cli_parse(argc, argv, "f:o:", longopts, usage, on_opt, &o);
-    /* a view is of the call paths: no time line */
-    if (viewopt_active(&o.vo))
-        o.sampled = true;
     cli_output_not_input(o.output, argc - first, argv + first, "nytprof.out");
     nytp_out *out = cli_output_open(o.output);
     if (!out) {
@@ -673,7 +687,8 @@ int cmd_speedscope(int argc, char **argv)
     }
     ss S;
     ss_begin(&S, out);
-    S.max_recursion = o.vo.max_recursion;
+    S.view = viewopt_view(&o.vo);
+    S.keep = viewopt_active(&o.vo) && !o.sampled;
     char left_out[1024];
     export_profile x;
     /* --sampled: no time line, so the call events are not laid out */
@@ -714,13 +729,19 @@ int speedscope_write_memory(const void *data, size_t size)
         return st;
     ss S;
     ss_begin(&S, out);
-    S.max_recursion = 2; /* small, so that the fuzz target's inputs reach the folding */
+    if (nytp_view_new(&S.view, &e) < 0) {
+        ss_release(&S);
+        nytp_out_abort(out);
+        return NYTP_E_NOMEM;
+    }
+    nytp_view_set_max_recursion(S.view, 2); /* small, so that the fuzz target's inputs reach the folding */
     export_profile x;
     st = export_load_mem(&x, data, size, 2, on_chunk, &S);
     if (st == NYTP_OK) {
         st = ss_end(&S, &x, NULL, false);
         export_release(&x);
     }
+    nytp_view_free(S.view);
     ss_release(&S);
     nytp_out_abort(out);
     return st;

@@ -8,6 +8,7 @@
 #include "calls.h"
 #include "cli.h"
 #include "commands.h"
+#include "export.h"
 #include "fmt.h"
 
 static const char usage[] =
@@ -41,7 +42,10 @@ static const char usage[] =
     "more than N times in a row keeps N frames; the deeper ones are one frame\n"
     "'NAME\xe2\x80\xa6[\xc3\x97K]' (K: how many it stands for), holding their time and calls.\n"
     "With --focus, --ignore or --hide the first line, '# ...', says what was left\n"
-    "out and the share of the time in subs shown ('file:' patterns: not here).\n"
+    "out and the share of the time in subs shown.  A 'file:RE' pattern matches a\n"
+    "frame by the file its sub is defined in, as in nytp top and pprof (subs with\n"
+    "no definition, xsubs, are the main program's file's, as Devel::NYTProf has\n"
+    "them); the profile's subs are then read too.\n"
     "Exit status: 0 ok (a truncated file only warns), 1 bad input, 2 usage.\n";
 
 /* ---- shared with 'nytp flame' ------------------------------------------- */
@@ -91,9 +95,39 @@ static int calls_from_sites(nytp_calltree *t, int nfiles, char **files, const bo
     return st;
 }
 
+/* With "file:" patterns the frames are matched by their subs' files,
+ * which only the model knows: the profile is read once into the model
+ * and the call tree together, and viewed through export_apply_view, as
+ * top, pprof and speedscope view it, so that a pattern means the same in
+ * every report. */
+static nytp_calltree *calls_load_with_files(int nfiles, char **files, bool strict, viewopt *vo,
+                                            int *rc)
+{
+    export_profile x;
+    *rc = export_load(&x, nfiles, files, strict, NULL, NULL);
+    if (*rc != EXIT_OK)
+        return NULL;
+    if (!x.returns && x.p->n_sites)
+        cli_warn("%s: " CLI_NO_RETURNS, nfiles == 1 ? shown(files[0]) : nfiles ? "the profiles" : "nytprof.out");
+    else if (!x.returns)
+        cli_warn("%s: no sub return events, so no calls to show (profiled with calls=0, subs=0 "
+                 "or an old profiler?)", nfiles == 1 ? shown(files[0]) : nfiles ? "the profiles" : "nytprof.out");
+    if (export_apply_view(&x, vo) < 0) {
+        export_release(&x);
+        *rc = EXIT_BAD_INPUT;
+        return NULL;
+    }
+    nytp_calltree *t = x.t;
+    x.t = NULL;
+    export_release(&x);
+    return t;
+}
+
 nytp_calltree *calls_load(int nfiles, char **files, bool strict, viewopt *vo,
                           bool verbose, int *rc)
 {
+    if (nytp_view_has_file_patterns(vo->v))
+        return calls_load_with_files(nfiles, files, strict, vo, rc);
     static char *default_file[] = {"nytprof.out"};
     if (nfiles == 0) {
         nfiles = 1;
@@ -163,9 +197,6 @@ nytp_calltree *calls_load(int nfiles, char **files, bool strict, viewopt *vo,
             cli_warn("%s: no sub return events, so no calls from it (profiled with calls=0, "
                      "subs=0 or an old profiler?)", shown(files[i]));
     free(none);
-    if (nytp_view_has_file_patterns(vo->v))
-        cli_usage_error("'file:' patterns need the subs' files, which nytp %s does not read: "
-                        "nytp top, pprof and speedscope take them", cli_command);
     if (viewopt_apply(vo, &t) < 0) {
         nytp_calltree_free(t);
         *rc = EXIT_BAD_INPUT;

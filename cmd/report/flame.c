@@ -47,7 +47,8 @@ static const char usage[] =
     "\n"
     "With --focus, --ignore or --hide, the collapsed output's first line\n"
     "('# ...') and the SVG's subtitle say what was left out and the share of\n"
-    "the time in subs shown ('file:' patterns: not here).\n"
+    "the time in subs shown.  A 'file:RE' pattern matches a frame by the file\n"
+    "its sub is defined in, as in nytp top and pprof.\n"
     "Exit status: 0 ok (a truncated file only warns), 1 bad input, 2 usage.\n";
 
 struct flame_opts {

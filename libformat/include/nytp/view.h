@@ -121,4 +121,58 @@ enum nytp_view_file_verdict {
 };
 enum nytp_view_file_verdict nytp_view_file(const nytp_view *v, const char *name);
 
+/* ---- time lines: single calls, not paths -------------------------------- */
+
+/* One call of a time line (speedscope's evented profile): its frame (the
+ * caller's name id), the calls it made in the order they ran
+ * (first_child, then next; NYTP_VIEW_NO_CALL ends a list) and its
+ * inclusive ticks.  A call's own time is taken as after its calls. */
+typedef struct nytp_view_call {
+    uint32_t frame;
+    uint32_t first_child, next;
+    double incl;
+} nytp_view_call;
+
+#define NYTP_VIEW_NO_CALL UINT32_MAX
+/* The frame of a call taken out of the time line but not out of the time:
+ * it is not drawn, its calls are drawn in its caller where they ran, and
+ * its own time stays where it was, inside its caller's (whose own time it
+ * becomes, as the path view gives it). */
+#define NYTP_VIEW_NOT_DRAWN UINT32_MAX
+
+/* The names of the caller's frame ids, and new ids for the names the view
+ * makes ("NAME…[×K]" of folded recursion, NYTP_VIEW_MAIN);
+ * intern returns NYTP_VIEW_NOT_DRAWN when out of memory. */
+typedef struct nytp_view_names {
+    nytp_str (*name)(void *ctx, uint32_t frame);
+    uint32_t (*intern)(void *ctx, const char *name, uint32_t len);
+    void *ctx;
+} nytp_view_names;
+
+/* The view of the time line whose outermost calls are the list at *first
+ * in the *n calls of *calls (an array of *cap, from malloc), with the
+ * meanings of the path view, call by call:
+ *
+ *  - ignore: a call through a match goes with its calls, and its time
+ *    leaves its callers (the time line closes up);
+ *  - focus: a call through a match stays with its calls; a call above
+ *    one stays with only the calls that lead to one, its own time gone;
+ *    any other call goes, as for ignore;
+ *  - hide: a matching call becomes NYTP_VIEW_NOT_DRAWN; when no caller
+ *    of it is drawn, its own time is drawn as a last call NYTP_VIEW_MAIN
+ *    (the path view gives it to NYTP_VIEW_MAIN);
+ *
+ * then direct recursion deeper than the view's max_recursion is folded
+ * as nytp_calltree_fold_recursion folds paths, hidden calls between two
+ * calls of a sub not counting: in a run of calls of one sub, each made by
+ * the one before, the call beyond the limit becomes "NAME…[×K]" (K:
+ * how many calls of the run it and the longest chain below it hold) and
+ * the deeper ones of the run NYTP_VIEW_NOT_DRAWN.  With no pattern only
+ * the frames change, in place (names interned in the order of the calls,
+ * depth first); otherwise *calls, *n, *cap and *first are replaced.
+ * The "file:" patterns use the sub-file callback of the view.  NYTP_OK or
+ * NYTP_E_NOMEM (the calls as they were). */
+int nytp_view_apply_calls(nytp_view *v, nytp_view_call **calls, uint32_t *n, uint32_t *cap,
+                          uint32_t *first, const nytp_view_names *names, nytp_error *err);
+
 #endif
