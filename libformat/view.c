@@ -428,3 +428,26 @@ enum nytp_view_file_verdict nytp_view_file(const nytp_view *v, const char *name)
         return NYTP_VIEW_HIDDEN;
     return NYTP_VIEW_SHOWN;
 }
+
+/* ---- one name -------------------------------------------------------------- */
+
+unsigned nytp_view_match(const nytp_view *v, const char *name, size_t len)
+{
+    if (!nytp_view_active(v, NYTP_VIEW_N_OPS))
+        return 0;
+    char small[256], *buf = len < sizeof small ? small : malloc(len + 1);
+    if (!buf)
+        return 0;
+    memcpy(buf, name, len);
+    buf[len] = 0;
+    const char *file = NULL;
+    if (v->by_file && v->sub_file)
+        file = v->sub_file(v->sub_file_ctx, buf, (uint32_t)nytp_calltree_unfolded_len(buf, len));
+    unsigned m = 0;
+    for (int op = 0; op < NYTP_VIEW_N_OPS; op++)
+        if (any_match(v, op, buf, file))
+            m |= 1u << op;
+    if (buf != small)
+        free(buf);
+    return m;
+}

@@ -54,9 +54,10 @@ static const char usage[] =
     "      --no-flame     no flame graph\n"
     "      --flamewidth=N width of the flame graph in pixels (default 1200)\n"
     VIEWOPT_USAGE
-    "                    (sub tables, packages, treemap and flame graph show the\n"
-    "                    view, the index says what was left out; call graphs,\n"
-    "                    calling lines and durations do not; not with --base)\n"
+    "                    (every table, graph and calling line shows the view,\n"
+    "                    the index says what was left out; call durations are\n"
+    "                    per sub: a page says where they are the whole profile's;\n"
+    "                    not with --base)\n"
     "      --dot          also write Graphviz files of the calls between packages,\n"
     "                     between all subs, and of each file's subs (*.dot)\n"
     "      --no-mergeevals  a page for every string eval, not one for each set of\n"
@@ -796,14 +797,20 @@ static const char *view_sub_file(void *ctx, const char *name, uint32_t len)
 }
 
 /* The flame tree t becomes the view of o->vo (its 'file:' patterns
- * matching subs by p's files), and p's subs get the view's times;
+ * matching subs by p's files), and p's subs and call sites get the
+ * view's times and calls;
  * line gets what was left out.  < 0 when out of memory (said). */
 static int apply_view(struct html_opts *o, nytp_profile *p, nytp_calltree **t, char *line, size_t size)
 {
     export_profile x = {0}; /* for its sub lookup by call tree names */
     x.p = p;
     nytp_view_set_sub_files(o->vo.v, view_sub_file, &x);
-    int st = viewopt_apply(&o->vo, t);
+    /* the sites first: they are found from the tree before the view */
+    int st = nytp_view_apply_sites(o->vo.v, p, *t);
+    if (st < 0)
+        cli_error("out of memory");
+    else
+        st = viewopt_apply(&o->vo, t);
     nytp_view_set_sub_files(o->vo.v, NULL, NULL);
     strmap_release(&x.sub_names);
     if (st == 0 && nytp_view_apply_model(o->vo.v, p, *t, p->ticks_per_sec) < 0) {
