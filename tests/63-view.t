@@ -426,6 +426,29 @@ for my $file ($moose, $tidy) {
             ok @titles > 1 && !(grep { /$re/ } @titles), "$label html flame graph: no hidden frame";
         }
 
+        # html --base: both sides through the view, as diff; the index says
+        # what each side left out, Before and After are the view's times
+        if ($file eq $moose) {
+            my $hb = "$dir/htmlbase";
+            my ($sb, undef, $eb) = run_cmd([$nytp, 'html', "--base=$file", "--$op=$re", '-o', $hb, $file]);
+            is $sb, 0, "$label html --base: exit 0" or diag $eb;
+            my ($bv) = (slurp_file("$hb/index.html") // '') =~ m{<dt>View<dd>([^<]*)};
+            my ($vb, $vn) = unhtml($bv // '') =~ /^BASE: (.*); NEW: (.*?)\s*$/;
+            share_ok($vb // '', $op, $re, $e, "$label html --base: BASE");
+            share_ok($vn // '', $op, $re, $e, "$label html --base: NEW");
+            my (%before, %after);
+            for my $row (split /<tr id=S\d+>/, slurp_file("$hb/subs.html") // '') {
+                my ($full, $n, $b, $a) = $row =~
+                    m{<td class=name><a[^>]*>(?:<span title="([^"]*)">)?([^<]+).*?<td class=cmp data-v=([^ >]+)>[^<]*<td class=cmp data-v=([^ >]+)>}
+                    or next;
+                ($n = unhtml($full // $n)) =~ s/\(eval \d+\)/(eval 0)/g;
+                $before{$n} += $b * $tps;
+                $after{$n} += $a * $tps;
+            }
+            same_subs(\%before, $e->{excl}, $tol, "$label html --base: Before, the view of BASE");
+            same_subs(\%after, $e->{excl}, $tol, "$label html --base: After, the view of NEW");
+        }
+
         # diff of the profile with itself: both sides the view's times;
         # --svg says the view and draws the stacks left
         if ($file eq $moose) {
