@@ -149,13 +149,13 @@ sub share_ok {
 # their calls ('nytp calls --calls'): each call of a shown sub is an arc
 # from its nearest shown caller (main::RUNTIME when none); and, by the
 # edge of the profile it came through (that caller and its child on the
-# path), the calls the view gives each shown sub: "caller\tchild\tsub".
+# path), the calls the view gives each shown sub: {"caller\tchild"}{sub}.
 sub view_calls {
     my ($cpaths, $op, $re) = @_;
     my (%arc, %via);
     for my $p (@$cpaths) {
         my ($frames, $n) = @$p;
-        my @f = map { short_anon($_) } @$frames;
+        my @f = @$frames; # names as short_anon makes them
         next if $op eq 'focus' && !grep { /$re/ } @f;
         next if $op eq 'ignore' && grep { /$re/ } @f;
         next if $op eq 'hide' && $f[-1] =~ /$re/;
@@ -163,18 +163,21 @@ sub view_calls {
         $up-- while $op eq 'hide' && $up >= 0 && $f[$up] =~ /$re/;
         my $caller = $up >= 0 ? $f[$up] : 'main::RUNTIME';
         $arc{"$caller\t$f[-1]"} += $n;
-        $via{"$caller\t$f[$up + 1]\t$f[-1]"} += $n;
+        $via{"$caller\t$f[$up + 1]"}{$f[-1]} += $n;
     }
     return (\%arc, \%via);
 }
 
 # A name as html shows it, and as compared: string evals numbered 0, an
 # anonymous sub's file by its last component (html shortens @INC paths).
+my %short;
 sub short_anon {
     my $n = shift;
+    return $short{$n} if exists $short{$n};
+    my $k = $n;
     $n =~ s/\(eval \d+\)/(eval 0)/g;
     $n =~ s{__ANON__\[[^\]]*?([^/\]]+:\d+)\]}{__ANON__[$1]}g;
-    return $n;
+    return $short{$k} = $n;
 }
 
 # The arcs of an html report's call graph (nytp.js), by sub names.
@@ -240,6 +243,7 @@ for my $file ($moose, $tidy) {
     # with the call tree (a site calling from several subs counts for each
     # of them, and the main program calls from main::NULL in compile time)
     my ($all_calls) = paths_of($file, '--calls');
+    $all_calls = [map { [[map { short_anon($_) } @{$_->[0]}], $_->[1]] } @$all_calls];
     my $h0 = "$dir/html0";
     run_cmd([$nytp, 'html', '-o', $h0, $file]);
     my $arcs0 = html_arcs($h0);
@@ -381,9 +385,8 @@ for my $file ($moose, $tidy) {
                 }
                 my $c = $callers->[0] =~ /^main::(?:NULL|RUNTIME)$/ ? 'main::RUNTIME' : $callers->[0];
                 next if $op eq 'hide' && $c =~ /$re/; # the hidden caller's calls are its callers' now
-                for (grep { index($_, "$c\t$fn\t") == 0 } keys %$via) {
-                    $want{$line}{(split /\t/)[2]} += $via->{$_};
-                }
+                my $to = $via->{"$c\t$fn"} // {};
+                $want{$line}{$_} += $to->{$_} for keys %$to;
             }
             my (@lbad, $lcompared, $moved);
             for my $line (sort { $a <=> $b } grep { !$skip{$_} } keys %{{%want, %$lines}}) {
