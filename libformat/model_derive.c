@@ -214,6 +214,7 @@ static void merge_site(collapser *C, nytp_site *dst, const nytp_site *src)
         dst->rec_depth = src->rec_depth;
     if (src->reci > dst->reci)
         dst->reci = src->reci;
+    dst->view |= src->view;
     for (uint32_t i = 0; i < src->n_callers; i++) {
         bool have = false;
         for (uint32_t k = 0; k < dst->n_callers; k++)
@@ -839,4 +840,33 @@ int nytp_profile_fold_files(nytp_profile *p, const uint32_t *into)
     collapser_free(&C);
     free(folded);
     return oom ? NYTP_E_NOMEM : st;
+}
+
+/* ---- sites replaced (a view's) ------------------------------------------- */
+
+int nytp_profile_replace_sites(nytp_profile *p, nytp_site *sites, uint32_t n)
+{
+    for (uint32_t i = 0; i < p->n_sites; i++)
+        free(p->sites[i].callers);
+    free(p->sites);
+    p->sites = sites;
+    p->n_sites = p->cap_sites = n;
+    for (uint32_t i = 0; i < p->n_subs; i++)
+        p->subs[i].n_sites = 0;
+    for (uint32_t f = 0; f < p->n_files; f++)
+        p->files[f].n_sites = 0;
+    u64map_free(&p->impl->site_by_key);
+    int st = NYTP_OK;
+    for (uint32_t i = 0; i < n && st == NYTP_OK; i++) {
+        const nytp_site *s = &sites[i];
+        nytp_sub *sub = &p->subs[s->called];
+        nytp_file *f = &p->files[s->fid];
+        uint64_t key = ((uint64_t)s->called << 40) ^ ((uint64_t)s->fid << 24) ^ s->line;
+        while (u64map_get(&p->impl->site_by_key, key) != NYTP_NONE)
+            key = kmap_mix64(key + 1);
+        if (!PUSH(sub->sites, sub->n_sites, sub->cap_sites, i) || !PUSH(f->sites, f->n_sites, f->cap_sites, i) ||
+            !u64map_put(&p->impl->site_by_key, key, i))
+            st = NYTP_E_NOMEM;
+    }
+    return st == NYTP_OK ? build_callees(p) : st;
 }

@@ -794,3 +794,25 @@ int nytp_view_apply_calls(nytp_view *v, nytp_view_call **calls, uint32_t *n, uin
         st = tl_fold_recursion(&T, *calls, *first);
     return st ? nytp_error_set(err, st, "out of memory laying out the time line") : NYTP_OK;
 }
+/* ---- one name -------------------------------------------------------------- */
+
+unsigned nytp_view_match(const nytp_view *v, const char *name, size_t len)
+{
+    if (!nytp_view_active(v, NYTP_VIEW_N_OPS))
+        return 0;
+    char small[256], *buf = len < sizeof small ? small : malloc(len + 1);
+    if (!buf)
+        return 0;
+    memcpy(buf, name, len);
+    buf[len] = 0;
+    const char *file = NULL;
+    if (v->by_file && v->sub_file)
+        file = v->sub_file(v->sub_file_ctx, buf, (uint32_t)nytp_calltree_unfolded_len(buf, len));
+    unsigned m = 0;
+    for (int op = 0; op < NYTP_VIEW_N_OPS; op++)
+        if (any_match(v, op, buf, file))
+            m |= 1u << op;
+    if (buf != small)
+        free(buf);
+    return m;
+}

@@ -190,6 +190,90 @@ sub share_ok {
         "$label: says the share shown" or diag "$line; want " . 100 * $e->{shown} / $e->{total};
 }
 
+# ---- html's call graph and calling lines --------------------------------------
+
+# The arcs a view gives the call graph, from the unfiltered paths with
+# their calls ('nytp calls --calls'): each call of a shown sub is an arc
+# from its nearest shown caller (main::RUNTIME when none); and, by the
+# edge of the profile it came through (that caller and its child on the
+# path), the calls the view gives each shown sub: {"caller\tchild"}{sub}.
+sub view_calls {
+    my ($cpaths, $op, $re) = @_;
+    my (%arc, %via);
+    for my $p (@$cpaths) {
+        my ($frames, $n) = @$p;
+        my @f = @$frames; # names as short_anon makes them
+        next if $op eq 'focus' && !grep { /$re/ } @f;
+        next if $op eq 'ignore' && grep { /$re/ } @f;
+        next if $op eq 'hide' && $f[-1] =~ /$re/;
+        my $up = $#f - 1;
+        $up-- while $op eq 'hide' && $up >= 0 && $f[$up] =~ /$re/;
+        my $caller = $up >= 0 ? $f[$up] : 'main::RUNTIME';
+        $arc{"$caller\t$f[-1]"} += $n;
+        $via{"$caller\t$f[$up + 1]"}{$f[-1]} += $n;
+    }
+    return (\%arc, \%via);
+}
+
+# A name as html shows it, and as compared: string evals numbered 0, an
+# anonymous sub's file by its last component (html shortens @INC paths).
+my %short;
+sub short_anon {
+    my $n = shift;
+    return $short{$n} if exists $short{$n};
+    my $k = $n;
+    $n =~ s/\(eval \d+\)/(eval 0)/g;
+    $n =~ s{__ANON__\[[^\]]*?([^/\]]+:\d+)\]}{__ANON__[$1]}g;
+    return $short{$k} = $n;
+}
+
+# The arcs of an html report's call graph (nytp.js), by sub names.
+sub html_arcs {
+    my ($h) = @_;
+    my $js = slurp_file("$h/nytp.js") // '';
+    my ($subs) = $js =~ /var nytpSubs = (\[.*?\]);\nvar nytpEdges/s;
+    my ($edges) = $js =~ /var nytpEdges = (\[.*?\]);\n/s;
+    my @names = map { short_anon($_->[0]) } @{$json->decode($subs // '[]')};
+    my %arc;
+    $arc{"$names[$_->[0]]\t$names[$_->[1]]"} += $_->[2] // 0 for @{$json->decode($edges // '[]')};
+    return \%arc;
+}
+
+sub secs {
+    my ($n, $u) = $_[0] =~ /^([\d.]+)(s|ms|\x{b5}s|\xc2\xb5s|ns)$/ or return 0;
+    return $n * ({s => 1, ms => 1e-3, ns => 1e-9}->{$u} // 1e-6);
+}
+
+# The calling lines of an html page: line => {sub => calls} of the calls
+# made there, and the time of every call note (hidden time included).
+sub html_call_lines {
+    my ($page) = @_;
+    my (%calls, %time);
+    for my $row (split /<tr id=L/, $page) {
+        my ($line) = $row =~ /^(\d+)>/ or next;
+        while ($row =~ m{<div>spent ([^ ]+) (making (\d+) calls? to|in calls to|in hidden) <a[^>]*>(?:<span title="([^"]*)">)?([^<]+)}g) {
+            my ($t, $how, $n, $name) = ($1, $2, $3 // 0, unhtml($4 // $5));
+            $time{$line} += secs($t);
+            next if $how eq 'in hidden';
+            $calls{$line}{short_anon($name)} += $n;
+        }
+    }
+    return (\%calls, \%time);
+}
+
+# The call sites of a profile (nytp dump --data): [called, fid, line,
+# count, [callers]], and the fid of the file named like re.
+sub dump_sites {
+    my ($file, $re) = @_;
+    my (undef, $out) = run_cmd([$nytp, 'dump', '--data', $file]);
+    my ($fid) = $out =~ /^fid_fileinfo\t(\d+)\t\[ \S*$re /m;
+    my @s;
+    while ($out =~ /^sub_subinfo\t(.*?)\tcalled_by\t(\d+):(\d+)\t\[ (\d+) (?:\S+ ){6}(.*) \]$/mg) {
+        push @s, [$1, $2, $3, $4, [split /\|/, $5]];
+    }
+    return (\@s, $fid);
+}
+
 # ---- every report, both profiles ---------------------------------------------
 
 my %views = (
@@ -202,6 +286,24 @@ for my $file ($moose, $tidy) {
     my $name = $file eq $moose ? 'moose' : 'perltidy';
     my $tps = ticks_per_sec($file);
     my ($all) = paths_of($file);
+    # for html's call graph: the arcs of the unfiltered report that agree
+    # with the call tree (a site calling from several subs counts for each
+    # of them, and the main program calls from main::NULL in compile time)
+    my ($all_calls) = paths_of($file, '--calls');
+    $all_calls = [map { [[map { short_anon($_) } @{$_->[0]}], $_->[1]] } @$all_calls];
+    my $h0 = "$dir/html0";
+    run_cmd([$nytp, 'html', '-o', $h0, $file]);
+    my $arcs0 = html_arcs($h0);
+    my ($want0) = view_calls($all_calls, '', qr/(?!)/);
+    my %agrees; # callers whose every arc agrees
+    $agrees{(split /\t/)[0]} //= 1 for keys %$arcs0, keys %$want0;
+    for (keys %$arcs0, keys %$want0) {
+        my ($c) = split /\t/;
+        $agrees{$c} = 0 if ($arcs0->{$_} // 0) != ($want0->{$_} // 0) || $c eq 'main::RUNTIME';
+    }
+    my ($sites, $script_fid) = $file eq $moose ? dump_sites($file, 'moose-sqlite\.pl') : ([], undef);
+    my $script_page = $file eq $moose ? (grep { /moose-sqlite-pl\.html$/ } glob "$h0/f*.html")[0] : undef;
+    my ($lines0, $ltime0) = html_call_lines(slurp_file($script_page // '/dev/null') // '');
     for my $v (@{$views{$file}}) {
         my ($op, $re) = @$v;
         my $label = "$name --$op='$re'";
@@ -292,10 +394,109 @@ for my $file ($moose, $tidy) {
         }
         same_subs(\%he, $e->{excl}, $tol, "$label html subs.html: exclusive time per sub");
         same_subs(\%hi, $e->{incl}, $tol, "$label html subs.html: inclusive time per sub");
+        # the call graph's arcs: those of the view, from the unfiltered
+        # paths (callers whose arcs the unfiltered report has right)
+        my ($want_arcs, $via) = view_calls($all_calls, $op, $re);
+        my $arcs = html_arcs($h);
+        my (@bad, $compared);
+        for my $k (sort keys %{{%$arcs, %$want_arcs}}) {
+            my ($c, $x) = split /\t/, $k;
+            next unless $agrees{$c};
+            $compared++;
+            push @bad, "$c -> $x: got " . ($arcs->{$k} // 'none') . ' want ' . ($want_arcs->{$k} // 'none')
+                if ($arcs->{$k} // 0) != ($want_arcs->{$k} // 0);
+        }
+        ok $compared && !@bad, "$label html call graph: the arcs of the view ($compared compared)"
+            or diag join "\n", @bad[0 .. ($#bad < 9 ? $#bad : 9)];
+        if ($op eq 'hide') {
+            my @left = grep { /$re/ } map { split /\t/ } grep { $arcs->{$_} } keys %$arcs;
+            ok !@left, "$label html call graph: no arc to or from a hidden sub" or diag "@left[0..2]";
+        }
+        if ($file eq $moose) {
+            # the script's calling lines: each line whose calls are those of
+            # its caller to the sub called (no other line makes them) has the
+            # view's calls of that edge, to the subs the view shows
+            my $page = (grep { /moose-sqlite-pl\.html$/ } glob "$h/f*.html")[0];
+            my ($lines, $ltime) = html_call_lines(slurp_file($page // '/dev/null') // '');
+            my (%edge_sites, %want, %skip);
+            for my $st (@$sites) {
+                $edge_sites{"$_\t$st->[0]"}++ for @{$st->[4]};
+            }
+            for my $st (@$sites) {
+                my ($f, $fid, $line, undef, $callers) = @$st;
+                next unless defined $script_fid && $fid == $script_fid;
+                my $fn = short_anon($f);
+                if (@$callers != 1 || $edge_sites{"$callers->[0]\t$f"} != 1) {
+                    $skip{$line} = 1;
+                    next;
+                }
+                my $c = $callers->[0] =~ /^main::(?:NULL|RUNTIME)$/ ? 'main::RUNTIME' : $callers->[0];
+                next if $op eq 'hide' && $c =~ /$re/; # the hidden caller's calls are its callers' now
+                my $to = $via->{"$c\t$fn"} // {};
+                $want{$line}{$_} += $to->{$_} for keys %$to;
+            }
+            my (@lbad, $lcompared, $moved);
+            for my $line (sort { $a <=> $b } grep { !$skip{$_} } keys %{{%want, %$lines}}) {
+                my %w = map { $_ => $want{$line}{$_} } grep { $want{$line}{$_} } keys %{$want{$line} // {}};
+                my %g = map { $_ => $lines->{$line}{$_} } grep { $lines->{$line}{$_} } keys %{$lines->{$line} // {}};
+                $lcompared++;
+                $moved++ if grep { !exists $lines0->{$line}{$_} } keys %g;
+                push @lbad, "line $line: got " . join(',', map { "$_=$g{$_}" } sort keys %g) . ' want '
+                    . join(',', map { "$_=$w{$_}" } sort keys %w)
+                    if join(',', map { "$_=$g{$_}" } sort keys %g) ne join(',', map { "$_=$w{$_}" } sort keys %w);
+            }
+            ok $lcompared && !@lbad, "$label html calling lines: each line's calls are the view's ($lcompared lines)"
+                or diag join "\n", @lbad[0 .. ($#lbad < 9 ? $#lbad : 9)];
+            if ($op eq 'hide') {
+                ok $moved, "$label html calling lines: calls moved to the subs the hidden ones called";
+                my @tbad = grep { abs($ltime->{$_} - $ltime0->{$_}) > 0.01 * $ltime0->{$_} + 3e-6 * 30 } keys %$ltime0;
+                ok !@tbad, "$label html calling lines: each line's time in calls (hidden included) unchanged"
+                    or diag join "\n", map { "line $_: $ltime->{$_} was $ltime0->{$_}" } @tbad[0 .. ($#tbad < 5 ? $#tbad : 5)];
+                unlike slurp_file($page // '/dev/null') // '', qr{ making \d+ calls? to <a[^>]*>(?:<span[^>]*>)?(?:Moose|Class::MOP)::},
+                    "$label html calling lines: no call to a hidden sub";
+            }
+            # durations are per sub: where the view keeps a sub's calls in
+            # part, its histogram says it is of all of them
+            my @notes;
+            for (glob "$h/f*.html") {
+                my $pg = slurp_file($_) // '';
+                push @notes, [map { tr/,//dr } $1, $2]
+                    while $pg =~ /durations of all ([\d,]+) calls in the profile, not only the ([\d,]+) the view keeps/g;
+            }
+            if ($op eq 'hide') {
+                ok !@notes, "$label html durations: hiding keeps every call of a shown sub: whole, no note";
+            } else {
+                ok @notes && !(grep { $_->[1] >= $_->[0] } @notes),
+                    "$label html durations: subs whose calls the view keeps in part say theirs are all the calls";
+            }
+        }
         my $hflame = slurp_file("$h/flame.svg") // '';
         my @titles = map { unhtml($_) } $hflame =~ m{<title>([^<]*)}g;
         if ($op eq 'hide') {
             ok @titles > 1 && !(grep { /$re/ } @titles), "$label html flame graph: no hidden frame";
+        }
+
+        # html --base: both sides through the view, as diff; the index says
+        # what each side left out, Before and After are the view's times
+        if ($file eq $moose) {
+            my $hb = "$dir/htmlbase";
+            my ($sb, undef, $eb) = run_cmd([$nytp, 'html', "--base=$file", "--$op=$re", '-o', $hb, $file]);
+            is $sb, 0, "$label html --base: exit 0" or diag $eb;
+            my ($bv) = (slurp_file("$hb/index.html") // '') =~ m{<dt>View<dd>([^<]*)};
+            my ($vb, $vn) = unhtml($bv // '') =~ /^BASE: (.*); NEW: (.*?)\s*$/;
+            share_ok($vb // '', $op, $re, $e, "$label html --base: BASE");
+            share_ok($vn // '', $op, $re, $e, "$label html --base: NEW");
+            my (%before, %after);
+            for my $row (split /<tr id=S\d+>/, slurp_file("$hb/subs.html") // '') {
+                my ($full, $n, $b, $a) = $row =~
+                    m{<td class=name><a[^>]*>(?:<span title="([^"]*)">)?([^<]+).*?<td class=cmp data-v=([^ >]+)>[^<]*<td class=cmp data-v=([^ >]+)>}
+                    or next;
+                ($n = unhtml($full // $n)) =~ s/\(eval \d+\)/(eval 0)/g;
+                $before{$n} += $b * $tps;
+                $after{$n} += $a * $tps;
+            }
+            same_subs(\%before, $e->{excl}, $tol, "$label html --base: Before, the view of BASE");
+            same_subs(\%after, $e->{excl}, $tol, "$label html --base: After, the view of NEW");
         }
 
         # diff of the profile with itself: both sides the view's times;

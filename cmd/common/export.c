@@ -192,6 +192,60 @@ int export_apply_view(export_profile *x, viewopt *vo)
     return viewopt_apply(vo, &x->t);
 }
 
+static int add_path(void *ctx, const nytp_calltree_visit *v)
+{
+    return nytp_calltree_add_path(ctx, v->path, v->depth, v->excl, v->incl, v->calls);
+}
+
+nytp_profile *export_load_viewed(int nfiles, char **files, bool strict, viewopt *vo, nytp_view_stats *stats,
+                                 nytp_calltree *into, int *rc)
+{
+    export_profile x;
+    memset(&x, 0, sizeof x);
+    nytp_error e = {0};
+    if (nytp_calltree_new(&x.t, &e) < 0) {
+        cli_error("out of memory");
+        *rc = EXIT_BAD_INPUT;
+        return NULL;
+    }
+    /* no warning for calls left open: the run's view says what it holds */
+    load_ctx L = {&x, NULL, NULL, false};
+    x.p = cli_load_profile_with(nfiles, files, strict, on_chunk, &L, rc);
+    if (!x.p) {
+        export_release(&x);
+        return NULL;
+    }
+    int st = end_input(&x) < 0 ? NYTP_E_NOMEM : NYTP_OK;
+    if (st == NYTP_OK) {
+        int vst = export_apply_view(&x, vo);
+        nytp_view_set_sub_files(vo->v, NULL, NULL);
+        if (vst < 0) { /* said */
+            export_release(&x);
+            *rc = EXIT_BAD_INPUT;
+            return NULL;
+        }
+    }
+    if (st == NYTP_OK)
+        st = nytp_view_apply_model(vo->v, x.p, x.t, x.p->ticks_per_sec);
+    nytp_view_stats vs;
+    nytp_view_get_stats(vo->v, &vs);
+    viewopt_stats_add(stats, &vs);
+    if (st == NYTP_OK && into) {
+        st = nytp_calltree_walk(x.t, 0, add_path, into);
+        nytp_calltree_copy_attrs(into, x.t);
+    }
+    nytp_profile *p = x.p;
+    x.p = NULL;
+    export_release(&x);
+    if (st < 0) {
+        cli_error("out of memory");
+        nytp_profile_free(p);
+        *rc = EXIT_BAD_INPUT;
+        return NULL;
+    }
+    return p;
+}
+
 /* ---- call-site paths --------------------------------------------------------- */
 
 int export_site_paths(const export_profile *x, export_site_fn fn, void *ctx)

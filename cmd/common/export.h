@@ -55,6 +55,15 @@ void export_release(export_profile *x);
  * and returns < 0 on failure. */
 int export_apply_view(export_profile *x, viewopt *vo);
 
+/* One run through the view, as 'nytp diff' and 'nytp html --base' read
+ * each run of a side: files (nfiles of them, one run) loaded with their
+ * own call tree (the call sites' paths when it has no call events),
+ * filtered by vo, the model's subs given the view's times; the view's
+ * stats added to *stats, and the filtered tree's paths to into (may be
+ * NULL).  Returns the model, or NULL with *rc the exit code (said). */
+nytp_profile *export_load_viewed(int nfiles, char **files, bool strict, viewopt *vo, nytp_view_stats *stats,
+                                 nytp_calltree *into, int *rc);
+
 /* The exports of a profile in memory (read as two inputs) into memory,
  * thrown away: for the fuzz target.  < 0 on an error. */
 int pprof_write_memory(const void *data, size_t size);

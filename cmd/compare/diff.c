@@ -218,61 +218,12 @@ static int keep(diff *D, nytp_profile *p)
     return NYTP_OK;
 }
 
-static const char *view_sub_file(void *ctx, const char *name, uint32_t len)
-{
-    return export_sub_file(ctx, export_find_sub(ctx, name, len));
-}
-
-static int add_to_side(void *ctx, const nytp_calltree_visit *v)
-{
-    return nytp_calltree_add_path(ctx, v->path, v->depth, v->excl, v->incl, v->calls);
-}
-
-/* One run of side k through the view: its own call tree (fed by
- * feed_chunk through R), filtered, gives p its subs' times and is added
- * to the side's tree for the SVG (own_t, when not NULL). */
+/* One run of side k through the view (export_load_viewed, as html
+ * --base reads its runs): its subs get the view's times, its filtered
+ * paths go to the side's tree for the SVG (own_t, when not NULL). */
 static nytp_profile *load_viewed(diff *D, int k, int nf, char **files, int *rc)
 {
-    side R = {0};
-    nytp_error e = {0};
-    if (nytp_calltree_new(&R.own_t, &e) < 0) {
-        cli_error("out of memory");
-        *rc = EXIT_BAD_INPUT;
-        return NULL;
-    }
-    nytp_profile *p = cli_load_profile_with(nf, files, D->o->strict, feed_chunk, &R, rc);
-    int st = p ? nytp_calltree_end_input(R.own_t) < 0 : 0;
-    if (p && !st) {
-        nytp_calltree_stats cs;
-        nytp_calltree_get_stats(R.own_t, &cs);
-        if (!cs.returns) /* as calls and flame do: the paths of its call sites */
-            st = nytp_calltree_add_sites(R.own_t, p);
-    }
-    if (p && !st) {
-        export_profile x = {0}; /* for its sub lookup by call tree names */
-        x.p = p;
-        nytp_view_set_sub_files(D->o->vo.v, view_sub_file, &x);
-        st = viewopt_apply(&D->o->vo, &R.own_t);
-        nytp_view_set_sub_files(D->o->vo.v, NULL, NULL);
-        strmap_release(&x.sub_names);
-        if (!st)
-            st = nytp_view_apply_model(D->o->vo.v, p, R.own_t, p->ticks_per_sec);
-        nytp_view_stats vs;
-        nytp_view_get_stats(D->o->vo.v, &vs);
-        viewopt_stats_add(&D->vstats[k], &vs);
-        if (!st && D->s[k].own_t) {
-            st = nytp_calltree_walk(R.own_t, 0, add_to_side, D->s[k].own_t);
-            nytp_calltree_copy_attrs(D->s[k].own_t, R.own_t);
-        }
-    }
-    nytp_calltree_free(R.own_t);
-    if (p && st) {
-        cli_error("out of memory");
-        nytp_profile_free(p);
-        p = NULL;
-        *rc = EXIT_BAD_INPUT;
-    }
-    return p;
+    return export_load_viewed(nf, files, D->o->strict, &D->o->vo, &D->vstats[k], D->s[k].own_t, rc);
 }
 
 /* The runs of side k: each file one run, or all of them one (--sum). */

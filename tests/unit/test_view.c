@@ -1,6 +1,7 @@
 /* test_view.c — focus, ignore and hide over call trees built by hand:
  * which paths stay, where hidden time goes, what the stats say, per-sub
  * totals, "file:" patterns, and recursion folding after filtering. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -267,6 +268,140 @@ static void bad_expression_is_a_usage_error(void **state)
     nytp_view_free(v);
 }
 
+/* ---- the model's call sites (nytp_view_apply_sites) ----------------------- */
+
+/* main::c calls Moose::h from lines 11 (3 calls) and 12 (1), h calls
+ * main::x 8 times, c calls main::y from line 13 and main::z (not in the
+ * call tree) from 14; the tree has the same calls. */
+static nytp_profile *sites_profile(void)
+{
+    nytp_error e = {0};
+    nytp_out *o;
+    nytp_writer *w;
+    assert_int_equal(nytp_out_open_mem(&o, &e), NYTP_OK);
+    assert_int_equal(nytp_writer_open(&w, o, &e), NYTP_OK);
+    nytp_write_header(w, 5, 0);
+    nytp_write_attribute(w, "ticks_per_sec", "1");
+    nytp_write_pid_start(w, 7, 1, 1.5);
+    nytp_write_new_fid(w, 1, 0, 0, 0, 0, 0, nytp_cstr("/p.pl", false));
+    nytp_str c = nytp_cstr("main::c", false), h = nytp_cstr("Moose::h", false), x = nytp_cstr("main::x", false),
+             y = nytp_cstr("main::y", false), z = nytp_cstr("main::z", false),
+             rt = nytp_cstr("main::RUNTIME", false);
+    nytp_write_sub_info(w, 1, 10, 20, c);
+    nytp_write_sub_info(w, 1, 30, 40, h);
+    nytp_write_sub_info(w, 1, 50, 55, x);
+    nytp_write_sub_info(w, 1, 60, 65, y);
+    nytp_write_sub_info(w, 1, 70, 75, z);
+    nytp_write_sub_callers(w, 1, 2, 1, 10, 3, 0, 0, c, rt);
+    nytp_write_sub_callers(w, 1, 11, 3, 6, 1.5, 0, 0, h, c);
+    nytp_write_sub_callers(w, 1, 12, 1, 2, 0.5, 0, 0, h, c);
+    nytp_write_sub_callers(w, 1, 31, 8, 4, 4, 0, 0, x, h);
+    nytp_write_sub_callers(w, 1, 13, 2, 1, 1, 0.25, 3, y, c);
+    nytp_write_sub_callers(w, 1, 14, 1, 0.5, 0.5, 0, 0, z, c);
+    nytp_write_pid_end(w, 7, 9.5);
+    uint8_t *data;
+    size_t len;
+    assert_int_equal(nytp_writer_close_mem(w, &data, &len, &e), NYTP_OK);
+    nytp_profile *p;
+    assert_int_equal(nytp_profile_new(&p, &e), NYTP_OK);
+    nytp_reader *r;
+    assert_int_equal(nytp_reader_open_mem(&r, data, len, &e), NYTP_OK);
+    nytp_load_opts lo = {NULL, NULL, NULL, NULL, false};
+    assert_int_equal(nytp_profile_load_reader(p, r, "mem", &lo, &e), NYTP_OK);
+    assert_int_equal(nytp_profile_finish(p), NYTP_OK);
+    free(data);
+    return p;
+}
+
+static const path sites_tree[] = {
+    {"main::c", 3, 10, 1},
+    {"main::c;Moose::h", 2, 8, 4},
+    {"main::c;Moose::h;main::x", 4, 4, 8},
+    {"main::c;main::y", 1, 1, 2},
+};
+
+/* The site of sub name at line, or NULL. */
+static const nytp_site *site_at(const nytp_profile *p, const char *name, uint32_t line)
+{
+    uint32_t sid = nytp_profile_sub_by_name(p, name, strlen(name));
+    for (uint32_t i = 0; sid != NYTP_NONE && i < p->subs[sid].n_sites; i++)
+        if (p->sites[p->subs[sid].sites[i]].line == line)
+            return &p->sites[p->subs[sid].sites[i]];
+    return NULL;
+}
+
+static void sites_follow_hide(void **state)
+{
+    (void)state;
+    nytp_profile *p = sites_profile();
+    nytp_calltree *t = tree_of(sites_tree, sizeof sites_tree / sizeof *sites_tree);
+    nytp_view *v = view_of(NYTP_VIEW_HIDE, "^Moose::");
+    assert_int_equal(nytp_view_apply_sites(v, p, t), NYTP_OK);
+    /* the calls to the hidden h are calls to x, on the same lines, shared
+     * 3:1 as the profile's calls to h */
+    const nytp_site *x11 = site_at(p, "main::x", 11), *x12 = site_at(p, "main::x", 12);
+    assert_non_null(x11);
+    assert_non_null(x12);
+    assert_int_equal(x11->count, 6);
+    assert_int_equal(x12->count, 2);
+    assert_true(fabs(x11->incl - 4) < 1e-12 && fabs(x12->incl - 4.0 / 3) < 1e-12);
+    assert_true(fabs(x11->excl - 3) < 1e-12 && fabs(x12->excl - 1) < 1e-12);
+    assert_true(x11->view & NYTP_SITE_SHARED);
+    assert_int_equal(x11->n_callers, 1);
+    assert_string_equal(nytp_profile_str(p, x11->callers[0]), "main::c");
+    /* h's exclusive time is c's own, at those lines */
+    const nytp_site *h11 = site_at(p, "Moose::h", 11), *h12 = site_at(p, "Moose::h", 12);
+    assert_non_null(h11);
+    assert_non_null(h12);
+    assert_true(h11->view & NYTP_SITE_HIDDEN);
+    assert_int_equal(h11->count, 0);
+    assert_true(fabs(h11->incl - 2) < 1e-12 && fabs(h12->incl - 2.0 / 3) < 1e-12);
+    assert_true(fabs(x11->incl + h11->incl - 6) < 1e-12); /* the line's time stays */
+    /* h's own calls go; c's excl holds h's; y's site is as it was; z's,
+     * not in the tree, stays and says so */
+    assert_null(site_at(p, "main::x", 31));
+    const nytp_site *c2 = site_at(p, "main::c", 2), *y13 = site_at(p, "main::y", 13), *z14 = site_at(p, "main::z", 14);
+    assert_non_null(c2);
+    assert_true(fabs(c2->excl - 5) < 1e-12 && fabs(c2->incl - 10) < 1e-12);
+    assert_int_equal(c2->count, 1);
+    assert_non_null(y13);
+    assert_int_equal(y13->count, 2);
+    assert_int_equal(y13->rec_depth, 3);
+    assert_true(y13->reci == 0.25 && y13->view == 0);
+    assert_non_null(z14);
+    assert_true(z14->view & NYTP_SITE_UNVIEWED);
+    /* the lists follow: c now calls x, y, z and (hidden) h */
+    uint32_t cid = nytp_profile_sub_by_name(p, "main::c", 7), hid = nytp_profile_sub_by_name(p, "Moose::h", 8);
+    assert_int_equal(p->subs[cid].n_callees, 6);
+    assert_int_equal(p->subs[hid].n_callees, 0);
+    assert_int_equal(p->files[1].n_sites, 7);
+    nytp_view_free(v);
+    nytp_calltree_free(t);
+    nytp_profile_free(p);
+}
+
+static void sites_follow_focus(void **state)
+{
+    (void)state;
+    nytp_profile *p = sites_profile();
+    nytp_calltree *t = tree_of(sites_tree, sizeof sites_tree / sizeof *sites_tree);
+    nytp_view *v = view_of(NYTP_VIEW_FOCUS, "^main::y$");
+    assert_int_equal(nytp_view_apply_sites(v, p, t), NYTP_OK);
+    /* only the stacks through y: c's call keeps the time below it that is
+     * y's, no calls of its own (the frame above the focus) */
+    const nytp_site *c2 = site_at(p, "main::c", 2);
+    assert_non_null(c2);
+    assert_int_equal(c2->count, 0);
+    assert_true(fabs(c2->incl - 1) < 1e-12);
+    assert_null(site_at(p, "Moose::h", 11));
+    assert_null(site_at(p, "main::x", 31));
+    assert_non_null(site_at(p, "main::y", 13));
+    assert_int_equal(site_at(p, "main::y", 13)->count, 2);
+    nytp_view_free(v);
+    nytp_calltree_free(t);
+    nytp_profile_free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -278,6 +413,8 @@ int main(void)
         cmocka_unit_test(file_patterns_match_subs_by_file),
         cmocka_unit_test(recursion_folds_after_filtering),
         cmocka_unit_test(bad_expression_is_a_usage_error),
+        cmocka_unit_test(sites_follow_hide),
+        cmocka_unit_test(sites_follow_focus),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

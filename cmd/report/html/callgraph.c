@@ -33,6 +33,8 @@ int html_edges_build(html_report *r)
     size_t k = 0;
     for (uint32_t i = 0; i < p->n_sites; i++) {
         const nytp_site *st = &p->sites[i];
+        if (st->view & NYTP_SITE_HIDDEN) /* not calls: a view's hidden time, the caller's own */
+            continue;
         for (uint32_t c = 0; c < st->n_callers; c++) {
             uint32_t caller = nytp_profile_sub_by_name(p, nytp_profile_str(p, st->callers[c]),
                                                        nytp_profile_strlen(p, st->callers[c]));

@@ -124,6 +124,11 @@ const html_dist *html_durations_get(const html_durations *d, const char *name, u
     return id == NYTP_NONE ? NULL : d->dists[id];
 }
 
+uint64_t html_dist_calls(const html_dist *h)
+{
+    return h ? h->n : 0;
+}
+
 /* The lower bound of bucket b, in ticks. */
 static double bucket_low(uint32_t b)
 {

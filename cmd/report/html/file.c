@@ -211,6 +211,29 @@ static void sub_change(const html_report *r, hw *w, uint32_t sid)
     hw_s(w, ")</span>");
 }
 
+static void caller_link(html_report *r, hw *w, uint32_t cid)
+{
+    const nytp_profile *p = r->p;
+    uint32_t csub = nytp_profile_sub_by_name(p, nytp_profile_str(p, cid), nytp_profile_strlen(p, cid));
+    if (csub != NYTP_NONE)
+        html_sub_link(r, w, csub);
+    else
+        hw_id(w, p, cid);
+}
+
+/* What the view (--focus, --ignore, --hide) could not give a call site
+ * exactly (nytp_view_apply_sites). */
+static void view_site_note(hw *w, const nytp_site *c)
+{
+    if (c->view & NYTP_SITE_SHARED)
+        hw_s(w, " <span class=note title=\"the call tree has calls between subs, not lines: the view's calls "
+                "between these subs are shared among the lines that make them as in the whole profile\">"
+                "(the view's share, estimated)</span>");
+    if (c->view & NYTP_SITE_UNVIEWED)
+        hw_s(w, " <span class=note title=\"the profile has no call events for it\">(not filtered: not in "
+                "the call tree)</span>");
+}
+
 /* "spent 1.2ms (1.0+0.2ms) within Pkg::sub which was called 3 times, avg
  * 400µs/call:" and its callers. */
 static void sub_headline(html_report *r, hw *w, uint32_t sid, unsigned extra)
@@ -236,7 +259,13 @@ static void sub_headline(html_report *r, hw *w, uint32_t sid, unsigned extra)
     hw_s(w, "</b>");
     if (p->counts_unknown)
         hw_s(w, " <span class=note>(sampled: how often it was called is not known)</span>");
-    else if (s->calls == 0)
+    else if (s->calls == 0 && r->view_line) {
+        bool hidden = false;
+        for (uint32_t i = 0; i < s->n_sites && !hidden; i++)
+            hidden = p->sites[s->sites[i]].view & NYTP_SITE_HIDDEN;
+        hw_s(w, hidden ? ", which the view hides (its exclusive time is its callers')"
+                       : ", which was not called in the view");
+    } else if (s->calls == 0)
         hw_s(w, ", which was never called");
     else if (s->calls == 1)
         hw_s(w, " which was called once");
@@ -255,15 +284,44 @@ static void sub_headline(html_report *r, hw *w, uint32_t sid, unsigned extra)
     }
     sub_change(r, w, sid);
     hw_s(w, s->n_sites ? ":</div>" : "</div>");
-    if (s->calls >= 2 && !p->counts_unknown)
-        html_dist_write(w, html_durations_get(r->durations, nytp_profile_str(p, s->name), nytp_profile_strlen(p, s->name)),
-                        p->ticks_per_sec);
+    if (s->calls >= 2 && !p->counts_unknown) {
+        const html_dist *h =
+            html_durations_get(r->durations, nytp_profile_str(p, s->name), nytp_profile_strlen(p, s->name));
+        html_dist_write(w, h, p->ticks_per_sec);
+        if (r->view_line && html_dist_calls(h) >= 2 && html_dist_calls(h) != s->calls) {
+            /* a call's duration comes with its sub's name only: which of
+             * them the view keeps is not known */
+            hw_s(w, "<div class=note>durations of all ");
+            hw_count(w, html_dist_calls(h));
+            hw_s(w, " calls in the profile, not only the ");
+            hw_count(w, s->calls);
+            hw_s(w, " the view keeps: the profile records a call's duration with its sub, not its call "
+                    "stack</div>");
+        }
+    }
     uint32_t *sites = sorted(w, s->sites, s->n_sites, cmp_site_count, (void *)p);
     uint32_t shown = s->n_sites > 50 ? 50 : s->n_sites;
     for (uint32_t i = 0; sites && i < shown; i++) {
         const nytp_site *c = &p->sites[sites[i]];
         hw_s(w, "<div class=by>");
-        if (p->counts_unknown)
+        if (c->view & NYTP_SITE_HIDDEN) {
+            /* --hide: what this sub (and the hidden subs it called) had
+             * of its callers' calls is their own time now */
+            hw_s(w, "hidden: ");
+            hw_dur(w, c->excl);
+            hw_s(w, " of exclusive time (its own and that of the hidden subs it called) given to ");
+            for (uint32_t k = 0; k < c->n_callers && k < 5; k++) {
+                if (k)
+                    hw_s(w, ", ");
+                caller_link(r, w, c->callers[k]);
+            }
+            hw_s(w, " at ");
+            html_line_link(r, w, c->fid, c->line, c->fid != s->fid);
+            view_site_note(w, c);
+            hw_s(w, "</div>");
+            continue;
+        }
+        if (p->counts_unknown || c->count == 0) /* 0: a view's share of calls made on several lines */
             hw_s(w, "called");
         else if (c->count == 1)
             hw_s(w, "once");
@@ -279,12 +337,7 @@ static void sub_headline(html_report *r, hw *w, uint32_t sid, unsigned extra)
         for (uint32_t k = 0; k < c->n_callers && k < 5; k++) {
             if (k)
                 hw_s(w, ", ");
-            uint32_t cid = c->callers[k];
-            uint32_t csub = nytp_profile_sub_by_name(p, nytp_profile_str(p, cid), nytp_profile_strlen(p, cid));
-            if (csub != NYTP_NONE)
-                html_sub_link(r, w, csub);
-            else
-                hw_id(w, p, cid);
+            caller_link(r, w, c->callers[k]);
         }
         hw_s(w, " at ");
         html_line_link(r, w, c->fid, c->line, c->fid != s->fid);
@@ -293,6 +346,7 @@ static void sub_headline(html_report *r, hw *w, uint32_t sid, unsigned extra)
             hw_dur(w, c->incl / (double)c->count);
             hw_s(w, "/call");
         }
+        view_site_note(w, c);
         hw_s(w, "</div>");
     }
     if (s->n_sites > shown) {
@@ -309,6 +363,22 @@ static void call_note(html_report *r, hw *w, const nytp_site *c)
     bool unknown = r->p->counts_unknown;
     hw_s(w, "<div>spent ");
     hw_dur(w, c->incl);
+    if (c->view & NYTP_SITE_HIDDEN) {
+        hw_s(w, " in hidden ");
+        html_sub_link(r, w, c->called);
+        hw_s(w, " and the hidden subs it called: their exclusive time, now the caller's own");
+        view_site_note(w, c);
+        hw_s(w, "</div>");
+        return;
+    }
+    if (c->count == 0 && !unknown) {
+        /* a view's share of calls made on several lines */
+        hw_s(w, " in calls to ");
+        html_sub_link(r, w, c->called);
+        view_site_note(w, c);
+        hw_s(w, "</div>");
+        return;
+    }
     hw_s(w, " making ");
     if (unknown) {
         hw_s(w, "calls to ");
@@ -328,6 +398,7 @@ static void call_note(html_report *r, hw *w, const nytp_site *c)
         hw_s(w, ", sum of overlapping time ");
         hw_dur(w, c->reci);
     }
+    view_site_note(w, c);
     hw_s(w, "</div>");
 }
 
@@ -792,6 +863,8 @@ int html_write_file(html_report *r, uint32_t fid, enum html_view view)
         uint64_t ncalls = 0;
         double insubs = 0;
         for (uint32_t k = ci; k < f->n_sites && p->sites[sites[k]].line == line; k++) {
+            if (p->sites[sites[k]].view & NYTP_SITE_HIDDEN) /* the line's own time now */
+                continue;
             ncalls += p->sites[sites[k]].count;
             insubs += p->sites[sites[k]].incl;
         }

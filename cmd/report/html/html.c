@@ -54,9 +54,11 @@ static const char usage[] =
     "      --no-flame     no flame graph\n"
     "      --flamewidth=N width of the flame graph in pixels (default 1200)\n"
     VIEWOPT_USAGE
-    "                    (sub tables, packages, treemap and flame graph show the\n"
-    "                    view, the index says what was left out; call graphs,\n"
-    "                    calling lines and durations do not; not with --base)\n"
+    "                    (every table, graph and calling line shows the view,\n"
+    "                    the index says what was left out; call durations are\n"
+    "                    per sub: a page says where they are the whole profile's;\n"
+    "                    with --base, each run of both sides through the view,\n"
+    "                    as 'nytp diff'; the index says what each side left out)\n"
     "      --dot          also write Graphviz files of the calls between packages,\n"
     "                     between all subs, and of each file's subs (*.dot)\n"
     "      --no-mergeevals  a page for every string eval, not one for each set of\n"
@@ -692,9 +694,10 @@ static void note_sampled(html_compare *hc, int k, const nytp_profile *run)
  * graph), take the report's inputs as the other side's runs (p itself
  * when it is one input, else each input loaded again), and compare.
  * Returns an exit code. */
-static int load_base(const struct html_opts *o, int nin, char **inputs, nytp_profile *p, bool tree,
-                     html_compare *hc, runs *own)
+static int load_base(struct html_opts *o, int nin, char **inputs, nytp_profile *p, bool tree,
+                     html_compare *hc, runs *own, nytp_view_stats vstats[2])
 {
+    bool viewed = viewopt_active(&o->vo);
     hc->base = (char **)o->bases;
     hc->n_base = cli_unique_inputs(o->n_bases, hc->base);
     cmp_init(&hc->C, &(cmp_opts){.by = o->by, .normalize = o->normalize});
@@ -707,8 +710,11 @@ static int load_base(const struct html_opts *o, int nin, char **inputs, nytp_pro
     hc->base_tree = bf.t;
     for (int i = 0; i < hc->n_base; i++) {
         int rc;
-        nytp_profile *b = tree ? cli_load_profile_with(1, hc->base + i, o->strict, feed_base, &bf, &rc)
-                               : cli_load_profile(1, hc->base + i, o->strict, &rc);
+        /* with a view, each run through it as diff reads its runs; its
+         * filtered paths go to the base tree */
+        nytp_profile *b = viewed ? export_load_viewed(1, hc->base + i, o->strict, &o->vo, &vstats[0], bf.t, &rc)
+                          : tree ? cli_load_profile_with(1, hc->base + i, o->strict, feed_base, &bf, &rc)
+                                 : cli_load_profile(1, hc->base + i, o->strict, &rc);
         if (!b)
             return rc;
         note_sampled(hc, 0, b);
@@ -717,7 +723,7 @@ static int load_base(const struct html_opts *o, int nin, char **inputs, nytp_pro
             return EXIT_BAD_INPUT;
         }
     }
-    if (bf.t) {
+    if (bf.t && !viewed) { /* a view's trees are whole, folded and with the sites' paths */
         nytp_calltree_stats cs = {0};
         if (nytp_calltree_end_input(bf.t) < 0 ||
             nytp_calltree_fold_recursion(bf.t, o->vo.max_recursion) < 0) {
@@ -740,7 +746,8 @@ static int load_base(const struct html_opts *o, int nin, char **inputs, nytp_pro
     } else {
         for (int i = 0; i < nin; i++) {
             int rc;
-            nytp_profile *n = cli_load_profile(1, inputs + i, o->strict, &rc);
+            nytp_profile *n = viewed ? export_load_viewed(1, inputs + i, o->strict, &o->vo, &vstats[1], NULL, &rc)
+                                     : cli_load_profile(1, inputs + i, o->strict, &rc);
             if (!n)
                 return rc;
             note_sampled(hc, 1, n);
@@ -796,22 +803,31 @@ static const char *view_sub_file(void *ctx, const char *name, uint32_t len)
 }
 
 /* The flame tree t becomes the view of o->vo (its 'file:' patterns
- * matching subs by p's files), and p's subs get the view's times;
+ * matching subs by p's files), and p's subs and call sites get the
+ * view's times and calls;
  * line gets what was left out.  < 0 when out of memory (said). */
-static int apply_view(struct html_opts *o, nytp_profile *p, nytp_calltree **t, char *line, size_t size)
+static int apply_view(struct html_opts *o, nytp_profile *p, nytp_calltree **t, char *line, size_t size,
+                      nytp_view_stats *stats)
 {
     export_profile x = {0}; /* for its sub lookup by call tree names */
     x.p = p;
     nytp_view_set_sub_files(o->vo.v, view_sub_file, &x);
-    int st = viewopt_apply(&o->vo, t);
+    /* the sites first: they are found from the tree before the view */
+    int st = nytp_view_apply_sites(o->vo.v, p, *t);
+    if (st < 0)
+        cli_error("out of memory");
+    else
+        st = viewopt_apply(&o->vo, t);
     nytp_view_set_sub_files(o->vo.v, NULL, NULL);
     strmap_release(&x.sub_names);
     if (st == 0 && nytp_view_apply_model(o->vo.v, p, *t, p->ticks_per_sec) < 0) {
         cli_error("out of memory");
         st = NYTP_E_NOMEM;
     }
-    if (st == 0)
+    if (st == 0) {
         viewopt_header(&o->vo, line, size, p->ticks_per_sec);
+        nytp_view_get_stats(o->vo.v, stats);
+    }
     return st;
 }
 
@@ -824,7 +840,10 @@ static int make_report(struct html_opts *o, int nin, char **inputs, const char *
     bool flame_empty = false, flame_sites = false;
     nytp_error e = {0};
     bool viewed = viewopt_active(&o->vo);
-    char view_line[1200] = "";
+    char view_line[2500] = "";
+    nytp_view_stats own_stats, vstats[2];
+    memset(&own_stats, 0, sizeof own_stats);
+    memset(vstats, 0, sizeof vstats);
     if ((viewed || (!o->no_flame && !o->minimal)) && nytp_calltree_new(&feed.t, &e) < 0) {
         cli_progress_end(&pg);
         cli_error("%s", e.msg);
@@ -869,7 +888,7 @@ static int make_report(struct html_opts *o, int nin, char **inputs, const char *
             flame_empty = true;
         }
         /* the view, folded there, before the model is read by anything */
-        if (feed.t && viewed && apply_view(o, p, &feed.t, view_line, sizeof view_line) < 0) {
+        if (feed.t && viewed && apply_view(o, p, &feed.t, view_line, sizeof view_line, &own_stats) < 0) {
             cli_progress_end(&pg);
             nytp_calltree_free(feed.t);
             html_durations_free(feed.durations);
@@ -888,7 +907,17 @@ static int make_report(struct html_opts *o, int nin, char **inputs, const char *
     runs own = {0};
     if (o->n_bases) {
         cli_progress_phase(&pg, "loading the base", NULL, NULL, NULL);
-        rc = load_base(o, nin, inputs, p, feed.t != NULL, &hc, &own);
+        rc = load_base(o, nin, inputs, p, feed.t != NULL, &hc, &own, vstats);
+        if (rc == EXIT_OK && viewed) {
+            /* what each side left out, as diff says it; one input is the
+             * report's own profile, viewed above */
+            if (nin <= 1)
+                vstats[1] = own_stats;
+            char a[1200], b[1200];
+            viewopt_header_of(&o->vo, &vstats[0], a, sizeof a, hc.C.s[0].run[0]->ticks_per_sec);
+            viewopt_header_of(&o->vo, &vstats[1], b, sizeof b, hc.C.s[1].run[0]->ticks_per_sec);
+            snprintf(view_line, sizeof view_line, "BASE: %s; NEW: %s", a, b);
+        }
         if (rc == EXIT_OK && hc.sampled[0] != hc.sampled[1])
             cli_warn("%s was sampled and %s traced: the sampled times are estimates, and xsubs "
                      "have none of their own there (their callers have it)",
@@ -1019,8 +1048,6 @@ int cmd_html(int argc, char **argv)
             cli_usage_error("standard input ('-') can be read only once");
         if (o.normalize && !o.n_bases)
             cli_usage_error("--normalize goes with --base");
-        if (o.n_bases && viewopt_active(&o.vo))
-            cli_usage_error("--focus, --ignore and --hide do not go with --base (yet)");
         if (cli_outdir_check(outdir, "html", always_written) == EXIT_OK)
             rc = make_report(&o, nin, inputs, outdir);
     }

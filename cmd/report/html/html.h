@@ -69,6 +69,8 @@ int html_durations_add(html_durations *d, const char *name, uint32_t len, double
  * time a key comes. */
 int html_durations_add_key(html_durations *d, uint32_t key, const char *name, uint32_t len, double ticks);
 const html_dist *html_durations_get(const html_durations *d, const char *name, uint32_t len);
+/* How many calls a histogram holds (0 for none). */
+uint64_t html_dist_calls(const html_dist *h);
 /* A small histogram and p50/p90/p99/max, for a sub with 2 calls or more. */
 void html_dist_write(hw *w, const html_dist *h, double ticks_per_sec);
 

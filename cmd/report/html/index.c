@@ -47,8 +47,10 @@ static void summary(html_report *r, hw *w)
         /* first: every number below is of the view */
         dt(w, "View");
         hw_esc(w, r->view_line, strlen(r->view_line));
-        hw_s(w, " <span class=note>(subs, packages, treemap and flame graph show the call stacks "
-                "left; call graphs and call lines do not)</span>");
+        hw_s(w, " <span class=note>(subs, packages, treemap, flame graph, call graphs and the calls on "
+                "each line show the call stacks left; a line's share of calls that its sub makes from "
+                "several lines is estimated, and each page says where call durations are the whole "
+                "profile's)</span>");
     }
     dt(w, "Program");
     attr_text(r, w, "application", "(unknown)");

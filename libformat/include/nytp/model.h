@@ -133,7 +133,20 @@ typedef struct nytp_site {
     uint32_t rec_depth;
     uint32_t *callers;      /* string ids of the calling subs (a set) */
     uint32_t n_callers, cap_callers;
+    uint8_t view;           /* NYTP_SITE_* flags: what a view made of it (0: as profiled) */
 } nytp_site;
+
+/* What a view (nytp/view.h, nytp_view_apply_sites) made of a call site. */
+enum nytp_site_view {
+    /* the called sub is hidden: no calls; incl and excl are the exclusive
+     * time of the hidden subs this line reached, now its caller's own */
+    NYTP_SITE_HIDDEN = 1,
+    /* the view's calls between these subs, split over the lines that make
+     * them in proportion to the whole profile's (the call tree has no lines) */
+    NYTP_SITE_SHARED = 2,
+    /* not in the call tree (no call events for it): as profiled, unfiltered */
+    NYTP_SITE_UNVIEWED = 4
+};
 
 typedef struct nytp_process {
     uint32_t pid, ppid;
@@ -242,6 +255,12 @@ int nytp_profile_collapse_evals(nytp_profile *p);
  * empty and undefined, as if never declared.  Call it before collapsing
  * evals. */
 int nytp_profile_fold_files(nytp_profile *p, const uint32_t *into);
+
+/* Replace every call site by sites[0..n) (taken over, with their caller
+ * arrays; the string ids must be p's, the sub ids and fids valid), the
+ * subs' and files' site lists and the callee lists rebuilt from them: for
+ * a view's sites (nytp_view_apply_sites).  NYTP_OK or NYTP_E_NOMEM. */
+int nytp_profile_replace_sites(nytp_profile *p, nytp_site *sites, uint32_t n);
 
 /* Whether a file has nothing to show: no statements, subs, calls made,
  * string evals or saved source. */

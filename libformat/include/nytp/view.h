@@ -174,5 +174,30 @@ typedef struct nytp_view_names {
  * NYTP_E_NOMEM (the calls as they were). */
 int nytp_view_apply_calls(nytp_view *v, nytp_view_call **calls, uint32_t *n, uint32_t *cap,
                           uint32_t *first, const nytp_view_names *names, nytp_error *err);
+/* Which kinds of pattern match a sub name (a call tree name; "file:"
+ * ones by its file): a mask of 1 << NYTP_VIEW_FOCUS, _IGNORE, _HIDE. */
+unsigned nytp_view_match(const nytp_view *v, const char *name, size_t len);
+
+/* Give the model's call sites (the calling lines, each sub's callers and
+ * callees) the calls of the view, by pprof's rules as nytp_view_apply
+ * has them.  t is the tree BEFORE nytp_view_apply: the one that knows
+ * the calls the view moves or leaves out.  The call tree has no lines, so
+ * each line's calls follow those of its calling and called subs:
+ *
+ *  - focus and ignore: a site keeps the share of its (caller, called)
+ *    calls and times that the view keeps;
+ *  - hide: a call from a shown sub C to a hidden sub H at a line becomes,
+ *    there, C's calls to the shown subs H reached (H's callees, through
+ *    any hidden subs), and a site of H flagged NYTP_SITE_HIDDEN holds the
+ *    exclusive time of the hidden subs, now C's own; the hidden subs'
+ *    own calls go.
+ *
+ * Where the caller calls the sub from several lines, the view's calls
+ * are split over them in proportion to the profile's (NYTP_SITE_SHARED);
+ * a site the tree does not know stays as it is (NYTP_SITE_UNVIEWED).  A
+ * site the view does not change stays byte for byte.  Call it before
+ * evals are collapsed (the tree's names have their numbers normalised,
+ * the sites keep them).  NYTP_OK or NYTP_E_NOMEM. */
+int nytp_view_apply_sites(const nytp_view *v, nytp_profile *p, const nytp_calltree *t);
 
 #endif
