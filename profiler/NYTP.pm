@@ -473,9 +473,13 @@ other system calls are not cut short (no EINTR; the handler is installed
 with SA_RESTART all the same), and a program that waits takes no samples
 and costs nothing.  What the program waits for (a sleep, C<select>,
 C<accept>, a database call in an xsub) or does in the kernel raises no
-flag; so each slow builtin and each xsub is timed on the profile's clock
-(the time-stamp counter where there is one), and one that took a
-millisecond or more is charged that time as a sample of its own (the
+flag; so each slow builtin that can wait (I/O, sockets, processes, the
+file system: not the regex, C<sort>, C<pack>, C<unpack> and C<crypt>
+builtins, which only compute) and each xsub is timed, with the CPU's
+time-stamp counter where it runs at a constant rate (its rate against
+the profile's clock measured again at every sample of the timer; the
+profile's clock itself with C<NYTP_TSC=0> or elsewhere), and one that
+took a millisecond or more is charged that time as a sample of its own (the
 builtin as C<Pkg::CORE:name>, an xsub's time its caller's), taken off the
 next sample of the timer.  A shorter one is charged a millisecond with a
 chance of its length in one (a wait of a tenth of a millisecond: one time
