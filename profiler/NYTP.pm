@@ -473,9 +473,13 @@ other system calls are not cut short (no EINTR; the handler is installed
 with SA_RESTART all the same), and a program that waits takes no samples
 and costs nothing.  What the program waits for (a sleep, C<select>,
 C<accept>, a database call in an xsub) or does in the kernel raises no
-flag; so each slow builtin and each xsub is timed on the profile's clock
-(the time-stamp counter where there is one), and one that took a
-millisecond or more is charged that time as a sample of its own (the
+flag; so each slow builtin that can wait (I/O, sockets, processes, the
+file system: not the regex, C<sort>, C<pack>, C<unpack> and C<crypt>
+builtins, which only compute) and each xsub is timed, with the CPU's
+time-stamp counter where it runs at a constant rate (its rate against
+the profile's clock measured again at every sample of the timer; the
+profile's clock itself with C<NYTP_TSC=0> or elsewhere), and one that
+took a millisecond or more is charged that time as a sample of its own (the
 builtin as C<Pkg::CORE:name>, an xsub's time its caller's), taken off the
 next sample of the timer.  A shorter one is charged a millisecond with a
 chance of its length in one (a wait of a tenth of a millisecond: one time
@@ -493,16 +497,22 @@ of C<bench/run service>): C<sample=1000> there takes about 250 samples a
 second of CPU, and C<sample_count> says how many were taken.  Nothing
 reads perl's stacks but the program's own thread, between two ops.
 
-The rate: for a long-running process (a server) use C<sample=100>, the
-rate py-spy uses: 360,000 samples an hour of CPU, as many per request as
-a profile needs, and a tenth of the signals.  C<nytp run --sample> keeps
-1000 (the tick's rate, if lower) so that a program of a few seconds gets
-some thousands of samples.  Without a thread the rate hardly moves the
-cost: a sample is a signal and a walk of what changed on the stack (some
-microseconds); what a sampled program pays at any rate is the test of
-the flag at each statement, call and return and the timing of slow
-builtins and xsubs (two reads of the clock, some 90 instructions
-each as measured with the coarse clock used before, not measured since).  C<bench/run service> measures a server's throughput
+The rate: C<nytp run --sample> samples at 1000 Hz (the tick's rate, if
+lower) for every program, long-running ones too, so that a program of a
+few seconds gets some thousands of samples.  A long-running process (a
+server) can take C<sample=100>, the rate py-spy uses: 360,000 samples an
+hour of CPU, as many per request as a profile needs, a tenth of the
+signals and a smaller profile.  Without a thread the rate hardly moves
+the cost: a sample is a signal and a walk of what changed on the stack
+(some microseconds), and a light request of a Starman worker took 0.46 %
+more instructions than unprofiled at 1000 Hz, 0.33 % at 100 Hz and
+0.57 % at 1 Hz (C<bench/run service_instr>: the lowest rate was not the
+cheapest, so these differences are not the rate's).  What a sampled
+program pays at any rate is the test of the flag
+at each statement (some 5 instructions), call and return, and the timing
+of xsubs and of the builtins that can wait (a read of the time-stamp
+counter before and after, and the test of a short wait's chance: some 45
+instructions an xsub call).  C<bench/run service> measures a server's throughput
 and CPU time a request at both rates, unprofiled twice (A/A) beside
 them; F<bench/README.md> has the figures and says how far the noise of
 the machine they came from lets them go.

@@ -29,7 +29,7 @@ static void tsc_pair(uint64_t *tsc, int64_t *ns)
     }
 }
 
-static int cpu_has_stable_tsc(void)
+int cpu_has_stable_tsc(void)
 {
     FILE *f = fopen("/proc/cpuinfo", "re");
     if (!f)

@@ -311,6 +311,7 @@ extern struct tsc_clock T;
 
 #ifdef HAVE_TSC
 int64_t tsc_reanchor(uint64_t c);
+int cpu_has_stable_tsc(void);
 #endif
 
 /* clock_ticks without the TSC: clock_gettime of the profile's clock.  Out

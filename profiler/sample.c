@@ -40,15 +40,20 @@
  *
  * The timer counts CPU time, so it says nothing while the program waits
  * (a sleep, a server in accept, a database call in an xsub) or works in
- * the kernel.  Each slow op and each xsub is timed on the profile's clock
- * (coarse_ns): one that took a millisecond or more is charged, as a
- * sample of its own, the time it took, as a 30-second sleep is charged
- * its 30 seconds; a shorter one is charged a millisecond with a chance of
- * its length in a millisecond (a tenth of a millisecond: one in ten), on
- * average its own time; what was charged is taken off the next sample of
- * the timer.  (Charging a wait with all
- * the time since the last sample instead would charge it with the work
- * before it too: a server's select got 45% of its time, not its 30%.)
+ * the kernel.  Each slow op that can wait (I/O, sockets, processes, the
+ * file system: not the regex, sort, pack and crypt ops, which only
+ * compute) and each xsub is timed: one that took a millisecond or more is
+ * charged, as a sample of its own, the time it took, as a 30-second sleep
+ * is charged its 30 seconds; a shorter one is charged a millisecond with a
+ * chance of its length in a millisecond (a tenth of a millisecond: one in
+ * ten), on average its own time; what was charged is taken off the next
+ * sample of the timer.  (Charging a wait with all the time since the last
+ * sample instead would charge it with the work before it too: a server's
+ * select got 45% of its time, not its 30%.)  The timing is the cost that
+ * every such op pays, sampled or not: on x86 it reads the time-stamp
+ * counter (one instruction, where the profile's clock_gettime is some 40
+ * instructions and a vDSO call), whose rate against the profile's clock is
+ * measured at every sample of the timer; elsewhere the profile's clock.
  *
  * Fork: timers do not survive it.  The child (pthread_atfork) raises the
  * flag itself, and its first sample sees the fork: reinit_if_forked
@@ -85,7 +90,6 @@ static struct sampler {
     long period_ns;
     int64_t last_t;              /* when the last sample was taken */
     int64_t waited;              /* ticks charged to waits since then */
-    int64_t last_coarse;         /* the last sample of any kind, on the coarse clock */
     double weight;               /* ticks of all samples so far */
     uint64_t samples;            /* in this file */
     sframe *st;                  /* the shadow stack, outermost first */
@@ -99,32 +103,92 @@ static struct sampler {
 /* The timer's flag, tested where samples may be taken. */
 #define FLAG_UP() UNLIKELY(atomic_load_explicit(&timer_due, memory_order_relaxed))
 
-/* Waits are timed on the profile's own clock (the time-stamp counter
- * where there is one: a few nanoseconds a read), in ns.  (The coarse
- * clock used before moves a kernel tick at a time, on the very tick where
- * the CPU-time timer fires: a program that worked and waited in turn, in
- * spells far shorter than a tick, had its work's share off by 11 to 20
- * points, 41.7 % and 73.3 % for a measured 52.8 %.) */
-static int64_t coarse_ns(void)
-{
-    return clock_ticks() * (1000000000 / TICKS_PER_SEC);
-}
+/* Waits are timed in "wait units": on x86, with a CPU whose time-stamp
+ * counter runs at a constant rate in every state (the test the tracing
+ * clock makes, clock.c), the counter's cycles; elsewhere the profile's
+ * clock's ticks.  (Not the coarse clock: it moves a kernel tick at a time,
+ * on the very tick where the CPU-time timer fires, and a program that
+ * worked and waited in turn in spells far shorter than a tick had its
+ * work's share off by 11 to 20 points.)  On a CPU-time clock (clock=2, 3:
+ * nytp run --cpu) nothing is timed: a wait costs what that clock saw of it,
+ * which the next sample's weight already holds. */
+enum { WAIT_NONE, WAIT_TICKS, WAIT_TSC };
+static struct {
+    int mode;
+    int64_t quantum;             /* WAIT_QUANTUM_NS in wait units; 0: rate not known yet */
+    uint64_t last;               /* the last sample of any kind */
+    double ns_per_unit;
+    uint64_t tsc0;               /* WAIT_TSC: a reading of the counter */
+    int64_t ticks0;              /* and of the profile's clock, together */
+} W;
 
 /* A wait shorter than this is charged this with a chance of its length
  * in it (on average its own time), so that most short slow ops and xsubs
  * take no sample of their own. */
 #define WAIT_QUANTUM_NS 1000000
 
-static uint64_t wait_rng = 0x9E3779B97F4A7C15u;
+/* A rate measured over less than this is a guess (the two readings are a
+ * few tens of nanoseconds apart), good enough for one wait but not kept. */
+#define WAIT_RATE_MIN_TICKS (TICKS_PER_SEC / 1000)
 
-static inline uint64_t wait_rand(void)
+static inline uint64_t wait_now(void)
 {
-    wait_rng ^= wait_rng << 13;
-    wait_rng ^= wait_rng >> 7;
-    wait_rng ^= wait_rng << 17;
-    return wait_rng;
+#ifdef HAVE_TSC
+    if (LIKELY(W.mode == WAIT_TSC))
+        return __rdtsc();
+#endif
+    return W.mode == WAIT_TICKS ? (uint64_t)clock_ticks() : 0;
 }
 
+static void wait_clock_init(void)
+{
+    W.mode = WAIT_NONE;
+    if (S.clock == CLOCK_PROCESS_CPUTIME_ID || S.clock == CLOCK_THREAD_CPUTIME_ID || S.clock < 0)
+        return;
+    W.mode = WAIT_TICKS;
+    W.ns_per_unit = 1000000000.0 / TICKS_PER_SEC;
+    W.quantum = WAIT_QUANTUM_NS / (1000000000 / TICKS_PER_SEC);
+#ifdef HAVE_TSC
+    const char *e = getenv("NYTP_TSC");
+    if (!(e && strcmp(e, "0") == 0) && cpu_has_stable_tsc()) {
+        W.mode = WAIT_TSC;
+        W.quantum = 0;
+        W.ticks0 = clock_ticks();
+        W.tsc0 = __rdtsc();
+    }
+#endif
+}
+
+#ifdef HAVE_TSC
+/* The counter's rate against the profile's clock, from the first reading
+ * to now (ticks and tsc read together); kept once measured over a
+ * millisecond or more.  Returns ns a cycle (0: none yet). */
+static double wait_rate(int64_t ticks, uint64_t tsc)
+{
+    int64_t dt = ticks - W.ticks0;
+    int64_t dc = (int64_t)(tsc - W.tsc0);
+    if (dt <= 0 || dc <= 0)
+        return W.quantum ? W.ns_per_unit : 0;
+    double r = (double)dt * (1000000000.0 / TICKS_PER_SEC) / (double)dc;
+    if (dt >= WAIT_RATE_MIN_TICKS) {
+        W.ns_per_unit = r;
+        W.quantum = (int64_t)(WAIT_QUANTUM_NS / r);
+        if (W.quantum < 1)
+            W.quantum = 1;
+    }
+    return r;
+}
+#endif
+
+/* The chance of a short wait: the high half of a linear congruential
+ * generator (Knuth's MMIX constants), a multiplication and an addition. */
+static uint64_t wait_rng = 0x9E3779B97F4A7C15u;
+
+static inline uint32_t wait_rand(void)
+{
+    wait_rng = wait_rng * 6364136223846793005u + 1442695040888963407u;
+    return (uint32_t)(wait_rng >> 32);
+}
 
 /* ---- line times ------------------------------------------------------------- */
 
@@ -447,7 +511,7 @@ static void take_sample(pTHX_ OPCODE ran, int64_t waited_ns)
     if (!S.profiling || !S.w || OTHER_INTERP())
         goto out;
     timer_check();
-    Z.last_coarse = coarse_ns();
+    W.last = wait_now();
     /* END blocks run with perl's %SIG handlers gone (hold.c) */
     if (UNLIKELY(PL_phase >= PERL_PHASE_END) && !S.holding)
         hold_signals();
@@ -457,6 +521,10 @@ static void take_sample(pTHX_ OPCODE ran, int64_t waited_ns)
         w = (double)(waited_ns / (1000000000 / TICKS_PER_SEC));
         Z.waited += (int64_t)w;
     } else {
+#ifdef HAVE_TSC
+        if (W.mode == WAIT_TSC)
+            (void)wait_rate(now, W.last);
+#endif
         /* a wait charged a tick where the clock moved a little less: the
          * rest comes off the next sample, so that the times add up */
         int64_t d = now - Z.last_t - Z.waited;
@@ -508,7 +576,9 @@ static int sample_runops(pTHX)
  * the state changes nowhere else that a sample would see (a sample
  * taken later, within a statement, is still that statement's). */
 
-static void sample_here(pTHX_ OPCODE ran)
+/* Out of line and cold: the wrappers' common path then keeps few
+ * registers to save. */
+static __attribute__((noinline, cold)) void sample_here(pTHX_ OPCODE ran)
 {
     if (OTHER_INTERP())
         return;
@@ -516,36 +586,67 @@ static void sample_here(pTHX_ OPCODE ran)
     take_sample(aTHX_ ran, 0);
 }
 
-/* An op or xsub that began at coarse time t0 has ended: if the clock
- * moved meanwhile, that time is its own sample's.  Only since the last
- * sample, though: an xsub or sort that called back into perl code (List::
- * Util's first, a comparator) had that code's time sampled already. */
-static void waited_since(pTHX_ OPCODE ran, int64_t t0)
+/* A timed op or xsub ended d wait units after it began (or after the
+ * last sample, if that came later: an xsub or sort that called back into
+ * perl code, List::Util's first, a comparator, had that code's time
+ * sampled already) and passed the chance of a short wait: its sample. */
+static __attribute__((noinline)) void waited(pTHX_ OPCODE ran, int64_t d)
 {
-    /* on a CPU-time clock (clock=2, 3: nytp run --cpu) a wait costs what
-     * the clock saw of it, which the next sample's weight already holds */
-    if (S.clock == CLOCK_PROCESS_CPUTIME_ID || S.clock == CLOCK_THREAD_CPUTIME_ID || S.clock < 0) {
-        /* but a segment whose end (on the wall clock: segment.c) came
-         * while it waited ends now, not at the next sample of the CPU
-         * timer, which a waiting process may not see for minutes: one
-         * sample more, weighed as the timer's */
-        if (UNLIKELY(S.rotate_wall)) {
-            rotate_wall_check();
-            if (S.rotate_at == INT64_MIN)
-                take_sample(aTHX_ ran, 0);
+    if (OTHER_INTERP())
+        return;
+    int64_t ns;
+    if (d == W.quantum) {
+        ns = WAIT_QUANTUM_NS;
+    } else {
+        double r = W.ns_per_unit;
+#ifdef HAVE_TSC
+        if (W.mode == WAIT_TSC)
+            r = wait_rate(clock_ticks(), __rdtsc());
+#endif
+        ns = (int64_t)((double)d * r);
+        if (ns <= 0)
+            return;
+        if (ns < WAIT_QUANTUM_NS) { /* the rate was not known before */
+            if ((int64_t)(((uint64_t)wait_rand() * WAIT_QUANTUM_NS) >> 32) >= ns)
+                return;
+            ns = WAIT_QUANTUM_NS;
         }
+    }
+    take_sample(aTHX_ ran, ns);
+}
+
+/* On a CPU-time clock, a segment whose end (on the wall clock:
+ * segment.c) came while an op waited ends now, not at the next sample of
+ * the CPU timer, which a waiting process may not see for minutes: one
+ * sample more, weighed as the timer's. */
+static __attribute__((noinline)) void waited_cpu_clock(pTHX_ OPCODE ran)
+{
+    rotate_wall_check();
+    if (S.rotate_at == INT64_MIN)
+        take_sample(aTHX_ ran, 0);
+}
+
+/* An op or xsub that began at t0 (wait_now) has ended.  Inline: for all
+ * but a wait of a millisecond or more and one in some of the shorter
+ * ones, a reading of the counter, a subtraction and a multiplication. */
+static inline void waited_since(pTHX_ OPCODE ran, uint64_t t0)
+{
+    if (UNLIKELY(W.mode == WAIT_NONE)) {
+        if (UNLIKELY(S.rotate_wall))
+            waited_cpu_clock(aTHX_ ran);
         return;
     }
-    int64_t from = t0 > Z.last_coarse ? t0 : Z.last_coarse;
-    int64_t d = coarse_ns() - from;
-    if (d <= 0 || OTHER_INTERP())
+    uint64_t from = (int64_t)(t0 - W.last) > 0 ? t0 : W.last;
+    int64_t d = (int64_t)(wait_now() - from);
+    if (d <= 0)
         return;
-    if (d < WAIT_QUANTUM_NS) {
-        if ((int64_t)(wait_rand() % WAIT_QUANTUM_NS) >= d)
+    if (d < W.quantum) {
+        /* a chance of d in quantum, without a division */
+        if ((int64_t)(((uint64_t)wait_rand() * (uint64_t)W.quantum) >> 32) >= d)
             return; /* its time stays with the next sample of the timer */
-        d = WAIT_QUANTUM_NS;
+        d = W.quantum;
     }
-    take_sample(aTHX_ ran, d);
+    waited(aTHX_ ran, d);
 }
 
 /* The CV an entersub is about to call, if it is an xsub: what it finds
@@ -577,16 +678,21 @@ static OP *pp_nextstate_sampled(pTHX)
 /* An xsub is not on perl's context stack: its time is its caller's.  It
  * has run when entersub returns the op after it (a sub of perl's returns
  * its first op). */
+static __attribute__((noinline)) OP *entersub_xsub_timed(pTHX)
+{
+    uint64_t t0 = wait_now();
+    OP *next = orig_entersub(aTHX);
+    waited_since(aTHX_ OP_max, t0); /* the caller's, as the xsub's time is */
+    return next;
+}
+
 static OP *pp_entersub_sampled(pTHX)
 {
     if (FLAG_UP())
         sample_here(aTHX_ OP_max); /* still in the caller */
     if (!calls_xsub(aTHX))
         return orig_entersub(aTHX);
-    int64_t t0 = coarse_ns();
-    OP *next = orig_entersub(aTHX);
-    waited_since(aTHX_ OP_max, t0); /* the caller's, as the xsub's time is */
-    return next;
+    return entersub_xsub_timed(aTHX);
 }
 
 static OP *pp_leavesub_sampled(pTHX)
@@ -607,14 +713,27 @@ static inline OP *pp_leave_sampled(pTHX_ OPCODE type)
     X(pp_leave_sampled, OP_RETURN) X(pp_leave_sampled, OP_LEAVEWRITE) X(pp_leave_sampled, OP_GOTO)
 NYTP_LEAVE_SAMPLED_PP(static NYTP_PP_DEFINE)
 
+/* The slow ops that only compute: no wait to time (a regex on a tied
+ * value or a sort's comparator runs perl code, whose own ops are timed). */
+static int op_may_wait(OPCODE type)
+{
+    switch (type) {
+    case OP_MATCH: case OP_SUBST: case OP_SUBSTCONT: case OP_QR: case OP_REGCOMP:
+    case OP_SORT: case OP_PACK: case OP_UNPACK: case OP_CRYPT:
+        return 0;
+    default:
+        return 1;
+    }
+}
+
 /* A slow op (I/O, regex, sort, ...): a sample due when it ends is its
  * own, shown as Pkg::CORE:name as the tracing profiler shows it.  (Its
  * type is taken before it runs: an op may free itself.) */
-static OP *pp_slowop_sampled(pTHX_ OPCODE type)
+static inline __attribute__((always_inline)) OP *pp_slowop_sampled(pTHX_ OPCODE type)
 {
-    if (Z.at_stmt && FLAG_UP())
+    if (FLAG_UP() && Z.at_stmt)
         sample_here(aTHX_ OP_max); /* due before it began */
-    int64_t t0 = coarse_ns();
+    uint64_t t0 = wait_now();
     OP *op = S.orig[type](aTHX);
     if (FLAG_UP())
         sample_here(aTHX_ type);
@@ -623,7 +742,19 @@ static OP *pp_slowop_sampled(pTHX_ OPCODE type)
     return op;
 }
 
-#define NYTP_SLOWOP(op) static NYTP_PP_DEFINE(pp_slowop_sampled, op)
+/* The same for an op that does not wait: not timed. */
+static inline __attribute__((always_inline)) OP *pp_cpuop_sampled(pTHX_ OPCODE type)
+{
+    if (FLAG_UP() && Z.at_stmt)
+        sample_here(aTHX_ OP_max);
+    OP *op = S.orig[type](aTHX);
+    if (FLAG_UP())
+        sample_here(aTHX_ type);
+    return op;
+}
+
+#define NYTP_SLOWOP(op) \
+    static NYTP_PP_DEFINE(pp_slowop_sampled, op) static NYTP_PP_DEFINE(pp_cpuop_sampled, op)
 #include "nytp_slowops.h"
 #undef NYTP_SLOWOP
 
@@ -655,9 +786,11 @@ void sampler_init(pTHX)
     if (Z.installed)
         return;
     Z.installed = 1;
+    wait_clock_init();
     Z.period_ns = 1000000000L / (long)S.sample_hz;
     if (OPT(O_SLOWOPS)) {
-#define NYTP_SLOWOP(op) PL_ppaddr[op] = NYTP_PP(pp_slowop_sampled, op);
+#define NYTP_SLOWOP(op) \
+    PL_ppaddr[op] = op_may_wait(op) ? NYTP_PP(pp_slowop_sampled, op) : NYTP_PP(pp_cpuop_sampled, op);
 #include "nytp_slowops.h"
 #undef NYTP_SLOWOP
     }
