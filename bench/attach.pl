@@ -31,7 +31,7 @@
 #     same for the wall time of a block.  A cost per sample scales with
 #     the rate, so 1000 Hz shows ten times the cost of 100 Hz over the same
 #     noise: the target (live at 100 Hz <= 1 %) is judged on 100 Hz
-#     measured and on 1000 Hz scaled down.  The perl is pinned to one CPU
+#     measured and on 1000 Hz scaled down by the samples each took.  The perl is pinned to one CPU
 #     and nytp attach to another when there are two (ATTACH_PIN=0: not).
 # (c) `nytp stack` of a perl 3,000 frames deep: wall time of the whole
 #     command (exec to exit), the median of STACK_RUNS (target < 10 ms).
@@ -391,23 +391,32 @@ if ($parts =~ /b/) {
                 scalar @{ $blocks_of{$label} || [] }, $pooled, $m, 100 * ($m - 1), 100 * ($lo - 1), 100 * ($hi - 1);
         }
     }
+    # samples a second of sampling (--duration a window)
+    my %rate;
+    for my $label (@kinds) {
+        my $n = grep { $_->[0] eq $label } @win;
+        $rate{$label} = ($att_samples{$label} || 0) / (($window * $n) || 1);
+    }
     for my $label (@kinds) {
         next unless $att_samples{$label};
         my $secs = 0;
         $secs += $_->[2] - $_->[1] for grep { $_->[0] eq $label } @win;
         # the perl's CPU time a sample: the cost's share of its CPU, times
-        # the CPU it had a second of wall time, over the samples a second
+        # the CPU it had a second of wall time, over the samples taken a
+        # second (fewer than the rate when nytp attach ran late, as with
+        # --stop at 1000 Hz on a loaded machine)
         my $frac = $med_of{0}{$label} / ($med_of{1}{$label} || 1);
-        my ($m, $lo, $hi) = map { 1e6 * ($_ - 1) * $frac / $hz_of{$label} } @{ $ci{0}{$label} };
-        printf "   attach %d Hz %-6s %6d samples; the perl's CPU a sample %+.1f us [%+.1f, %+.1f]; nytp attach's own CPU %.1f %% of a CPU"
-            . " (%.0f us a sample, start-up included)%s\n",
-            $hz_of{$label}, $label =~ /^stop/ ? '--stop' : 'live', $att_samples{$label}, $m, $lo, $hi,
+        my ($m, $lo, $hi) = map { 1e6 * ($_ - 1) * $frac / ($rate{$label} || 1) } @{ $ci{0}{$label} };
+        printf "   attach %d Hz %-6s %6d samples (%.0f a second); the perl's CPU a sample %+.1f us [%+.1f, %+.1f];"
+            . " nytp attach's own CPU %.1f %% of a CPU (%.0f us a sample, start-up included)%s\n",
+            $hz_of{$label}, $label =~ /^stop/ ? '--stop' : 'live', $att_samples{$label}, $rate{$label}, $m, $lo, $hi,
             100 * $att_cpu{$label} / ($secs || 1), 1e6 * $att_cpu{$label} / $att_samples{$label},
             $stopped_us{$label} ? sprintf('; the perl stopped %.0f us a sample', median(@{ $stopped_us{$label} })) : '';
     }
     # The target at the first rate (100 Hz), measured there and, a cost
     # per sample being what attaching adds, from the fastest rate scaled
-    # down (ten times the samples, ten times the cost, the same noise).
+    # down by the samples each took (ten times the samples, ten times the
+    # cost, the same noise).
     my $base = $hzs[0];
     for my $mode ('live', 'stop') {
         my @v = @{ $ci{0}{"$mode$base"} || next };
@@ -415,9 +424,9 @@ if ($parts =~ /b/) {
             map { 100 * ($_ - 1) } @v;
         my $hi = $v[2];
         if (@hzs > 1 && $hzs[-1] > $base) {
-            my $f = $base / $hzs[-1];
+            my $f = $rate{"$mode$base"} / ($rate{"$mode$hzs[-1]"} || 1);
             my @s = map { 1 + ($_ - 1) * $f } @{ $ci{0}{"$mode$hzs[-1]"} };
-            $line .= sprintf "; from %d Hz scaled by %g: %+.2f %% [%+.2f, %+.2f]", $hzs[-1], $f, map { 100 * ($_ - 1) } @s;
+            $line .= sprintf "; from %d Hz scaled by its samples, x%.3f: %+.2f %% [%+.2f, %+.2f]", $hzs[-1], $f, map { 100 * ($_ - 1) } @s;
             $hi = $s[2] if $s[2] < $hi;
         }
         $line .= $mode eq 'live'
