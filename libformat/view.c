@@ -129,16 +129,86 @@ static bool any_match(const nytp_view *v, int op, const char *name, const char *
     return false;
 }
 
+/* Which patterns match a NUL-terminated name of len bytes: a mask of
+ * 1 << op.  A frame folded from recursion ("NAME…[×K]") is its sub's for
+ * "file:" patterns. */
+static unsigned match_ops(const nytp_view *v, const char *name, size_t len)
+{
+    const char *file = NULL;
+    if (v->by_file && v->sub_file)
+        file = v->sub_file(v->sub_file_ctx, name, (uint32_t)nytp_calltree_unfolded_len(name, len));
+    unsigned m = 0;
+    for (int op = 0; op < NYTP_VIEW_N_OPS; op++)
+        if (any_match(v, op, name, file))
+            m |= 1u << op;
+    return m;
+}
+
+/* What the patterns make of names, found once per id (a call tree's name
+ * id, a time line's frame): marks by id, and the buffer that gives the
+ * regexes a NUL-terminated name. */
+typedef struct mark_cache {
+    uint8_t *marks;
+    uint32_t n;
+    char *buf;
+    size_t cap;
+} mark_cache;
+
+static void mark_cache_free(mark_cache *c)
+{
+    free(c->marks);
+    free(c->buf);
+}
+
+/* The marks of id, or 0 when not found yet. */
+static inline uint8_t mark_known(const mark_cache *c, uint32_t id)
+{
+    return id < c->n ? c->marks[id] : 0;
+}
+
+/* The marks of name s (M_KNOWN with M_FOCUS, M_IGNORE, M_HIDE as its
+ * patterns match), kept under id.  Out of memory sets *status to
+ * NYTP_E_NOMEM: the marks are then not kept, or M_KNOWN alone when the
+ * name could not even be copied. */
+static uint8_t mark_name(const nytp_view *v, mark_cache *c, uint32_t id, nytp_str s, int *status)
+{
+    if ((size_t)s.len + 1 > c->cap) {
+        size_t cap = (size_t)s.len + 64;
+        char *b = realloc(c->buf, cap);
+        if (!b) {
+            *status = NYTP_E_NOMEM;
+            return M_KNOWN;
+        }
+        c->buf = b;
+        c->cap = cap;
+    }
+    memcpy(c->buf, s.ptr, s.len);
+    c->buf[s.len] = 0;
+    uint8_t m = (uint8_t)(M_KNOWN | match_ops(v, c->buf, s.len) << 1);
+    if (id >= c->n) {
+        uint32_t n = c->n ? c->n : 256;
+        while (n <= id && n < UINT32_MAX / 2)
+            n *= 2;
+        uint8_t *nm = n > id ? realloc(c->marks, n) : NULL;
+        if (!nm) {
+            *status = NYTP_E_NOMEM;
+            return m;
+        }
+        memset(nm + c->n, 0, n - c->n);
+        c->marks = nm;
+        c->n = n;
+    }
+    c->marks[id] = m;
+    return m;
+}
+
 /* ---- filtering the tree -------------------------------------------------- */
 
 typedef struct apply_ctx {
     nytp_view *v;
     const nytp_calltree *src;
     nytp_calltree *dst;
-    uint8_t *marks;         /* by source name id */
-    uint32_t n_marks;
-    char *buf;              /* a name, NUL-terminated */
-    size_t cap_buf;
+    mark_cache mc;          /* by source name id */
     /* by depth (1-based) along the path being visited */
     uint8_t *in_focus, *in_ignore;
     uint32_t *kept;         /* frames of the new path down to this depth */
@@ -149,49 +219,14 @@ typedef struct apply_ctx {
 
 static uint8_t marks_of(apply_ctx *A, uint32_t id)
 {
-    if (id < A->n_marks && A->marks[id] & M_KNOWN)
-        return A->marks[id];
-    nytp_str s = nytp_calltree_name(A->src, id);
-    if ((size_t)s.len + 1 > A->cap_buf) {
-        size_t cap = (size_t)s.len + 64;
-        char *b = realloc(A->buf, cap);
-        if (!b) {
-            A->status = NYTP_E_NOMEM;
-            return M_KNOWN;
-        }
-        A->buf = b;
-        A->cap_buf = cap;
-    }
-    memcpy(A->buf, s.ptr, s.len);
-    A->buf[s.len] = 0;
-    const char *file = NULL;
-    if (A->v->by_file && A->v->sub_file) {
-        /* a frame folded from recursion is its sub's */
-        size_t base = nytp_calltree_unfolded_len(A->buf, s.len);
-        file = A->v->sub_file(A->v->sub_file_ctx, A->buf, (uint32_t)base);
-    }
-    uint8_t m = M_KNOWN;
-    if (any_match(A->v, NYTP_VIEW_FOCUS, A->buf, file))
-        m |= M_FOCUS;
-    if (any_match(A->v, NYTP_VIEW_IGNORE, A->buf, file))
-        m |= M_IGNORE;
-    if (any_match(A->v, NYTP_VIEW_HIDE, A->buf, file))
-        m |= M_HIDE;
-    if (id >= A->n_marks) {
-        uint32_t n = A->n_marks ? A->n_marks : 256;
-        while (n <= id)
-            n *= 2;
-        uint8_t *nm = realloc(A->marks, n);
-        if (!nm) {
-            A->status = NYTP_E_NOMEM;
-            return m;
-        }
-        memset(nm + A->n_marks, 0, n - A->n_marks);
-        A->marks = nm;
-        A->n_marks = n;
-    }
-    A->marks[id] = m;
-    if (m & M_HIDE)
+    uint8_t m = mark_known(&A->mc, id);
+    if (m)
+        return m;
+    int st = NYTP_OK;
+    m = mark_name(A->v, &A->mc, id, nytp_calltree_name(A->src, id), &st);
+    if (st != NYTP_OK)
+        A->status = st;
+    else if (m & M_HIDE)
         A->v->stats.hidden_subs++;
     return m;
 }
@@ -283,8 +318,7 @@ int nytp_view_apply(nytp_view *v, nytp_calltree **t, nytp_error *err)
     int st = nytp_calltree_walk(*t, 0, on_node, &A);
     if (st == 0)
         st = A.status;
-    free(A.marks);
-    free(A.buf);
+    mark_cache_free(&A.mc);
     free(A.in_focus);
     free(A.in_ignore);
     free(A.kept);
@@ -482,55 +516,20 @@ enum nytp_view_file_verdict nytp_view_file(const nytp_view *v, const char *name)
 typedef struct tl_ctx {
     nytp_view *v;
     const nytp_view_names *names;
-    uint8_t *marks;         /* by frame id */
-    uint32_t n_marks;
-    char *buf;
-    size_t cap_buf;
+    mark_cache mc;          /* by frame id */
     int status;
 } tl_ctx;
 
 /* What the patterns make of a frame, found once per frame id. */
 static uint8_t tl_marks(tl_ctx *T, uint32_t frame)
 {
-    if (frame < T->n_marks && T->marks[frame] & M_KNOWN)
-        return T->marks[frame];
-    nytp_str s = T->names->name(T->names->ctx, frame);
-    if ((size_t)s.len + 1 > T->cap_buf) {
-        size_t cap = (size_t)s.len + 64;
-        char *b = realloc(T->buf, cap);
-        if (!b) {
-            T->status = NYTP_E_NOMEM;
-            return M_KNOWN;
-        }
-        T->buf = b;
-        T->cap_buf = cap;
-    }
-    memcpy(T->buf, s.ptr, s.len);
-    T->buf[s.len] = 0;
-    const char *file = NULL;
-    if (T->v->by_file && T->v->sub_file)
-        file = T->v->sub_file(T->v->sub_file_ctx, T->buf, (uint32_t)nytp_calltree_unfolded_len(T->buf, s.len));
-    uint8_t m = M_KNOWN;
-    if (any_match(T->v, NYTP_VIEW_FOCUS, T->buf, file))
-        m |= M_FOCUS;
-    if (any_match(T->v, NYTP_VIEW_IGNORE, T->buf, file))
-        m |= M_IGNORE;
-    if (any_match(T->v, NYTP_VIEW_HIDE, T->buf, file))
-        m |= M_HIDE;
-    if (frame >= T->n_marks) {
-        uint32_t n = T->n_marks ? T->n_marks : 256;
-        while (n <= frame && n < UINT32_MAX / 2)
-            n *= 2;
-        uint8_t *nm = n > frame ? realloc(T->marks, n) : NULL;
-        if (!nm) {
-            T->status = NYTP_E_NOMEM;
-            return m;
-        }
-        memset(nm + T->n_marks, 0, n - T->n_marks);
-        T->marks = nm;
-        T->n_marks = n;
-    }
-    T->marks[frame] = m;
+    uint8_t m = mark_known(&T->mc, frame);
+    if (m)
+        return m;
+    int st = NYTP_OK;
+    m = mark_name(T->v, &T->mc, frame, T->names->name(T->names->ctx, frame), &st);
+    if (st != NYTP_OK)
+        T->status = st;
     return m;
 }
 
@@ -788,8 +787,7 @@ int nytp_view_apply_calls(nytp_view *v, nytp_view_call **calls, uint32_t *n, uin
             *first = of;
         }
     }
-    free(T.marks);
-    free(T.buf);
+    mark_cache_free(&T.mc);
     if (st == NYTP_OK)
         st = tl_fold_recursion(&T, *calls, *first);
     return st ? nytp_error_set(err, st, "out of memory laying out the time line") : NYTP_OK;
@@ -805,13 +803,7 @@ unsigned nytp_view_match(const nytp_view *v, const char *name, size_t len)
         return 0;
     memcpy(buf, name, len);
     buf[len] = 0;
-    const char *file = NULL;
-    if (v->by_file && v->sub_file)
-        file = v->sub_file(v->sub_file_ctx, buf, (uint32_t)nytp_calltree_unfolded_len(buf, len));
-    unsigned m = 0;
-    for (int op = 0; op < NYTP_VIEW_N_OPS; op++)
-        if (any_match(v, op, buf, file))
-            m |= 1u << op;
+    unsigned m = match_ops(v, buf, len);
     if (buf != small)
         free(buf);
     return m;
