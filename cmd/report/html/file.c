@@ -221,6 +221,19 @@ static void caller_link(html_report *r, hw *w, uint32_t cid)
         hw_id(w, p, cid);
 }
 
+/* "CALLER, ... at LINE" of a call site (the first five callers), the line
+ * linked to its file page unless it is in fid's. */
+static void callers_at(html_report *r, hw *w, const nytp_site *c, uint32_t fid)
+{
+    for (uint32_t k = 0; k < c->n_callers && k < 5; k++) {
+        if (k)
+            hw_s(w, ", ");
+        caller_link(r, w, c->callers[k]);
+    }
+    hw_s(w, " at ");
+    html_line_link(r, w, c->fid, c->line, c->fid != fid);
+}
+
 /* What the view (--focus, --ignore, --hide) could not give a call site
  * exactly (nytp_view_apply_sites). */
 static void view_site_note(hw *w, const nytp_site *c)
@@ -310,13 +323,7 @@ static void sub_headline(html_report *r, hw *w, uint32_t sid, unsigned extra)
             hw_s(w, "hidden: ");
             hw_dur(w, c->excl);
             hw_s(w, " of exclusive time (its own and that of the hidden subs it called) given to ");
-            for (uint32_t k = 0; k < c->n_callers && k < 5; k++) {
-                if (k)
-                    hw_s(w, ", ");
-                caller_link(r, w, c->callers[k]);
-            }
-            hw_s(w, " at ");
-            html_line_link(r, w, c->fid, c->line, c->fid != s->fid);
+            callers_at(r, w, c, s->fid);
             view_site_note(w, c);
             hw_s(w, "</div>");
             continue;
@@ -334,13 +341,7 @@ static void sub_headline(html_report *r, hw *w, uint32_t sid, unsigned extra)
         hw_s(w, "+");
         hw_dur(w, c->incl - c->excl);
         hw_s(w, ") by ");
-        for (uint32_t k = 0; k < c->n_callers && k < 5; k++) {
-            if (k)
-                hw_s(w, ", ");
-            caller_link(r, w, c->callers[k]);
-        }
-        hw_s(w, " at ");
-        html_line_link(r, w, c->fid, c->line, c->fid != s->fid);
+        callers_at(r, w, c, s->fid);
         if (c->count > 1 && !p->counts_unknown) {
             hw_s(w, ", avg ");
             hw_dur(w, c->incl / (double)c->count);
