@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli_impl.h"
 
@@ -60,7 +61,12 @@ int cli_parse(int argc, char **argv, const char *shortopts, const struct option 
     int longindex;
     while ((opt = getopt_long(argc, argv, spec, all, &longindex)) != -1) {
         if (opt == 'h') {
-            fputs(usage, stdout);
+            /* checked here: a help longer than stdout's buffer fails in a
+             * flush inside fputs, and by exit errno no longer says why */
+            if (fputs(usage, stdout) == EOF || fflush(stdout) == EOF) {
+                cli_error("standard output: %s", strerror(errno));
+                _exit(EXIT_BAD_INPUT);
+            }
             free(all);
             free(files);
             exit(EXIT_OK);
