@@ -80,8 +80,16 @@ for my $case (
     ['dump --data', ['dump', '--data']],
 ) {
     my ($name, $args) = @$case;
+    # the least peak of two runs a size: one run's peak moves by 300-400 KB
+    # under load (thread stacks and arenas), which growth per input does not
     my ($s1, undef, undef, $kb_small) = limited($nytp, @$args, @small);
     my ($s, $o, $e, $kb) = limited($nytp, @$args, @many);
+    my ($s1b, undef, undef, $kb_small_b) = limited($nytp, @$args, @small);
+    my ($sb, undef, undef, $kb_b) = limited($nytp, @$args, @many);
+    $s1 ||= $s1b;
+    $s ||= $sb;
+    $kb_small = $kb_small_b if defined $kb_small_b && (!defined $kb_small || $kb_small_b < $kb_small);
+    $kb = $kb_b if defined $kb_b && (!defined $kb || $kb_b < $kb);
     is $s1, 0, "$name, 100 inputs, ulimit -n 20: exit 0";
     is $s, 0, "$name, $n inputs, ulimit -n 20: exit 0" or diag substr($e, 0, 500);
     unlike $e, qr/Too many open files|cannot open/i, "$name: every input opened";
