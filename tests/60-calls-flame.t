@@ -441,6 +441,12 @@ sub svg_of_frames { return svg_frames(@_) }
     $sum += $oracle->{$_} for grep { /^\Q$fib->{path}\E(?:;|\z)/ } keys %$oracle;
     my ($pct) = $fib->{info} =~ /\(([\d.]+)%\)/;
     ok abs($pct - 100 * $sum / $kept) < 0.006, "--filter: shares are of what is left ($pct%)";
+    # --filter is the view's --focus, not a filter of its own: the same
+    # SVG, whose subtitle says what was left out
+    my ($gst, $gsvg) = run_cmd([$nytp, 'flame', '--svg', '--minwidth=0', '--focus=fib', "$td/demo.out"]);
+    is $gst, 0, '--focus=fib: exit 0';
+    ok $fsvg eq $gsvg, '--filter=fib draws the SVG --focus=fib draws';
+    like $fsvg, qr/<text class="sub"[^>]*>[^<]*focus &#39;fib&#39;: [\d.]+% of /, '--filter: the subtitle says what the focus left out';
     my ($ost, $osvg) = run_cmd([$nytp, 'flame', '-o', "$dir/out.svg", "$td/demo.out"]);
     like slurp_file("$dir/out.svg"), qr/\A<\?xml[^>]*>\s*<svg/, '-o NAME.svg draws the SVG';
 }

@@ -6,7 +6,6 @@
  * from its <rect> and its name from its <title>, so nothing is written
  * twice for it. */
 #include <math.h>
-#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,18 +27,6 @@ void flame_svg_opts_init(flame_svg_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->minwidth = -1;
-}
-
-bool flame_svg_filter_ok(const char *re, char *msg, size_t size)
-{
-    regex_t rx;
-    int rc = regcomp(&rx, re, REG_EXTENDED | REG_NOSUB);
-    if (rc) {
-        regerror(rc, &rx, msg, size);
-        return false;
-    }
-    regfree(&rx);
-    return true;
 }
 
 /* ---- text -------------------------------------------------------------------- */
@@ -344,84 +331,6 @@ static int lay_node(void *ctx, const nytp_calltree_visit *v)
             L->top_run = d;
     }
     return L->err;
-}
-
-/* ---- filtering --------------------------------------------------------------------- */
-
-typedef struct filter {
-    regex_t rx;
-    const nytp_calltree *src;
-    nytp_calltree *dst;
-    signed char *match;     /* per name id: -1 unknown, 0, 1 */
-    uint32_t n_names;
-    bool *hit;              /* per depth: a match at or above */
-    char *buf;
-    size_t cap_buf;
-    int err;
-} filter;
-
-static bool name_matches(filter *F, uint32_t id, nytp_str s)
-{
-    if (id < F->n_names && F->match[id] >= 0)
-        return F->match[id];
-    if (s.len + 1 > F->cap_buf) {
-        char *b = realloc(F->buf, s.len + 1);
-        if (!b) {
-            F->err = NYTP_E_NOMEM;
-            return false;
-        }
-        F->buf = b;
-        F->cap_buf = s.len + 1;
-    }
-    memcpy(F->buf, s.ptr, s.len);
-    F->buf[s.len] = 0;
-    bool m = regexec(&F->rx, F->buf, 0, NULL, 0) == 0;
-    if (id < F->n_names)
-        F->match[id] = m;
-    return m;
-}
-
-static int filter_node(void *ctx, const nytp_calltree_visit *v)
-{
-    filter *F = ctx;
-    uint32_t d = v->depth;
-    F->hit[d] = F->hit[d - 1] || name_matches(F, v->path_ids[d - 1], v->path[d - 1]);
-    if (F->hit[d] && nytp_calltree_add_path(F->dst, v->path, d, v->excl, v->incl, v->calls) < 0)
-        F->err = NYTP_E_NOMEM;
-    return F->err;
-}
-
-/* A tree of only the stacks (paths to a node, with its own values) that
- * contain a matching sub. */
-static int filter_tree(const nytp_calltree *t, const char *re, nytp_calltree **out)
-{
-    filter F = {0};
-    nytp_error e;
-    if (regcomp(&F.rx, re, REG_EXTENDED | REG_NOSUB))
-        return NYTP_E_USAGE;
-    nytp_calltree_stats s;
-    nytp_calltree_get_stats(t, &s);
-    F.src = t;
-    F.n_names = (uint32_t)s.names;
-    F.match = malloc(s.names + 1);
-    F.hit = calloc((size_t)s.max_depth + 2, sizeof *F.hit);
-    int st = NYTP_E_NOMEM;
-    if (F.match && F.hit && nytp_calltree_new(&F.dst, &e) == NYTP_OK) {
-        memset(F.match, -1, s.names + 1);
-        st = nytp_calltree_walk(t, 0, filter_node, &F);
-        if (st == 0)
-            st = F.err;
-    }
-    regfree(&F.rx);
-    free(F.match);
-    free(F.hit);
-    free(F.buf);
-    if (st) {
-        nytp_calltree_free(F.dst);
-        return st < 0 ? st : NYTP_E_NOMEM;
-    }
-    *out = F.dst;
-    return NYTP_OK;
 }
 
 /* ---- writing ------------------------------------------------------------------------- */
@@ -750,16 +659,8 @@ static void put_frame(writer *w, const frame *f)
     free(clean);
 }
 
-int flame_svg_write(nytp_out *out, const nytp_calltree *t0, const flame_svg_opts *o)
+int flame_svg_write(nytp_out *out, const nytp_calltree *t, const flame_svg_opts *o)
 {
-    const nytp_calltree *t = t0;
-    nytp_calltree *filtered = NULL;
-    if (o->filter) {
-        int st = filter_tree(t0, o->filter, &filtered);
-        if (st < 0)
-            return st;
-        t = filtered;
-    }
     unsigned width = o->width ? o->width : FLAME_SVG_WIDTH;
     double fw = width > 2 * PAD ? width - 2 * PAD : 1;
     double total = o->by_calls ? (double)nytp_calltree_total_calls(t) : nytp_calltree_total_excl(t);
@@ -809,7 +710,6 @@ int flame_svg_write(nytp_out *out, const nytp_calltree *t0, const flame_svg_opts
     if (st) {
         free(L.f);
         free(L.notes);
-        nytp_calltree_free(filtered);
         return st < 0 ? st : NYTP_E_NOMEM;
     }
 
@@ -817,7 +717,7 @@ int flame_svg_write(nytp_out *out, const nytp_calltree *t0, const flame_svg_opts
     w.out = out;
     w.o = o;
     w.t = t;
-    w.tps = o->ticks_per_sec > 0 ? o->ticks_per_sec : nytp_calltree_ticks_per_sec(t0);
+    w.tps = o->ticks_per_sec > 0 ? o->ticks_per_sec : nytp_calltree_ticks_per_sec(t);
     w.total = total;
     w.scale = L.scale;
     w.max_depth = L.max_depth;
@@ -842,8 +742,7 @@ int flame_svg_write(nytp_out *out, const nytp_calltree *t0, const flame_svg_opts
         nytp_out_printf(out, "%.0f calls", total);
     else
         put_duration(out, total, w.tps);
-    nytp_out_printf(out, " in %llu call paths%s; ", (unsigned long long)s.nodes,
-                    o->filter ? " (filtered)" : "");
+    nytp_out_printf(out, " in %llu call paths; ", (unsigned long long)s.nodes);
     if (o->subtitle_note) {
         put_xml_bytes(out, o->subtitle_note, strlen(o->subtitle_note));
         nytp_out_write(out, "; ", 2);
@@ -864,7 +763,6 @@ int flame_svg_write(nytp_out *out, const nytp_calltree *t0, const flame_svg_opts
     free(L.f);
     free(L.notes);
     free(w.url);
-    nytp_calltree_free(filtered);
     const nytp_error *e = nytp_out_error(out);
     return e->status ? e->status : NYTP_OK;
 }

@@ -50,8 +50,6 @@ typedef struct flame_svg_opts {
     double minwidth;            /* pixels; negative: FLAME_SVG_MINWIDTH; 0 draws all */
     bool by_calls;              /* size frames by calls, not exclusive ticks */
     bool inverted;              /* icicle: callers at the top, callees below */
-    const char *filter;         /* POSIX extended regex: keep only the stacks
-                                   with a sub whose name matches; NULL: all */
     const char *link_template;  /* see above; NULL: no links */
     const char *(*link_fn)(void *ctx, nytp_str name);
     void *link_ctx;
@@ -67,11 +65,8 @@ typedef struct flame_svg_opts {
 /* Fill o with the defaults (all of the above zero/NULL, minwidth -1). */
 void flame_svg_opts_init(flame_svg_opts *o);
 
-/* Check a filter regex; returns true, or false with a message in msg. */
-bool flame_svg_filter_ok(const char *re, char *msg, size_t size);
-
-/* Write the SVG to out.  NYTP_OK, NYTP_E_USAGE for a bad filter,
- * NYTP_E_NOMEM, or the out's error status. */
+/* Write the SVG of t (filtered and folded by the view before, if at all)
+ * to out.  NYTP_OK, NYTP_E_NOMEM, or the out's error status. */
 int flame_svg_write(nytp_out *out, const nytp_calltree *t, const flame_svg_opts *o);
 
 #endif

@@ -33,8 +33,7 @@ static const char usage[] =
     "  --minwidth=PIXELS   merge frames narrower than this (default: 0.5; 0 draws\n"
     "                      every frame)\n"
     "  --inverted          icicle graph: callers at the top\n"
-    "  --filter=REGEX      keep only the stacks with a sub matching REGEX (POSIX\n"
-    "                      extended)\n"
+    "  --filter=REGEX      the same as --focus=REGEX (kept for older scripts)\n"
     "  --link-template=URL make frames links: %s in URL becomes the sub name,\n"
     "                      percent-encoded, %% a '%'\n"
     "  --stable            collapsed output: sort the lines\n"
@@ -103,14 +102,10 @@ static void on_opt(int opt, const char *arg, void *ctx)
         o->svg_only = true;
         break;
     case OPT_INVERTED: o->so.inverted = true; o->svg_only = true; break;
-    case OPT_FILTER: {
-        char msg[200];
-        if (!flame_svg_filter_ok(arg, msg, sizeof msg))
-            cli_usage_error("--filter: '%s' is not a regular expression: %s", arg, msg);
-        o->so.filter = arg;
+    case OPT_FILTER: /* older than the view: its --focus */
+        viewopt_on_opt(&o->vo, OPT_VIEW_FOCUS, arg);
         o->svg_only = true;
         break;
-    }
     case OPT_LINK: o->so.link_template = arg; o->svg_only = true; break;
     case OPT_STABLE: o->stable = true; break;
     case OPT_STRICT: o->strict = true; break;
