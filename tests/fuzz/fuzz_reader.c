@@ -20,6 +20,7 @@
 #include "nytp/merge.h"
 #include "nytp/model.h"
 #include "nytp/nytp.h"
+#include "nytp/view.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -214,7 +215,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         so.link_template = "x#%s";
         flame_svg_write(o, t, &so);
         so.by_calls = so.inverted = true;
-        so.filter = "a|b";
         flame_svg_write(o, t, &so);
         nytp_out_abort(o);
     }
@@ -229,6 +229,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             nytp_out_abort(o);
         }
     }
+    /* the view (flame --filter is its --focus) on what is left, drawn */
+    nytp_view *v = NULL;
+    if (nytp_view_new(&v, &e) == 0 && nytp_view_add(v, NYTP_VIEW_FOCUS, "a|b", &e) == 0 &&
+        nytp_view_add(v, NYTP_VIEW_HIDE, "c", &e) == 0 && nytp_view_add(v, NYTP_VIEW_IGNORE, "d$", &e) == 0 &&
+        nytp_view_apply(v, &t, &e) == 0 && nytp_out_open_mem(&o, &e) == 0) {
+        flame_svg_opts so;
+        flame_svg_opts_init(&so);
+        so.minwidth = 0;
+        flame_svg_write(o, t, &so);
+        nytp_out_abort(o);
+    }
+    nytp_view_free(v);
     nytp_profile_free(p);
     nytp_calltree_free(t);
 
