@@ -3,19 +3,32 @@
  * Nodes live in one array and refer to each other by index.  A node's
  * children form a singly linked list; finding the child of a node by name
  * goes through one hash table keyed by (parent, name) for the whole tree.
- * Open frames (their sub not yet known) sit on a stack and are in no list
- * or table until they return: then they either become their parent's
- * child of that name (O(1)) or are merged into the existing one, which
- * moves or merges their children and frees them.
+ * Returns come deepest first, so a call's sub is known only when it
+ * returns, after its callees.  They are kept in a batch (BATCH of them,
+ * a fixed amount of memory) and put in the tree latest first (settle):
+ * then a return's caller, the first return after it one place nearer the
+ * root, is already in the tree, and each return is one lookup under a
+ * known node.  Callers that had not returned when the batch ended are
+ * open frames (their sub not yet known): they sit on a stack, in no list
+ * or table, holding what returned into them, until a later batch's
+ * return closes one, which is then merged into that return's node.
  *
  * The stack is sparse: a return deeper than the stack opens frames that
  * hold nothing, and only the frames something returned into are kept
  * (with their depth), so a depth costs nothing by itself: memory follows
  * the returns, never the depth numbers.
+ *
+ * Each node keeps the first return into it (seq): an unsorted walk gives
+ * a node's children in the order of the first return below each, the
+ * order the program first called them in, whatever order they were put
+ * in the tree.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "kmap.h"
 #include "nytp/calltree.h"
@@ -24,6 +37,7 @@
 #define NONE UINT32_MAX
 #define FREED (UINT32_MAX - 1) /* name of a node on the free list */
 #define ROOT 0u
+#define BATCH 8192u /* returns put in the tree at a time (settle) */
 
 typedef struct node {
     uint32_t name;      /* name id; NONE: open frame or root; FREED */
@@ -34,6 +48,8 @@ typedef struct node {
     uint32_t hint;      /* a child: the last one found (NONE: none) */
     uint64_t calls;
     double excl, incl;
+    uint64_t seq;       /* the first return into it, in the order they came
+                           (t->clock); UINT64_MAX: none (open frame, root) */
 } node;
 
 struct nytp_calltree {
@@ -65,6 +81,26 @@ struct nytp_calltree {
     uint64_t sp;                /* frames on the stack, empty ones included */
     uint32_t *work;             /* merge work list: pairs (src, dst) */
     uint32_t cap_work;
+
+    struct pending {            /* a return not yet in the tree */
+        uint32_t pos;           /* its place on the stack (sp <= 2^32) */
+        uint32_t name;
+        double incl, excl;
+    } *batch;                   /* BATCH of them, in order (settle) */
+    uint32_t n_batch;
+    struct closer {             /* the return that closed an open frame */
+        uint32_t at, open;      /* index in batch, in open */
+    } *closers;                 /* in the order of the batch */
+    uint32_t n_closers, cap_closers;
+    struct open_frame *bs;      /* settle's stack: BATCH * 2 */
+    struct open_frame *fresh;   /* settle's new open frames */
+    uint32_t n_fresh, cap_fresh;
+    uint64_t clock;             /* returns added and nodes made by path */
+    uint64_t batch_clock;       /* clock of batch[0] */
+    uint64_t closing;           /* place of the deepest frame open before the
+                                   batch that none of its returns closed;
+                                   0 (the root's): none */
+    bool oom;                   /* settle failed: the tree is incomplete */
 
     uint64_t returns, n_unreturned;
     double excl_in;
@@ -219,7 +255,7 @@ static uint32_t node_new(nytp_calltree *t)
             return NONE;
         n = t->n_nodes++;
     }
-    t->nodes[n] = (node){NONE, NONE, NONE, NONE, 0, NONE, 0, 0, 0};
+    t->nodes[n] = (node){NONE, NONE, NONE, NONE, 0, NONE, 0, 0, 0, UINT64_MAX};
     return n;
 }
 
@@ -260,6 +296,8 @@ static int merge(nytp_calltree *t, uint32_t src, uint32_t dst)
         t->nodes[d].calls += t->nodes[s].calls;
         t->nodes[d].excl += t->nodes[s].excl;
         t->nodes[d].incl += t->nodes[s].incl;
+        if (t->nodes[s].seq < t->nodes[d].seq)
+            t->nodes[d].seq = t->nodes[s].seq;
         for (uint32_t c = t->nodes[s].first; c != NONE;) {
             uint32_t next = t->nodes[c].next;
             uint32_t e = child_find(t, d, t->nodes[c].name);
@@ -434,6 +472,22 @@ static inline bool same_bytes(const char *a, const char *b, size_t len)
 {
     if (len < 8)
         return memcmp(a, b, len) == 0;
+#ifdef __SSE2__
+    /* sixteen at a time where every x86-64 has it: sub names are mostly
+     * 20 to 60 bytes (callgrind: 31 instructions a compare on perltidy's
+     * returns, eight bytes at a time) */
+    if (len >= 16) {
+        unsigned ne = 0;
+        for (size_t i = 0; i + 16 < len; i += 16)
+            ne |= 0xffffu ^ (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(
+                                 _mm_loadu_si128((const __m128i *)(const void *)(a + i)),
+                                 _mm_loadu_si128((const __m128i *)(const void *)(b + i))));
+        ne |= 0xffffu ^ (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(
+                            _mm_loadu_si128((const __m128i *)(const void *)(a + len - 16)),
+                            _mm_loadu_si128((const __m128i *)(const void *)(b + len - 16))));
+        return ne == 0;
+    }
+#endif
     uint64_t x, y, diff = 0;
     for (size_t i = 0; i + 8 < len; i += 8) {
         memcpy(&x, a + i, 8);
@@ -528,12 +582,121 @@ void nytp_calltree_free(nytp_calltree *t)
     free(t->recent);
     free(t->open);
     free(t->work);
+    free(t->batch);
+    free(t->closers);
+    free(t->bs);
+    free(t->fresh);
     free(t);
+}
+
+/* The frame open at position pos once the batch's returns are in: the
+ * root, a frame that was open before the batch and stayed open (the
+ * first `keep` of t->open), or a new open frame, kept in t->fresh. */
+static uint32_t open_at(nytp_calltree *t, uint64_t pos, uint32_t keep)
+{
+    if (pos == 0)
+        return ROOT;
+    uint32_t lo = 1, hi = keep;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (t->open[mid].pos < pos)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < keep && t->open[lo].pos == pos)
+        return t->open[lo].node;
+    if (!grow((void **)&t->fresh, &t->cap_fresh, t->n_fresh + 1, sizeof *t->fresh))
+        return NONE;
+    uint32_t n = node_new(t);
+    if (n != NONE)
+        t->fresh[t->n_fresh++] = (struct open_frame){pos, n};
+    return n;
+}
+
+/* Put the batch's returns in the tree, latest first.  A return's parent
+ * is the first return after it one place nearer the root (the places
+ * between them are all deeper), so going backwards every parent is
+ * already in the tree when its children come: a return is one lookup
+ * under a known node, where taking them in order would build each call's
+ * children under a frame not yet named and merge them when it returns.
+ * Parents that had not returned when the batch ended are open frames:
+ * those open before it are found on t->open; the others are new.  A
+ * frame open before the batch that one of its returns closed (a closer)
+ * is merged into that return's node. */
+static int settle(nytp_calltree *t)
+{
+    uint32_t nb = t->n_batch;
+    if (!nb)
+        return t->oom ? NYTP_E_NOMEM : NYTP_OK;
+    t->n_batch = 0;
+    uint32_t keep = t->n_open - t->n_closers;  /* old frames still open */
+    uint32_t nc = t->n_closers, nbs = 0;
+    uint32_t closer_at = nc ? t->closers[nc - 1].at : UINT32_MAX;
+    t->n_closers = 0;
+    t->n_fresh = 0;
+    for (uint32_t r = nb; r-- > 0;) {
+        const struct pending *q = &t->batch[r];
+        uint64_t p = q->pos;
+        while (nbs && t->bs[nbs - 1].pos >= p)
+            nbs--;
+        uint32_t parent;
+        if (nbs && t->bs[nbs - 1].pos == p - 1) {
+            parent = t->bs[nbs - 1].node;
+        } else {
+            nbs = 0; /* nothing nearer the root returns after this one */
+            parent = open_at(t, p - 1, keep);
+            if (parent == NONE)
+                goto nomem;
+            t->bs[nbs++] = (struct open_frame){p - 1, parent};
+        }
+        if (!slots_reserve(t))
+            goto nomem;
+        uint32_t e = child_find(t, parent, q->name);
+        if (e == NONE) {
+            if ((e = node_new(t)) == NONE)
+                goto nomem;
+            link_child(t, parent, e, q->name);
+        }
+        node *d = &t->nodes[e];
+        d->calls += 1;
+        d->excl += 0.0 + q->excl;
+        d->incl += 0.0 + q->incl;
+        if (t->batch_clock + r < d->seq)
+            d->seq = t->batch_clock + r;
+        if (r == closer_at) {
+            if (merge(t, t->open[t->closers[nc - 1].open].node, e) < 0)
+                goto nomem;
+            nc--;
+            closer_at = nc ? t->closers[nc - 1].at : UINT32_MAX;
+        }
+        t->bs[nbs++] = (struct open_frame){p, e};
+    }
+    /* the new open frames came deepest first */
+    if (!grow((void **)&t->open, &t->cap_open, (uint64_t)keep + t->n_fresh, sizeof *t->open))
+        goto nomem;
+    t->n_open = keep;
+    while (t->n_fresh)
+        t->open[t->n_open++] = t->fresh[--t->n_fresh];
+    t->closing = t->open[t->n_open - 1].pos;
+    return NYTP_OK;
+nomem:
+    t->oom = true;
+    return NYTP_E_NOMEM;
+}
+
+/* Const readers see every return added: the batch is a cache of the
+ * tree, put in before anything looks. */
+static bool settled(const nytp_calltree *t)
+{
+    return settle((nytp_calltree *)t) == NYTP_OK;
 }
 
 int nytp_calltree_add_return(nytp_calltree *t, uint32_t depth, double incl, double excl,
                              nytp_str name)
 {
+    if (t->oom)
+        return NYTP_E_NOMEM;
     t->returns++;
     t->excl_in += excl;
     uint32_t id = intern(t, name.ptr, name.len, name.utf8);
@@ -546,52 +709,30 @@ int nytp_calltree_add_return(nytp_calltree *t, uint32_t depth, double incl, doub
     uint64_t need = (uint64_t)depth + 1 < 2 ? 2 : (uint64_t)depth + 1;
     if (t->sp < need)
         t->sp = need;
-    /* room first, so that nothing fails half way: two nodes, one more
-     * open frame, one more table entry */
-    if (!slots_reserve(t) || t->n_nodes >= UINT32_MAX - 8 ||
-        !grow((void **)&t->nodes, &t->cap_nodes, t->n_nodes + 2, sizeof(node)) ||
-        !grow((void **)&t->open, &t->cap_open, t->n_open + 1, sizeof *t->open))
-        return NYTP_E_NOMEM;
     uint64_t pos = --t->sp;
     if (pos > t->max_depth)
         t->max_depth = pos > UINT32_MAX ? UINT32_MAX : (uint32_t)pos;
-    const struct open_frame *top = &t->open[t->n_open - 1];
-    if (top->pos == pos - 1) {
-        /* Nothing returned into the frame (three returns in four), and
-         * its caller holds something: when the caller already has the
-         * child, it takes the values as a merge of a new node would,
-         * without the node. */
-        uint32_t e = child_find(t, top->node, id);
-        if (e != NONE) {
-            node *d = &t->nodes[e];
-            d->calls += 1;
-            d->excl += 0.0 + excl;
-            d->incl += 0.0 + incl;
-            return NYTP_OK;
-        }
-        /* a new child of the caller: linked without looking again */
-        uint32_t n = node_new(t);
-        node *f = &t->nodes[n];
-        f->calls++;
-        f->excl += excl;
-        f->incl += incl;
-        link_child(t, top->node, n, id);
-        return NYTP_OK;
+    if (!t->batch) {
+        t->batch = malloc(BATCH * sizeof *t->batch);
+        t->bs = malloc((BATCH + 1) * sizeof *t->bs);
+        if (!t->batch || !t->bs)
+            return NYTP_E_NOMEM;
     }
-    uint32_t n = top->pos == pos ? t->open[--t->n_open].node : node_new(t);
-    /* its caller, the frame below, now holds something */
-    uint32_t parent;
-    if (t->open[t->n_open - 1].pos == pos - 1) {
-        parent = t->open[t->n_open - 1].node;
-    } else {
-        parent = node_new(t);
-        t->open[t->n_open++] = (struct open_frame){pos - 1, parent};
+    /* the frames open before the batch close deepest first, each by the
+     * first return at its place (no return can skip a place on its way
+     * nearer the root) */
+    if (pos == t->closing) {
+        uint32_t k = t->n_open - 1 - t->n_closers;
+        if (!grow((void **)&t->closers, &t->cap_closers, t->n_closers + 1, sizeof *t->closers))
+            return NYTP_E_NOMEM;
+        t->closers[t->n_closers++] = (struct closer){t->n_batch, k};
+        t->closing = k > 1 ? t->open[k - 1].pos : 0;
     }
-    node *f = &t->nodes[n];
-    f->calls++;
-    f->excl += excl;
-    f->incl += incl;
-    return close_frame(t, n, parent, id);
+    if (!t->n_batch)
+        t->batch_clock = t->clock;
+    t->clock++;
+    t->batch[t->n_batch++] = (struct pending){(uint32_t)pos, id, incl, excl};
+    return t->n_batch == BATCH ? settle(t) : NYTP_OK;
 }
 
 /* The depth of the deepest node (after open frames were folded away). */
@@ -617,6 +758,8 @@ static int measure_depth(nytp_calltree *t)
 
 int64_t nytp_calltree_end_input(nytp_calltree *t)
 {
+    if (settle(t) < 0)
+        return NYTP_E_NOMEM;
     if (t->sp <= 1)
         return 0;
     uint64_t closed = t->sp - 1;
@@ -641,6 +784,7 @@ int64_t nytp_calltree_end_input(nytp_calltree *t)
                 return st;
         }
         t->n_open = 1;
+        t->closing = 0;
         int st = close_frame(t, u, ROOT, t->unreturned);
         if (st < 0)
             return st;
@@ -731,6 +875,8 @@ size_t nytp_calltree_unfolded_len(const char *name, size_t len)
 
 int64_t nytp_calltree_fold_recursion(nytp_calltree *t, uint32_t limit)
 {
+    if (settle(t) < 0)
+        return NYTP_E_NOMEM;
     if (limit == 0 || t->max_depth <= limit)
         return 0;
     /* run[n]: n's place in the run of frames of its sub, each called by
@@ -793,6 +939,8 @@ out:
 int nytp_calltree_add_path(nytp_calltree *t, const nytp_str *names, size_t depth, double excl,
                            double incl, uint64_t calls)
 {
+    if (settle(t) < 0)
+        return NYTP_E_NOMEM;
     uint32_t cur = ROOT;
     for (size_t i = 0; i < depth; i++) {
         uint32_t id = intern(t, names[i].ptr, names[i].len, names[i].utf8);
@@ -804,6 +952,7 @@ int nytp_calltree_add_path(nytp_calltree *t, const nytp_str *names, size_t depth
             if (c == NONE)
                 return NYTP_E_NOMEM;
             link_child(t, cur, c, id);
+            t->nodes[c].seq = t->clock++;
             if (i + 1 > t->max_depth)
                 t->max_depth = i + 1 > UINT32_MAX ? UINT32_MAX : (uint32_t)(i + 1);
         }
@@ -907,6 +1056,7 @@ int nytp_calltree_load(nytp_calltree *t, const char *path, nytp_warn_fn warn, vo
 
 void nytp_calltree_get_stats(const nytp_calltree *t, nytp_calltree_stats *s)
 {
+    (void)settled(t); /* what failed says so at the next add or walk */
     s->returns = t->returns;
     s->excl_in = t->excl_in;
     s->nodes = t->live;
@@ -975,6 +1125,7 @@ static bool is_named(const node *n)
 
 double nytp_calltree_total_excl(const nytp_calltree *t)
 {
+    (void)settled(t);
     double s = 0;
     for (uint32_t i = 1; i < t->n_nodes; i++)
         if (is_named(&t->nodes[i]))
@@ -984,6 +1135,7 @@ double nytp_calltree_total_excl(const nytp_calltree *t)
 
 uint64_t nytp_calltree_total_calls(const nytp_calltree *t)
 {
+    (void)settled(t);
     uint64_t s = 0;
     for (uint32_t i = 1; i < t->n_nodes; i++)
         if (is_named(&t->nodes[i]))
@@ -993,10 +1145,17 @@ uint64_t nytp_calltree_total_calls(const nytp_calltree *t)
 
 /* ---- walking ---------------------------------------------------------------- */
 
-static int cmp_u64(const void *a, const void *b)
+struct kid {
+    uint64_t key;
+    uint32_t node;
+};
+
+static int cmp_kid(const void *a, const void *b)
 {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
+    const struct kid *x = a, *y = b;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    return (x->node > y->node) - (x->node < y->node);
 }
 
 static int cmp_name_id(const void *a, const void *b, void *ctx)
@@ -1031,6 +1190,8 @@ static uint32_t *name_ranks(const nytp_calltree *t)
 
 int nytp_calltree_walk(const nytp_calltree *t, unsigned flags, nytp_calltree_fn fn, void *ctx)
 {
+    if (!settled(t))
+        return NYTP_E_NOMEM;
     int rc = NYTP_E_NOMEM;
     uint32_t nn = t->n_nodes;
     uint32_t *order = malloc((size_t)nn * sizeof *order);
@@ -1041,9 +1202,12 @@ int nytp_calltree_walk(const nytp_calltree *t, unsigned flags, nytp_calltree_fn 
     nytp_str *path = NULL;
     uint32_t *path_ids = NULL;
     uint32_t *rank = NULL;
-    uint64_t *kids = NULL;
+    uint64_t *first = NULL;     /* unsorted: the first return below each node */
+    struct kid *kids = NULL;
     uint32_t cap_kids = 0;
     if (!order || !todo || !tot_e || !tot_c || !depth)
+        goto out;
+    if (!(flags & NYTP_CALLTREE_SORTED) && !(first = malloc((size_t)nn * sizeof *first)))
         goto out;
     if ((flags & NYTP_CALLTREE_SORTED) && !(rank = name_ranks(t)))
         goto out;
@@ -1066,13 +1230,19 @@ int nytp_calltree_walk(const nytp_calltree *t, unsigned flags, nytp_calltree_fn 
     path_ids = malloc(((size_t)deepest + 1) * sizeof *path_ids);
     if (!path || !path_ids)
         goto out;
+    if (first)
+        for (uint32_t i = 0; i < no; i++)
+            first[order[i]] = t->nodes[order[i]].seq;
     for (uint32_t i = no; i-- > 0;) {
         uint32_t n = order[i];
         tot_e[n] += t->nodes[n].excl;
         tot_c[n] += t->nodes[n].calls;
         if (n != ROOT) {
-            tot_e[t->nodes[n].parent] += tot_e[n];
-            tot_c[t->nodes[n].parent] += tot_c[n];
+            uint32_t up = t->nodes[n].parent;
+            tot_e[up] += tot_e[n];
+            tot_c[up] += tot_c[n];
+            if (first && first[n] < first[up])
+                first[up] = first[n];
         }
     }
 
@@ -1095,24 +1265,22 @@ int nytp_calltree_walk(const nytp_calltree *t, unsigned flags, nytp_calltree_fn 
             if (rc)
                 break;
         }
-        if (rank) {
+        if (nd->n_children == 1) {
+            depth[nd->first] = d + 1;
+            todo[nt++] = nd->first;
+        } else if (nd->n_children) {
+            /* sorted by name, or by the first return below each: the
+             * order the program first called them in */
             if (!grow((void **)&kids, &cap_kids, nd->n_children + 1, sizeof *kids)) {
                 rc = NYTP_E_NOMEM;
                 break;
             }
             uint32_t k = 0;
             for (uint32_t c = nd->first; c != NONE; c = t->nodes[c].next)
-                kids[k++] = ((uint64_t)rank[t->nodes[c].name] << 32) | c;
-            qsort(kids, k, sizeof *kids, cmp_u64);
+                kids[k++] = (struct kid){rank ? rank[t->nodes[c].name] : first[c], c};
+            qsort(kids, k, sizeof *kids, cmp_kid);
             while (k--) {
-                uint32_t c = (uint32_t)kids[k];
-                depth[c] = d + 1;
-                todo[nt++] = c;
-            }
-        } else {
-            /* the list is newest first; push it as is so that the
-             * oldest child comes out first */
-            for (uint32_t c = nd->first; c != NONE; c = t->nodes[c].next) {
+                uint32_t c = kids[k].node;
                 depth[c] = d + 1;
                 todo[nt++] = c;
             }
@@ -1127,6 +1295,7 @@ out:
     free(path);
     free(path_ids);
     free(rank);
+    free(first);
     free(kids);
     return rc;
 }

@@ -554,6 +554,193 @@ static void open_frames_fold_into_one(void **state)
     free(data);
 }
 
+/* ---- a random program's calls, many batches long ------------------------------- */
+
+/* The tree puts returns in a batch at a time, latest first (settle in
+ * calltree.c): a program of nested calls over a few names, long enough to
+ * fill several batches with frames open across their ends, and ended with
+ * frames still open, gives the tree its calls made: every path's values,
+ * and, walked unsorted, each node's children in the order of the first
+ * return below each (the order the program first called them in). */
+#define RP_MAX 4096
+typedef struct rp_entry {
+    char path[96];
+    double excl, incl;
+    uint64_t calls, first; /* first: the first return below, 0-based */
+    bool own;              /* a frame of it returned (else only below) */
+} rp_entry;
+
+typedef struct rp_map {
+    rp_entry v[RP_MAX];
+    size_t n;
+    uint32_t slot[RP_MAX * 2]; /* index + 1 in v; 0: empty */
+} rp_map;
+
+static uint32_t *rp_slot(rp_map *m, const char *path)
+{
+    uint32_t h = 2166136261u;
+    for (const char *c = path; *c; c++)
+        h = (h ^ (unsigned char)*c) * 16777619u;
+    for (uint32_t i = h % (RP_MAX * 2);; i = (i + 1) % (RP_MAX * 2))
+        if (!m->slot[i] || strcmp(m->v[m->slot[i] - 1].path, path) == 0)
+            return &m->slot[i];
+}
+
+static rp_entry *rp_at(rp_map *m, const char *path, uint64_t first)
+{
+    uint32_t *sl = rp_slot(m, path);
+    if (*sl)
+        return &m->v[*sl - 1];
+    assert_true(m->n < RP_MAX);
+    rp_entry *e = &m->v[m->n++];
+    *sl = (uint32_t)m->n;
+    memset(e, 0, sizeof *e);
+    snprintf(e->path, sizeof e->path, "%s", path);
+    e->first = first;
+    return e;
+}
+
+static int rp_cmp(const void *a, const void *b)
+{
+    return strcmp(((const rp_entry *)a)->path, ((const rp_entry *)b)->path);
+}
+
+typedef struct rp_walk {
+    rp_map *m;
+    uint64_t last_first[64]; /* per depth: the previous sibling's first */
+    uint64_t visits;
+} rp_walk;
+
+static int rp_visit(void *ctx, const nytp_calltree_visit *v)
+{
+    rp_walk *w = ctx;
+    char path[96] = "";
+    size_t o = 0;
+    for (uint32_t i = 0; i < v->depth; i++)
+        o += (size_t)snprintf(path + o, sizeof path - o, "%s%.*s", i ? ";" : "", (int)v->path[i].len,
+                              v->path[i].ptr);
+    uint32_t *sl = rp_slot(w->m, path);
+    assert_true(*sl != 0);
+    rp_entry *e = &w->m->v[*sl - 1];
+    assert_true(v->depth < 64);
+    /* siblings come in the order of their first return below */
+    if (w->last_first[v->depth] != UINT64_MAX)
+        assert_true(e->first > w->last_first[v->depth]);
+    w->last_first[v->depth] = e->first;
+    w->last_first[v->depth + 1] = UINT64_MAX;
+    w->visits++;
+    return 0;
+}
+
+static void batches_give_the_calls_made(void **state)
+{
+    (void)state;
+    enum { N = 150000, MAXD = 7, FRAMES = N + 64 };
+    static const char *names[] = {"n0", "n1", "n2"};
+    uint32_t *name = malloc(FRAMES * sizeof *name), *parent = malloc(FRAMES * sizeof *parent);
+    double *f_excl = malloc(FRAMES * sizeof *f_excl), *f_incl = calloc(FRAMES, sizeof *f_incl);
+    bool *returned = calloc(FRAMES, sizeof *returned);
+    uint32_t *order = malloc(FRAMES * sizeof *order); /* frames in the order they returned */
+    rp_map *m = calloc(1, sizeof *m);
+    assert_true(name && parent && f_excl && f_incl && returned && order && m);
+    nytp_calltree *t;
+    nytp_error e = {0};
+    assert_int_equal(nytp_calltree_new(&t, &e), NYTP_OK);
+
+    uint64_t rng = 88172645463325252ull;
+    uint32_t stack[MAXD + 1], d = 0, frames = 1, n_ret = 0; /* frame 0: the main program */
+    while (n_ret < N) {
+        rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+        if (d == 0 || (d < MAXD && rng % 100 < 52)) {
+            uint32_t f = frames++;
+            name[f] = (uint32_t)((rng >> 8) % 3);
+            parent[f] = d ? stack[d - 1] : 0;
+            stack[d++] = f;
+        } else {
+            uint32_t f = stack[--d];
+            f_excl[f] = (double)((rng >> 16) % 7 + 1);
+            f_incl[f] += f_excl[f];
+            if (d)
+                f_incl[stack[d - 1]] += f_incl[f];
+            returned[f] = true;
+            order[n_ret++] = f;
+            assert_int_equal(nytp_calltree_add_return(t, d + 1, f_incl[f], f_excl[f],
+                                                      nytp_cstr(names[name[f]], false)),
+                             NYTP_OK);
+        }
+    }
+    uint32_t left_open = d;
+    assert_true(left_open > 0); /* the seed leaves frames open, as a killed program */
+    assert_int_equal(nytp_calltree_end_input(t), (int64_t)left_open);
+
+    /* what the tree should hold: a frame's path is its callers' that
+     * returned, below "(unreturned)" when one of them never did */
+    for (uint32_t i = 0; i < n_ret; i++) {
+        uint32_t chain[MAXD + 1], k = 0, f = order[i];
+        bool open_above = false;
+        for (uint32_t g = f; g != 0; g = parent[g]) {
+            if (!returned[g]) {
+                open_above = true;
+                break;
+            }
+            chain[k++] = g;
+        }
+        char path[96];
+        size_t o = (size_t)snprintf(path, sizeof path, "%s", open_above ? NYTP_CALLTREE_UNRETURNED : "");
+        if (open_above)
+            rp_at(m, path, i);
+        while (k--) {
+            o += (size_t)snprintf(path + o, sizeof path - o, "%s%s", o ? ";" : "", names[name[chain[k]]]);
+            rp_entry *x = rp_at(m, path, i);
+            if (k == 0) {
+                x->calls++;
+                x->excl += f_excl[f];
+                x->incl += f_incl[f];
+                x->own = true;
+            }
+        }
+    }
+    rp_entry *sorted = malloc(m->n * sizeof *sorted);
+    assert_non_null(sorted);
+    memcpy(sorted, m->v, m->n * sizeof *sorted);
+    qsort(sorted, m->n, sizeof *sorted, rp_cmp);
+    size_t cap = m->n * 128 + 1, len = 0;
+    char *want = malloc(cap);
+    want[0] = 0;
+    for (size_t i = 0; i < m->n; i++) {
+        double total = 0;
+        size_t pl = strlen(sorted[i].path);
+        for (size_t j = i; j < m->n && strncmp(sorted[j].path, sorted[i].path, pl) == 0; j++)
+            if (sorted[j].path[pl] == 0 || sorted[j].path[pl] == ';')
+                total += sorted[j].excl;
+        len += (size_t)snprintf(want + len, cap - len, "%s excl=%g incl=%g calls=%llu total=%g\n", sorted[i].path,
+                                sorted[i].excl, sorted[i].incl, (unsigned long long)sorted[i].calls, total);
+    }
+    free(sorted);
+    char *got = tree_text(t);
+    assert_string_equal(got, want);
+    free(got);
+    free(want);
+
+    rp_walk w = {m, {0}, 0};
+    for (int i = 0; i < 64; i++)
+        w.last_first[i] = UINT64_MAX;
+    assert_int_equal(nytp_calltree_walk(t, 0, rp_visit, &w), 0);
+    assert_int_equal(w.visits, m->n);
+    nytp_calltree_stats s;
+    nytp_calltree_get_stats(t, &s);
+    assert_int_equal(s.returns, N);
+    assert_true(m->n > 200); /* many paths, and the stream many batches long */
+    nytp_calltree_free(t);
+    free(name);
+    free(parent);
+    free(f_excl);
+    free(f_incl);
+    free(returned);
+    free(order);
+    free(m);
+}
+
 /* Real profiles read to the end without open frames. */
 static void real_profiles_close_every_frame(void **state)
 {
@@ -619,6 +806,7 @@ int main(void)
         cmocka_unit_test(paths_by_hand_and_walk_order),
         cmocka_unit_test(any_depth_costs_only_its_returns),
         cmocka_unit_test(open_frames_fold_into_one),
+        cmocka_unit_test(batches_give_the_calls_made),
         cmocka_unit_test(real_profiles_close_every_frame),
     };
     return cmocka_run_group_tests_name("calltree", tests, NULL, NULL);

@@ -173,7 +173,8 @@ enum nytp_calltree_walk_flags {
 };
 
 /* Visit every node but the root, parents before children (depth first),
- * children in tree order or sorted.  Returns 0, the callback's non-zero
+ * children in the order the program first called them (of the first
+ * return below each) or sorted.  Returns 0, the callback's non-zero
  * value, or NYTP_E_NOMEM.  The tree may not change during the walk. */
 int nytp_calltree_walk(const nytp_calltree *t, unsigned flags, nytp_calltree_fn fn, void *ctx);
 
