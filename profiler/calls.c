@@ -162,10 +162,36 @@ static __attribute__((noinline)) sub_node *caller_node_of(pTHX_ CV *ccv)
     return n;
 }
 
+/* A call made from the main program (no frame of a sub to ask) walks the
+ * context stack down to its bottom at every call.  A call from the same
+ * context as the last such call needs no walk: the context on top (at
+ * cxix) was entered by the same statement of the main stack, and a
+ * statement of the main program (or of a string eval or file it runs)
+ * runs only with no sub's context below it, so the walk would find the
+ * main program again.  The statement is known by address while no
+ * statement has been freed (S.file_gen, which a freed statement changes
+ * once S.file_cache_used says something depends on it). */
 static sub_node *caller_node_slow(pTHX_ I32 cxix)
 {
-    CV *ccv = running_cv(aTHX_ cxix, PL_curstackinfo);
+    PERL_SI *si = PL_curstackinfo;
+    if (cxix >= 0 && cxix == S.main_caller.cxix && si == S.main_caller.si) {
+        const PERL_CONTEXT *cx = &cxstack[cxix];
+        if (cx->blk_oldcop == S.main_caller.cop && cx->cx_type == S.main_caller.type
+            && S.main_caller.gen == S.file_gen) {
+            S.main_runtime_used++;
+            return S.node_runtime;
+        }
+    }
+    CV *ccv = running_cv(aTHX_ cxix, si);
     if (ccv == PL_main_cv) {
+        if (cxix >= 0 && si->si_type == PERLSI_MAIN && cop_in_tree(cxstack[cxix].blk_oldcop)) {
+            S.main_caller.si = si;
+            S.main_caller.cxix = cxix;
+            S.main_caller.cop = cxstack[cxix].blk_oldcop;
+            S.main_caller.type = cxstack[cxix].cx_type;
+            S.main_caller.gen = S.file_gen;
+            S.file_cache_used = 1;
+        }
         S.main_runtime_used++;
         return S.node_runtime;
     }

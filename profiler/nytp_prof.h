@@ -262,6 +262,13 @@ struct profiler {
     size_t arc_index_cap;
     HV *pkg_files_hv;            /* packages whose subs were called -> file */
     int main_runtime_used;
+    struct {                     /* the last call found made from the main */
+        const PERL_SI *si;       /* program by a walk of the context stack */
+        const COP *cop;          /* (calls.c, caller_node_slow): its top */
+        I32 cxix;                /* context's index, statement and type */
+        U8 type;
+        unsigned gen;            /* S.file_gen then */
+    } main_caller;
     unsigned dup_begin_seq;
 
     SV *cv_init, *cv_end, *cv_check, *cv_finish, *cv_enable;
