@@ -111,8 +111,8 @@ static unsigned caller_fid(pTHX_ const COP *cop)
     const char *file = OutCopFILE(cop);
     if (file == S.last_fileptr)
         return S.last_fid;
-    const file_slot *slot = file_slot_of(file);
-    if (slot->ptr == file && slot->gen == S.file_gen)
+    const file_slot *slot = file_cache_get(file);
+    if (slot)
         return slot->fid;
     if (S.last_fileptr && strcmp(file, S.last_filename) == 0)
         return S.last_fid;
