@@ -265,7 +265,7 @@ struct profiler {
     int main_runtime_used;
     struct {                     /* the last call found made from the main */
         const PERL_SI *si;       /* program by a walk of the context stack */
-        const COP *cop;          /* (calls.c, caller_node_slow): its top */
+        const COP *cop;          /* (calls.c, caller_node): its top */
         I32 cxix;                /* context's index, statement and type */
         U8 type;
         unsigned gen;            /* S.file_gen then */
