@@ -141,6 +141,7 @@ static void cop_freed(pTHX_ OP *o)
     if ((type == OP_NEXTSTATE || type == OP_DBSTATE) && S.file_cache_used) {
         if (++S.file_gen == 0) { /* wrapped: a slot of long ago could match */
             memset(S.file_cache, 0, sizeof S.file_cache);
+            S.main_caller.si = NULL;
             S.file_gen = 1;
         }
         S.file_cache_used = 0;

@@ -111,8 +111,8 @@ static unsigned caller_fid(pTHX_ const COP *cop)
     const char *file = OutCopFILE(cop);
     if (file == S.last_fileptr)
         return S.last_fid;
-    const file_slot *slot = file_slot_of(file);
-    if (slot->ptr == file && slot->gen == S.file_gen)
+    const file_slot *slot = file_cache_get(file);
+    if (slot)
         return slot->fid;
     if (S.last_fileptr && strcmp(file, S.last_filename) == 0)
         return S.last_fid;
@@ -162,10 +162,21 @@ static __attribute__((noinline)) sub_node *caller_node_of(pTHX_ CV *ccv)
     return n;
 }
 
+/* The walk of caller_node; one that finds the main program is remembered
+ * (see caller_node). */
 static sub_node *caller_node_slow(pTHX_ I32 cxix)
 {
-    CV *ccv = running_cv(aTHX_ cxix, PL_curstackinfo);
+    PERL_SI *si = PL_curstackinfo;
+    CV *ccv = running_cv(aTHX_ cxix, si);
     if (ccv == PL_main_cv) {
+        if (cxix >= 0 && si->si_type == PERLSI_MAIN && cop_in_tree(cxstack[cxix].blk_oldcop)) {
+            S.main_caller.si = si;
+            S.main_caller.cxix = cxix;
+            S.main_caller.cop = cxstack[cxix].blk_oldcop;
+            S.main_caller.type = cxstack[cxix].cx_type;
+            S.main_caller.gen = S.file_gen;
+            S.file_cache_used = 1;
+        }
         S.main_runtime_used++;
         return S.node_runtime;
     }
@@ -176,11 +187,29 @@ static sub_node *caller_node_slow(pTHX_ I32 cxix)
 
 /* The sub that called: the calling frame's sub, or (findcaller=1, a call
  * from the main program or from a sub not known by name) the sub running
- * at context cxix. */
+ * at context cxix.
+ *
+ * A call made from the main program (no frame of a sub to ask) would
+ * walk the context stack down to its bottom at every call.  A call from
+ * the same context as the last such call needs no walk: the context on
+ * top (at cxix) was entered by the same statement of the main stack, and
+ * a statement of the main program (or of a string eval or file it runs)
+ * runs only with no sub's context below it, so the walk would find the
+ * main program again.  The statement is known by address while no
+ * statement has been freed (S.file_gen, which a freed statement changes
+ * once S.file_cache_used says something depends on it). */
 static inline sub_node *caller_node(pTHX_ const call_frame *up, I32 cxix)
 {
     if (!OPT(O_FINDCALLER) && up && up->called && up->called->pkg)
         return up->called;
+    if (cxix == S.main_caller.cxix && PL_curstackinfo == S.main_caller.si) {
+        const PERL_CONTEXT *cx = &cxstack[cxix];
+        if (cx->blk_oldcop == S.main_caller.cop && cx->cx_type == S.main_caller.type
+            && S.main_caller.gen == S.file_gen) {
+            S.main_runtime_used++;
+            return S.node_runtime;
+        }
+    }
     return caller_node_slow(aTHX_ cxix);
 }
 
@@ -582,7 +611,10 @@ static OP *pp_slowop(pTHX_ OPCODE type)
     errno = saved_errno;
     OP *op = S.orig[type](aTHX);
     saved_errno = errno;
-    frames_close_from(aTHX_ ix); /* and any frames left above it */
+    if (LIKELY(S.frame_ix == ix))
+        frame_done(aTHX_ FRAME(ix));
+    else
+        frames_close_from(aTHX_ ix); /* and any frames left above it */
     errno = saved_errno;
     return op;
 }

@@ -276,8 +276,11 @@ out_of_memory: /* the file of the eval got no id, and gave back any it took */
     return 0;
 }
 
-void file_cache_put(file_slot *slot, const char *file, unsigned fid, const char *name)
+void file_cache_put(const char *file, unsigned fid, const char *name)
 {
+    file_slot *slot = file_set_of(file);
+    if (slot[0].ptr && slot[0].gen == S.file_gen)
+        slot[1] = slot[0]; /* the other address of the set keeps its place */
     S.file_cache_used = 1;
     slot->gen = S.file_gen;
     slot->ptr = file;
@@ -292,12 +295,12 @@ unsigned cop_file_id(pTHX_ const COP *cop, unsigned create_via)
         return 0;
     if (!cop_in_tree(cop))
         return file_id(aTHX_ file, strlen(file), create_via);
-    file_slot *slot = file_slot_of(file);
-    if (slot->ptr == file && slot->gen == S.file_gen)
+    const file_slot *slot = file_cache_get(file);
+    if (slot)
         return slot->fid;
     unsigned fid = file_id(aTHX_ file, strlen(file), create_via);
     const char *name = fid ? file_key(fid) : NULL;
     if (name)
-        file_cache_put(slot, file, fid, name);
+        file_cache_put(file, fid, name);
     return fid;
 }

@@ -152,8 +152,8 @@ void stmt_event(pTHX_ COP *cop, OP *op, int64_t now)
          * statement is PL_compiling, whose name is not kept by address
          * (cop_in_tree). */
         int in_tree = cop_in_tree(cop);
-        file_slot *slot = in_tree ? file_slot_of(file) : NULL;
-        if (slot && slot->ptr == file && slot->gen == S.file_gen) {
+        const file_slot *slot = in_tree ? file_cache_get(file) : NULL;
+        if (slot) {
             S.last_fid = slot->fid;
             S.last_filename = slot->name;
         } else {
@@ -161,8 +161,8 @@ void stmt_event(pTHX_ COP *cop, OP *op, int64_t now)
                 S.last_fid = file_id(aTHX_ file, strlen(file), NYTP_FIDF_VIA_STMT);
                 S.last_filename = S.last_fid ? file_key(S.last_fid) : NULL;
             }
-            if (slot && S.last_filename)
-                file_cache_put(slot, file, S.last_fid, S.last_filename);
+            if (in_tree && S.last_filename)
+                file_cache_put(file, S.last_fid, S.last_filename);
         }
         S.last_fileptr = in_tree ? file : NULL;
         if (!S.last_filename)
@@ -214,8 +214,8 @@ static inline __attribute__((always_inline)) int stmt_common(pTHX_ int64_t now)
     const char *file = OutCopFILE(cop);
     const file_slot *slot = NULL;
     if (file != S.last_fileptr) {
-        slot = file_slot_of(file);
-        if (slot->ptr != file || slot->gen != S.file_gen)
+        slot = file_cache_get(file);
+        if (!slot)
             return 0;
     }
     long elapsed;

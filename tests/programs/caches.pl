@@ -109,4 +109,17 @@ sub jump { goto &target }
 jump();
 sub jump2 { goto &target }
 jump2();
+# A call from the main program three loops deep, then one from a loop in
+# a sub called by a sub: the same depth of the context stack and the
+# same kind of loop on top.  With findcaller=1 both calls find their
+# caller by the context stack, which the second must not take from the
+# first's (the main program).
+for my $i (1 .. 2) {
+    for my $j (1 .. 2) {
+        for my $k (1 .. 2) { leaf() }
+    }
+}
+sub looper { for my $k (1 .. 2) { leaf() } }
+sub outer { looper() }
+outer();
 print "done\n";
