@@ -169,7 +169,10 @@ static sub_node *caller_node_slow(pTHX_ I32 cxix)
     PERL_SI *si = PL_curstackinfo;
     CV *ccv = running_cv(aTHX_ cxix, si);
     if (ccv == PL_main_cv) {
-        if (cxix >= 0 && si->si_type == PERLSI_MAIN && cop_in_tree(cxstack[cxix].blk_oldcop)) {
+        /* a substitution's context (s///e) is a struct subst, not a
+         * block: it has no statement to key the memo by */
+        if (cxix >= 0 && si->si_type == PERLSI_MAIN && CxTYPE(&cxstack[cxix]) != CXt_SUBST &&
+            cop_in_tree(cxstack[cxix].blk_oldcop)) {
             S.main_caller.si = si;
             S.main_caller.cxix = cxix;
             S.main_caller.cop = cxstack[cxix].blk_oldcop;
@@ -204,7 +207,9 @@ static inline sub_node *caller_node(pTHX_ const call_frame *up, I32 cxix)
         return up->called;
     if (cxix == S.main_caller.cxix && PL_curstackinfo == S.main_caller.si) {
         const PERL_CONTEXT *cx = &cxstack[cxix];
-        if (cx->blk_oldcop == S.main_caller.cop && cx->cx_type == S.main_caller.type
+        /* the type first: the memo's is never CXt_SUBST, whose context
+         * has no blk_oldcop */
+        if (cx->cx_type == S.main_caller.type && cx->blk_oldcop == S.main_caller.cop
             && S.main_caller.gen == S.file_gen) {
             S.main_runtime_used++;
             return S.node_runtime;

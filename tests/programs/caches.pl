@@ -122,4 +122,9 @@ for my $i (1 .. 2) {
 sub looper { for my $k (1 .. 2) { leaf() } }
 sub outer { looper() }
 outer();
+# Calls and a slow op from the replacement of s///e in the main program:
+# the context on top is then a substitution's, which has no statement
+# (the memo of the main program's caller read one from it and crashed).
+my $text = "abcbd";
+$text =~ s/b/leaf() . uc($&) . sprintf("%s", $&)/ge;
 print "done\n";
