@@ -103,7 +103,8 @@ sub compare_program {
 
 my @programs = qw(closures deep deep10k evals-loop modules xsubs-slowops control dies
     posix-exit execs fork misc threads line-directives libraries unwinding renames caches
-    leaving dies-in-xsub exits try-catch inside-builtins same-line corners corners-files folding);
+    leaving dies-in-xsub exits try-catch inside-builtins same-line corners corners-files folding
+    contexts);
 my %files;
 for my $prog (@programs) {
     my ($file, $ofile) = compare_program($prog);
