@@ -80,26 +80,7 @@ sub self_times {
             }
             next;
         }
-        my @stack;     # [frame, open, time in children]
-        my $last = $p->{startValue};
-        for my $e (@{ $p->{events} }) {
-            push @problems, "event at $e->{at} before $last" if $e->{at} < $last;
-            $last = $e->{at};
-            if ($e->{type} eq 'O') {
-                push @stack, [$e->{frame}, $e->{at}, 0];
-                next;
-            }
-            my $top = pop @stack;
-            if (!$top || $top->[0] != $e->{frame}) {
-                push @problems, "close of frame $e->{frame} does not match the open one";
-                last;
-            }
-            my $dur = $e->{at} - $top->[1];
-            $self{ $frames->[ $e->{frame} ]{name} } += $dur - $top->[2];
-            $stack[-1][2] += $dur if @stack;
-        }
-        push @problems, scalar(@stack) . " frames left open" if @stack;
-        push @problems, "last event at $last after endValue $p->{endValue}" if $last > $p->{endValue};
+        push @problems, speedscope_events($p, undef, sub { $self{ $frames->[ $_[0] ]{name} } += $_[1] });
     }
     return (\%self, $total, \@problems);
 }

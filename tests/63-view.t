@@ -150,34 +150,20 @@ sub evented_self {
     my (%self, @problems, %n);
     $n{$_} = 0 for qw(matched hidden outside);
     for my $p (@{$sj->{profiles}}) {
-        my @stack;    # [frame, open, time in children]
         my $matches = 0;    # frames of the stack matching $re
-        my $last = $p->{startValue};
-        for my $e (@{$p->{events}}) {
-            push @problems, "event at $e->{at} before $last" if $e->{at} < $last;
-            $last = $e->{at};
-            if ($e->{type} eq 'O') {
-                push @stack, [$e->{frame}, $e->{at}, 0];
-                $matches += $m[$e->{frame}];
-                next;
-            }
-            my $top = pop @stack;
-            if (!$top || $top->[0] != $e->{frame}) {
-                push @problems, "close of frame $e->{frame} does not match the open one";
-                last;
-            }
-            my $dur = $e->{at} - $top->[1];
-            my $own = $dur - $top->[2];
-            $self{$name[$top->[0]]} += $own;
-            $stack[-1][2] += $dur if @stack;
-            if ($own > 0) {
-                $n{matched}++ if $matches;
-                $n{hidden}++ if $m[$top->[0]];
-                $n{outside}++ unless $matches;
-            }
-            $matches -= $m[$top->[0]];
-        }
-        push @problems, scalar(@stack) . ' frames left open' if @stack;
+        push @problems, speedscope_events(
+            $p,
+            sub { $matches += $m[ $_[0] ] },
+            sub {
+                my ($f, $own) = @_;
+                $self{ $name[$f] } += $own;
+                if ($own > 0) {
+                    $n{matched}++ if $matches;
+                    $n{hidden}++ if $m[$f];
+                    $n{outside}++ unless $matches;
+                }
+                $matches -= $m[$f];
+            });
     }
     return (\%self, \@problems, \%n);
 }

@@ -11,7 +11,7 @@ use Encode ();
 use FindBin;
 
 our @EXPORT = qw(repo nytp run_cmd slurp_file fresh_profile gen testdata scratch_dir scratch_script
-                 nytp_profile need missing xml_problem run_ok decode_ok);
+                 nytp_profile need missing xml_problem run_ok decode_ok speedscope_events);
 
 # The tests send HUP, INT and QUIT to programs they start and expect them
 # to act on them.  Started from `nohup`, or as a background job of a shell
@@ -157,6 +157,38 @@ sub fresh_profile {
     my ($st, $out, $err) = run_cmd([$^X, '-d:NYTProf', $script], cwd => $dir);
     die "profiling $name failed ($st): $err" if $st != 0 || !-s $file;
     return $file;
+}
+
+# speedscope_events(PROFILE, OPEN, CLOSE): walk one evented profile of a
+# speedscope file (decoded JSON): OPEN->(FRAME) at each open event,
+# CLOSE->(FRAME, SELF) at each close with the frame's self time (its
+# time less its children's).  Returns what is wrong with the events: one
+# back in time, a close that does not match the open frame, frames left
+# open, an event after endValue.
+sub speedscope_events {
+    my ($p, $open, $close) = @_;
+    my (@stack, @problems);    # stack: [frame, open at, time in children]
+    my $last = $p->{startValue};
+    for my $e (@{ $p->{events} }) {
+        push @problems, "event at $e->{at} before $last" if $e->{at} < $last;
+        $last = $e->{at};
+        if ($e->{type} eq 'O') {
+            push @stack, [$e->{frame}, $e->{at}, 0];
+            $open->($e->{frame}) if $open;
+            next;
+        }
+        my $top = pop @stack;
+        if (!$top || $top->[0] != $e->{frame}) {
+            push @problems, "close of frame $e->{frame} does not match the open one";
+            last;
+        }
+        my $dur = $e->{at} - $top->[1];
+        $stack[-1][2] += $dur if @stack;
+        $close->($top->[0], $dur - $top->[2]) if $close;
+    }
+    push @problems, scalar(@stack) . ' frames left open' if @stack;
+    push @problems, "last event at $last after endValue $p->{endValue}" if $last > $p->{endValue};
+    return @problems;
 }
 
 # xml_problem(BYTES): undef when BYTES are well-formed XML, else what is
