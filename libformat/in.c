@@ -523,6 +523,12 @@ static int next_block(nytp_in *in, nytp_error *err)
     int status = s->status;
     if (status < 0)
         in->zerr = s->err;
+    if (!s->mem) {
+        /* its memory could not be had (produce): nothing came, and the
+         * window stays where it is; the caller sees in->zerr */
+        release_slot(in, idx);
+        return NYTP_OK;
+    }
     size_t unread = in->lim - in->pos;
     if (unread <= NYTP_IN_HEADROOM) {
         uint8_t *start = s->mem + NYTP_IN_HEADROOM - unread;

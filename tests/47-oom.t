@@ -93,6 +93,25 @@ for my $name (qw(a b)) {
     push @profiles, "$dir/$name.out";
 }
 my ($pa, $pb) = @profiles;
+# A profile whose call tree spans batches (libformat/calltree.c puts
+# returns in 8,192 at a time): outer's frame is open across their ends,
+# then closed by a later batch, so the call tree's open-frame lists grow
+# and merge too.
+my $batches = "$dir/batches.pl";
+open $fh, '>', $batches or die "$batches: $!";
+print $fh <<'PERL';
+sub leaf { 1 }
+sub mid { leaf() for 1 .. 3 }
+sub outer { mid() for 1 .. 3000 }
+outer() for 1 .. 2;
+PERL
+close $fh;
+{
+    local $ENV{NYTPROF} = "file=$dir/batches.out";
+    ($st, $out, $err) = run_cmd([$^X, "-I$inc", '-d:NYTP', $batches], cwd => $dir);
+}
+is $st, 0, 'a profile of 24,002 returns for the call tree' or diag $err;
+my $pc = "$dir/batches.out";
 sub nytp_with {
     my ($env, @args) = @_;
     local @ENV{ keys %$env } = values %$env;
@@ -114,7 +133,7 @@ sub written {
 sub clear { system('rm', '-rf', $o) if -e $o }
 for my $cmd (['top', $pa], ['top', '--json', $pa], ['dump', '--data', $pa], ['flame', '--svg', $pa, '-o', $o],
     ['pprof', $pa, '-o', $o], ['calls', $pa], ['diff', $pa, $pb], ['html', $pa, '-o', $o],
-    ['csv', $pa, '-o', $o], ['dprof-convert', $tmon, '-o', $o]) {
+    ['csv', $pa, '-o', $o], ['dprof-convert', $tmon, '-o', $o], ['calls', $pc]) {
     my $label = "nytp $cmd->[0]" . ($cmd->[1] =~ /^-/ ? " $cmd->[1]" : '');
     # html writes its pages on threads: two pages may each fail, one line each
     my $pages = $cmd->[0] eq 'html';
