@@ -110,7 +110,7 @@ sub check_profiles {
     # its own TERM handler, it would ignore TERM (Net::Server's race, the
     # wider for profiling) and try to accept on the closed socket for 30 s
     my $until = time + 20;
-    sleep 0.05 until time > $until || grep { $_ != $victim } (server_pids($srv))[1 .. 2];
+    sleep 0.05 until time > $until || grep { defined && $_ != $victim } (server_pids($srv))[1 .. 2];
     sleep 0.4;
     my ($st, $err) = stop_server($srv, 'nytp');
     waitpid $wrk->{pid}, 0;
