@@ -138,6 +138,8 @@ static void set_option(pTHX_ const char *name, const char *value)
 static void cop_freed(pTHX_ OP *o)
 {
     int type = o->op_type ? (int)o->op_type : (int)o->op_targ;
+    if ((const COP *)o == timer_cop)
+        timer_cop = NULL;
     if ((type == OP_NEXTSTATE || type == OP_DBSTATE) && S.file_cache_used) {
         if (++S.file_gen == 0) { /* wrapped: a slot of long ago could match */
             memset(S.file_cache, 0, sizeof S.file_cache);

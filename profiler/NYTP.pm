@@ -462,7 +462,15 @@ wall clock, 0.23 ms and 57 ms with C<clock=2>.
 
 The timer is a POSIX timer on the user CPU time of the program's thread
 (Linux's per-thread user CPU clock; elsewhere its CPU clock), whose
-signal handler only raises the flag.  There is no thread: every thread
+signal handler only raises the flag, and perl's own flag of a pending
+signal: perl then stops at its next safe point, where it would run a
+C<%SIG> handler (the start of a statement, a loop's next round, a
+condition), and the profiler takes the sample there, charged to the
+statement that was running when the timer fired.  So statements cost
+nothing more than without the profiler; only sub calls and returns and
+the slow builtins test the flag themselves.  (An XS module that takes
+perl's signal hook over without passing it on leaves samples to those
+tests alone.)  There is no thread: every thread
 of the process is the program's own, so a program that changes its ids
 (C<POSIX::setuid>, C<$E<lt> = ...>) has them changed everywhere, and calls
 that want one thread (see C<threads=0>) work.  The kernel looks at CPU

@@ -25,7 +25,7 @@
  *             the sample: line, sub stack, and from consecutive stacks the
  *             calls.  It reaches into output.c and rotate.c, below it,
  *             through the hooks in S that it sets (on_stop, on_atfork,
- *             on_child, split_calls).
+ *             on_child, split_calls, on_safe_point).
  *   stmt.c    statements: the op wrappers of nextstate and leave
  *   control.c enable and finish a profile; the wrappers of fork, exit, exec
  *   sigexit.c sigexit=: signals that end the program with its profile
@@ -201,6 +201,7 @@ struct profiler {
     void (*on_atfork)(void);     /* in a child, from pthread_atfork */
     void (*on_child)(pTHX);      /* a child has its own file (or none) */
     void (*split_calls)(pTHX_ int64_t now); /* rotation: calls in progress */
+    void (*on_safe_point)(pTHX); /* perl's signal hook ran: a sample due */
     /* set by NYTP.c when tracing with rotate=, for frames.c below it */
     void (*rotate_at_call)(pTHX_ int64_t now); /* a call ended after rotate_at */
     int start;
@@ -696,6 +697,9 @@ int timer_running(void);
 int timer_check(void);
 void timer_taken(void);
 void timer_forked(void);
+void timer_to_perl(int *pending, COP **curcop);
+void timer_raise(void);
+extern const COP *volatile timer_cop; /* the statement running when the flag was raised */
 
 /* sample.c */
 void sampler_init(pTHX);

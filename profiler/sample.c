@@ -1,15 +1,19 @@
 /* sample.c — sample=HZ: profiling by sampling instead of tracing.
  *
  * The timer (timer.c) raises a flag HZ times a second of the program's
- * CPU time, from a signal handler that does nothing else.  The
- * interpreter tests the flag where the state
- * a sample sees changes: before each statement (nextstate: still in the
- * statement before), before a sub is called (entersub: still in the
- * caller) and left (leavesub, return, goto: still in the sub), and before
- * and after each slow op (I/O, regex, sort...: a sample due as one ends
- * is its own, shown as Pkg::CORE:name as the tracing profiler names it).
- * Between those points a statement runs, so a sample taken there is
- * still that statement's.  With NYTP_SAMPLE_AT=op the flag is tested
+ * CPU time, from a signal handler that does nothing else, and perl's own
+ * flag of a pending signal.  The interpreter tests the flag where the
+ * state a sample sees changes: at the start of each statement (still in
+ * the statement before, which the timer kept: perl's own safe point,
+ * which calls its signal hook when its flag is up, so that a statement
+ * costs nothing more than without the profiler; the same safe point at a
+ * loop's next round or a condition is within a statement, its own),
+ * before a sub is called (entersub: still in the caller) and left
+ * (leavesub, return, goto: still in the sub), and before and after each
+ * slow op (I/O, regex, sort...: a sample due as one ends is its own,
+ * shown as Pkg::CORE:name as the tracing profiler names it).  Between
+ * those points a statement runs, so a sample taken there is still that
+ * statement's.  With NYTP_SAMPLE_AT=op the flag is tested
  * after every op instead, in our own runops loop (exact to the op, and
  * three times the instructions).  The sample is then taken by the
  * interpreter itself, between two ops, where perl's stacks are
@@ -98,6 +102,7 @@ static struct sampler {
     size_t fresh_cap;
     line_slot *lines;
     size_t lines_cap, lines_used;
+    const COP *cop;              /* the statement of this sample, if not PL_curcop */
 } Z;
 
 /* The timer's flag, tested where samples may be taken. */
@@ -471,7 +476,7 @@ static void stack_sample(pTHX_ OPCODE ran)
  * not the line being compiled, which may never run. */
 static void sample_line(pTHX_ unsigned *fid, unsigned *line)
 {
-    const COP *cop = PL_curcop;
+    const COP *cop = Z.cop ? Z.cop : PL_curcop;
     if (cop_in_tree(cop) && CopLINE(cop)) {
         *fid = cop_fid(aTHX_ cop);
         *line = (unsigned)CopLINE(cop);
@@ -666,13 +671,23 @@ static inline int calls_xsub(pTHX)
     return cv && CvISXSUB(cv);
 }
 
-static pp_fn orig_nextstate, orig_entersub, orig_leavesub;
+static pp_fn orig_entersub, orig_leavesub;
 
-static OP *pp_nextstate_sampled(pTHX)
+/* Perl's safe point (its signal hook, sigexit.c), come to because the
+ * timer raised perl's flag too.  At the start of a statement (nextstate's
+ * check, after it made the new statement current) the time was the
+ * statement's before, which the timer kept; elsewhere (a loop's next
+ * round, a condition, the end of an eval) the current statement's. */
+static void sampler_safe_point(pTHX)
 {
-    if (FLAG_UP())
-        sample_here(aTHX_ OP_max); /* still in the statement before */
-    return orig_nextstate(aTHX);
+    if (!FLAG_UP() || OTHER_INTERP())
+        return;
+    timer_taken();
+    const COP *before = timer_cop;
+    if (before && PL_op == (OP *)PL_curcop && cop_in_tree(before))
+        Z.cop = before;
+    take_sample(aTHX_ OP_max, 0);
+    Z.cop = NULL;
 }
 
 /* An xsub is not on perl's context stack: its time is its caller's.  It
@@ -797,10 +812,11 @@ void sampler_init(pTHX)
     const char *at = getenv("NYTP_SAMPLE_AT");
     Z.at_stmt = !(at && strcmp(at, "op") == 0);
     if (Z.at_stmt) {
-        orig_nextstate = S.orig[OP_NEXTSTATE];
+        /* statements: perl's own check, in nextstate */
+        timer_to_perl(&PL_sig_pending, &PL_curcop);
+        S.on_safe_point = sampler_safe_point;
         orig_entersub = S.orig[OP_ENTERSUB];
         orig_leavesub = S.orig[OP_LEAVESUB];
-        PL_ppaddr[OP_NEXTSTATE] = pp_nextstate_sampled;
         PL_ppaddr[OP_ENTERSUB] = pp_entersub_sampled;
         PL_ppaddr[OP_LEAVESUB] = pp_leavesub_sampled;
 #define NYTP_INSTALL(wrapper, type) PL_ppaddr[type] = NYTP_PP(wrapper, type);
@@ -879,7 +895,7 @@ static void sampler_atfork_child(void)
 {
     timer_forked();
     if (Z.installed)
-        atomic_store(&timer_due, 1);
+        timer_raise();
 }
 
 /* In a child, once its own file is open (or profiling stopped): the

@@ -93,6 +93,8 @@ static int is_ours(int sig)
 /* perl's safe point, with a signal pending */
 static void sigexit_despatch(pTHX)
 {
+    if (S.on_safe_point && aTHX == sig_perl)
+        S.on_safe_point(aTHX); /* the sampling timer raised the flag too */
     if (any_pending && aTHX == sig_perl) {
         any_pending = 0;
         for (int sig = 1; sig < NSIGS; sig++) {

@@ -1,7 +1,8 @@
 /* timer.c — the sampling timer: a POSIX timer on the user CPU time of
  * the interpreter's thread, whose signal handler raises a flag
- * (timer_due) and does nothing else.  The interpreter tests the flag and
- * takes the sample itself (sample.c).
+ * (timer_due) and perl's own flag of a pending signal, and does nothing
+ * else.  The interpreter tests the flag and takes the sample itself
+ * (sample.c).
  *
  * No thread.  It was a thread once (made with clone(), unknown to libc,
  * so that malloc stayed single-threaded), and a thread of the profiler's
@@ -42,12 +43,46 @@ static struct {
     int signo;                   /* its signal; 0: none chosen yet */
 } TM;
 
+/* The interpreter sampled: its flag of a pending signal (PL_sig_pending)
+ * and its current statement (PL_curcop), when the sampler wants perl to
+ * come to it at its own safe points (timer_to_perl). */
+static int *volatile perl_pending;
+static COP *volatile *volatile perl_curcop;
+const COP *volatile timer_cop;
+
+/* The flag, and perl's too: perl then calls its signal hook at its next
+ * safe point, as for a signal of its own (the start of the next
+ * statement, a loop's next round, a condition), where sigexit.c's hook
+ * hands it to the sampler.  The statement running now is kept: the one
+ * the time fell in, which the start of the next has replaced by then. */
+static void raise_flags(void)
+{
+    int *pending = perl_pending;
+    if (pending)
+        timer_cop = *perl_curcop;
+    atomic_store_explicit(&timer_due, 1, memory_order_relaxed);
+    atomic_signal_fence(memory_order_seq_cst);
+    if (pending)
+        *pending = 1;
+}
+
 static void on_timer(int sig, siginfo_t *si, void *ctx)
 {
     (void)sig;
     (void)si;
     (void)ctx;
-    atomic_store_explicit(&timer_due, 1, memory_order_relaxed);
+    raise_flags();
+}
+
+void timer_to_perl(int *pending, COP **curcop)
+{
+    perl_curcop = curcop;
+    perl_pending = pending;
+}
+
+void timer_raise(void)
+{
+    raise_flags();
 }
 
 static int is_free(int s, const sigset_t *blocked)

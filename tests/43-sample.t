@@ -141,6 +141,28 @@ SKIP: {
     }
 }
 
+# A statement's time is its own, not the next one's: the sample of a
+# statement that is one long op ('x' on 30 MB, with no safe point inside)
+# is taken at the start of the next statement, which perl has made the
+# current one by then; the statement the timer found running is the one
+# charged.  Taken at the next statement, line 5 had all of line 4's time.
+{
+    my $prog = "$dir/next-statement.pl";
+    open my $fh, '>', $prog or die "$prog: $!";
+    print $fh "my \$n = 30_000_000;\nmy \$x;\nfor my \$i (1 .. 60) {\n",
+        "    \$x = 'a' x \$n;\n    \$i++;\n}\n";
+    close $fh;
+    my ($st, undef, $err, $file) = nytp_profile('next-statement', $prog, 'sample=1000');
+    is $st, 0, 'next-statement.pl sampled' or diag $err;
+    my %lt = map { $_->{line} => $_->{time} } grep { $_->{file} =~ /next-statement\.pl$/ }
+        @{top_json($file)->{lines} || []};
+    my $all = 0;
+    $all += $_ for values %lt;
+    ok $all > 0, 'next-statement.pl: lines have time';
+    cmp_ok $lt{4} // 0, '>=', 0.9 * $all, "the long statement (line 4) has its time (4: @{[ $lt{4} // 0 ]} of $all s)";
+    cmp_ok $lt{5} // 0, '<=', 0.1 * $all, "the statement after it (line 5) has not (5: @{[ $lt{5} // 0 ]} s)";
+}
+
 # ---- reports: "sampled at 1000 Hz, N samples", counts unknown -----------------
 
 ($st, $out, $err) = run_cmd([$nytp, 'top', '-n', '5', $file]);
