@@ -395,8 +395,24 @@ static void add_applications(nytp_merge *m, char *val)
     add_application(m, and + 5);
 }
 
+/* Attributes and options are lines of text, which a NUL byte ends for the
+ * writer (and for Devel::NYTProf's reader): one holding a NUL cannot be
+ * written as it was read.  Written cut at the NUL, "nv_size<NUL>..."
+ * became an nv_size of the merged file, which then could not be read
+ * (found by fuzz_reader).  A damaged header line: left out, with a word. */
+static bool kv_has_nul(nytp_merge *m, const nytp_chunk *c, const char *what)
+{
+    const nytp_str *k = &c->u.kv.key, *v = &c->u.kv.value;
+    if (!(k->len && memchr(k->ptr, 0, k->len)) && !(v->len && memchr(v->ptr, 0, v->len)))
+        return false;
+    mwarn_here(m, "an %s whose name or value holds a NUL byte (a damaged header): left out", what);
+    return true;
+}
+
 static void on_attribute(nytp_merge *m, const nytp_chunk *c)
 {
+    if (kv_has_nul(m, c, "attribute"))
+        return;
     char *key = dup_str(m, c->u.kv.key.ptr, c->u.kv.key.len);
     char *val = dup_str(m, c->u.kv.value.ptr, c->u.kv.value.len);
     if (!key || !val)
@@ -444,6 +460,8 @@ out:
 
 static void on_option(nytp_merge *m, const nytp_chunk *c)
 {
+    if (kv_has_nul(m, c, "option"))
+        return;
     char *key = dup_str(m, c->u.kv.key.ptr, c->u.kv.key.len);
     char *val = dup_str(m, c->u.kv.value.ptr, c->u.kv.value.len);
     if (key && val) {
