@@ -408,6 +408,7 @@ void init_clock(void);
 /* sigexit.c */
 void sigexit_option(pTHX_ const char *value);
 void sigexit_install(pTHX);
+despatch_signals_proc_t sigexit_hook(void); /* the PL_signalhook it installs */
 
 /* hold.c */
 void hold_signals(void);
@@ -697,7 +698,8 @@ int timer_running(void);
 int timer_check(void);
 void timer_taken(void);
 void timer_forked(void);
-void timer_to_perl(int *pending, COP **curcop);
+void timer_to_perl(int *pending, COP **curcop, despatch_signals_proc_t *hook,
+                   despatch_signals_proc_t ours, int **psig_pend);
 void timer_raise(void);
 extern const COP *volatile timer_cop; /* the statement running when the flag was raised */
 

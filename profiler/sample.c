@@ -813,7 +813,7 @@ void sampler_init(pTHX)
     Z.at_stmt = !(at && strcmp(at, "op") == 0);
     if (Z.at_stmt) {
         /* statements: perl's own check, in nextstate */
-        timer_to_perl(&PL_sig_pending, &PL_curcop);
+        timer_to_perl(&PL_sig_pending, &PL_curcop, &PL_signalhook, sigexit_hook(), &PL_psig_pend);
         S.on_safe_point = sampler_safe_point;
         orig_entersub = S.orig[OP_ENTERSUB];
         orig_leavesub = S.orig[OP_LEAVESUB];

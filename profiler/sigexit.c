@@ -124,6 +124,11 @@ static void sigexit_despatch(pTHX)
         PL_sig_pending = 0;
 }
 
+despatch_signals_proc_t sigexit_hook(void)
+{
+    return sigexit_despatch;
+}
+
 /* sigexit=VALUE: 0 none, 1 INT HUP TERM PIPE BUS SEGV, or names
  * separated by commas (TERM, term, SIGTERM). */
 void sigexit_option(pTHX_ const char *value)

@@ -48,6 +48,9 @@ static struct {
  * come to it at its own safe points (timer_to_perl). */
 static int *volatile perl_pending;
 static COP *volatile *volatile perl_curcop;
+static despatch_signals_proc_t volatile *perl_hook; /* PL_signalhook */
+static despatch_signals_proc_t our_hook;             /* sigexit.c's */
+static int *volatile *perl_psig_pend;                /* PL_psig_pend */
 const COP *volatile timer_cop;
 
 /* The flag, and perl's too: perl then calls its signal hook at its next
@@ -58,6 +61,12 @@ const COP *volatile timer_cop;
 static void raise_flags(void)
 {
     int *pending = perl_pending;
+    /* perl's flag only where the hook it calls is ours, or perl has its
+     * table of pending signals: a module's hook that calls perl's own
+     * despatcher straight reads that table, which perl allocates with the
+     * first %SIG handler (NULL before: a crash at the first sample) */
+    if (pending && *perl_hook != our_hook && !*perl_psig_pend)
+        pending = NULL;
     if (pending)
         timer_cop = *perl_curcop;
     atomic_store_explicit(&timer_due, 1, memory_order_relaxed);
@@ -74,9 +83,13 @@ static void on_timer(int sig, siginfo_t *si, void *ctx)
     raise_flags();
 }
 
-void timer_to_perl(int *pending, COP **curcop)
+void timer_to_perl(int *pending, COP **curcop, despatch_signals_proc_t *hook,
+                   despatch_signals_proc_t ours, int **psig_pend)
 {
     perl_curcop = curcop;
+    perl_hook = hook;
+    our_hook = ours;
+    perl_psig_pend = psig_pend;
     perl_pending = pending;
 }
 

@@ -263,6 +263,38 @@ for my $case ([$file, $traced, 'BASE', 'this profile traced'], [$traced, $file, 
 
 # ---- the program behaves as without the profiler -------------------------------
 
+# A module that puts perl's own despatcher back as PL_signalhook (as an XS
+# module taking the hook over may): with no %SIG handler perl has no table
+# of pending signals, and its despatcher reads it.  The timer raised
+# perl's flag for the sampler's safe point all the same, and the program
+# died of SIGSEGV at the first sample; it now runs to its end.
+{
+    my $c = "$dir/take_hook.c";
+    open my $fh, '>', $c or die "$c: $!";
+    print $fh "#include \"EXTERN.h\"\n#include \"perl.h\"\n#include \"XSUB.h\"\n",
+        "void take_hook(pTHX_ CV *cv);\n",
+        "void take_hook(pTHX_ CV *cv) { dXSARGS; PERL_UNUSED_VAR(cv); PERL_UNUSED_VAR(items);\n",
+        "    PL_signalhook = Perl_despatch_signals; XSRETURN_EMPTY; }\n";
+    close $fh;
+    require Config;
+    my $so = "$dir/take_hook.so";
+    my @cc = (split(' ', $Config::Config{cc}), split(' ', $Config::Config{ccflags}),
+        split(' ', $Config::Config{cccdlflags}), "-I$Config::Config{archlibexp}/CORE", '-shared', '-o', $so, $c);
+    my ($cst, undef, $cerr) = run_cmd(\@cc);
+    is $cst, 0, 'a C hook-taker builds' or diag $cerr;
+    my $prog = "$dir/take-hook.pl";
+    open $fh, '>', $prog or die "$prog: $!";
+    print $fh "require DynaLoader;\n",
+        "my \$lib = DynaLoader::dl_load_file(\$ARGV[0], 0) or die DynaLoader::dl_error();\n",
+        "my \$sym = DynaLoader::dl_find_symbol(\$lib, 'take_hook') or die DynaLoader::dl_error();\n",
+        "DynaLoader::dl_install_xsub('main::take_hook', \$sym);\ntake_hook();\n",
+        "my \$s = 0;\nfor my \$i (1 .. 3_000_000) { \$s += \$i; \$s %= 1000; }\nprint \"done \$s\\n\";\n";
+    close $fh;
+    my ($st, $out, $err) = nytp_profile('take-hook', $prog, 'sample=1000', $so);
+    is $st, 0, 'a program that puts perl\'s despatcher back as its signal hook runs to its end, sampled' or diag $err;
+    like $out, qr/^done 0$/m, '... and prints what it prints without the profiler';
+}
+
 my $behave = scratch_script('behave.pl', <<'PERL');
 use Time::HiRes qw(time sleep);
 my $t = time;
